@@ -1,0 +1,138 @@
+/*
+ * ctxsw.sem — the cost of one context switch: two threads pinned to one CPU
+ * hand control back and forth through two semaphores. One round trip holds
+ * two switches, so one sample is round trip / 2.
+ */
+#include "rtscope/bench.h"
+
+#define HANDOFF_TIMEOUT_NS 2000000000u /* far beyond RT throttling or a VM pause */
+
+typedef struct {
+    rts_ctx *ctx;
+    rts_metric *m;
+    rts_sem *ping, *pong;
+    int cpu;
+    uint64_t warmup;
+    _Atomic bool done;
+    uint64_t rounds, partner_rounds;
+    bool partner_timed_out, stayed_on_cpu, partner_stayed_on_cpu;
+} ctxsw_state;
+
+/* The partner answers every ping with a pong until told it is done. */
+static void partner(void *p)
+{
+    ctxsw_state *s = p;
+    bool on_cpu = rts_self_cpu() == s->cpu;
+    for (;;) {
+        if (rts_sem_take(s->ping, HANDOFF_TIMEOUT_NS) != RTS_OK) {
+            s->partner_timed_out = true;
+            break;
+        }
+        if (atomic_load(&s->done))
+            break;
+        s->partner_rounds++;
+        rts_sem_give(s->pong);
+    }
+    s->partner_stayed_on_cpu = on_cpu && rts_self_cpu() == s->cpu;
+}
+
+/* One ping-pong; false if the partner did not answer. */
+static bool round_trip(ctxsw_state *s)
+{
+    rts_sem_give(s->ping);
+    return rts_sem_take(s->pong, HANDOFF_TIMEOUT_NS) == RTS_OK;
+}
+
+static void measurer(void *p)
+{
+    ctxsw_state *s = p;
+    const rts_timing *t = rts_ctx_timing(s->ctx);
+    bool on_cpu = rts_self_cpu() == s->cpu;
+    bool answered = true;
+    /* 1. Warm up: caches, TLB and the scheduler's state settle. */
+    for (uint64_t i = 0; i < s->warmup && answered && !rts_ctx_stopping(s->ctx); i++, s->rounds++)
+        answered = round_trip(s);
+    /* 2. Measure: stamp, hand over, be handed back, stamp. */
+    while (answered && !rts_ctx_stopping(s->ctx)) {
+        uint64_t t0 = rts_stamp(t);
+        answered = round_trip(s);
+        uint64_t t1 = rts_stamp(t);
+        if (answered) {
+            s->rounds++;
+            rts_metric_add(s->m, (double)(t1 - t0) / 2.0);
+        }
+    }
+    if (!answered)
+        rts_metric_invalidate(s->m, "the partner thread did not answer within 2 s");
+    /* 3. Release the partner. */
+    atomic_store(&s->done, true);
+    rts_sem_give(s->ping);
+    s->stayed_on_cpu = on_cpu && rts_self_cpu() == s->cpu;
+    rts_ctx_stop(s->ctx);
+}
+
+static void record_checks(ctxsw_state *s)
+{
+    rts_metric *m = s->m;
+    rts_metric_check_int(m, "round_trips", (long long)s->rounds);
+    rts_metric_check_int(m, "partner_round_trips", (long long)s->partner_rounds);
+    rts_metric_check_bool(m, "same_cpu", s->stayed_on_cpu && s->partner_stayed_on_cpu);
+    if (s->rounds != s->partner_rounds)
+        rts_metric_invalidate(m, "round trips disagree: %llu measured, %llu answered",
+                              (unsigned long long)s->rounds, (unsigned long long)s->partner_rounds);
+    if (!s->stayed_on_cpu || !s->partner_stayed_on_cpu)
+        rts_metric_invalidate(m, "a thread left CPU %d: the switches were not all on one CPU", s->cpu);
+    if (s->partner_timed_out && !m->invalid)
+        rts_metric_invalidate(m, "the partner waited over 2 s for a ping");
+}
+
+static int run(rts_ctx *ctx)
+{
+    ctxsw_state s = { .ctx = ctx, .warmup = (uint64_t)rts_ctx_param(ctx, "warmup") };
+    int cpu = (int)rts_ctx_param(ctx, "cpu");
+    s.cpu = cpu >= 0 ? cpu : rts_ctx_cpu(ctx, rts_ctx_last_allowed_cpu());
+    rts_ctx_param_set(ctx, "cpu", s.cpu);
+    s.m = rts_ctx_metric(ctx, "ctxsw.sem", "one switch between two threads on one CPU alternating through "
+                                           "semaphores (round trip / 2)", true);
+    if (!s.m)
+        return 1;
+    s.m->overhead_ns = rts_stamp_overhead_ns(rts_ctx_timing(ctx)) / 2.0;
+    if (rts_sem_create(&s.ping, 0, 1) != RTS_OK || rts_sem_create(&s.pong, 0, 1) != RTS_OK) {
+        rts_ctx_fail(ctx, "cannot create semaphores");
+        rts_sem_destroy(s.ping);
+        return 1;
+    }
+    rts_thread *b = rts_ctx_spawn(ctx, "ctxsw-partner", s.cpu, 0, partner, &s);
+    rts_thread *a = b ? rts_ctx_spawn(ctx, "ctxsw-measure", s.cpu, 0, measurer, &s) : NULL;
+    if (a) {
+        rts_ctx_wait(ctx, s.m);
+        rts_thread_join(a);
+    } else if (b) { /* the measurer never started: release the partner */
+        atomic_store(&s.done, true);
+        rts_sem_give(s.ping);
+    }
+    if (b)
+        rts_thread_join(b);
+    if (a)
+        record_checks(&s);
+    rts_sem_destroy(s.ping);
+    rts_sem_destroy(s.pong);
+    return a ? 0 : 1;
+}
+
+static const rts_param_decl params[] = {
+    { "cpu", "-1", -1, RTS_MAX_CPUS - 1, true, "CPU both threads run on; -1: first of --cpus, else the last CPU" },
+    { "warmup", "1000", 0, 1e9, true, "round trips before measuring" },
+};
+
+static const char *const metrics[] = { "ctxsw.sem", NULL };
+
+const rts_bench rts_bench_ctxsw_sem = {
+    .id = "ctxsw.sem",
+    .summary = "context switch: two threads on one CPU alternating through semaphores (round trip / 2)",
+    .metrics = metrics,
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .needs_caps = RTS_CAP_AFFINITY,
+    .run = run,
+};

@@ -1,0 +1,135 @@
+/*
+ * What a benchmark is, and what the runner gives it.
+ *
+ * A bench is one file in bench/ defining a const rts_bench. The runner
+ * validates its parameters, applies the real-time setup, and calls run()
+ * on the supervising thread. run() starts its measuring threads with
+ * rts_ctx_spawn (which applies the granted policy, priority and CPU), lets
+ * them record into metrics, waits with rts_ctx_wait, and joins them.
+ */
+#ifndef RTSCOPE_BENCH_H
+#define RTSCOPE_BENCH_H
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rtscope/port.h"
+#include "rtscope/stats.h"
+#include "rtscope/timing.h"
+
+#define RTS_MAX_PARAMS 16
+#define RTS_MAX_METRICS 16
+#define RTS_MAX_CHECKS 16
+#define RTS_MAX_CPUS 256
+
+typedef struct {
+    const char *name;
+    const char *def;          /* default, as text */
+    double min, max;          /* accepted range (inclusive) */
+    bool integer;             /* whole numbers only */
+    const char *description;
+} rts_param_decl;
+
+typedef struct rts_ctx rts_ctx;
+
+typedef struct {
+    const char *id;                    /* dotted, e.g. "ctxsw.sem" */
+    const char *summary;               /* one line: what one sample is */
+    const char *const *metrics;        /* ids of the metrics it records, NULL-terminated */
+    const rts_param_decl *params;      /* may be NULL */
+    unsigned nparams;
+    unsigned needs_caps;               /* RTS_CAP_* it cannot run without */
+    /* Measure. Returns 0 when the bench did its job (metrics may still be
+     * marked invalid), non-zero after rts_ctx_fail. */
+    int (*run)(rts_ctx *ctx);
+} rts_bench;
+
+/* A named check a bench verified, recorded with its metric. */
+typedef struct {
+    const char *name;
+    enum { RTS_CHECK_INT, RTS_CHECK_BOOL, RTS_CHECK_DOUBLE } kind;
+    long long i;
+    double d;
+} rts_check;
+
+/* One measured distribution. Samples are added by one thread at a time. */
+typedef struct {
+    const char *id;
+    const char *description;
+    const rts_timing *timing;
+    bool in_ticks;            /* samples are rts_stamp ticks (else ns) */
+    double overhead_ns;       /* stamp overhead inside each sample */
+    rts_welford ns;           /* exact moments in ns */
+    rts_welford cycles;       /* same in cycles, when in_ticks with a cycle counter */
+    rts_hist hist;            /* ns */
+    uint64_t *raw;            /* first raw_cap samples in ns, or NULL */
+    uint64_t raw_cap, raw_len;
+    _Atomic uint64_t progress; /* sample count readable by the supervisor */
+    bool invalid;
+    char invalid_reason[256];
+    rts_check checks[RTS_MAX_CHECKS];
+    unsigned nchecks;
+} rts_metric;
+
+/* ---- parameters and setup ---- */
+
+/* Value of parameter name (declared by the bench; validated by the runner). */
+double rts_ctx_param(const rts_ctx *ctx, const char *name);
+
+/* Replace a parameter's recorded value (e.g. a CPU the bench chose itself). */
+void rts_ctx_param_set(rts_ctx *ctx, const char *name, double value);
+
+const rts_timing *rts_ctx_timing(const rts_ctx *ctx);
+
+/* CPU for the measuring threads: the first of --cpus, or fallback if none. */
+int rts_ctx_cpu(const rts_ctx *ctx, int fallback);
+
+/* The highest-numbered CPU this process may use (a quiet default). */
+int rts_ctx_last_allowed_cpu(void);
+
+/* ---- threads ---- */
+
+/* Start fn(arg) on cpu at the granted policy, at the granted priority plus
+ * prio_offset (clamped to 1..99), stack prefaulted when granted. On failure
+ * the bench is marked failed with the reason and NULL is returned. */
+rts_thread *rts_ctx_spawn(rts_ctx *ctx, const char *name, int cpu, int prio_offset,
+                          void (*fn)(void *), void *arg);
+
+/* Supervise: return when the duration has passed, the user asked to stop,
+ * or rts_ctx_stop was called; prints progress of metric m meanwhile. Sets
+ * the stop flag before returning. */
+void rts_ctx_wait(rts_ctx *ctx, const rts_metric *m);
+
+/* True once measuring threads should wind down. Cheap (one atomic load). */
+bool rts_ctx_stopping(const rts_ctx *ctx);
+
+/* Ask all measuring threads to stop (e.g. a sample limit was reached). */
+void rts_ctx_stop(rts_ctx *ctx);
+
+/* Mark the bench failed with a reason; its metrics keep what they hold. */
+void rts_ctx_fail(rts_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- metrics ---- */
+
+/* The metric id of this bench (declared in its metrics list), fresh.
+ * in_ticks: samples will be rts_stamp tick deltas, else ns. */
+rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description, bool in_ticks);
+
+/* Record one sample: stamp ticks or ns, as the metric was made. */
+void rts_metric_add(rts_metric *m, double value);
+
+/* Mark invalid with a reason (the first reason is kept). */
+void rts_metric_invalidate(rts_metric *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Record what was verified. */
+void rts_metric_check_int(rts_metric *m, const char *name, long long value);
+void rts_metric_check_bool(rts_metric *m, const char *name, bool value);
+void rts_metric_check_double(rts_metric *m, const char *name, double value);
+
+/* The bench registry (src/benches.c). */
+extern const rts_bench *const rts_benches[];
+const rts_bench *rts_bench_find(const char *id);
+
+#endif

@@ -1,0 +1,262 @@
+/*
+ * rtscope porting layer: the only place where the probe touches the OS.
+ *
+ * Everything a benchmark needs from an operating system goes through these
+ * functions, so that porting the probe to an RTOS means writing one file
+ * (see port/template/port_template.c). Each function states its contract;
+ * a port that cannot honour one clears the matching capability flag and
+ * returns RTS_ENOTSUP, and benches that need it report "skipped", never a
+ * number measured some other way.
+ *
+ * Every port also supplies a header "port_time.h" on the include path with
+ *   static inline uint64_t rts_time_ns(void);
+ * the monotonic clock in nanoseconds. It is inline because benches read it
+ * in their measured path and its cost is part of every sample.
+ */
+#ifndef RTSCOPE_PORT_H
+#define RTSCOPE_PORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Status codes returned by every port function. */
+typedef enum {
+    RTS_OK = 0,
+    RTS_ETIMEDOUT,   /* a bounded wait expired */
+    RTS_EAGAIN,      /* would block / full / empty and no waiting was asked */
+    RTS_EPERM,       /* the OS refused for lack of privilege */
+    RTS_EINVAL,      /* bad argument (CPU out of range, priority out of range …) */
+    RTS_ENOMEM,      /* out of memory or pool exhausted */
+    RTS_ENOTSUP,     /* this port cannot do it (see capabilities) */
+    RTS_EFAIL        /* any other OS failure */
+} rts_status;
+
+/* Human-readable name of a status, never NULL. */
+const char *rts_status_str(rts_status st);
+
+/* Capability flags: what the platform offers. */
+enum {
+    RTS_CAP_PRIORITY_SCHED = 1u << 0, /* strict-priority scheduling (fifo/rr) */
+    RTS_CAP_AFFINITY       = 1u << 1, /* threads can be pinned to a CPU */
+    RTS_CAP_MLOCK          = 1u << 2, /* memory can be locked against paging */
+    RTS_CAP_PI_MUTEX       = 1u << 3, /* priority-inheritance mutexes */
+    RTS_CAP_SOFT_IRQ       = 1u << 4, /* a software interrupt can be raised */
+    RTS_CAP_CYCLE_COUNTER  = 1u << 5, /* invariant CPU cycle counter readable */
+    RTS_CAP_SYSINFO        = 1u << 6  /* rts_sysinfo_read fills real values */
+};
+
+/* Bitwise OR of RTS_CAP_* for this build on this machine. */
+unsigned rts_port_caps(void);
+
+/* Short name of this port, e.g. "posix". */
+const char *rts_port_name(void);
+
+/* ---------------------------------------------------------------- time */
+
+#define RTS_FOREVER UINT64_MAX /* timeout meaning "wait without bound" */
+
+/* Resolution of the monotonic clock in ns (0 if unknown). */
+uint64_t rts_time_resolution_ns(void);
+
+/* Block the calling thread until the monotonic clock reads abs_ns.
+ * Returns RTS_OK at or after abs_ns, never earlier. */
+rts_status rts_sleep_until_ns(uint64_t abs_ns);
+
+/* Block the calling thread for at least rel_ns. */
+rts_status rts_sleep_ns(uint64_t rel_ns);
+
+/* ------------------------------------------------------ scheduling setup */
+
+typedef enum { RTS_POLICY_OTHER = 0, RTS_POLICY_FIFO, RTS_POLICY_RR } rts_policy;
+
+/* "other", "fifo", "rr". */
+const char *rts_policy_name(rts_policy p);
+
+/* Number of CPUs the OS reports online (>= 1). */
+int rts_cpu_count(void);
+
+/* True when the calling process may run on CPU cpu. */
+bool rts_cpu_allowed(int cpu);
+
+/* Set the calling thread's policy and priority (priority ignored for OTHER).
+ * RTS_EPERM when privilege is missing: the thread keeps what it had. */
+rts_status rts_self_set_sched(rts_policy policy, int priority);
+
+/* Pin the calling thread to one CPU (cpu < 0: allow all CPUs). */
+rts_status rts_self_set_cpu(int cpu);
+
+/* The CPU the calling thread runs on now (-1 if unknown). */
+int rts_self_cpu(void);
+
+/* Lock current and future memory. RTS_EPERM / RTS_ENOMEM when refused. */
+rts_status rts_mem_lock_all(void);
+
+/* Ask the platform to keep CPU wake-up latency at or below us microseconds
+ * (deep idle states off) for the life of the process. RTS_ENOTSUP where
+ * there is no such control, RTS_EPERM without the privilege for it. */
+rts_status rts_cpu_latency_limit(int us);
+
+/* Touch bytes of the calling thread's stack so that it is resident. */
+void rts_stack_prefault(size_t bytes);
+
+/* ---------------------------------------------------------------- threads */
+
+typedef struct rts_thread rts_thread;
+
+typedef struct {
+    const char *name;   /* for debuggers; may be NULL */
+    rts_policy policy;
+    int priority;       /* 1..99 for FIFO/RR, ignored for OTHER */
+    int cpu;            /* pin to this CPU; -1: any */
+    size_t stack_size;  /* 0: port default */
+    void *stack;        /* caller-allocated stack of stack_size bytes, or NULL */
+} rts_thread_attr;
+
+/* Create and start a thread running fn(arg) with the attributes given.
+ * The thread starts with policy, priority and CPU already applied (never
+ * briefly elsewhere). RTS_EPERM if the policy needs privilege not held;
+ * nothing is created then. On success *out is valid until rts_thread_join. */
+rts_status rts_thread_create(rts_thread **out, const rts_thread_attr *attr,
+                             void (*fn)(void *), void *arg);
+
+/* Wait for t to return, then release it. t is invalid afterwards. */
+rts_status rts_thread_join(rts_thread *t);
+
+/* The calling thread's handle, or NULL for threads not made by rts_thread_create. */
+rts_thread *rts_thread_self(void);
+
+/* Suspend the calling thread until another thread calls rts_thread_resume on
+ * it. A resume that arrives first is remembered (one at most), so the pair
+ * cannot lose a wake-up. Only the calling thread can be suspended. */
+rts_status rts_thread_suspend_self(void);
+
+/* Make t runnable if it is suspended, or remember the resume (see above). */
+rts_status rts_thread_resume(rts_thread *t);
+
+/* Give the CPU to another ready thread of the same priority, if any. */
+void rts_thread_relinquish(void);
+
+/* ------------------------------------------------------------- semaphores */
+
+typedef struct rts_sem rts_sem;
+
+/* Create a semaphore holding initial tokens, at most max (max 1: binary).
+ * initial <= max. */
+rts_status rts_sem_create(rts_sem **out, unsigned initial, unsigned max);
+
+/* Add a token and wake one waiter. RTS_EAGAIN if max tokens are held already
+ * (the token is not added). Callable from a soft-IRQ handler. */
+rts_status rts_sem_give(rts_sem *s);
+
+/* Take a token, waiting up to timeout_ns (0: do not wait; RTS_FOREVER).
+ * RTS_OK, RTS_EAGAIN (timeout 0 and empty) or RTS_ETIMEDOUT. */
+rts_status rts_sem_take(rts_sem *s, uint64_t timeout_ns);
+
+/* Release a semaphore nobody waits on. */
+void rts_sem_destroy(rts_sem *s);
+
+/* ---------------------------------------------------------------- mutexes */
+
+typedef struct rts_mutex rts_mutex;
+
+/* Create a mutex; with inherit true it applies priority inheritance
+ * (RTS_ENOTSUP where RTS_CAP_PI_MUTEX is missing). */
+rts_status rts_mutex_create(rts_mutex **out, bool inherit);
+rts_status rts_mutex_lock(rts_mutex *m);
+rts_status rts_mutex_unlock(rts_mutex *m);
+void rts_mutex_destroy(rts_mutex *m);
+
+/* --------------------------------------------------------- message queues */
+
+typedef struct rts_queue rts_queue;
+
+/* Create a FIFO queue of capacity messages of msg_size bytes each. */
+rts_status rts_queue_create(rts_queue **out, size_t msg_size, unsigned capacity);
+
+/* Copy msg_size bytes from msg to the tail; wait up to timeout_ns if full. */
+rts_status rts_queue_send(rts_queue *q, const void *msg, uint64_t timeout_ns);
+
+/* Copy the head message to msg (msg_size bytes) and remove it; wait up to
+ * timeout_ns if empty. Messages come out in the order they were sent. */
+rts_status rts_queue_receive(rts_queue *q, void *msg, uint64_t timeout_ns);
+
+void rts_queue_destroy(rts_queue *q);
+
+/* ------------------------------------------------------ fixed-block pools */
+
+typedef struct rts_pool rts_pool;
+
+/* Create a pool of count blocks of block_size bytes, all allocated up front. */
+rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count);
+
+/* Take a block; RTS_ENOMEM when all blocks are taken (never blocks). */
+rts_status rts_pool_alloc(rts_pool *p, void **block);
+
+/* Return a block taken from this pool. */
+rts_status rts_pool_free(rts_pool *p, void *block);
+
+void rts_pool_destroy(rts_pool *p);
+
+/* ---------------------------------------------------- software interrupt */
+
+/* Register the handler run by rts_soft_irq_raise. The handler runs in
+ * interrupt context (on POSIX: a signal handler in the raising thread) and
+ * may only call rts_sem_give and rts_thread_resume. */
+rts_status rts_soft_irq_register(void (*handler)(void *), void *arg);
+
+/* Raise the software interrupt; the handler has run when this returns. */
+rts_status rts_soft_irq_raise(void);
+
+/* ----------------------------------------------------------------- heap */
+
+/* General-purpose allocation (the OS's malloc), for benches of the heap. */
+void *rts_heap_alloc(size_t bytes);
+void rts_heap_free(void *p);
+
+/* ------------------------------------------------ stop requests, signals */
+
+/* Arrange that an interrupt request from the user (SIGINT/SIGTERM on POSIX)
+ * sets the stop flag instead of killing the probe. */
+rts_status rts_stop_requests_catch(void);
+
+/* True once the user asked the run to stop. */
+bool rts_stop_requested(void);
+
+/* ------------------------------------------------------- system identity */
+
+#define RTS_SYS_TEXT 512
+
+/* What the result records about the system. Text fields are "" when
+ * unknown (the writer turns them into null); integers are -1 when unknown. */
+typedef struct {
+    char hostname[128];
+    char os[64];
+    char kernel_release[128];
+    char kernel_version[RTS_SYS_TEXT];
+    char preempt_model[16];   /* none voluntary full lazy rt dynamic unknown */
+    int realtime_kernel;      /* 1, 0, -1 unknown */
+    char arch[32];
+    char cpu_model[256];
+    int cpu_count;
+    char cpus_online[64];
+    char governor[64];
+    char clocksource[64];
+    char cmdline[2048];
+    char isolated_cpus[256];
+    int isolated_known;       /* isolated_cpus "" means none when 1 */
+    long long rt_runtime_us;  /* -1: throttling off; -2: unknown */
+    long long rt_period_us;   /* -2: unknown */
+    char virtualization[128];
+} rts_sysinfo;
+
+/* Fill info with what this platform can tell. Never fails: unknown stays unknown. */
+void rts_sysinfo_read(rts_sysinfo *info);
+
+/* Current UTC wall-clock time as seconds and nanoseconds (for run stamps). */
+void rts_wallclock(int64_t *sec, long *nsec);
+
+/* Fill buf with n unpredictable bytes (run ids). */
+void rts_random_bytes(void *buf, size_t n);
+
+#endif

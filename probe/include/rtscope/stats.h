@@ -1,0 +1,72 @@
+/*
+ * Statistics in bounded memory: exact count/min/max/mean/stddev (Welford)
+ * and a log-linear histogram from which percentiles are read.
+ */
+#ifndef RTSCOPE_STATS_H
+#define RTSCOPE_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Values below RTS_HIST_SUB are exact; above, each power of two is split
+ * into RTS_HIST_SUB linear buckets, so a bucket is at most 1/128 (0.78 %)
+ * of its lower bound wide. Values of 2^RTS_HIST_MAX_EXP ns (68.7 s) and more
+ * are counted as overflow. 3840 buckets, 30 KiB. */
+#define RTS_HIST_SUB_BITS 7
+#define RTS_HIST_SUB (1u << RTS_HIST_SUB_BITS)
+#define RTS_HIST_MAX_EXP 36
+#define RTS_HIST_BUCKETS (RTS_HIST_SUB + (RTS_HIST_MAX_EXP - RTS_HIST_SUB_BITS) * RTS_HIST_SUB)
+#define RTS_HIST_LIMIT (UINT64_C(1) << RTS_HIST_MAX_EXP)
+
+typedef struct {
+    uint64_t counts[RTS_HIST_BUCKETS];
+    uint64_t total;     /* samples in buckets and overflow */
+    uint64_t overflow;  /* samples >= RTS_HIST_LIMIT */
+} rts_hist;
+
+/* Empty histogram. */
+void rts_hist_init(rts_hist *h);
+
+/* Count value v. */
+void rts_hist_add(rts_hist *h, uint64_t v);
+
+/* Bucket index of v (v < RTS_HIST_LIMIT). */
+size_t rts_hist_index(uint64_t v);
+
+/* Smallest value in bucket i, and the number of values it spans. */
+uint64_t rts_hist_lower(size_t i);
+uint64_t rts_hist_width(size_t i);
+
+/* The q-quantile (0 < q <= 1) by nearest rank: the middle of the bucket
+ * holding the ceil(q*total)-th smallest sample; INFINITY when that sample
+ * overflowed; NAN when empty. Callers clamp to the exact min and max. */
+double rts_hist_quantile(const rts_hist *h, double q);
+
+/* Running mean and variance (Welford), exact min and max. */
+typedef struct {
+    uint64_t n;
+    double mean, m2, min, max;
+} rts_welford;
+
+void rts_welford_init(rts_welford *w);
+void rts_welford_add(rts_welford *w, double x);
+/* Sample standard deviation (n-1); 0 for fewer than two samples. */
+double rts_welford_stddev(const rts_welford *w);
+
+/* What a result reports for one distribution. Fields are NAN when empty. */
+typedef struct {
+    uint64_t count;
+    double min, max, mean, stddev;
+    double p50, p90, p99, p999, p9999;
+} rts_summary;
+
+/* Summary of a distribution from its Welford state and histogram. */
+void rts_summarize(rts_summary *s, const rts_welford *w, const rts_hist *h);
+
+/* s shifted down by offset (floored at 0) — overhead adjustment. */
+rts_summary rts_summary_shift(const rts_summary *s, double offset);
+
+/* s multiplied by factor — unit conversion (ns to cycles). */
+rts_summary rts_summary_scale(const rts_summary *s, double factor);
+
+#endif

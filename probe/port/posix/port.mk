@@ -1,0 +1,3 @@
+# Build settings of the POSIX port, included by probe/Makefile.
+PORT_CPPFLAGS := -D_POSIX_C_SOURCE=200809L
+PORT_LDLIBS   := -lpthread

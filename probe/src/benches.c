@@ -1,0 +1,23 @@
+/* The bench registry: every bench in bench/ is listed here once. */
+#include <string.h>
+
+#include "rtscope/bench.h"
+
+extern const rts_bench rts_bench_clock_read;
+extern const rts_bench rts_bench_ctxsw_sem;
+extern const rts_bench rts_bench_lat_wakeup;
+
+const rts_bench *const rts_benches[] = {
+    &rts_bench_clock_read,
+    &rts_bench_ctxsw_sem,
+    &rts_bench_lat_wakeup,
+    NULL,
+};
+
+const rts_bench *rts_bench_find(const char *id)
+{
+    for (const rts_bench *const *b = rts_benches; *b; b++)
+        if (strcmp((*b)->id, id) == 0)
+            return *b;
+    return NULL;
+}

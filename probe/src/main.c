@@ -1,0 +1,386 @@
+/*
+ * rtscope-probe: the measuring side of rtscope, usable alone on a target.
+ * A thin command line over the runner (runner.c) and result writer (result.c).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtscope/json.h"
+#include "runner.h"
+#include "version.h"
+
+#define EXIT_USAGE 2
+
+static const char usage[] =
+    "usage: rtscope-probe list [--json]\n"
+    "       rtscope-probe run BENCH [BENCH...] [options]\n"
+    "       rtscope-probe version\n"
+    "\n"
+    "run options:\n"
+    "  --param [BENCH:]KEY=VALUE  set a bench parameter (repeatable)\n"
+    "  --duration SECONDS         measuring time per bench (default 5)\n"
+    "  --policy other|fifo|rr     policy of the measuring threads (default fifo)\n"
+    "  --priority N               1..99 (default 80)\n"
+    "  --cpus LIST                CPUs for the measuring threads, e.g. 1 or 0,2-3\n"
+    "  --no-mlock                 do not lock memory\n"
+    "  --no-cpu-latency           leave CPU idle states alone (default: limit wake-up latency to 0 us)\n"
+    "  --refuse-privilege         act as unprivileged: no real-time policy, mlockall or latency limit\n"
+    "  --raw N                    keep the first N samples of each metric\n"
+    "  --label TEXT               a label stored with the result\n"
+    "  --json FILE|-              write the result to FILE (atomically) or stdout\n"
+    "  --quiet                    no progress and no summary\n";
+
+/* One line on stderr for bad input; returns the usage exit status. */
+static int fail_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("rtscope-probe: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------------ list */
+
+static void list_json(void)
+{
+    rts_json j;
+    rts_json_init(&j);
+    rts_json_object_begin(&j, NULL, false);
+    rts_json_string(&j, "format", "rtscope-bench-list");
+    rts_json_int(&j, "version", 1);
+    rts_json_string(&j, "port", rts_port_name());
+    rts_json_array_begin(&j, "benches", false);
+    for (const rts_bench *const *b = rts_benches; *b; b++) {
+        rts_json_object_begin(&j, NULL, false);
+        rts_json_string(&j, "id", (*b)->id);
+        rts_json_string(&j, "summary", (*b)->summary);
+        rts_json_array_begin(&j, "metrics", true);
+        for (const char *const *m = (*b)->metrics; *m; m++)
+            rts_json_string(&j, NULL, *m);
+        rts_json_array_end(&j);
+        rts_json_array_begin(&j, "params", false);
+        for (unsigned i = 0; i < (*b)->nparams; i++) {
+            const rts_param_decl *p = &(*b)->params[i];
+            rts_json_object_begin(&j, NULL, true);
+            rts_json_string(&j, "name", p->name);
+            rts_json_string(&j, "type", p->integer ? "int" : "float");
+            rts_json_string(&j, "default", p->def);
+            rts_json_double(&j, "min", p->min);
+            rts_json_double(&j, "max", p->max);
+            rts_json_string(&j, "description", p->description);
+            rts_json_object_end(&j);
+        }
+        rts_json_array_end(&j);
+        rts_json_object_end(&j);
+    }
+    rts_json_array_end(&j);
+    rts_json_object_end(&j);
+    fputs(rts_json_text(&j), stdout);
+    rts_json_free(&j);
+}
+
+static void list_text(void)
+{
+    for (const rts_bench *const *b = rts_benches; *b; b++) {
+        printf("%-12s %s\n", (*b)->id, (*b)->summary);
+        for (unsigned i = 0; i < (*b)->nparams; i++) {
+            const rts_param_decl *p = &(*b)->params[i];
+            printf("    %-12s default %-6s %s\n", p->name, p->def, p->description);
+        }
+    }
+}
+
+static int cmd_list(int argc, char **argv)
+{
+    bool json = false;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = true;
+        else
+            return fail_usage("list: unknown option '%s'", argv[i]);
+    }
+    if (json)
+        list_json();
+    else
+        list_text();
+    return 0;
+}
+
+/* ---------------------------------------------------------- run options */
+
+static bool parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return end != s && *end == '\0' && errno == 0 && isfinite(*out);
+}
+
+static bool parse_long(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtol(s, &end, 10);
+    return end != s && *end == '\0' && errno == 0;
+}
+
+/* "0,2-3" into cfg->cpus; every CPU must be usable by this process. */
+static bool parse_cpus(const char *list, rts_rtconfig *cfg, char *err, size_t errsize)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", list);
+    cfg->ncpus = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        long lo, hi;
+        char *dash = strchr(tok, '-');
+        if (dash)
+            *dash = '\0';
+        if (!parse_long(tok, &lo) || (dash && !parse_long(dash + 1, &hi)) || lo < 0) {
+            snprintf(err, errsize, "--cpus: '%s' is not a CPU list (e.g. 1 or 0,2-3)", list);
+            return false;
+        }
+        if (!dash)
+            hi = lo;
+        for (long cpu = lo; cpu <= hi; cpu++) {
+            if (!rts_cpu_allowed((int)cpu)) {
+                snprintf(err, errsize, "--cpus: CPU %ld is not available to this process (%d online)", cpu,
+                         rts_cpu_count());
+                return false;
+            }
+            if (cfg->ncpus >= RTS_MAX_CPUS)
+                break;
+            cfg->cpus[cfg->ncpus++] = (int)cpu;
+        }
+    }
+    if (cfg->ncpus == 0) {
+        snprintf(err, errsize, "--cpus: '%s' names no CPU", list);
+        return false;
+    }
+    return true;
+}
+
+static bool parse_policy(const char *s, rts_policy *out)
+{
+    static const rts_policy all[] = { RTS_POLICY_OTHER, RTS_POLICY_FIFO, RTS_POLICY_RR };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(s, rts_policy_name(all[i])) == 0) {
+            *out = all[i];
+            return true;
+        }
+    return false;
+}
+
+/* "[BENCH:]KEY=VALUE" into a (split in a copy: argv is recorded as typed). */
+static bool parse_assignment(const char *typed, rts_assignment *a)
+{
+    if ((size_t)snprintf(a->text, sizeof a->text, "%s", typed) >= sizeof a->text)
+        return false;
+    char *text = a->text;
+    char *eq = strchr(text, '=');
+    if (!eq || eq == text || eq[1] == '\0')
+        return false;
+    *eq = '\0';
+    a->value = eq + 1;
+    char *colon = strchr(text, ':');
+    a->bench = NULL;
+    a->key = text;
+    if (colon) {
+        *colon = '\0';
+        a->bench = text;
+        a->key = colon + 1;
+    }
+    return a->key[0] != '\0' && (!a->bench || a->bench[0] != '\0');
+}
+
+/* Parse one option at argv[*i] (advancing past its value). 0 on success,
+ * else the exit status after printing the error. */
+static int parse_option(int argc, char **argv, int *i, rts_run_request *req)
+{
+    const char *opt = argv[*i];
+    const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+    char err[256];
+    long n;
+    bool takes_value = strcmp(opt, "--no-mlock") && strcmp(opt, "--no-cpu-latency") &&
+                       strcmp(opt, "--refuse-privilege") && strcmp(opt, "--quiet");
+    if (takes_value && !val)
+        return fail_usage("%s needs a value", opt);
+    if (takes_value)
+        (*i)++;
+    if (strcmp(opt, "--no-mlock") == 0)
+        req->requested.mlockall = false;
+    else if (strcmp(opt, "--no-cpu-latency") == 0)
+        req->requested.cpu_latency_us = -1;
+    else if (strcmp(opt, "--refuse-privilege") == 0)
+        req->refuse_privilege = true;
+    else if (strcmp(opt, "--quiet") == 0)
+        req->quiet = true;
+    else if (strcmp(opt, "--duration") == 0) {
+        if (!parse_double(val, &req->duration_s) || req->duration_s <= 0 || req->duration_s > 1e7)
+            return fail_usage("--duration: '%s' is not a positive number of seconds", val);
+    } else if (strcmp(opt, "--policy") == 0) {
+        if (!parse_policy(val, &req->requested.policy))
+            return fail_usage("--policy: '%s' is not one of other, fifo, rr", val);
+    } else if (strcmp(opt, "--priority") == 0) {
+        if (!parse_long(val, &n) || n < 1 || n > 99)
+            return fail_usage("--priority: '%s' is not between 1 and 99", val);
+        req->requested.priority = (int)n;
+    } else if (strcmp(opt, "--cpus") == 0) {
+        if (!parse_cpus(val, &req->requested, err, sizeof err))
+            return fail_usage("%s", err);
+    } else if (strcmp(opt, "--raw") == 0) {
+        if (!parse_long(val, &n) || n < 0 || n > 100000000)
+            return fail_usage("--raw: '%s' is not a sample count from 0 to 100000000", val);
+        req->raw_cap = (uint64_t)n;
+    } else if (strcmp(opt, "--label") == 0)
+        req->label = val;
+    else if (strcmp(opt, "--json") == 0)
+        req->json_path = val;
+    else if (strcmp(opt, "--param") == 0) {
+        if (req->nassignments >= RTS_MAX_ASSIGNMENTS)
+            return fail_usage("too many --param options");
+        if (!parse_assignment(argv[*i], &req->assignments[req->nassignments++]))
+            return fail_usage("--param: '%s' is not [BENCH:]KEY=VALUE", val);
+    } else
+        return fail_usage("run: unknown option '%s' (rtscope-probe --help)", opt);
+    return 0;
+}
+
+static int parse_run_args(int argc, char **argv, rts_run_request *req)
+{
+    *req = (rts_run_request){
+        .duration_s = 5.0,
+        .requested = { .policy = RTS_POLICY_FIFO, .priority = 80, .mlockall = true, .stack_prefault = true,
+                       .cpu_latency_us = 0 },
+        .argc = argc,
+        .argv = argv,
+    };
+    for (int i = 2; i < argc; i++) {
+        if (strncmp(argv[i], "--", 2) == 0) {
+            int st = parse_option(argc, argv, &i, req);
+            if (st)
+                return st;
+            continue;
+        }
+        const rts_bench *b = rts_bench_find(argv[i]);
+        if (!b)
+            return fail_usage("unknown bench '%s' (rtscope-probe list shows the benches)", argv[i]);
+        for (unsigned k = 0; k < req->nbenches; k++)
+            if (req->benches[k] == b)
+                return fail_usage("bench '%s' is named twice", argv[i]);
+        if (req->nbenches >= RTS_MAX_RUN_BENCHES)
+            return fail_usage("too many benches");
+        req->benches[req->nbenches++] = b;
+    }
+    if (req->nbenches == 0)
+        return fail_usage("run: name at least one bench (rtscope-probe list shows them)");
+    return 0;
+}
+
+/* ------------------------------------------------------- result output */
+
+/* Where the result goes: a temporary file beside the target, renamed over
+ * it at the end, so a reader never sees half a result. */
+typedef struct {
+    const char *path;
+    char tmp[4096];
+    FILE *f;
+} output;
+
+static bool output_open(output *o, const char *path, const char *run_id)
+{
+    o->path = path;
+    o->f = NULL;
+    if (!path)
+        return true;
+    if (strcmp(path, "-") == 0) {
+        o->f = stdout;
+        return true;
+    }
+    if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s.tmp-%s", path, run_id) >= sizeof o->tmp) {
+        fprintf(stderr, "rtscope-probe: cannot write %s: path too long\n", path);
+        return false;
+    }
+    o->f = fopen(o->tmp, "wx");
+    if (!o->f) {
+        fprintf(stderr, "rtscope-probe: cannot write %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+static bool output_commit(output *o, const rts_run *run)
+{
+    if (!o->f)
+        return true;
+    bool ok = rts_result_write(run, o->f);
+    if (o->f == stdout)
+        return ok;
+    ok = fclose(o->f) == 0 && ok;
+    if (ok && rename(o->tmp, o->path) != 0)
+        ok = false;
+    if (!ok) {
+        fprintf(stderr, "rtscope-probe: cannot write %s: %s\n", o->path, strerror(errno));
+        remove(o->tmp);
+    }
+    return ok;
+}
+
+static void make_run_id(char id[17])
+{
+    unsigned char bytes[8];
+    rts_random_bytes(bytes, sizeof bytes);
+    for (int i = 0; i < 8; i++)
+        snprintf(id + 2 * i, 3, "%02x", bytes[i]);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    static rts_run_request req;
+    static rts_run run;
+    int st = parse_run_args(argc, argv, &req);
+    if (st)
+        return st;
+    run.req = &req;
+    char err[320];
+    if (!rts_params_resolve(&run, err, sizeof err))
+        return fail_usage("%s", err);
+    make_run_id(run.id);
+    output out;
+    if (!output_open(&out, req.json_path, run.id))
+        return EXIT_USAGE;
+    rts_stop_requests_catch();
+    int status = rts_run_execute(&run);
+    if (!output_commit(&out, &run))
+        status = 1;
+    if (!req.quiet)
+        rts_result_print_summary(&run, out.f == stdout ? stderr : stdout);
+    rts_run_release(&run);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd = argc > 1 ? argv[1] : "";
+    if (strcmp(cmd, "list") == 0)
+        return cmd_list(argc, argv);
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc, argv);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("rtscope-probe %s (port %s)\n", RTS_PROBE_VERSION, rts_port_name());
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    fputs(usage, stderr);
+    return cmd[0] ? fail_usage("unknown command '%s'", cmd) : EXIT_USAGE;
+}

@@ -1,0 +1,311 @@
+/*
+ * The result document (schema/result-v1.schema.json) and the human summary.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "rtscope/json.h"
+#include "runner.h"
+#include "version.h"
+
+static const char *const run_status_names[] = { "complete", "interrupted", "failed" };
+static const char *const bench_status_names[] = { "ok", "failed", "interrupted", "skipped" };
+
+/* "" means unknown: written as null. */
+static void text_or_null(rts_json *j, const char *key, const char *s)
+{
+    rts_json_string(j, key, s[0] ? s : NULL);
+}
+
+static void int_or_null(rts_json *j, const char *key, long long v, long long unknown)
+{
+    if (v == unknown)
+        rts_json_null(j, key);
+    else
+        rts_json_int(j, key, v);
+}
+
+static void write_utc(rts_json *j, const char *key, int64_t sec, long nsec)
+{
+    time_t t = (time_t)sec;
+    char buf[32], out[64];
+    /* Single-threaded here, so the ISO C gmtime is safe. */
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", gmtime(&t));
+    snprintf(out, sizeof out, "%s.%03dZ", buf, (int)(nsec / 1000000) % 1000);
+    rts_json_string(j, key, out);
+}
+
+static void write_run(rts_json *j, const rts_run *run)
+{
+    rts_json_object_begin(j, "run", false);
+    rts_json_string(j, "id", run->id);
+    write_utc(j, "started", run->started_sec, run->started_nsec);
+    write_utc(j, "finished", run->finished_sec, run->finished_nsec);
+    rts_json_string(j, "label", run->req->label);
+    rts_json_string(j, "probe_version", RTS_PROBE_VERSION);
+    rts_json_string(j, "port", rts_port_name());
+    rts_json_string(j, "status", run_status_names[run->status]);
+    rts_json_array_begin(j, "argv", true);
+    for (int i = 0; i < run->req->argc; i++)
+        rts_json_string(j, NULL, run->req->argv[i]);
+    rts_json_array_end(j);
+    rts_json_object_end(j);
+}
+
+static void write_system(rts_json *j, const rts_sysinfo *s)
+{
+    rts_json_object_begin(j, "system", false);
+    rts_json_string(j, "hostname", s->hostname);
+    rts_json_string(j, "os", s->os);
+    rts_json_string(j, "kernel_release", s->kernel_release);
+    rts_json_string(j, "kernel_version", s->kernel_version);
+    rts_json_string(j, "preempt_model", s->preempt_model);
+    if (s->realtime_kernel < 0)
+        rts_json_null(j, "realtime_kernel");
+    else
+        rts_json_bool(j, "realtime_kernel", s->realtime_kernel == 1);
+    rts_json_string(j, "arch", s->arch);
+    text_or_null(j, "cpu_model", s->cpu_model);
+    rts_json_int(j, "cpu_count", s->cpu_count);
+    text_or_null(j, "cpus_online", s->cpus_online);
+    text_or_null(j, "governor", s->governor);
+    text_or_null(j, "clocksource", s->clocksource);
+    text_or_null(j, "cmdline", s->cmdline);
+    rts_json_string(j, "isolated_cpus", s->isolated_known ? s->isolated_cpus : NULL);
+    int_or_null(j, "rt_runtime_us", s->rt_runtime_us, -2);
+    int_or_null(j, "rt_period_us", s->rt_period_us, -2);
+    text_or_null(j, "virtualization", s->virtualization);
+    rts_json_object_end(j);
+}
+
+static void write_timing(rts_json *j, const rts_timing *t)
+{
+    rts_json_object_begin(j, "timing", false);
+    rts_json_string(j, "clock", "CLOCK_MONOTONIC");
+    rts_json_uint(j, "clock_resolution_ns", t->clock_resolution_ns);
+    rts_json_double(j, "clock_overhead_ns", t->clock_overhead_ns);
+    rts_json_string(j, "cycle_counter", t->cycle_counter);
+    if (t->use_cycles) {
+        rts_json_double(j, "cycles_per_ns", t->cycles_per_ns);
+        rts_json_double(j, "cycle_overhead_cycles", t->cycle_overhead_cycles);
+    } else {
+        rts_json_null(j, "cycles_per_ns");
+        rts_json_null(j, "cycle_overhead_cycles");
+    }
+    rts_json_object_end(j);
+}
+
+static void write_rtconfig(rts_json *j, const char *key, const rts_rtconfig *c)
+{
+    rts_json_object_begin(j, key, false);
+    rts_json_string(j, "policy", rts_policy_name(c->policy));
+    rts_json_int(j, "priority", c->priority);
+    rts_json_array_begin(j, "cpus", true);
+    for (int i = 0; i < c->ncpus; i++)
+        rts_json_int(j, NULL, c->cpus[i]);
+    rts_json_array_end(j);
+    rts_json_bool(j, "mlockall", c->mlockall);
+    rts_json_bool(j, "stack_prefault", c->stack_prefault);
+    int_or_null(j, "cpu_latency_us", c->cpu_latency_us, -1);
+    rts_json_object_end(j);
+}
+
+static void write_config(rts_json *j, const rts_run *run)
+{
+    rts_json_object_begin(j, "config", false);
+    write_rtconfig(j, "requested", &run->req->requested);
+    write_rtconfig(j, "granted", &run->granted);
+    rts_json_array_begin(j, "warnings", false);
+    for (unsigned i = 0; i < run->nwarnings; i++)
+        rts_json_string(j, NULL, run->warnings[i]);
+    rts_json_array_end(j);
+    rts_json_object_end(j);
+}
+
+static void write_benches(rts_json *j, const rts_run *run)
+{
+    rts_json_array_begin(j, "benches", false);
+    for (unsigned b = 0; b < run->req->nbenches; b++) {
+        const rts_bench_result *r = &run->results[b];
+        rts_json_object_begin(j, NULL, false);
+        rts_json_string(j, "id", r->bench->id);
+        rts_json_object_begin(j, "params", true);
+        for (unsigned i = 0; i < r->bench->nparams; i++) {
+            if (r->bench->params[i].integer)
+                rts_json_int(j, r->bench->params[i].name, (long long)r->values[i]);
+            else
+                rts_json_double(j, r->bench->params[i].name, r->values[i]);
+        }
+        rts_json_object_end(j);
+        rts_json_string(j, "status", bench_status_names[r->status]);
+        rts_json_double(j, "elapsed_s", r->elapsed_s);
+        rts_json_string(j, "error", r->error[0] ? r->error : NULL);
+        rts_json_object_end(j);
+    }
+    rts_json_array_end(j);
+}
+
+static void write_summary(rts_json *j, const char *key, const rts_summary *s)
+{
+    rts_json_object_begin(j, key, true);
+    rts_json_uint(j, "count", s->count);
+    rts_json_double(j, "min", s->min);
+    rts_json_double(j, "max", s->max);
+    rts_json_double(j, "mean", s->mean);
+    rts_json_double(j, "stddev", s->stddev);
+    rts_json_double(j, "p50", s->p50);
+    rts_json_double(j, "p90", s->p90);
+    rts_json_double(j, "p99", s->p99);
+    rts_json_double(j, "p999", s->p999);
+    rts_json_double(j, "p9999", s->p9999);
+    rts_json_object_end(j);
+}
+
+/* Cycle figures: exact moments from the cycle Welford state, percentiles
+ * from the ns histogram scaled by the measured ratio. */
+static rts_summary cycles_summary(const rts_metric *m, const rts_summary *ns)
+{
+    rts_summary c = rts_summary_scale(ns, m->timing->cycles_per_ns);
+    c.min = m->cycles.min;
+    c.max = m->cycles.max;
+    c.mean = m->cycles.mean;
+    c.stddev = rts_welford_stddev(&m->cycles);
+    return c;
+}
+
+static void write_checks(rts_json *j, const rts_metric *m)
+{
+    rts_json_object_begin(j, "checks", m->nchecks <= 4);
+    for (unsigned i = 0; i < m->nchecks; i++) {
+        const rts_check *c = &m->checks[i];
+        if (c->kind == RTS_CHECK_BOOL)
+            rts_json_bool(j, c->name, c->i != 0);
+        else if (c->kind == RTS_CHECK_DOUBLE)
+            rts_json_double(j, c->name, c->d);
+        else
+            rts_json_int(j, c->name, c->i);
+    }
+    rts_json_object_end(j);
+}
+
+static void write_histogram(rts_json *j, const rts_hist *h)
+{
+    rts_json_object_begin(j, "histogram", false);
+    rts_json_string(j, "scheme", "log-linear");
+    rts_json_uint(j, "sub_buckets", RTS_HIST_SUB);
+    rts_json_array_begin(j, "buckets", true);
+    for (size_t i = 0; i < RTS_HIST_BUCKETS; i++) {
+        if (!h->counts[i])
+            continue;
+        rts_json_array_begin(j, NULL, true);
+        rts_json_uint(j, NULL, rts_hist_lower(i));
+        rts_json_uint(j, NULL, rts_hist_width(i));
+        rts_json_uint(j, NULL, h->counts[i]);
+        rts_json_array_end(j);
+    }
+    rts_json_array_end(j);
+    rts_json_uint(j, "overflow", h->overflow);
+    rts_json_uint(j, "overflow_above", RTS_HIST_LIMIT);
+    rts_json_object_end(j);
+}
+
+static void write_metric(rts_json *j, const rts_bench *b, const rts_metric *m)
+{
+    rts_summary s;
+    rts_summarize(&s, &m->ns, &m->hist);
+    rts_summary adjusted = rts_summary_shift(&s, m->overhead_ns);
+    bool valid = !m->invalid && s.count > 0;
+    rts_json_object_begin(j, NULL, false);
+    rts_json_string(j, "id", m->id);
+    rts_json_string(j, "bench", b->id);
+    rts_json_string(j, "unit", "ns");
+    rts_json_string(j, "description", m->description);
+    rts_json_bool(j, "valid", valid);
+    rts_json_string(j, "invalid_reason", valid ? NULL : m->invalid ? m->invalid_reason : "no samples");
+    write_checks(j, m);
+    rts_json_double(j, "overhead_ns", m->overhead_ns);
+    write_summary(j, "stats", &s);
+    write_summary(j, "adjusted", &adjusted);
+    if (m->in_ticks && m->timing->use_cycles && s.count > 0) {
+        rts_summary c = cycles_summary(m, &s);
+        write_summary(j, "cycles", &c);
+    } else
+        rts_json_null(j, "cycles");
+    write_histogram(j, &m->hist);
+    if (m->raw) {
+        rts_json_array_begin(j, "raw", true);
+        for (uint64_t i = 0; i < m->raw_len; i++)
+            rts_json_uint(j, NULL, m->raw[i]);
+        rts_json_array_end(j);
+        rts_json_uint(j, "raw_dropped", m->ns.n - m->raw_len);
+    }
+    rts_json_object_end(j);
+}
+
+bool rts_result_write(const rts_run *run, FILE *out)
+{
+    rts_json j;
+    rts_json_init(&j);
+    rts_json_object_begin(&j, NULL, false);
+    rts_json_string(&j, "format", "rtscope-result");
+    rts_json_int(&j, "version", 1);
+    write_run(&j, run);
+    write_system(&j, &run->sys);
+    write_timing(&j, &run->timing);
+    write_config(&j, run);
+    write_benches(&j, run);
+    rts_json_array_begin(&j, "metrics", false);
+    for (unsigned b = 0; b < run->req->nbenches; b++)
+        for (unsigned k = 0; k < run->results[b].nmetrics; k++)
+            write_metric(&j, run->results[b].bench, run->results[b].metrics[k]);
+    rts_json_array_end(&j);
+    rts_json_object_end(&j);
+    bool ok = rts_json_ok(&j) && fputs(rts_json_text(&j), out) >= 0 && fflush(out) == 0 && !ferror(out);
+    rts_json_free(&j);
+    return ok;
+}
+
+/* ns as "845 ns" / "12.3 us" / "4.56 ms" / "1.23 s" into buf. */
+static const char *fmt_ns(char *buf, size_t size, double ns)
+{
+    if (!isfinite(ns))
+        snprintf(buf, size, "-");
+    else if (ns < 1e3)
+        snprintf(buf, size, "%.0f ns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, size, "%.3g us", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, size, "%.3g ms", ns / 1e6);
+    else
+        snprintf(buf, size, "%.3g s", ns / 1e9);
+    return buf;
+}
+
+void rts_result_print_summary(const rts_run *run, FILE *out)
+{
+    fprintf(out, "run %s  %s  %s %s  policy %s", run->id, run_status_names[run->status], run->sys.hostname,
+            run->sys.kernel_release, rts_policy_name(run->granted.policy));
+    if (run->granted.policy != RTS_POLICY_OTHER)
+        fprintf(out, " %d", run->granted.priority);
+    fprintf(out, "  mlockall %s\n", run->granted.mlockall ? "yes" : "no");
+    fprintf(out, "%-14s %10s %10s %10s %10s %10s %10s  %s\n", "metric", "count", "min", "p50", "p99", "p99.99",
+            "max", "(overhead-adjusted)");
+    for (unsigned b = 0; b < run->req->nbenches; b++) {
+        const rts_bench_result *r = &run->results[b];
+        if (r->status == RTS_BENCH_FAILED || r->status == RTS_BENCH_SKIPPED)
+            fprintf(out, "%-14s %s: %s\n", r->bench->id, bench_status_names[r->status], r->error);
+        for (unsigned k = 0; k < r->nmetrics; k++) {
+            const rts_metric *m = r->metrics[k];
+            rts_summary s, a;
+            rts_summarize(&s, &m->ns, &m->hist);
+            a = rts_summary_shift(&s, m->overhead_ns);
+            char v[6][24];
+            fprintf(out, "%-14s %10llu %10s %10s %10s %10s %10s  %s\n", m->id, (unsigned long long)a.count,
+                    fmt_ns(v[0], 24, a.min), fmt_ns(v[1], 24, a.p50), fmt_ns(v[2], 24, a.p99),
+                    fmt_ns(v[3], 24, a.p9999), fmt_ns(v[4], 24, a.max),
+                    m->invalid ? m->invalid_reason : a.count ? "" : "no samples");
+        }
+    }
+}

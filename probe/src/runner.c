@@ -1,0 +1,468 @@
+/*
+ * The runner: parameters, real-time setup, and the services a bench gets
+ * through its context (threads, supervision, metrics).
+ */
+#include "runner.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PREFAULT_BYTES (64 * 1024)
+#define PROGRESS_PERIOD_NS 1000000000u
+#define SUPERVISOR_TICK_NS 50000000u
+
+struct rts_ctx {
+    rts_run *run;
+    rts_bench_result *result;
+    uint64_t deadline_ns;
+    _Atomic bool stop;
+};
+
+/* ------------------------------------------------------------ parameters */
+
+static int param_index(const rts_bench *b, const char *name)
+{
+    for (unsigned i = 0; i < b->nparams; i++)
+        if (strcmp(b->params[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Parse text as parameter p's value into *out; false with a reason. */
+static bool parse_param(const rts_param_decl *p, const char *text, double *out, char *err, size_t errsize)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || !isfinite(v)) {
+        snprintf(err, errsize, "'%s' is not a number", text);
+        return false;
+    }
+    if (p->integer && v != floor(v)) {
+        snprintf(err, errsize, "'%s' is not a whole number", text);
+        return false;
+    }
+    if (v < p->min || v > p->max) {
+        snprintf(err, errsize, "%s must be between %g and %g, not %s", p->name, p->min, p->max, text);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* Apply one assignment to bench result r if it concerns it; returns whether it did. */
+static bool apply_assignment(rts_bench_result *r, const rts_assignment *a, char *err, size_t errsize, bool *bad)
+{
+    if (a->bench && strcmp(a->bench, r->bench->id) != 0)
+        return false;
+    int i = param_index(r->bench, a->key);
+    if (i < 0)
+        return false;
+    char why[160];
+    if (!parse_param(&r->bench->params[i], a->value, &r->values[i], why, sizeof why)) {
+        snprintf(err, errsize, "bench %s: parameter %s: %s", r->bench->id, a->key, why);
+        *bad = true;
+    }
+    return true;
+}
+
+bool rts_params_resolve(rts_run *run, char *err, size_t errsize)
+{
+    const rts_run_request *req = run->req;
+    for (unsigned b = 0; b < req->nbenches; b++) {
+        rts_bench_result *r = &run->results[b];
+        r->bench = req->benches[b];
+        for (unsigned i = 0; i < r->bench->nparams; i++) {
+            char why[160];
+            if (!parse_param(&r->bench->params[i], r->bench->params[i].def, &r->values[i], why, sizeof why)) {
+                snprintf(err, errsize, "bench %s: bad default: %s", r->bench->id, why); /* a bug, not input */
+                return false;
+            }
+        }
+    }
+    for (unsigned a = 0; a < req->nassignments; a++) {
+        const rts_assignment *as = &req->assignments[a];
+        bool used = false, bad = false;
+        for (unsigned b = 0; b < req->nbenches && !bad; b++)
+            used |= apply_assignment(&run->results[b], as, err, errsize, &bad);
+        if (bad)
+            return false;
+        if (!used) {
+            if (as->bench)
+                snprintf(err, errsize, "bench %s is not selected or has no parameter '%s'", as->bench, as->key);
+            else
+                snprintf(err, errsize, "no selected bench has a parameter '%s' (rtscope-probe list shows them)",
+                         as->key);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------- warnings */
+
+void rts_run_warn(rts_run *run, const char *fmt, ...)
+{
+    if (run->nwarnings >= RTS_MAX_WARNINGS)
+        return;
+    char *w = run->warnings[run->nwarnings++];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w, sizeof run->warnings[0], fmt, ap);
+    va_end(ap);
+    if (!run->req->quiet)
+        fprintf(stderr, "warning: %s\n", w);
+}
+
+/* ------------------------------------------------------ real-time setup */
+
+static void setup_memory(rts_run *run)
+{
+    const rts_rtconfig *want = &run->req->requested;
+    run->granted.stack_prefault = want->stack_prefault;
+    run->granted.mlockall = false;
+    if (!want->mlockall)
+        return;
+    if (run->req->refuse_privilege) {
+        rts_run_warn(run, "mlockall not attempted (--refuse-privilege): page faults can reach the maxima");
+        return;
+    }
+    rts_status st = rts_mem_lock_all();
+    if (st == RTS_OK)
+        run->granted.mlockall = true;
+    else
+        rts_run_warn(run, "mlockall refused (%s): page faults can reach the maxima", rts_status_str(st));
+}
+
+/* Try the requested policy on this thread, then return it to normal: the
+ * supervisor itself must not compete with the measuring threads. */
+static void setup_policy(rts_run *run)
+{
+    const rts_rtconfig *want = &run->req->requested;
+    run->granted.policy = RTS_POLICY_OTHER;
+    run->granted.priority = 0;
+    if (want->policy == RTS_POLICY_OTHER)
+        return;
+    const char *name = rts_policy_name(want->policy);
+    if (run->req->refuse_privilege) {
+        rts_run_warn(run, "%s priority %d not attempted (--refuse-privilege): measuring at normal priority",
+                     name, want->priority);
+        return;
+    }
+    rts_status st = rts_self_set_sched(want->policy, want->priority);
+    if (st != RTS_OK) {
+        rts_run_warn(run, "%s priority %d refused (%s): measuring at normal priority", name, want->priority,
+                     rts_status_str(st));
+        return;
+    }
+    rts_self_set_sched(RTS_POLICY_OTHER, 0);
+    run->granted.policy = want->policy;
+    run->granted.priority = want->priority;
+}
+
+/* Deep idle states add tens of microseconds to every wake-up from idle;
+ * cyclictest holds the same request while it measures. */
+static void setup_cpu_latency(rts_run *run)
+{
+    int want = run->req->requested.cpu_latency_us;
+    run->granted.cpu_latency_us = -1;
+    if (want < 0)
+        return;
+    if (run->req->refuse_privilege) {
+        rts_run_warn(run, "CPU wake-up latency limit not attempted (--refuse-privilege): idle states may "
+                          "lengthen wake-ups");
+        return;
+    }
+    rts_status st = rts_cpu_latency_limit(want);
+    if (st == RTS_OK)
+        run->granted.cpu_latency_us = want;
+    else
+        rts_run_warn(run, "CPU wake-up latency limit refused (%s): idle states may lengthen wake-ups",
+                     rts_status_str(st));
+}
+
+static void setup_realtime(rts_run *run)
+{
+    const rts_rtconfig *want = &run->req->requested;
+    memcpy(run->granted.cpus, want->cpus, sizeof want->cpus);
+    run->granted.ncpus = want->ncpus; /* validated by the CLI: allowed CPUs */
+    setup_memory(run);
+    setup_policy(run);
+    setup_cpu_latency(run);
+    if (run->sys.rt_runtime_us >= 0 && run->granted.policy != RTS_POLICY_OTHER && run->sys.rt_period_us > 0 &&
+        run->sys.rt_runtime_us < run->sys.rt_period_us)
+        rts_run_warn(run, "RT throttling is on (%lld of %lld us): a real-time thread that keeps a CPU busy "
+                          "is stopped for the rest of each period",
+                     run->sys.rt_runtime_us, run->sys.rt_period_us);
+}
+
+/* ------------------------------------------------------------- context */
+
+double rts_ctx_param(const rts_ctx *ctx, const char *name)
+{
+    int i = param_index(ctx->result->bench, name);
+    return i < 0 ? NAN : ctx->result->values[i];
+}
+
+void rts_ctx_param_set(rts_ctx *ctx, const char *name, double value)
+{
+    int i = param_index(ctx->result->bench, name);
+    if (i >= 0)
+        ctx->result->values[i] = value;
+}
+
+const rts_timing *rts_ctx_timing(const rts_ctx *ctx) { return &ctx->run->timing; }
+
+int rts_ctx_cpu(const rts_ctx *ctx, int fallback)
+{
+    return ctx->run->granted.ncpus > 0 ? ctx->run->granted.cpus[0] : fallback;
+}
+
+int rts_ctx_last_allowed_cpu(void)
+{
+    for (int cpu = rts_cpu_count() - 1; cpu > 0; cpu--)
+        if (rts_cpu_allowed(cpu))
+            return cpu;
+    return 0;
+}
+
+void rts_ctx_fail(rts_ctx *ctx, const char *fmt, ...)
+{
+    rts_bench_result *r = ctx->result;
+    if (r->status != RTS_BENCH_FAILED) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->error, sizeof r->error, fmt, ap);
+        va_end(ap);
+        r->status = RTS_BENCH_FAILED;
+    }
+    rts_ctx_stop(ctx);
+}
+
+bool rts_ctx_stopping(const rts_ctx *ctx) { return atomic_load_explicit(&ctx->stop, memory_order_relaxed); }
+
+void rts_ctx_stop(rts_ctx *ctx) { atomic_store(&ctx->stop, true); }
+
+typedef struct {
+    rts_ctx *ctx;
+    void (*fn)(void *);
+    void *arg;
+} spawn_start;
+
+static void spawned_thread(void *p)
+{
+    spawn_start s = *(spawn_start *)p;
+    free(p);
+    if (s.ctx->run->granted.stack_prefault)
+        rts_stack_prefault(PREFAULT_BYTES);
+    s.fn(s.arg);
+}
+
+rts_thread *rts_ctx_spawn(rts_ctx *ctx, const char *name, int cpu, int prio_offset,
+                          void (*fn)(void *), void *arg)
+{
+    const rts_rtconfig *g = &ctx->run->granted;
+    int prio = g->policy == RTS_POLICY_OTHER ? 0 : g->priority + prio_offset;
+    rts_thread_attr attr = {
+        .name = name,
+        .policy = g->policy,
+        .priority = prio < 1 && g->policy != RTS_POLICY_OTHER ? 1 : prio > 99 ? 99 : prio,
+        .cpu = cpu,
+    };
+    spawn_start *s = malloc(sizeof *s);
+    if (!s) {
+        rts_ctx_fail(ctx, "out of memory starting thread %s", name);
+        return NULL;
+    }
+    *s = (spawn_start){ ctx, fn, arg };
+    rts_thread *t = NULL;
+    rts_status st = rts_thread_create(&t, &attr, spawned_thread, s);
+    if (st != RTS_OK) {
+        free(s);
+        rts_ctx_fail(ctx, "cannot start thread %s on CPU %d: %s", name, cpu, rts_status_str(st));
+        return NULL;
+    }
+    return t;
+}
+
+static void print_progress(const rts_ctx *ctx, const rts_metric *m, uint64_t now, uint64_t start)
+{
+    if (ctx->run->req->quiet)
+        return;
+    double total = ctx->run->req->duration_s;
+    fprintf(stderr, "  %-12s %5.1f / %.1f s  %llu samples\n", ctx->result->bench->id,
+            (double)(now - start) / 1e9, total,
+            m ? (unsigned long long)atomic_load_explicit(&m->progress, memory_order_relaxed) : 0ull);
+}
+
+void rts_ctx_wait(rts_ctx *ctx, const rts_metric *m)
+{
+    uint64_t start = rts_time_ns(), next_progress = start + PROGRESS_PERIOD_NS;
+    for (;;) {
+        uint64_t now = rts_time_ns();
+        if (now >= ctx->deadline_ns || rts_ctx_stopping(ctx) || rts_stop_requested())
+            break;
+        if (now >= next_progress) {
+            print_progress(ctx, m, now, start);
+            next_progress += PROGRESS_PERIOD_NS;
+        }
+        uint64_t left = ctx->deadline_ns - now;
+        rts_sleep_ns(left < SUPERVISOR_TICK_NS ? left : SUPERVISOR_TICK_NS);
+    }
+    rts_ctx_stop(ctx);
+}
+
+/* ------------------------------------------------------------- metrics */
+
+rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description, bool in_ticks)
+{
+    rts_bench_result *r = ctx->result;
+    if (r->nmetrics >= RTS_MAX_METRICS) {
+        rts_ctx_fail(ctx, "too many metrics");
+        return NULL;
+    }
+    rts_metric *m = calloc(1, sizeof *m);
+    uint64_t cap = ctx->run->req->raw_cap;
+    if (m && cap) {
+        m->raw = calloc(cap, sizeof *m->raw);
+        if (!m->raw) {
+            free(m);
+            m = NULL;
+        }
+    }
+    if (!m) {
+        rts_ctx_fail(ctx, "out of memory for metric %s", id);
+        return NULL;
+    }
+    m->id = id;
+    m->description = description;
+    m->timing = &ctx->run->timing;
+    m->in_ticks = in_ticks;
+    m->raw_cap = cap;
+    rts_welford_init(&m->ns);
+    rts_welford_init(&m->cycles);
+    rts_hist_init(&m->hist);
+    r->metrics[r->nmetrics++] = m;
+    return m;
+}
+
+void rts_metric_add(rts_metric *m, double value)
+{
+    double ns = m->in_ticks ? rts_ticks_to_ns(m->timing, value) : value;
+    if (ns < 0.0)
+        ns = 0.0;
+    if (m->in_ticks && m->timing->use_cycles)
+        rts_welford_add(&m->cycles, value);
+    rts_welford_add(&m->ns, ns);
+    uint64_t rounded = (uint64_t)(ns + 0.5);
+    rts_hist_add(&m->hist, rounded);
+    if (m->raw_len < m->raw_cap)
+        m->raw[m->raw_len++] = rounded;
+    atomic_store_explicit(&m->progress, m->ns.n, memory_order_relaxed);
+}
+
+void rts_metric_invalidate(rts_metric *m, const char *fmt, ...)
+{
+    if (m->invalid)
+        return;
+    m->invalid = true;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->invalid_reason, sizeof m->invalid_reason, fmt, ap);
+    va_end(ap);
+}
+
+static rts_check *new_check(rts_metric *m, const char *name)
+{
+    for (unsigned i = 0; i < m->nchecks; i++)
+        if (strcmp(m->checks[i].name, name) == 0)
+            return &m->checks[i];
+    if (m->nchecks >= RTS_MAX_CHECKS)
+        return NULL;
+    rts_check *c = &m->checks[m->nchecks++];
+    c->name = name;
+    return c;
+}
+
+void rts_metric_check_int(rts_metric *m, const char *name, long long value)
+{
+    rts_check *c = new_check(m, name);
+    if (c)
+        *c = (rts_check){ .name = name, .kind = RTS_CHECK_INT, .i = value };
+}
+
+void rts_metric_check_bool(rts_metric *m, const char *name, bool value)
+{
+    rts_check *c = new_check(m, name);
+    if (c)
+        *c = (rts_check){ .name = name, .kind = RTS_CHECK_BOOL, .i = value };
+}
+
+void rts_metric_check_double(rts_metric *m, const char *name, double value)
+{
+    rts_check *c = new_check(m, name);
+    if (c)
+        *c = (rts_check){ .name = name, .kind = RTS_CHECK_DOUBLE, .d = value };
+}
+
+/* ----------------------------------------------------------------- run */
+
+static double seconds_since(uint64_t t0) { return (double)(rts_time_ns() - t0) / 1e9; }
+
+static void run_bench(rts_run *run, rts_bench_result *r)
+{
+    const rts_bench *b = r->bench;
+    unsigned missing = b->needs_caps & ~rts_port_caps();
+    if (missing) {
+        r->status = RTS_BENCH_SKIPPED;
+        snprintf(r->error, sizeof r->error, "this platform lacks a capability it needs (0x%x)", missing);
+        return;
+    }
+    if (!run->req->quiet)
+        fprintf(stderr, "rtscope-probe: %s for %.1f s\n", b->id, run->req->duration_s);
+    rts_ctx ctx = { .run = run, .result = r };
+    uint64_t t0 = rts_time_ns();
+    ctx.deadline_ns = t0 + (uint64_t)(run->req->duration_s * 1e9);
+    r->status = RTS_BENCH_OK;
+    b->run(&ctx);
+    r->elapsed_s = seconds_since(t0);
+    if (r->status == RTS_BENCH_OK && rts_stop_requested())
+        r->status = RTS_BENCH_INTERRUPTED;
+}
+
+int rts_run_execute(rts_run *run)
+{
+    rts_wallclock(&run->started_sec, &run->started_nsec);
+    rts_sysinfo_read(&run->sys);
+    setup_realtime(run);
+    rts_timing_calibrate(&run->timing, true);
+    bool failed = false;
+    for (unsigned i = 0; i < run->req->nbenches; i++) {
+        rts_bench_result *r = &run->results[i];
+        if (rts_stop_requested()) {
+            r->status = RTS_BENCH_SKIPPED;
+            snprintf(r->error, sizeof r->error, "not run: the run was interrupted");
+            continue;
+        }
+        run_bench(run, r);
+        failed |= r->status == RTS_BENCH_FAILED;
+        if (r->status == RTS_BENCH_FAILED && !run->req->quiet)
+            fprintf(stderr, "rtscope-probe: %s failed: %s\n", r->bench->id, r->error);
+    }
+    rts_wallclock(&run->finished_sec, &run->finished_nsec);
+    run->status = rts_stop_requested() ? RTS_RUN_INTERRUPTED : failed ? RTS_RUN_FAILED : RTS_RUN_COMPLETE;
+    return run->status == RTS_RUN_INTERRUPTED ? 130 : run->status == RTS_RUN_FAILED ? 1 : 0;
+}
+
+void rts_run_release(rts_run *run)
+{
+    for (unsigned i = 0; i < run->req->nbenches; i++) {
+        rts_bench_result *r = &run->results[i];
+        for (unsigned k = 0; k < r->nmetrics; k++) {
+            free(r->metrics[k]->raw);
+            free(r->metrics[k]);
+        }
+        r->nmetrics = 0;
+    }
+}

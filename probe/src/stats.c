@@ -1,0 +1,137 @@
+/* Welford moments and the log-linear histogram (see rtscope/stats.h). */
+#include "rtscope/stats.h"
+
+#include <math.h>
+#include <string.h>
+
+void rts_hist_init(rts_hist *h) { memset(h, 0, sizeof *h); }
+
+size_t rts_hist_index(uint64_t v)
+{
+    if (v < RTS_HIST_SUB)
+        return (size_t)v;
+    unsigned msb = 63u - (unsigned)__builtin_clzll(v); /* >= RTS_HIST_SUB_BITS */
+    unsigned shift = msb - RTS_HIST_SUB_BITS;
+    size_t sub = (size_t)(v >> shift) - RTS_HIST_SUB; /* 0 .. SUB-1 */
+    return RTS_HIST_SUB + (size_t)shift * RTS_HIST_SUB + sub;
+}
+
+uint64_t rts_hist_lower(size_t i)
+{
+    if (i < RTS_HIST_SUB)
+        return i;
+    size_t shift = (i - RTS_HIST_SUB) / RTS_HIST_SUB;
+    size_t sub = (i - RTS_HIST_SUB) % RTS_HIST_SUB;
+    return (uint64_t)(RTS_HIST_SUB + sub) << shift;
+}
+
+uint64_t rts_hist_width(size_t i)
+{
+    if (i < RTS_HIST_SUB)
+        return 1;
+    return UINT64_C(1) << ((i - RTS_HIST_SUB) / RTS_HIST_SUB);
+}
+
+void rts_hist_add(rts_hist *h, uint64_t v)
+{
+    h->total++;
+    if (v >= RTS_HIST_LIMIT)
+        h->overflow++;
+    else
+        h->counts[rts_hist_index(v)]++;
+}
+
+double rts_hist_quantile(const rts_hist *h, double q)
+{
+    if (h->total == 0)
+        return NAN;
+    uint64_t rank = (uint64_t)ceil(q * (double)h->total);
+    if (rank < 1)
+        rank = 1;
+    uint64_t seen = 0;
+    for (size_t i = 0; i < RTS_HIST_BUCKETS; i++) {
+        seen += h->counts[i];
+        if (seen >= rank)
+            return (double)rts_hist_lower(i) + (double)(rts_hist_width(i) - 1) / 2.0;
+    }
+    return INFINITY;
+}
+
+void rts_welford_init(rts_welford *w)
+{
+    w->n = 0;
+    w->mean = w->m2 = 0.0;
+    w->min = INFINITY;
+    w->max = -INFINITY;
+}
+
+void rts_welford_add(rts_welford *w, double x)
+{
+    w->n++;
+    double delta = x - w->mean;
+    w->mean += delta / (double)w->n;
+    w->m2 += delta * (x - w->mean);
+    if (x < w->min)
+        w->min = x;
+    if (x > w->max)
+        w->max = x;
+}
+
+double rts_welford_stddev(const rts_welford *w)
+{
+    return w->n < 2 ? 0.0 : sqrt(w->m2 / (double)(w->n - 1));
+}
+
+static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+void rts_summarize(rts_summary *s, const rts_welford *w, const rts_hist *h)
+{
+    s->count = w->n;
+    if (w->n == 0) {
+        s->min = s->max = s->mean = s->stddev = NAN;
+        s->p50 = s->p90 = s->p99 = s->p999 = s->p9999 = NAN;
+        return;
+    }
+    s->min = w->min;
+    s->max = w->max;
+    s->mean = w->mean;
+    s->stddev = rts_welford_stddev(w);
+    /* Clamping keeps a percentile inside what was really seen: a bucket's
+     * middle can lie beyond the extreme sample that fell into it. */
+    s->p50 = clamp(rts_hist_quantile(h, 0.50), w->min, w->max);
+    s->p90 = clamp(rts_hist_quantile(h, 0.90), w->min, w->max);
+    s->p99 = clamp(rts_hist_quantile(h, 0.99), w->min, w->max);
+    s->p999 = clamp(rts_hist_quantile(h, 0.999), w->min, w->max);
+    s->p9999 = clamp(rts_hist_quantile(h, 0.9999), w->min, w->max);
+}
+
+static double floor0(double v) { return v < 0.0 ? 0.0 : v; }
+
+rts_summary rts_summary_shift(const rts_summary *s, double offset)
+{
+    rts_summary r = *s;
+    r.min = floor0(s->min - offset);
+    r.max = floor0(s->max - offset);
+    r.mean = floor0(s->mean - offset);
+    r.p50 = floor0(s->p50 - offset);
+    r.p90 = floor0(s->p90 - offset);
+    r.p99 = floor0(s->p99 - offset);
+    r.p999 = floor0(s->p999 - offset);
+    r.p9999 = floor0(s->p9999 - offset);
+    return r;
+}
+
+rts_summary rts_summary_scale(const rts_summary *s, double factor)
+{
+    rts_summary r = *s;
+    r.min *= factor;
+    r.max *= factor;
+    r.mean *= factor;
+    r.stddev *= factor;
+    r.p50 *= factor;
+    r.p90 *= factor;
+    r.p99 *= factor;
+    r.p999 *= factor;
+    r.p9999 *= factor;
+    return r;
+}

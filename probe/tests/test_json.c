@@ -1,0 +1,112 @@
+/* JSON writer: escaping, UTF-8 repair, layout, numbers. */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "rtscope/json.h"
+
+/* Write one string value in an array and return the text. */
+static const char *one_string(rts_json *j, const char *s)
+{
+    rts_json_init(j);
+    rts_json_array_begin(j, NULL, true);
+    rts_json_string(j, NULL, s);
+    rts_json_array_end(j);
+    return rts_json_text(j);
+}
+
+static void expect_string(const char *in, const char *want)
+{
+    rts_json j;
+    const char *got = one_string(&j, in);
+    CHECK(strcmp(got, want) == 0, "escaping %s: got %s want %s", in, got, want);
+    rts_json_free(&j);
+}
+
+static void test_escaping(void)
+{
+    expect_string("plain", "[\"plain\"]\n");
+    expect_string("a\"b\\c", "[\"a\\\"b\\\\c\"]\n");
+    expect_string("line\nnext\ttab\r", "[\"line\\nnext\\ttab\\r\"]\n");
+    expect_string("\x01\x1f", "[\"\\u0001\\u001f\"]\n");
+    expect_string("<script>", "[\"<script>\"]\n");
+    expect_string("\xC2\xB5s", "[\"\xC2\xB5s\"]\n");                /* valid UTF-8 kept */
+    expect_string("bad\xFFz", "[\"bad\xEF\xBF\xBDz\"]\n");          /* invalid byte -> U+FFFD */
+    expect_string("\xC0\xAF", "[\"\xEF\xBF\xBD\xEF\xBF\xBD\"]\n");  /* overlong '/' rejected */
+    expect_string("\xED\xA0\x80", "[\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"]\n"); /* surrogate */
+    expect_string("cut\xE2\x82", "[\"cut\xEF\xBF\xBD\xEF\xBF\xBD\"]\n");  /* truncated sequence */
+}
+
+static void test_layout_and_numbers(void)
+{
+    rts_json j;
+    rts_json_init(&j);
+    rts_json_object_begin(&j, NULL, false);
+    rts_json_int(&j, "i", -3);
+    rts_json_uint(&j, "u", 18446744073709551615ull);
+    rts_json_double(&j, "whole", 42.0);
+    rts_json_double(&j, "frac", 0.5);
+    rts_json_double(&j, "nan", NAN);
+    rts_json_double(&j, "inf", INFINITY);
+    rts_json_bool(&j, "t", true);
+    rts_json_null(&j, "n");
+    rts_json_string(&j, "s", NULL);
+    rts_json_array_begin(&j, "empty", true);
+    rts_json_array_end(&j);
+    rts_json_object_begin(&j, "o", true);
+    rts_json_int(&j, "a", 1);
+    rts_json_int(&j, "b", 2);
+    rts_json_object_end(&j);
+    rts_json_object_end(&j);
+    const char *want = "{\n"
+                       "  \"i\": -3,\n"
+                       "  \"u\": 18446744073709551615,\n"
+                       "  \"whole\": 42,\n"
+                       "  \"frac\": 0.5000,\n"
+                       "  \"nan\": null,\n"
+                       "  \"inf\": null,\n"
+                       "  \"t\": true,\n"
+                       "  \"n\": null,\n"
+                       "  \"s\": null,\n"
+                       "  \"empty\": [],\n"
+                       "  \"o\": {\"a\": 1, \"b\": 2}\n"
+                       "}\n";
+    CHECK(rts_json_ok(&j) && strcmp(rts_json_text(&j), want) == 0, "layout:\n%s", rts_json_text(&j));
+    rts_json_free(&j);
+}
+
+static void test_errors_are_sticky(void)
+{
+    rts_json j;
+    rts_json_init(&j);
+    rts_json_object_end(&j); /* closing what was never opened */
+    CHECK(!rts_json_ok(&j) && strcmp(rts_json_text(&j), "") == 0, "unbalanced close fails");
+    rts_json_free(&j);
+    rts_json_init(&j);
+    for (int i = 0; i < RTS_JSON_MAX_DEPTH + 1; i++)
+        rts_json_array_begin(&j, NULL, false);
+    CHECK(!rts_json_ok(&j), "nesting beyond the limit fails");
+    rts_json_free(&j);
+}
+
+static void test_growth(void)
+{
+    rts_json j;
+    rts_json_init(&j);
+    rts_json_array_begin(&j, NULL, true);
+    for (int i = 0; i < 100000; i++)
+        rts_json_int(&j, NULL, i);
+    rts_json_array_end(&j);
+    const char *t = rts_json_text(&j);
+    CHECK(rts_json_ok(&j) && strncmp(t, "[0, 1, 2", 8) == 0 && strstr(t, "99999]\n"), "large array");
+    rts_json_free(&j);
+}
+
+int main(void)
+{
+    test_escaping();
+    test_layout_and_numbers();
+    test_errors_are_sticky();
+    test_growth();
+    return check_report("test_json");
+}

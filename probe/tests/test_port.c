@@ -1,0 +1,190 @@
+/* Contract tests of the port (include/rtscope/port.h) on this platform. */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "check.h"
+#include "port_time.h"
+#include "rtscope/port.h"
+
+#define MS 1000000ull
+
+static void test_semaphore(void)
+{
+    rts_sem *s;
+    CHECK(rts_sem_create(&s, 2, 1) == RTS_EINVAL, "initial above max refused");
+    CHECK(rts_sem_create(&s, 1, 1) == RTS_OK, "binary semaphore");
+    CHECK(rts_sem_give(s) == RTS_EAGAIN, "give beyond max refused");
+    CHECK(rts_sem_take(s, 0) == RTS_OK, "take a token without waiting");
+    CHECK(rts_sem_take(s, 0) == RTS_EAGAIN, "empty: would block");
+    uint64_t t0 = rts_time_ns();
+    CHECK(rts_sem_take(s, 20 * MS) == RTS_ETIMEDOUT, "bounded wait times out");
+    CHECK(rts_time_ns() - t0 >= 20 * MS, "not before the timeout");
+    rts_sem_destroy(s);
+    CHECK(rts_sem_create(&s, 0, 3) == RTS_OK, "counting semaphore");
+    for (int i = 0; i < 3; i++)
+        rts_sem_give(s);
+    CHECK(rts_sem_give(s) == RTS_EAGAIN, "count limited to max");
+    int taken = 0;
+    while (rts_sem_take(s, 0) == RTS_OK)
+        taken++;
+    CHECK(taken == 3, "three tokens, got %d", taken);
+    rts_sem_destroy(s);
+}
+
+typedef struct {
+    rts_sem *go;
+    rts_queue *q;
+    _Atomic int step;
+    int order[4];
+    _Atomic int norder;
+} shared;
+
+static void waiter(void *p)
+{
+    shared *sh = p;
+    /* Resumed before it suspends: the resume must not be lost. */
+    while (atomic_load(&sh->step) < 1)
+        rts_sleep_ns(MS);
+    rts_thread_suspend_self();
+    sh->order[atomic_fetch_add(&sh->norder, 1)] = 1;
+    rts_thread_suspend_self(); /* resumed later by main */
+    sh->order[atomic_fetch_add(&sh->norder, 1)] = 3;
+}
+
+static void test_suspend_resume(void)
+{
+    shared sh;
+    memset(&sh, 0, sizeof sh);
+    rts_thread_attr attr = { .name = "waiter", .policy = RTS_POLICY_OTHER, .cpu = -1 };
+    rts_thread *t;
+    CHECK(rts_thread_create(&t, &attr, waiter, &sh) == RTS_OK, "thread created");
+    rts_thread_resume(t); /* before the thread suspends */
+    atomic_store(&sh.step, 1);
+    while (atomic_load(&sh.norder) < 1)
+        rts_sleep_ns(MS);
+    rts_sleep_ns(20 * MS); /* the thread is suspended now, not running on */
+    sh.order[atomic_fetch_add(&sh.norder, 1)] = 2;
+    CHECK(atomic_load(&sh.norder) == 2, "suspended thread stayed suspended");
+    rts_thread_resume(t);
+    CHECK(rts_thread_join(t) == RTS_OK, "joined");
+    CHECK(sh.order[0] == 1 && sh.order[1] == 2 && sh.order[2] == 3, "order %d %d %d", sh.order[0], sh.order[1],
+          sh.order[2]);
+    CHECK(rts_thread_suspend_self() == RTS_EINVAL, "a thread the port did not make cannot suspend");
+}
+
+static void test_queue(void)
+{
+    rts_queue *q;
+    unsigned char msg[16], out[16];
+    CHECK(rts_queue_create(&q, 16, 0) == RTS_EINVAL, "zero capacity refused");
+    CHECK(rts_queue_create(&q, 16, 4) == RTS_OK, "queue");
+    for (int i = 0; i < 4; i++) {
+        memset(msg, i, sizeof msg);
+        CHECK(rts_queue_send(q, msg, 0) == RTS_OK, "send %d", i);
+    }
+    CHECK(rts_queue_send(q, msg, 0) == RTS_EAGAIN, "full");
+    CHECK(rts_queue_send(q, msg, 10 * MS) == RTS_ETIMEDOUT, "full, bounded wait");
+    for (int i = 0; i < 4; i++) {
+        unsigned char want[16];
+        memset(want, i, sizeof want);
+        CHECK(rts_queue_receive(q, out, 0) == RTS_OK && memcmp(out, want, 16) == 0, "FIFO order at %d", i);
+    }
+    CHECK(rts_queue_receive(q, out, 0) == RTS_EAGAIN, "empty");
+    /* Wrap-around keeps order. */
+    for (int round = 0; round < 10; round++) {
+        memset(msg, 100 + round, sizeof msg);
+        rts_queue_send(q, msg, 0);
+        rts_queue_receive(q, out, 0);
+        CHECK(out[0] == 100 + round && out[15] == 100 + round, "wrap round %d", round);
+    }
+    rts_queue_destroy(q);
+}
+
+static void test_pool(void)
+{
+    rts_pool *p;
+    void *blocks[8], *extra;
+    CHECK(rts_pool_create(&p, 128, 8) == RTS_OK, "pool");
+    for (int i = 0; i < 8; i++)
+        CHECK(rts_pool_alloc(p, &blocks[i]) == RTS_OK, "block %d", i);
+    CHECK(rts_pool_alloc(p, &extra) == RTS_ENOMEM, "exhausted");
+    for (int i = 0; i < 8; i++)
+        for (int k = i + 1; k < 8; k++)
+            CHECK(blocks[i] != blocks[k], "blocks %d and %d distinct", i, k);
+    memset(blocks[3], 0xAB, 128); /* a block is really usable */
+    int local;
+    CHECK(rts_pool_free(p, &local) == RTS_EINVAL, "foreign block refused");
+    CHECK(rts_pool_free(p, (char *)blocks[0] + 1) == RTS_EINVAL, "misaligned block refused");
+    CHECK(rts_pool_free(p, blocks[3]) == RTS_OK, "free");
+    CHECK(rts_pool_alloc(p, &extra) == RTS_OK && extra == blocks[3], "freed block is reused");
+    rts_pool_destroy(p);
+}
+
+static _Atomic int irq_count;
+static rts_sem *irq_sem;
+
+static void irq_handler(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&irq_count, 1);
+    rts_sem_give(irq_sem);
+}
+
+static void test_soft_irq(void)
+{
+    rts_sem_create(&irq_sem, 0, 1);
+    CHECK(rts_soft_irq_register(irq_handler, NULL) == RTS_OK, "handler registered");
+    CHECK(rts_soft_irq_raise() == RTS_OK, "raised");
+    CHECK(atomic_load(&irq_count) == 1, "handler ran before raise returned");
+    CHECK(rts_sem_take(irq_sem, 0) == RTS_OK, "handler gave the semaphore");
+    rts_sem_destroy(irq_sem);
+}
+
+static void test_sleep_and_mutex(void)
+{
+    uint64_t target = rts_time_ns() + 5 * MS;
+    rts_sleep_until_ns(target);
+    CHECK(rts_time_ns() >= target, "absolute sleep never returns early");
+    rts_mutex *m;
+    CHECK(rts_mutex_create(&m, false) == RTS_OK, "mutex");
+    CHECK(rts_mutex_lock(m) == RTS_OK && rts_mutex_unlock(m) == RTS_OK, "lock/unlock");
+    rts_mutex_destroy(m);
+    bool pi = rts_port_caps() & RTS_CAP_PI_MUTEX;
+    rts_status st = rts_mutex_create(&m, true);
+    CHECK(pi ? st == RTS_OK : st == RTS_ENOTSUP, "PI mutex matches the capability flag");
+    if (st == RTS_OK)
+        rts_mutex_destroy(m);
+}
+
+static _Atomic int seen_cpu = -2;
+static void report_cpu(void *arg)
+{
+    (void)arg;
+    atomic_store(&seen_cpu, rts_self_cpu());
+}
+
+static void test_affinity(void)
+{
+    int cpu = rts_cpu_count() - 1;
+    rts_thread_attr attr = { .name = "pinned", .policy = RTS_POLICY_OTHER, .cpu = cpu };
+    rts_thread *t;
+    if (!rts_cpu_allowed(cpu))
+        return;
+    CHECK(rts_thread_create(&t, &attr, report_cpu, NULL) == RTS_OK, "pinned thread");
+    rts_thread_join(t);
+    CHECK(atomic_load(&seen_cpu) == cpu, "ran on CPU %d, wanted %d", atomic_load(&seen_cpu), cpu);
+    attr.cpu = 100000;
+    CHECK(rts_thread_create(&t, &attr, report_cpu, NULL) == RTS_EINVAL, "unavailable CPU refused");
+}
+
+int main(void)
+{
+    test_semaphore();
+    test_suspend_resume();
+    test_queue();
+    test_pool();
+    test_soft_irq();
+    test_sleep_and_mutex();
+    test_affinity();
+    return check_report("test_port");
+}
