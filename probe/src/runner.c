@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Measuring threads get a modest stack: under mlockall every byte of a
+ * stack is resident, and the default 8 MiB per thread would dominate. */
+#define THREAD_STACK_BYTES (256 * 1024)
 #define PREFAULT_BYTES (64 * 1024)
 #define PROGRESS_PERIOD_NS 1000000000u
 #define SUPERVISOR_TICK_NS 50000000u
@@ -44,7 +47,7 @@ static bool parse_param(const rts_param_decl *p, const char *text, double *out, 
         return false;
     }
     if (v < p->min || v > p->max) {
-        snprintf(err, errsize, "%s must be between %g and %g, not %s", p->name, p->min, p->max, text);
+        snprintf(err, errsize, "must be between %.15g and %.15g, not %s", p->min, p->max, text);
         return false;
     }
     *out = v;
@@ -269,6 +272,7 @@ rts_thread *rts_ctx_spawn(rts_ctx *ctx, const char *name, int cpu, int prio_offs
         .policy = g->policy,
         .priority = prio < 1 && g->policy != RTS_POLICY_OTHER ? 1 : prio > 99 ? 99 : prio,
         .cpu = cpu,
+        .stack_size = THREAD_STACK_BYTES,
     };
     spawn_start *s = malloc(sizeof *s);
     if (!s) {

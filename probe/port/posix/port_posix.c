@@ -45,7 +45,8 @@ static rts_status from_errno(int err)
     case 0: return RTS_OK;
     case ETIMEDOUT: return RTS_ETIMEDOUT;
     case EAGAIN: return RTS_EAGAIN;
-    case EPERM: return RTS_EPERM;
+    case EPERM:
+    case EACCES: return RTS_EPERM;
     case EINVAL: return RTS_EINVAL;
     case ENOMEM: return RTS_ENOMEM;
     case ENOSYS: return RTS_ENOTSUP;

@@ -1,0 +1,306 @@
+/*
+ * Template for a new port of the rtscope porting layer.
+ *
+ * Copy this folder to port/<os>/, fill in each function, and build with
+ * `make PORT=<os>`. Contracts are in include/rtscope/port.h; the notes here
+ * say how an RTOS usually meets them (FreeRTOS and Zephyr as examples).
+ * Anything the OS cannot do: leave it returning RTS_ENOTSUP and clear its
+ * flag in rts_port_caps(); benches that need it then report "skipped".
+ *
+ * This file compiles as it is (`make check-template`), so it cannot drift
+ * from the header: every function returns "not supported".
+ */
+#include "rtscope/port.h"
+#include "port_time.h"
+
+const char *rts_status_str(rts_status st)
+{
+    /* Copy the table from port/posix/port_posix.c: it has no OS calls. */
+    return st == RTS_OK ? "ok" : "error";
+}
+
+/* Flags for what this port really implements. */
+unsigned rts_port_caps(void) { return 0; }
+
+const char *rts_port_name(void) { return "template"; }
+
+/* ------------------------------------------------------------------ time */
+
+/* The tick period, or the hardware timer's period in ns. */
+uint64_t rts_time_resolution_ns(void) { return 0; }
+
+/* FreeRTOS: xTaskDelayUntil() with ticks converted from ns (round up: never
+ * early). Zephyr: k_sleep(K_TIMEOUT_ABS_NS(abs_ns)). */
+rts_status rts_sleep_until_ns(uint64_t abs_ns)
+{
+    (void)abs_ns;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_sleep_ns(uint64_t rel_ns) { return rts_sleep_until_ns(rts_time_ns() + rel_ns); }
+
+/* ------------------------------------------------------- scheduling setup */
+
+const char *rts_policy_name(rts_policy p)
+{
+    return p == RTS_POLICY_FIFO ? "fifo" : p == RTS_POLICY_RR ? "rr" : "other";
+}
+
+/* configNUMBER_OF_CORES / CONFIG_MP_MAX_NUM_CPUS; 1 on a single core. */
+int rts_cpu_count(void) { return 1; }
+
+bool rts_cpu_allowed(int cpu) { return cpu == 0; }
+
+/* An RTOS is strict-priority by nature: map 1..99 onto its range
+ * (FreeRTOS: higher number = higher priority; Zephyr: lower number =
+ * higher, cooperative below zero) with vTaskPrioritySet / k_thread_priority_set.
+ * RR is time slicing among equals (configUSE_TIME_SLICING, CONFIG_TIMESLICING). */
+rts_status rts_self_set_sched(rts_policy policy, int priority)
+{
+    (void)policy;
+    (void)priority;
+    return RTS_ENOTSUP;
+}
+
+/* SMP only: vTaskCoreAffinitySet / k_thread_cpu_pin. */
+rts_status rts_self_set_cpu(int cpu) { return cpu <= 0 ? RTS_OK : RTS_EINVAL; }
+
+int rts_self_cpu(void) { return 0; }
+
+/* No paging on an MCU: memory is always resident, so this succeeds. */
+rts_status rts_mem_lock_all(void) { return RTS_OK; }
+
+/* No idle-state control to hold: report it as absent. */
+rts_status rts_cpu_latency_limit(int us)
+{
+    (void)us;
+    return RTS_ENOTSUP;
+}
+
+void rts_stack_prefault(size_t bytes) { (void)bytes; }
+
+/* ---------------------------------------------------------------- threads */
+
+/* Typically a static pool of control blocks: { TaskHandle_t / struct
+ * k_thread, fn, arg, a binary semaphore for suspend/resume }. */
+struct rts_thread {
+    int unused;
+};
+
+/* xTaskCreateStatic with attr->stack when given / k_thread_create. Create
+ * suspended, set priority and core, then resume: the thread must never run
+ * with other attributes. */
+rts_status rts_thread_create(rts_thread **out, const rts_thread_attr *attr, void (*fn)(void *), void *arg)
+{
+    (void)out;
+    (void)attr;
+    (void)fn;
+    (void)arg;
+    return RTS_ENOTSUP;
+}
+
+/* RTOS tasks do not return: the entry wrapper gives a "finished" semaphore
+ * and deletes itself; join takes that semaphore (k_thread_join on Zephyr). */
+rts_status rts_thread_join(rts_thread *t)
+{
+    (void)t;
+    return RTS_ENOTSUP;
+}
+
+rts_thread *rts_thread_self(void) { return NULL; }
+
+/* A per-thread binary semaphore gives the "remembered resume" the contract
+ * asks for; vTaskSuspend/vTaskResume alone would lose an early resume. */
+rts_status rts_thread_suspend_self(void) { return RTS_ENOTSUP; }
+
+rts_status rts_thread_resume(rts_thread *t)
+{
+    (void)t;
+    return RTS_ENOTSUP;
+}
+
+/* taskYIELD() / k_yield(). */
+void rts_thread_relinquish(void) {}
+
+/* ------------------------------------------------------------- semaphores */
+
+/* xSemaphoreCreateCounting(max, initial) / k_sem_init(sem, initial, max);
+ * from an ISR use the FromISR variants. */
+struct rts_sem {
+    int unused;
+};
+
+rts_status rts_sem_create(rts_sem **out, unsigned initial, unsigned max)
+{
+    (void)out;
+    (void)initial;
+    (void)max;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_sem_give(rts_sem *s)
+{
+    (void)s;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_sem_take(rts_sem *s, uint64_t timeout_ns)
+{
+    (void)s;
+    (void)timeout_ns;
+    return RTS_ENOTSUP;
+}
+
+void rts_sem_destroy(rts_sem *s) { (void)s; }
+
+/* ---------------------------------------------------------------- mutexes */
+
+/* FreeRTOS mutexes always inherit priority; Zephyr k_mutex does too. A
+ * plain (non-inheriting) mutex on such an OS is a binary semaphore. */
+struct rts_mutex {
+    int unused;
+};
+
+rts_status rts_mutex_create(rts_mutex **out, bool inherit)
+{
+    (void)out;
+    (void)inherit;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_mutex_lock(rts_mutex *m)
+{
+    (void)m;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_mutex_unlock(rts_mutex *m)
+{
+    (void)m;
+    return RTS_ENOTSUP;
+}
+
+void rts_mutex_destroy(rts_mutex *m) { (void)m; }
+
+/* --------------------------------------------------------- message queues */
+
+/* xQueueCreate(capacity, msg_size) / k_msgq_init. */
+struct rts_queue {
+    int unused;
+};
+
+rts_status rts_queue_create(rts_queue **out, size_t msg_size, unsigned capacity)
+{
+    (void)out;
+    (void)msg_size;
+    (void)capacity;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_queue_send(rts_queue *q, const void *msg, uint64_t timeout_ns)
+{
+    (void)q;
+    (void)msg;
+    (void)timeout_ns;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_queue_receive(rts_queue *q, void *msg, uint64_t timeout_ns)
+{
+    (void)q;
+    (void)msg;
+    (void)timeout_ns;
+    return RTS_ENOTSUP;
+}
+
+void rts_queue_destroy(rts_queue *q) { (void)q; }
+
+/* ------------------------------------------------------ fixed-block pools */
+
+/* Zephyr: k_mem_slab; FreeRTOS has none: a free list under a critical
+ * section (as in port/posix) is the usual answer. */
+struct rts_pool {
+    int unused;
+};
+
+rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count)
+{
+    (void)out;
+    (void)block_size;
+    (void)count;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_pool_alloc(rts_pool *p, void **block)
+{
+    (void)p;
+    (void)block;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_pool_free(rts_pool *p, void *block)
+{
+    (void)p;
+    (void)block;
+    return RTS_ENOTSUP;
+}
+
+void rts_pool_destroy(rts_pool *p) { (void)p; }
+
+/* ---------------------------------------------------- software interrupt */
+
+/* A spare interrupt line: install the handler in the vector table (Zephyr
+ * IRQ_CONNECT / irq_enable), raise it by writing the NVIC's STIR or
+ * NVIC_SetPendingIRQ (Cortex-M), and make sure its priority lets it
+ * preempt the raising task so that it has run when raise returns. */
+rts_status rts_soft_irq_register(void (*handler)(void *), void *arg)
+{
+    (void)handler;
+    (void)arg;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_soft_irq_raise(void) { return RTS_ENOTSUP; }
+
+/* ------------------------------------------------------------------ heap */
+
+/* pvPortMalloc / vPortFree, or k_malloc / k_free. */
+void *rts_heap_alloc(size_t bytes)
+{
+    (void)bytes;
+    return NULL;
+}
+
+void rts_heap_free(void *p) { (void)p; }
+
+/* -------------------------------------------------- stop requests, signals */
+
+/* A button, a console key or a debugger write can set a flag here. */
+rts_status rts_stop_requests_catch(void) { return RTS_OK; }
+
+bool rts_stop_requested(void) { return false; }
+
+/* ------------------------------------------------------- system identity */
+
+/* Fill what the board knows: os "FreeRTOS" with tskKERNEL_VERSION_NUMBER,
+ * cpu_model from the SoC, cpu_count, preempt_model "full" for a preemptive
+ * kernel (configUSE_PREEMPTION), realtime_kernel -1. */
+void rts_sysinfo_read(rts_sysinfo *info)
+{
+    *info = (rts_sysinfo){ .realtime_kernel = -1, .cpu_count = 1, .rt_runtime_us = -2, .rt_period_us = -2 };
+}
+
+/* An RTC if the board has one; zero otherwise (the analyzer stamps runs it receives). */
+void rts_wallclock(int64_t *sec, long *nsec)
+{
+    *sec = 0;
+    *nsec = 0;
+}
+
+/* A hardware RNG (e.g. the STM32 RNG peripheral) or a mix of timer reads. */
+void rts_random_bytes(void *buf, size_t n)
+{
+    unsigned char *p = buf;
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(rts_time_ns() >> (i % 8));
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Prepare rtscope on a Debian (or Ubuntu) machine: the system packages it
+# needs, its Python environment and the probe. Safe to run again: it only
+# installs what is missing. Needs root (or sudo) the first time.
+set -euo pipefail
+repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+
+# What each package is for:
+#   build-essential make  the probe's C build       musl-tools  small static probe
+#   python3 python3-venv  the analyzer              sqlite3     looking into the store by hand
+#   rt-tests linux-perf   reference tools beside rtscope's figures (cyclictest, perf bench)
+#   time util-linux       peak memory and CPU pinning in bench/
+packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    if ! command -v apt-get >/dev/null; then
+        echo "setup: install these packages with your package manager: ${missing[*]}" >&2
+        exit 1
+    fi
+    sudo=()
+    if ((EUID != 0)); then
+        command -v sudo >/dev/null || { echo "setup: run as root to install: ${missing[*]}" >&2; exit 1; }
+        sudo=(sudo)
+    fi
+    echo "setup: installing ${missing[*]}" >&2
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The launcher prepares .venv/ and builds the probe on first use.
+"$repo/rtscope" --version >/dev/null
+echo "setup: ready ($("$repo/probe/build/rtscope-probe" version))" >&2
