@@ -32,10 +32,7 @@ static void measurer(void *p)
 static int run(rts_ctx *ctx)
 {
     clock_state s = { .ctx = ctx, .limit = (uint64_t)rts_ctx_param(ctx, "samples") };
-    int cpu = (int)rts_ctx_param(ctx, "cpu");
-    if (cpu < 0)
-        cpu = rts_ctx_cpu(ctx, -1);
-    rts_ctx_param_set(ctx, "cpu", cpu);
+    int cpu = rts_ctx_cpu(ctx, -1);
     s.m = rts_ctx_metric(ctx, "clock.read", "back-to-back monotonic clock reads (cost of one timestamp)", false);
     if (!s.m)
         return 1;
@@ -52,7 +49,7 @@ static int run(rts_ctx *ctx)
 
 static const rts_param_decl params[] = {
     { "samples", "0", 0, 1e12, true, "stop after this many samples (0: run for the duration)" },
-    { "cpu", "-1", -1, RTS_MAX_CPUS - 1, true, "CPU of the measuring thread; -1: first of --cpus, else any" },
+    RTS_PARAM_CPU("not pinned"),
 };
 
 static const char *const metrics[] = { "clock.read", NULL };

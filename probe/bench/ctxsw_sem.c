@@ -89,9 +89,7 @@ static void record_checks(ctxsw_state *s)
 static int run(rts_ctx *ctx)
 {
     ctxsw_state s = { .ctx = ctx, .warmup = (uint64_t)rts_ctx_param(ctx, "warmup") };
-    int cpu = (int)rts_ctx_param(ctx, "cpu");
-    s.cpu = cpu >= 0 ? cpu : rts_ctx_cpu(ctx, rts_ctx_last_allowed_cpu());
-    rts_ctx_param_set(ctx, "cpu", s.cpu);
+    s.cpu = rts_ctx_cpu(ctx, rts_ctx_last_allowed_cpu());
     s.m = rts_ctx_metric(ctx, "ctxsw.sem", "one switch between two threads on one CPU alternating through "
                                            "semaphores (round trip / 2)", true);
     if (!s.m)
@@ -121,7 +119,7 @@ static int run(rts_ctx *ctx)
 }
 
 static const rts_param_decl params[] = {
-    { "cpu", "-1", -1, RTS_MAX_CPUS - 1, true, "CPU both threads run on; -1: first of --cpus, else the last CPU" },
+    RTS_PARAM_CPU("the last CPU"),
     { "warmup", "1000", 0, 1e9, true, "round trips before measuring" },
 };
 

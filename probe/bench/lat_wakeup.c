@@ -42,10 +42,7 @@ static int run(rts_ctx *ctx)
         .interval_ns = (uint64_t)(rts_ctx_param(ctx, "interval_us") * 1000.0),
         .warmup = (uint64_t)rts_ctx_param(ctx, "warmup"),
     };
-    int cpu = (int)rts_ctx_param(ctx, "cpu");
-    if (cpu < 0)
-        cpu = rts_ctx_cpu(ctx, -1);
-    rts_ctx_param_set(ctx, "cpu", cpu);
+    int cpu = rts_ctx_cpu(ctx, -1);
     s.m = rts_ctx_metric(ctx, "lat.wakeup", "actual minus planned wake-up of a periodic thread "
                                             "(clock_nanosleep, absolute time)", false);
     if (!s.m)
@@ -66,7 +63,7 @@ static int run(rts_ctx *ctx)
 
 static const rts_param_decl params[] = {
     { "interval_us", "1000", 10, 10000000, false, "period of the measuring thread in microseconds" },
-    { "cpu", "-1", -1, RTS_MAX_CPUS - 1, true, "CPU of the measuring thread; -1: first of --cpus, else any" },
+    RTS_PARAM_CPU("not pinned"),
     { "warmup", "0", 0, 1e9, true, "wake-ups not recorded at the start" },
 };
 

@@ -149,14 +149,16 @@ static void setup_policy(rts_run *run)
         return;
     const char *name = rts_policy_name(want->policy);
     if (run->req->refuse_privilege) {
-        rts_run_warn(run, "%s priority %d not attempted (--refuse-privilege): measuring at normal priority",
+        rts_run_warn(run, "%s priority %d not attempted (--refuse-privilege): measuring at normal priority, "
+                          "where wake-ups also carry the kernel's timer slack",
                      name, want->priority);
         return;
     }
     rts_status st = rts_self_set_sched(want->policy, want->priority);
     if (st != RTS_OK) {
-        rts_run_warn(run, "%s priority %d refused (%s): measuring at normal priority", name, want->priority,
-                     rts_status_str(st));
+        rts_run_warn(run, "%s priority %d refused (%s): measuring at normal priority, where wake-ups also "
+                          "carry the kernel's timer slack",
+                     name, want->priority, rts_status_str(st));
         return;
     }
     rts_self_set_sched(RTS_POLICY_OTHER, 0);
@@ -217,9 +219,13 @@ void rts_ctx_param_set(rts_ctx *ctx, const char *name, double value)
 
 const rts_timing *rts_ctx_timing(const rts_ctx *ctx) { return &ctx->run->timing; }
 
-int rts_ctx_cpu(const rts_ctx *ctx, int fallback)
+int rts_ctx_cpu(rts_ctx *ctx, int fallback)
 {
-    return ctx->run->granted.ncpus > 0 ? ctx->run->granted.cpus[0] : fallback;
+    int cpu = (int)rts_ctx_param(ctx, "cpu");
+    if (cpu < 0)
+        cpu = ctx->run->granted.ncpus > 0 ? ctx->run->granted.cpus[0] : fallback;
+    rts_ctx_param_set(ctx, "cpu", cpu);
+    return cpu;
 }
 
 int rts_ctx_last_allowed_cpu(void)

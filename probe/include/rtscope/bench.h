@@ -83,8 +83,13 @@ void rts_ctx_param_set(rts_ctx *ctx, const char *name, double value);
 
 const rts_timing *rts_ctx_timing(const rts_ctx *ctx);
 
-/* CPU for the measuring threads: the first of --cpus, or fallback if none. */
-int rts_ctx_cpu(const rts_ctx *ctx, int fallback);
+/* CPU for the measuring threads, recorded as the bench's "cpu" parameter:
+ * that parameter if set (>= 0), else the first of --cpus, else fallback
+ * (-1: not pinned). Benches declare the parameter with RTS_PARAM_CPU. */
+int rts_ctx_cpu(rts_ctx *ctx, int fallback);
+
+#define RTS_PARAM_CPU(fallback_text) \
+    { "cpu", "-1", -1, RTS_MAX_CPUS - 1, true, "CPU to measure on; -1: first of --cpus, else " fallback_text }
 
 /* The highest-numbered CPU this process may use (a quiet default). */
 int rts_ctx_last_allowed_cpu(void);

@@ -633,9 +633,14 @@ void rts_heap_free(void *p) { free(p); }
 
 static volatile sig_atomic_t stop_flag;
 
+/* The first request stops the run cleanly; a second one is the user
+ * insisting, so it ends the process the default way. */
 static void on_stop_signal(int sig)
 {
-    (void)sig;
+    if (stop_flag) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
     stop_flag = 1;
 }
 
