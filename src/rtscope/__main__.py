@@ -1,0 +1,7 @@
+"""Entry point for ``python -m rtscope``."""
+
+import sys
+
+from rtscope.cli import main
+
+sys.exit(main())

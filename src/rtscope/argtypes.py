@@ -1,0 +1,95 @@
+"""Argument types for the command line: each turns one option's text into a checked value.
+
+Each raises argparse.ArgumentTypeError with a message naming what is wrong, which the command line
+shows as a one-line error.
+"""
+
+import argparse
+import re
+
+from rtscope.request import ParamSetting
+from rtscope.result import STATISTICS
+
+_DURATION = re.compile(r"(?P<number>[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(?P<unit>ms|s|m|min)?")
+_SECONDS_PER_UNIT = {None: 1.0, "s": 1.0, "ms": 1e-3, "m": 60.0, "min": 60.0}
+# CPU numbers beyond this are surely typing mistakes, and would make huge sets.
+_MAX_CPU = 65535
+_CPU_RANGE = re.compile(r"(?P<first>[0-9]+)(?:-(?P<last>[0-9]+))?")
+_PARAM = re.compile(r"(?:(?P<bench>[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+):)?"  # a dotted bench id and ":", or none
+                    r"(?P<key>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)")
+# Statistic names people type, mapped to the summary keys.
+_STAT_KEYS = {**{key: key for key in STATISTICS}, **{name: key for key, name in STATISTICS.items()}}
+
+
+def duration(text: str) -> float:
+    """Seconds from "5", "0.3", "10s", "500ms" or "2m"; must be more than zero."""
+    match = _DURATION.fullmatch(text.strip())
+    if not match:
+        raise argparse.ArgumentTypeError(f"bad duration {text!r} (seconds, e.g. 5, 0.5, 500ms, 2m)")
+    seconds = float(match["number"]) * _SECONDS_PER_UNIT[match["unit"]]
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"duration must be more than zero, not {text!r}")
+    return seconds
+
+
+def priority(text: str) -> int:
+    """A real-time priority, 0..99."""
+    value = _integer(text, "priority")
+    if not 0 <= value <= 99:
+        raise argparse.ArgumentTypeError(f"priority must be 0..99, not {value}")
+    return value
+
+
+def non_negative(text: str) -> int:
+    """An integer of at least zero."""
+    value = _integer(text, "count")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be zero or more, not {value}")
+    return value
+
+
+def positive(text: str) -> int:
+    """An integer of at least one."""
+    value = _integer(text, "count")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be one or more, not {value}")
+    return value
+
+
+def cpu_list(text: str) -> tuple[int, ...]:
+    """CPU numbers from a list such as "0", "0,2" or "0-3,6", ascending and without repeats."""
+    cpus: set[int] = set()
+    for part in text.split(","):
+        match = _CPU_RANGE.fullmatch(part.strip())
+        if not match:
+            raise argparse.ArgumentTypeError(f"bad CPU list {text!r} (e.g. 0, 0,2 or 0-3)")
+        first, last = int(match["first"]), int(match["last"] or match["first"])
+        if not first <= last <= _MAX_CPU:
+            raise argparse.ArgumentTypeError(f"bad CPU range {part.strip()!r} in {text!r}")
+        cpus.update(range(first, last + 1))
+    return tuple(sorted(cpus))
+
+
+def param_setting(text: str) -> ParamSetting:
+    """A bench parameter setting, "key=value" or "bench:key=value"."""
+    match = _PARAM.fullmatch(text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"bad parameter {text!r} (key=value or bench:key=value)")
+    return ParamSetting(match["bench"], match["key"], match["value"])
+
+
+def statistics(text: str) -> tuple[str, ...]:
+    """Summary keys from a comma-separated list of statistic names ("p50,p99.9,max")."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in _STAT_KEYS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown statistic {', '.join(unknown) or repr(text)} "
+                                         f"(choose from {', '.join(STATISTICS.values())})")
+    return tuple(dict.fromkeys(_STAT_KEYS[name] for name in names))
+
+
+def _integer(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} must be an integer, not {text!r}") from None

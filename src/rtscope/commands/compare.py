@@ -1,0 +1,95 @@
+"""rtscope compare: metrics of several runs side by side, with ratios to the first run."""
+
+import argparse
+import string
+from collections.abc import Callable
+from typing import Any
+
+from rtscope import argtypes, fmt, result
+from rtscope.commands.show import add_raw_times_option
+from rtscope.context import Context
+from rtscope.errors import RtscopeError
+from rtscope.fmt import MISSING, Style
+
+NAME = "compare"
+HELP = "compare runs side by side: values and ratios to the first run"
+DEFAULT_STATISTICS = ("p50", "p99", "max")
+# Runs are named A, B, C … in the table; the header block says which run each letter is.
+LETTERS = string.ascii_uppercase
+Named = tuple[str, dict[str, Any]]  # a run's letter and its result document
+INVALID_MARK = " *"
+SHORT_ID = 8
+
+# Settings that make figures incomparable when they differ: (what, how to read it from a document).
+_SETTINGS_TO_MATCH: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
+    ("granted policy", lambda doc: doc["config"]["granted"]["policy"]),
+    ("cycle counter", lambda doc: doc["timing"]["cycle_counter"] or "none"),
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """RUN RUN…, --stat, --raw-times."""
+    parser.add_argument("runs", nargs="+", metavar="RUN",
+                        help="two or more runs: stored ids or id prefixes, 'last', or result files")
+    parser.add_argument("--stat", type=argtypes.statistics, default=DEFAULT_STATISTICS, metavar="LIST",
+                        help="statistics to compare, e.g. p50,p99.9,max "
+                             f"(default {','.join(DEFAULT_STATISTICS)})")
+    add_raw_times_option(parser)
+
+
+def run(args: argparse.Namespace, context: Context) -> int:
+    """Print which run is which, warnings about settings that differ, and the comparison table."""
+    if not 2 <= len(args.runs) <= len(LETTERS):
+        raise RtscopeError(f"compare takes 2 to {len(LETTERS)} runs, not {len(args.runs)}")
+    # LETTERS is longer than the list of runs: each run gets the next letter.
+    runs = list(zip(LETTERS, (context.load_run(ref).doc for ref in args.runs), strict=False))
+    style = context.style
+    table = _table(runs, args.stat, style, adjusted=not args.raw_times)
+    context.print([*_run_names(runs, style), *_differences(runs, style), "", *table,
+                   *_invalid_notes(runs, style)])
+    return 0
+
+
+def _run_names(runs: list[Named], style: Style) -> list[str]:
+    rows = [[letter, doc["run"]["id"][:SHORT_ID], doc["run"]["label"] or MISSING, doc["system"]["hostname"],
+             doc["system"]["kernel_release"], fmt.local_time(doc["run"]["started"])]
+            for letter, doc in runs]
+    return [style.heading("Runs"), *("  " + line for line in fmt.columns(rows, "llllll"))]
+
+
+def _differences(runs: list[Named], style: Style) -> list[str]:
+    lines = []
+    for what, read in _SETTINGS_TO_MATCH:
+        values = {letter: read(doc) for letter, doc in runs}
+        if len(set(values.values())) > 1:
+            each = ", ".join(f"{letter} {value}" for letter, value in values.items())
+            lines.append(style.warn(f"! the runs differ in {what}: {each}"))
+    return lines
+
+
+def _table(runs: list[Named], statistics: tuple[str, ...], style: Style, *, adjusted: bool) -> list[str]:
+    letters = [letter for letter, _ in runs]
+    header = ["metric", "stat", *letters, *(f"{letter}/A" for letter in letters[1:])]
+    rows = []
+    for metric_id in dict.fromkeys(m["id"] for _, doc in runs for m in doc["metrics"]):
+        metrics = [result.metric(doc, metric_id) for _, doc in runs]
+        for number, key in enumerate(statistics):
+            name = metric_id if number == 0 else ""
+            rows.append([name, result.STATISTICS[key], *_cells(metrics, key, style, adjusted)])
+    return fmt.table(header, rows, "ll" + "r" * (2 * len(runs) - 1))
+
+
+def _cells(metrics: list[dict[str, Any] | None], key: str, style: Style, adjusted: bool) -> list[str]:
+    """The value of statistic ``key`` in each run, then each run's ratio to the first run."""
+    values = [None if m is None else result.summary(m, adjusted=adjusted)[key] for m in metrics]
+    shown = [fmt.count(v) if key == "count" else fmt.duration(v) for v in values]
+    marked = [cell + style.bad(INVALID_MARK) if m is not None and not m["valid"] else cell
+              for cell, m in zip(shown, metrics, strict=True)]
+    first = values[0]
+    ratios = [fmt.ratio(value / first) if value is not None and first else MISSING for value in values[1:]]
+    return [*marked, *ratios]
+
+
+def _invalid_notes(runs: list[Named], style: Style) -> list[str]:
+    return [style.bad(f"{INVALID_MARK.strip()} {letter} {m['id']} is invalid: {result.invalid_reason(m)}")
+            for letter, doc in runs for m in doc["metrics"] if not m["valid"]]

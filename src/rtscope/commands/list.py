@@ -1,0 +1,31 @@
+"""rtscope list: the benches the target can run, with their metrics and parameters."""
+
+import argparse
+
+from rtscope import fmt
+from rtscope.benches import Bench
+from rtscope.context import Context
+
+NAME = "list"
+HELP = "list the benches the target can run"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """No arguments beyond the global ones."""
+
+
+def run(args: argparse.Namespace, context: Context) -> int:
+    """Print each bench of the target: id, summary, metrics and a table of its parameters."""
+    context.print(fmt.blocks(_describe(bench, context.style) for bench in context.target().list_benches()))
+    return 0
+
+
+def _describe(bench: Bench, style: fmt.Style) -> list[str]:
+    lines = [f"{style.heading(bench.id)}  {bench.summary}",
+             f"  metrics: {', '.join(bench.metrics) or fmt.MISSING}"]
+    if bench.params:
+        header = ["param", "type", "default", "range", "description"]
+        rows = [[p.name, p.type, p.default or fmt.MISSING, p.range_text(), p.description]
+                for p in bench.params]
+        lines += ["  " + line for line in fmt.table(header, rows, "lllll")]
+    return lines

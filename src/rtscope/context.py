@@ -1,0 +1,62 @@
+"""What every command works with: the global options, the output stream, the target and the store."""
+
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from rtscope import fmt, result
+from rtscope.store import Store
+from rtscope.targets import Target, make_target
+
+LATEST = "last"
+
+
+class Context:
+    """The global options of one rtscope invocation, and the resources they name, opened on demand.
+
+    Use as a ``with`` block: the store, if opened, is closed at its end.
+    """
+
+    def __init__(self, db_path: Path, probe: Path, target_spec: str, out: TextIO | None = None):
+        """``out`` is where commands print (default: sys.stdout as it is when the context is made)."""
+        self.db_path = db_path
+        self.probe = probe
+        self.target_spec = target_spec
+        self.out = out or sys.stdout
+        self.style = fmt.Style.for_stream(self.out)
+        self._store: Store | None = None
+
+    def __enter__(self) -> "Context":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._store is not None:
+            self._store.close()
+
+    def target(self) -> Target:
+        """The target named by ``--target``."""
+        return make_target(self.target_spec, self.probe)
+
+    def store(self, *, create: bool = False) -> Store:
+        """The results database, opened on first use (created too, with ``create``)."""
+        if self._store is None:
+            self._store = Store.open(self.db_path, create=create)
+        return self._store
+
+    def load_run(self, ref: str) -> result.Result:
+        """The run a RUN argument names: "last", a stored run's id or unique id prefix, or a result file.
+
+        A name that exists as a file, or looks like a path (has a "/" or ends in ".json"), is a file;
+        such a file is validated but not stored.
+        """
+        if ref == LATEST:
+            return self.store().latest()
+        if os.path.exists(ref) or "/" in ref or ref.endswith(".json"):
+            return result.load(ref)
+        return self.store().get(ref)
+
+    def print(self, lines: list[str]) -> None:
+        """Write ``lines`` to the output, one per line."""
+        for line in lines:
+            print(line, file=self.out)

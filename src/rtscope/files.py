@@ -1,0 +1,63 @@
+"""Writing output files whole or not at all."""
+
+import os
+import tempfile
+from pathlib import Path
+
+from rtscope.errors import RtscopeError
+
+
+class AtomicFile:
+    """A file that appears complete or not at all.
+
+    Creating one creates its temporary file beside ``path`` at once, so that an unwritable place is
+    reported before any work is done. :meth:`commit` writes the text and renames the temporary file
+    onto ``path``; leaving the ``with`` block without committing removes it.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        if path.is_dir():
+            raise RtscopeError(f"cannot write {path}: it is a directory")
+        try:
+            fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        except OSError as error:
+            raise RtscopeError(f"cannot write {path}: {error.strerror}") from None
+        os.close(fd)
+        self._temporary: Path | None = Path(temporary)
+
+    def __enter__(self) -> "AtomicFile":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.discard()
+
+    def commit(self, text: str) -> None:
+        """Write ``text`` as the whole content of the file, replacing any file that was there."""
+        if self._temporary is None:
+            raise ValueError(f"{self.path} is already committed or discarded")
+        try:
+            with open(self._temporary, "w", encoding="utf-8") as stream:
+                stream.write(text)
+                stream.flush()
+                os.fsync(stream.fileno())
+            # mkstemp made the file private; give it the permissions a new file would have.
+            os.chmod(self._temporary, 0o666 & ~_umask())
+            os.replace(self._temporary, self.path)
+        except OSError as error:
+            self.discard()
+            raise RtscopeError(f"cannot write {self.path}: {error.strerror}") from None
+        self._temporary = None
+
+    def discard(self) -> None:
+        """Remove the temporary file, if it is still there; the target path is left as it was."""
+        if self._temporary is not None:
+            self._temporary.unlink(missing_ok=True)
+            self._temporary = None
+
+
+def _umask() -> int:
+    # The umask can only be read by setting it; set it straight back.
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,129 @@
+"""Result documents: loading, validation against the v1 schema, and metric lookup.
+
+A result document is what the probe writes (schema/result-v1.schema.json). rtscope keeps the exact text
+it read next to the parsed document, so that what it stores and exports is what the probe wrote.
+"""
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from rtscope.errors import RtscopeError
+from rtscope.paths import SCHEMA_PATH
+
+FORMAT = "rtscope-result"
+VERSION = 1
+
+# Statistic keys of a summary, in display order, with the names people use for them.
+STATISTICS = {
+    "count": "count", "min": "min", "p50": "p50", "p90": "p90", "p99": "p99",
+    "p999": "p99.9", "p9999": "p99.99", "max": "max", "mean": "mean", "stddev": "stddev",
+}
+
+
+@dataclass(frozen=True)
+class Result:
+    """A validated result document and the exact text it was read from."""
+
+    doc: dict[str, Any]
+    text: str
+
+    @property
+    def run_id(self) -> str:
+        return self.doc["run"]["id"]
+
+
+def load(path: str | Path) -> Result:
+    """Read and validate the result document in the file at ``path``.
+
+    Raises RtscopeError with a one-line message naming the file when it cannot be read, is not JSON,
+    is not an rtscope result, has another format version, or breaks the schema.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RtscopeError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise RtscopeError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    return parse(text, str(path))
+
+
+def parse(text: str, source: str) -> Result:
+    """Parse and validate a result document; ``source`` names it in error messages."""
+    return Result(validate(_parse_json(text, source), source), text)
+
+
+def from_doc(doc: dict[str, Any], source: str) -> Result:
+    """Validate a document built in memory and give it its canonical text (2-space indented JSON)."""
+    return Result(validate(doc, source), json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+
+
+def validate(doc: Any, source: str) -> dict[str, Any]:
+    """Check that ``doc`` is a valid format-1 result document and return it.
+
+    The format and version are checked before the schema so that a foreign or newer document gets a
+    message saying so, rather than a list of schema violations.
+    """
+    if not isinstance(doc, dict) or "format" not in doc:
+        raise RtscopeError(f"{source} is not an rtscope result (no \"format\" field)")
+    if doc["format"] != FORMAT:
+        raise RtscopeError(f"{source} is not an rtscope result (format is {json.dumps(doc['format'])})")
+    if doc.get("version") != VERSION:
+        raise RtscopeError(f"{source}: result format version {json.dumps(doc.get('version'))} "
+                           f"is not supported (this rtscope reads {VERSION})")
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(doc))
+    if error is not None:
+        raise RtscopeError(f"{source}: invalid result at {error.json_path}: {error.message}")
+    _check_unique_metrics(doc, source)
+    return doc
+
+
+def metric(doc: dict[str, Any], metric_id: str) -> dict[str, Any] | None:
+    """The metric ``metric_id`` of a result document, or None when the run did not measure it."""
+    return next((m for m in doc["metrics"] if m["id"] == metric_id), None)
+
+
+def summary(metric_doc: dict[str, Any], *, adjusted: bool = True) -> dict[str, Any]:
+    """A metric's statistics: overhead-adjusted by default, else as measured (raw)."""
+    return metric_doc["adjusted" if adjusted else "stats"]
+
+
+def invalid_reason(metric_doc: dict[str, Any]) -> str:
+    """Why an invalid metric is invalid, in words even when the probe gave no reason."""
+    return metric_doc["invalid_reason"] or "no reason given"
+
+
+def _parse_json(text: str, source: str) -> Any:
+    try:
+        # NaN and Infinity are not JSON; Python would accept them unless told otherwise.
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as error:
+        raise RtscopeError(f"{source} is not valid JSON (line {error.lineno} column {error.colno}: "
+                           f"{error.msg})") from None
+    except ValueError as error:
+        raise RtscopeError(f"{source} is not valid JSON ({error})") from None
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _check_unique_metrics(doc: dict[str, Any], source: str) -> None:
+    # The schema cannot say this, but stores and comparisons look metrics up by id.
+    seen = set()
+    for metric_doc in doc["metrics"]:
+        if metric_doc["id"] in seen:
+            raise RtscopeError(f"{source}: invalid result: metric {metric_doc['id']} appears twice")
+        seen.add(metric_doc["id"])
+
+
+@functools.cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    return validator_class(schema)

@@ -1,0 +1,165 @@
+"""The text summary of one run: what `rtscope show` prints, and `rtscope run` after running."""
+
+from datetime import datetime
+from typing import Any
+
+from rtscope import fmt, result
+from rtscope.fmt import MISSING, Style
+
+INDENT = "  "
+_CONFIG_FIELDS = (("policy", "policy"), ("priority", "priority"), ("CPUs", "cpus"),
+                  ("mlockall", "mlockall"), ("stack prefault", "stack_prefault"),
+                  ("CPU latency limit", "cpu_latency_us"))
+_STAT_COLUMNS = ("min", "p50", "p90", "p99", "p999", "max", "mean", "stddev")
+
+
+def render(doc: dict[str, Any], style: Style, *, adjusted: bool = True) -> list[str]:
+    """The lines of the summary of result document ``doc``.
+
+    Sections: the run, the system, timing calibration, requested vs granted configuration, warnings,
+    benches and the metrics table, whose times are overhead-adjusted unless ``adjusted`` is False.
+    """
+    sections = [_run(doc, style), _system(doc["system"], style), _timing(doc["timing"], style),
+                _config(doc["config"], style), _warnings(doc["config"]["warnings"], style),
+                _benches(doc["benches"], style), _metrics(doc["metrics"], style, adjusted)]
+    return fmt.blocks(filter(None, sections))
+
+
+def describe_status(status: str, style: Style) -> str:
+    """A run or bench status, in colour when it is not a good one."""
+    return status if status in ("complete", "ok") else style.bad(status)
+
+
+def _section(title: str, lines: list[str]) -> list[str]:
+    return [title, *(INDENT + line for line in lines)]
+
+
+def _fields(title: str, pairs: list[tuple[str, str]], style: Style) -> list[str]:
+    return _section(style.heading(title), fmt.columns(pairs, "ll"))
+
+
+def _run(doc: dict[str, Any], style: Style) -> list[str]:
+    run = doc["run"]
+    label = f' "{run["label"]}"' if run["label"] else ""
+    title = f"Run {run['id']}{label}: {describe_status(run['status'], style)}"
+    return _fields(title, [
+        ("started", f"{fmt.local_time(run['started'], with_seconds=True)} (took "
+                    f"{fmt.seconds(_elapsed_s(run))})"),
+        ("probe", f"{run['probe_version']}, {run['port']} port"),
+        ("command", " ".join(run["argv"])),
+    ], style)
+
+
+def _system(system: dict[str, Any], style: Style) -> list[str]:
+    return _fields("System", [
+        ("host", f"{system['hostname']} ({system['os']}, {system['arch']})"),
+        ("kernel", _kernel(system)),
+        ("CPU", f"{system['cpu_model'] or 'unknown model'} × {system['cpu_count']}"
+                + (f" (online {system['cpus_online']})" if system["cpus_online"] else "")),
+        ("clocksource", _or_missing(system["clocksource"])),
+        ("governor", _or_missing(system["governor"])),
+        ("isolated CPUs", _isolated_cpus(system["isolated_cpus"])),
+        ("RT throttling", _rt_throttling(system["rt_runtime_us"], system["rt_period_us"])),
+        ("virtualization", _or_missing(system["virtualization"])),
+    ], style)
+
+
+def _kernel(system: dict[str, Any]) -> str:
+    realtime = {True: ", realtime", False: ", not realtime", None: ""}[system["realtime_kernel"]]
+    return f"{system['kernel_release']} (preempt {system['preempt_model']}{realtime})"
+
+
+def _isolated_cpus(cpus: str | None) -> str:
+    if cpus is None:
+        return MISSING
+    return cpus or "none"
+
+
+def _rt_throttling(runtime_us: int | None, period_us: int | None) -> str:
+    """"95 % (950000/1000000 µs)"; "off" when the runtime is -1 (no throttling)."""
+    if runtime_us == -1:
+        return "off (RT tasks may use all CPU time)"
+    if runtime_us is None or not period_us:
+        return MISSING
+    return f"{100 * runtime_us / period_us:.3g} % ({runtime_us}/{period_us} µs)"
+
+
+def _timing(timing: dict[str, Any], style: Style) -> list[str]:
+    clock = (f"{timing['clock']}: resolution {fmt.duration(timing['clock_resolution_ns'])}, "
+             f"{fmt.duration(timing['clock_overhead_ns'])} per read")
+    if timing["cycle_counter"] is None:
+        counter = "none usable"
+    else:
+        counter = (f"{timing['cycle_counter']}: {_plain(timing['cycles_per_ns'])} cycles/ns, "
+                   f"{_plain(timing['cycle_overhead_cycles'])} cycles per read")
+    return _fields("Timing", [("clock", clock), ("cycle counter", counter)], style)
+
+
+def _config(config: dict[str, Any], style: Style) -> list[str]:
+    rows = [["", "requested", "granted", ""]]
+    for name, key in _CONFIG_FIELDS:
+        requested, granted = config["requested"][key], config["granted"][key]
+        row = [name, _config_value(requested), _config_value(granted), ""]
+        if requested != granted:
+            row = [style.warn(cell) for cell in row[:3]] + [style.warn("! not as requested")]
+        rows.append(row)
+    return _section(style.heading("Configuration"), fmt.columns(rows, "llll"))
+
+
+def _config_value(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ",".join(map(str, value)) or "any"
+    return str(value)
+
+
+def _warnings(warnings: list[str], style: Style) -> list[str]:
+    if not warnings:
+        return []
+    return _section(style.heading("Warnings"), [style.warn(f"! {warning}") for warning in warnings])
+
+
+def _benches(benches: list[dict[str, Any]], style: Style) -> list[str]:
+    rows = [[b["id"], describe_status(b["status"], style), fmt.seconds(b["elapsed_s"]), _bench_note(b)]
+            for b in benches]
+    return _section(style.heading("Benches"), fmt.columns(rows, "llrl"))
+
+
+def _bench_note(bench: dict[str, Any]) -> str:
+    if bench["error"]:
+        return f"error: {bench['error']}"
+    return " ".join(f"{key}={value}" for key, value in bench["params"].items())
+
+
+def _metrics(metrics: list[dict[str, Any]], style: Style, adjusted: bool) -> list[str]:
+    if adjusted:
+        title = style.heading("Metrics") + ", overhead-adjusted (--raw-times: as measured)"
+    else:
+        title = style.heading("Metrics") + ", as measured, not overhead-adjusted"
+    if not metrics:
+        return _section(title, ["none measured"])
+    header = ["metric", "count", *(result.STATISTICS[key] for key in _STAT_COLUMNS), "validity"]
+    rows = [_metric_row(m, style, adjusted) for m in metrics]
+    return _section(title, fmt.table(header, rows, "lr" + "r" * len(_STAT_COLUMNS) + "l"))
+
+
+def _metric_row(metric: dict[str, Any], style: Style, adjusted: bool) -> list[str]:
+    figures = result.summary(metric, adjusted=adjusted)
+    validity = "valid" if metric["valid"] else style.bad(f"invalid: {result.invalid_reason(metric)}")
+    return [metric["id"], fmt.count(figures["count"]), *(fmt.duration(figures[key]) for key in _STAT_COLUMNS),
+            validity]
+
+
+def _plain(number: float | None) -> str:
+    return MISSING if number is None else f"{number:.3g}"
+
+
+def _or_missing(value: str | None) -> str:
+    return MISSING if value is None or value == "" else value
+
+
+def _elapsed_s(run: dict[str, Any]) -> float:
+    return (datetime.fromisoformat(run["finished"]) - datetime.fromisoformat(run["started"])).total_seconds()

@@ -1,0 +1,86 @@
+"""Result documents built to schema/result-v1.schema.json, for tests that need runs without measuring.
+
+Figures are made up but consistent: each metric's distribution is scaled from one typical value, and
+the adjusted figures are the measured ones minus the timestamp overhead.
+"""
+
+import copy
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+OVERHEAD_NS = 20.0
+# Typical value in ns of each bench's one metric, as on an ordinary Linux desktop.
+TYPICAL_NS = {"ctxsw.sem": 3200.0, "lat.wakeup": 15500.0, "clock.read": 20.0}
+SAMPLES = 40_000
+_SPREAD = {"min": 0.9, "p50": 1.0, "p90": 1.1, "p99": 1.5, "p999": 3.0, "p9999": 5.0, "max": 7.0,
+           "mean": 1.05}
+
+
+def summary(typical_ns: float, count: int = SAMPLES, minus: float = 0.0) -> dict[str, Any]:
+    """A distribution around ``typical_ns``, each figure less ``minus`` (floored at 0, as the probe does)."""
+    figures = {key: max(0.0, typical_ns * factor - minus) for key, factor in _SPREAD.items()}
+    return {"count": count, "stddev": typical_ns * 0.1, **figures}
+
+
+def metric(metric_id: str, typical_ns: float, *, valid: bool = True) -> dict[str, Any]:
+    """The metric of the bench of the same id."""
+    return {
+        "id": metric_id, "bench": metric_id, "unit": "ns",
+        "description": f"one {metric_id} sample", "valid": valid,
+        "invalid_reason": None if valid else "the partner thread did not run on the same CPU",
+        "checks": {"same_cpu": valid},
+        "overhead_ns": OVERHEAD_NS,
+        "stats": summary(typical_ns),
+        "adjusted": summary(typical_ns, minus=OVERHEAD_NS),
+        "cycles": summary(typical_ns * 2.6),
+        "histogram": {"scheme": "log-linear", "sub_buckets": 128,
+                      "buckets": [[int(typical_ns), 16, SAMPLES]], "overflow": 0, "overflow_above": 1 << 40},
+    }
+
+
+def result_doc(*, run_id: str = "0123456789abcdef", label: str | None = None, hostname: str = "fixture-host",
+               benches: dict[str, float] | None = None, privileged: bool = True, status: str = "complete",
+               invalid: tuple[str, ...] = (), started: str = "2024-05-01T10:00:00.000Z") -> dict[str, Any]:
+    """A complete result document: ``benches`` maps bench ids to their metric's typical value in ns.
+
+    Unprivileged runs are granted policy other and get the warnings the probe gives then.
+    """
+    benches = TYPICAL_NS if benches is None else benches
+    requested = {"policy": "fifo", "priority": 80, "cpus": [1], "mlockall": True, "stack_prefault": True,
+                 "cpu_latency_us": 0}
+    granted = requested if privileged else {**requested, "policy": "other", "priority": 0, "mlockall": False,
+                                            "cpu_latency_us": None}
+    warnings = [] if privileged else ["mlockall not granted: Operation not permitted",
+                                      "fifo priority 80 not granted: measuring at normal priority"]
+    return {
+        "format": "rtscope-result", "version": 1,
+        "run": {"id": run_id, "started": started, "finished": _one_minute_after(started),
+                "label": label, "probe_version": "0.1.0", "port": "posix", "status": status,
+                "argv": ["rtscope-probe", "run", *benches]},
+        "system": {
+            "hostname": hostname, "os": "Linux", "kernel_release": "6.1.0-test", "kernel_version": "#1 SMP",
+            "preempt_model": "dynamic", "realtime_kernel": False, "arch": "x86_64",
+            "cpu_model": "Test CPU 3000", "cpu_count": 4, "cpus_online": "0-3", "governor": "performance",
+            "clocksource": "tsc", "cmdline": "quiet", "isolated_cpus": "", "rt_runtime_us": 950000,
+            "rt_period_us": 1000000, "virtualization": "none"},
+        "timing": {"clock": "CLOCK_MONOTONIC", "clock_resolution_ns": 1, "clock_overhead_ns": OVERHEAD_NS,
+                   "cycle_counter": "rdtscp", "cycles_per_ns": 2.6, "cycle_overhead_cycles": 52},
+        "config": {"requested": requested, "granted": copy.deepcopy(granted), "warnings": warnings},
+        "benches": [{"id": bench_id, "params": {"cpu": 1}, "status": "ok", "elapsed_s": 60.0, "error": None}
+                    for bench_id in benches],
+        "metrics": [metric(bench_id, typical, valid=bench_id not in invalid)
+                    for bench_id, typical in benches.items()],
+    }
+
+
+def write(path: Path, doc: dict[str, Any]) -> Path:
+    """Write ``doc`` as JSON to ``path`` and return the path."""
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def _one_minute_after(utc: str) -> str:
+    moment = datetime.fromisoformat(utc) + timedelta(minutes=1)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

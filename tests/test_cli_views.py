@@ -1,0 +1,94 @@
+"""rtscope list, runs, show and compare on stored runs and result files."""
+
+import builders
+
+
+def store_runs(fake, *labels):
+    """Store one fake run per label; return their ids, oldest first."""
+    for label in labels:
+        assert fake("run", "--label", label).status == 0
+    return [line.split()[0] for line in reversed(fake("runs").out.splitlines()[1:])]
+
+
+def test_list_shows_benches_metrics_and_params(fake):
+    outcome = fake("list")
+    assert outcome.status == 0
+    assert "ctxsw.sem" in outcome.out and "metrics: ctxsw.sem" in outcome.out
+    assert "param" in outcome.out and "cpu" in outcome.out
+
+
+def test_runs_lists_newest_first_with_short_ids(fake):
+    first, _ = store_runs(fake, "one", "two")
+    lines = fake("runs").out.splitlines()
+    assert lines[0].split() == ["id", "started", "label", "host", "kernel", "benches", "status", "invalid",
+                                "warnings"]
+    assert "two" in lines[1] and "one" in lines[2]
+    assert len(first) == 8
+    assert len(fake("runs", "--limit", "1").out.splitlines()) == 2
+
+
+def test_runs_of_an_empty_database(fake, rtscope):
+    store_runs(fake)  # nothing stored: the database does not exist yet
+    assert "no results database" in rtscope("runs").err
+    assert fake("run", "ctxsw.sem", "--label", "x").status == 0
+
+
+def test_show_by_prefix_and_last(fake):
+    (run_id,) = store_runs(fake, "only")
+    by_prefix = fake("show", run_id[:4])
+    assert by_prefix.status == 0 and by_prefix.out == fake("show", "last").out
+    for section in ("System", "Timing", "Configuration", "Benches", "Metrics"):
+        assert section in by_prefix.out
+    assert "RT throttling   95 % (950000/1000000 µs)" in by_prefix.out
+    assert "rdtscp: 2.6 cycles/ns" in by_prefix.out
+
+
+def test_show_a_file_with_warnings_differences_and_an_invalid_metric(rtscope, tmp_path, db_path):
+    doc = builders.result_doc(privileged=False, invalid=("ctxsw.sem",))
+    path = builders.write(tmp_path / "unprivileged.json", doc)
+    outcome = rtscope("show", path)
+    assert outcome.status == 0
+    assert "! mlockall not granted: Operation not permitted" in outcome.out
+    policy = next(line for line in outcome.out.splitlines() if line.strip().startswith("policy"))
+    assert policy.split() == ["policy", "fifo", "other", "!", "not", "as", "requested"]
+    assert "invalid: the partner thread did not run on the same CPU" in outcome.out
+    assert rtscope("show", path, "--json").out == path.read_text()
+    assert not db_path.exists()  # a file is shown, not stored
+
+
+def test_unknown_and_ambiguous_run_ids(fake):
+    store_runs(fake, "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r")
+    assert "no stored run has an id starting with 0000000" in fake("show", "0000000").err
+    ids = [line.split()[0] for line in fake("runs").out.splitlines()[1:]]
+    shared = next(i[0] for i in ids if sum(other[0] == i[0] for other in ids) > 1)
+    outcome = fake("show", shared)
+    assert outcome.status == 2 and f"run id prefix {shared} is ambiguous" in outcome.err
+
+
+def test_compare_shows_values_and_ratios(fake, tmp_path):
+    first, second = store_runs(fake, "before", "after")
+    outcome = fake("compare", first, second)
+    assert outcome.status == 0, outcome.err
+    lines = outcome.out.splitlines()
+    assert any(line.split()[:3] == ["A", first, "before"] for line in lines)
+    header = next(line for line in lines if line.startswith("metric"))
+    assert header.split() == ["metric", "stat", "A", "B", "B/A"]
+    assert any(line.split()[:2] == ["ctxsw.sem", "p50"] and line.endswith("1.00×") for line in lines)
+
+
+def test_compare_marks_missing_and_invalid_metrics_and_warns_of_differences(fake, tmp_path):
+    (stored,) = store_runs(fake, "privileged")
+    other = builders.write(tmp_path / "other.json", builders.result_doc(
+        run_id="1111111111111111", privileged=False, benches={"ctxsw.sem": 6400.0}, invalid=("ctxsw.sem",)))
+    outcome = fake("compare", stored, other, "--stat", "p50,p99.9")
+    assert "! the runs differ in granted policy: A fifo, B other" in outcome.out
+    rows = [line for line in outcome.out.splitlines() if "p50" in line or "p99.9" in line]
+    assert rows[0].split() == ["ctxsw.sem", "p50", "3.18", "µs", "6.38", "µs", "*", "2.01×"]
+    assert rows[2].split() == ["lat.wakeup", "p50", "15.5", "µs", "—", "—"]
+    assert "* B ctxsw.sem is invalid" in outcome.out
+
+
+def test_compare_needs_two_runs(fake):
+    store_runs(fake, "alone")
+    outcome = fake("compare", "last")
+    assert outcome.status == 2 and "compare takes 2 to 26 runs" in outcome.err

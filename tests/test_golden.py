@@ -1,0 +1,38 @@
+"""The recorded results in tests/golden/ (real probe runs): shown, compared and replayed."""
+
+import pytest
+
+from conftest import GOLDEN, REPO
+
+pytestmark = pytest.mark.skipif(not GOLDEN, reason="no golden files")
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda path: path.name)
+def test_each_golden_file_shows(rtscope, path, db_path):
+    outcome = rtscope("show", path)
+    assert outcome.status == 0, outcome.err
+    assert "Metrics" in outcome.out and "p99.9" in outcome.out
+    assert rtscope("show", path, "--json").out == path.read_text()
+    assert not db_path.exists()
+
+
+def test_refused_privilege_is_visible(rtscope):
+    refused = next(path for path in GOLDEN if "refused" in path.name)
+    outcome = rtscope("show", refused)
+    assert "! not as requested" in outcome.out
+    assert "\n  ! " in outcome.out  # the warnings section
+
+
+def test_privileged_and_refused_compare_with_a_warning(rtscope):
+    outcome = rtscope("compare", *GOLDEN)
+    assert outcome.status == 0, outcome.err
+    assert "! the runs differ in granted policy" in outcome.out
+    assert "B/A" in outcome.out
+
+
+def test_the_fake_target_replays_the_golden_files(rtscope):
+    golden = f"fake:{REPO / 'tests' / 'golden'}"
+    assert "ctxsw.sem" in rtscope("--target", golden, "list").out
+    outcome = rtscope("--target", golden, "run", "--label", "replayed")
+    assert outcome.status == 0, outcome.err
+    assert "replayed" in rtscope("runs").out

@@ -1,0 +1,78 @@
+"""rtscope driving the real probe, briefly: list, a run, a run without privilege, Ctrl-C."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import process_env
+from rtscope import result
+
+BRIEF = ["--duration", "0.3"]
+
+
+@pytest.fixture
+def local(rtscope_process, probe):
+    """rtscope as a separate process, running the real probe."""
+    return lambda *args: rtscope_process("--probe", probe, *args)
+
+
+def test_list_shows_the_probes_benches(local):
+    outcome = local("list")
+    assert outcome.status == 0, outcome.err
+    for bench in ("ctxsw.sem", "lat.wakeup", "clock.read"):
+        assert bench in outcome.out
+
+
+def test_a_brief_run_is_valid_stored_and_shown(local, tmp_path):
+    out = tmp_path / "run.json"
+    outcome = local("run", "ctxsw.sem", "clock.read", *BRIEF, "--label", "brief", "--json", out)
+    assert outcome.status == 0, outcome.err
+    doc = result.load(out).doc
+    assert [m["id"] for m in doc["metrics"]] == ["ctxsw.sem", "clock.read"]
+    assert all(m["stats"]["count"] > 0 for m in doc["metrics"])
+    assert "ctxsw.sem" in outcome.out and "p99.9" in outcome.out
+    assert local("show", "last", "--json").out == out.read_text()
+    if os.geteuid() == 0:
+        assert doc["config"]["granted"]["policy"] == "fifo"
+        assert doc["config"]["granted"]["mlockall"] is True
+
+
+def test_a_run_without_privilege_says_so(local, tmp_path):
+    out = tmp_path / "run.json"
+    outcome = local("run", "clock.read", *BRIEF, "--refuse-privilege", "--json", out)
+    assert outcome.status == 0, outcome.err
+    doc = result.load(out).doc
+    assert doc["config"]["granted"]["policy"] == "other"
+    assert doc["config"]["warnings"]
+    assert "! not as requested" in outcome.out
+    assert f"! {doc['config']['warnings'][0]}" in outcome.out
+    assert "warning:" in outcome.err  # the probe's own warnings, streamed as it ran
+
+
+def test_probe_rejections_come_back_as_one_line(local):
+    outcome = local("run", "ctxsw.sem", *BRIEF, "--cpus", "4000")
+    assert outcome.status in (0, 2)  # a probe may run unpinned, or refuse the CPU: never a traceback
+    assert "Traceback" not in outcome.err
+
+
+def test_ctrl_c_keeps_what_was_measured(probe, db_path):
+    # A terminal sends Ctrl-C's SIGINT to the whole foreground process group: rtscope and the probe.
+    process = subprocess.Popen([sys.executable, "-m", "rtscope", "--probe", str(probe), "run", "lat.wakeup",
+                                "--duration", "30"], env=process_env(db_path), start_new_session=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert "run interrupted" in err and "Traceback" not in err
+    assert "interrupted" in out
+    shown = subprocess.run([sys.executable, "-m", "rtscope", "show", "last", "--json"],
+                           env=process_env(db_path), capture_output=True, text=True, check=True)
+    doc = json.loads(shown.stdout)
+    assert doc["run"]["status"] == "interrupted"
+    assert doc["metrics"][0]["stats"]["count"] > 0

@@ -1,0 +1,78 @@
+"""Loading and validating result documents."""
+
+import json
+
+import pytest
+
+import builders
+from conftest import FIXTURES, GOLDEN
+from rtscope import result
+from rtscope.errors import RtscopeError
+
+
+def test_a_built_document_is_valid_and_keeps_its_text(tmp_path):
+    path = builders.write(tmp_path / "run.json", builders.result_doc())
+    loaded = result.load(path)
+    assert loaded.run_id == "0123456789abcdef"
+    assert loaded.text == path.read_text()
+
+
+NO_GOLDEN = pytest.param(None, marks=pytest.mark.skip(reason="no golden files"))
+
+
+@pytest.mark.parametrize("path", GOLDEN or [NO_GOLDEN], ids=lambda path: getattr(path, "name", "none"))
+def test_golden_files_are_valid(path):
+    assert result.load(path).doc["format"] == "rtscope-result"
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("not-json.json", "is not valid JSON (line"),
+    ("foreign.json", 'is not an rtscope result (format is "hyperfine-export")'),
+    ("version7.json", "result format version 7 is not supported (this rtscope reads 1)"),
+])
+def test_bad_files_get_one_line_messages(name, message):
+    with pytest.raises(RtscopeError, match=r".*") as raised:
+        result.load(FIXTURES / name)
+    assert str(raised.value).startswith(str(FIXTURES / name))
+    assert message in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_schema_violation_names_the_json_path():
+    doc = builders.result_doc()
+    doc["metrics"][1]["stats"]["count"] = -1
+    with pytest.raises(RtscopeError, match=r"x\.json: invalid result at \$\.metrics\[1\]\.stats\.count: -1"):
+        result.validate(doc, "x.json")
+
+
+def test_a_json_array_is_not_a_result():
+    with pytest.raises(RtscopeError, match='not an rtscope result \\(no "format" field\\)'):
+        result.parse("[1, 2]", "list.json")
+
+
+def test_nan_is_not_json():
+    text = json.dumps(builders.result_doc()).replace('"mean": 3360.0', '"mean": NaN', 1)
+    with pytest.raises(RtscopeError, match="NaN is not a JSON number"):
+        result.parse(text, "nan.json")
+
+
+def test_a_metric_may_appear_only_once():
+    doc = builders.result_doc()
+    doc["metrics"].append(doc["metrics"][0])
+    with pytest.raises(RtscopeError, match="metric ctxsw.sem appears twice"):
+        result.validate(doc, "twice.json")
+
+
+def test_missing_and_unreadable_files(tmp_path):
+    with pytest.raises(RtscopeError, match="no such file"):
+        result.load(tmp_path / "missing.json")
+    with pytest.raises(RtscopeError, match="cannot read"):
+        result.load(tmp_path)
+
+
+def test_metric_lookup_and_summaries():
+    doc = builders.result_doc()
+    found = result.metric(doc, "lat.wakeup")
+    assert found["id"] == "lat.wakeup"
+    assert result.metric(doc, "no.such") is None
+    assert result.summary(found)["p50"] == result.summary(found, adjusted=False)["p50"] - builders.OVERHEAD_NS

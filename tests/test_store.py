@@ -1,0 +1,113 @@
+"""The SQLite results database."""
+
+import sqlite3
+
+import pytest
+
+import builders
+from rtscope import result
+from rtscope.errors import RtscopeError
+from rtscope.store import Store
+
+
+def stored(run_id: str, **fields) -> result.Result:
+    return result.from_doc(builders.result_doc(run_id=run_id, **fields), "test")
+
+
+@pytest.fixture
+def store(db_path):
+    with Store.open(db_path, create=True) as opened:
+        yield opened
+
+
+def test_round_trip_keeps_the_document_exactly(store, tmp_path):
+    path = builders.write(tmp_path / "run.json", builders.result_doc())
+    original = result.load(path)
+    store.add(original)
+    again = store.get(original.run_id)
+    assert again.text == original.text
+    assert again.doc == original.doc
+
+
+def test_a_run_is_stored_once(store):
+    store.add(stored("00000000000000aa"))
+    with pytest.raises(RtscopeError, match="run 00000000000000aa is already stored"):
+        store.add(stored("00000000000000aa"))
+
+
+def test_prefixes_unique_ambiguous_and_unknown(store):
+    for run_id in ("abc0000000000001", "abc0000000000002", "def0000000000003"):
+        store.add(stored(run_id))
+    assert store.get("DEF").run_id == "def0000000000003"
+    with pytest.raises(RtscopeError, match="prefix abc is ambiguous: 2 stored runs"):
+        store.get("abc")
+    with pytest.raises(RtscopeError, match="no stored run has an id starting with 99"):
+        store.get("99")
+    with pytest.raises(RtscopeError, match="is not a run id"):
+        store.get("last-week")
+
+
+def test_runs_are_listed_newest_first_with_their_issues(store):
+    store.add(stored("1000000000000000", started="2024-05-01T10:00:00Z"))
+    store.add(stored("2000000000000000", started="2024-05-02T10:00:00Z", privileged=False,
+                     invalid=("lat.wakeup",), label="later"))
+    rows = store.runs()
+    assert [row.id for row in rows] == ["2000000000000000", "1000000000000000"]
+    assert (rows[0].label, rows[0].invalid_metrics, rows[0].warnings) == ("later", 1, 2)
+    assert rows[0].benches == ("ctxsw.sem", "lat.wakeup", "clock.read")
+    assert len(store.runs(limit=1)) == 1
+    assert store.latest().run_id == "2000000000000000"
+
+
+def test_latest_of_an_empty_database(store):
+    with pytest.raises(RtscopeError, match="no runs stored"):
+        store.latest()
+
+
+def test_a_missing_database_is_not_created_unless_asked(db_path):
+    with pytest.raises(RtscopeError, match=f"no results database at {db_path} \\(rtscope run creates it\\)"):
+        Store.open(db_path)
+    assert not db_path.exists()
+
+
+def test_the_database_uses_wal_and_can_be_reopened(store, db_path):
+    store.add(stored("1000000000000000"))
+    with Store.open(db_path) as reopened:
+        assert reopened.latest().run_id == "1000000000000000"
+    with sqlite3.connect(db_path) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def write_other_sqlite(path):
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE notes (text TEXT)")
+    connection.commit()
+    connection.close()
+
+
+@pytest.mark.parametrize("make", [
+    lambda path: path.write_bytes(b"this is not a database\n" * 100),
+    lambda path: path.write_bytes(b""),
+    write_other_sqlite,
+], ids=["garbage", "empty", "other-sqlite"])
+@pytest.mark.parametrize("create", [False, True])
+def test_a_foreign_file_is_refused_and_left_alone(tmp_path, make, create):
+    path = tmp_path / "foreign.db"
+    make(path)
+    before = path.read_bytes()
+    with pytest.raises(RtscopeError, match="is not an rtscope results database"):
+        Store.open(path, create=create)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["foreign.db"]
+
+
+def test_a_newer_schema_version_is_refused(store, db_path):
+    with sqlite3.connect(db_path) as connection:
+        connection.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    with pytest.raises(RtscopeError, match="schema version 2 is not supported \\(this rtscope reads 1\\)"):
+        Store.open(db_path)
+
+
+def test_a_directory_is_not_a_database(tmp_path):
+    with pytest.raises(RtscopeError, match="is a directory"):
+        Store.open(tmp_path, create=True)
