@@ -6,6 +6,10 @@
 #include "rtscope/bench.h"
 
 #define HANDOFF_TIMEOUT_NS 2000000000u /* far beyond RT throttling or a VM pause */
+/* A round trip on one CPU is two switches. A few more come from other
+ * tasks preempting; far more means a hand-off itself costs extra switches
+ * (e.g. a woken thread blocking again at once), so a sample is not one switch. */
+#define MAX_SWITCHES_PER_ROUND_TRIP 2.5
 
 typedef struct {
     rts_ctx *ctx;
@@ -15,6 +19,7 @@ typedef struct {
     uint64_t warmup;
     _Atomic bool done;
     uint64_t rounds, partner_rounds;
+    long long switches, partner_switches; /* per thread, -1: not counted */
     bool partner_timed_out, stayed_on_cpu, partner_stayed_on_cpu;
 } ctxsw_state;
 
@@ -23,6 +28,7 @@ static void partner(void *p)
 {
     ctxsw_state *s = p;
     bool on_cpu = rts_self_cpu() == s->cpu;
+    long long switches = rts_self_switches();
     for (;;) {
         if (rts_sem_take(s->ping, HANDOFF_TIMEOUT_NS) != RTS_OK) {
             s->partner_timed_out = true;
@@ -34,6 +40,7 @@ static void partner(void *p)
         rts_sem_give(s->pong);
     }
     s->partner_stayed_on_cpu = on_cpu && rts_self_cpu() == s->cpu;
+    s->partner_switches = switches < 0 ? -1 : rts_self_switches() - switches;
 }
 
 /* One ping-pong; false if the partner did not answer. */
@@ -48,6 +55,7 @@ static void measurer(void *p)
     ctxsw_state *s = p;
     const rts_timing *t = rts_ctx_timing(s->ctx);
     bool on_cpu = rts_self_cpu() == s->cpu;
+    long long switches = rts_self_switches();
     bool answered = true;
     /* 1. Warm up: caches, TLB and the scheduler's state settle. */
     for (uint64_t i = 0; i < s->warmup && answered && !rts_ctx_stopping(s->ctx); i++, s->rounds++)
@@ -68,6 +76,7 @@ static void measurer(void *p)
     atomic_store(&s->done, true);
     rts_sem_give(s->ping);
     s->stayed_on_cpu = on_cpu && rts_self_cpu() == s->cpu;
+    s->switches = switches < 0 ? -1 : rts_self_switches() - switches;
     rts_ctx_stop(s->ctx);
 }
 
@@ -84,6 +93,13 @@ static void record_checks(ctxsw_state *s)
         rts_metric_invalidate(m, "a thread left CPU %d: the switches were not all on one CPU", s->cpu);
     if (s->partner_timed_out && !m->invalid)
         rts_metric_invalidate(m, "the partner waited over 2 s for a ping");
+    if (s->switches >= 0 && s->partner_switches >= 0 && s->rounds > 0) {
+        double per_round = (double)(s->switches + s->partner_switches) / (double)s->rounds;
+        rts_metric_check_double(m, "switches_per_round_trip", per_round);
+        if (per_round > MAX_SWITCHES_PER_ROUND_TRIP)
+            rts_metric_invalidate(m, "%.2f context switches per round trip, not 2: a sample is not one switch",
+                                  per_round);
+    }
 }
 
 static int run(rts_ctx *ctx)

@@ -137,6 +137,11 @@ rts_status rts_thread_resume(rts_thread *t);
 /* Give the CPU to another ready thread of the same priority, if any. */
 void rts_thread_relinquish(void);
 
+/* Context switches of the calling thread so far (blocking and preempted
+ * alike), or -1 where the OS does not count them. Benches use it to check
+ * that they caused the switches they claim to time. */
+long long rts_self_switches(void);
+
 /* ------------------------------------------------------------- semaphores */
 
 typedef struct rts_sem rts_sem;

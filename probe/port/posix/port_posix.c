@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -313,6 +314,16 @@ rts_status rts_thread_resume(rts_thread *t)
 
 void rts_thread_relinquish(void) { sched_yield(); }
 
+long long rts_self_switches(void)
+{
+#ifdef RUSAGE_THREAD /* Linux */
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0)
+        return (long long)ru.ru_nvcsw + (long long)ru.ru_nivcsw;
+#endif
+    return -1;
+}
+
 /* ------------------------------------------------------------- semaphores */
 
 /* Mutex + monotonic condition variable rather than sem_t: exact max-token
@@ -345,18 +356,21 @@ rts_status rts_sem_create(rts_sem **out, unsigned initial, unsigned max)
     return RTS_OK;
 }
 
+/* Signalling after the unlock keeps a woken higher-or-equal priority waiter
+ * from running only to block again on the mutex the giver still holds: one
+ * give is then at most one switch. The waiter re-checks the count under the
+ * mutex, so no wake-up can be lost. */
 rts_status rts_sem_give(rts_sem *s)
 {
-    rts_status st = RTS_OK;
     pthread_mutex_lock(&s->lock);
-    if (s->tokens >= s->max)
-        st = RTS_EAGAIN;
-    else {
+    bool room = s->tokens < s->max;
+    if (room)
         s->tokens++;
-        pthread_cond_signal(&s->available);
-    }
     pthread_mutex_unlock(&s->lock);
-    return st;
+    if (!room)
+        return RTS_EAGAIN;
+    pthread_cond_signal(&s->available);
+    return RTS_OK;
 }
 
 /* With m held, wait on c until ready(obj) or until timeout_ns passes
@@ -487,9 +501,10 @@ rts_status rts_queue_send(rts_queue *q, const void *msg, uint64_t timeout_ns)
         unsigned tail = (q->head + q->count) % q->capacity;
         memcpy(q->slots + (size_t)tail * q->msg_size, msg, q->msg_size);
         q->count++;
-        pthread_cond_signal(&q->not_empty);
     }
     pthread_mutex_unlock(&q->lock);
+    if (st == RTS_OK) /* after the unlock, as in rts_sem_give */
+        pthread_cond_signal(&q->not_empty);
     return st;
 }
 
@@ -501,9 +516,10 @@ rts_status rts_queue_receive(rts_queue *q, void *msg, uint64_t timeout_ns)
         memcpy(msg, q->slots + (size_t)q->head * q->msg_size, q->msg_size);
         q->head = (q->head + 1) % q->capacity;
         q->count--;
-        pthread_cond_signal(&q->not_full);
     }
     pthread_mutex_unlock(&q->lock);
+    if (st == RTS_OK)
+        pthread_cond_signal(&q->not_full);
     return st;
 }
 

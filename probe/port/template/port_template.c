@@ -122,6 +122,10 @@ rts_status rts_thread_resume(rts_thread *t)
 /* taskYIELD() / k_yield(). */
 void rts_thread_relinquish(void) {}
 
+/* A counter bumped in the context-switch hook (traceTASK_SWITCHED_IN,
+ * CONFIG_THREAD_RUNTIME_STATS), or -1. */
+long long rts_self_switches(void) { return -1; }
+
 /* ------------------------------------------------------------- semaphores */
 
 /* xSemaphoreCreateCounting(max, initial) / k_sem_init(sem, initial, max);
