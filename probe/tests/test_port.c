@@ -177,6 +177,17 @@ static void test_affinity(void)
     CHECK(rts_thread_create(&t, &attr, report_cpu, NULL) == RTS_EINVAL, "unavailable CPU refused");
 }
 
+static void test_switch_count(void)
+{
+    long long before = rts_self_switches();
+    if (before < 0)
+        return; /* not counted on this OS: nothing to check */
+    for (int i = 0; i < 10; i++)
+        rts_sleep_ns(MS / 10);
+    long long counted = rts_self_switches() - before;
+    CHECK(counted >= 10, "10 sleeps are at least 10 switches, counted %lld", counted);
+}
+
 int main(void)
 {
     test_semaphore();
@@ -186,5 +197,6 @@ int main(void)
     test_soft_irq();
     test_sleep_and_mutex();
     test_affinity();
+    test_switch_count();
     return check_report("test_port");
 }
