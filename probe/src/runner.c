@@ -383,42 +383,35 @@ void rts_metric_invalidate(rts_metric *m, const char *fmt, ...)
     va_end(ap);
 }
 
-static rts_check *new_check(rts_metric *m, const char *name)
+/* Record c, replacing an earlier check of the same name. */
+static void put_check(rts_metric *m, rts_check c)
 {
-    for (unsigned i = 0; i < m->nchecks; i++)
-        if (strcmp(m->checks[i].name, name) == 0)
-            return &m->checks[i];
-    if (m->nchecks >= RTS_MAX_CHECKS)
-        return NULL;
-    rts_check *c = &m->checks[m->nchecks++];
-    c->name = name;
-    return c;
+    unsigned i = 0;
+    while (i < m->nchecks && strcmp(m->checks[i].name, c.name) != 0)
+        i++;
+    if (i == RTS_MAX_CHECKS)
+        return;
+    m->checks[i] = c;
+    if (i == m->nchecks)
+        m->nchecks++;
 }
 
 void rts_metric_check_int(rts_metric *m, const char *name, long long value)
 {
-    rts_check *c = new_check(m, name);
-    if (c)
-        *c = (rts_check){ .name = name, .kind = RTS_CHECK_INT, .i = value };
+    put_check(m, (rts_check){ .name = name, .kind = RTS_CHECK_INT, .i = value });
 }
 
 void rts_metric_check_bool(rts_metric *m, const char *name, bool value)
 {
-    rts_check *c = new_check(m, name);
-    if (c)
-        *c = (rts_check){ .name = name, .kind = RTS_CHECK_BOOL, .i = value };
+    put_check(m, (rts_check){ .name = name, .kind = RTS_CHECK_BOOL, .i = value });
 }
 
 void rts_metric_check_double(rts_metric *m, const char *name, double value)
 {
-    rts_check *c = new_check(m, name);
-    if (c)
-        *c = (rts_check){ .name = name, .kind = RTS_CHECK_DOUBLE, .d = value };
+    put_check(m, (rts_check){ .name = name, .kind = RTS_CHECK_DOUBLE, .d = value });
 }
 
 /* ----------------------------------------------------------------- run */
-
-static double seconds_since(uint64_t t0) { return (double)(rts_time_ns() - t0) / 1e9; }
 
 static void run_bench(rts_run *run, rts_bench_result *r)
 {
@@ -436,7 +429,7 @@ static void run_bench(rts_run *run, rts_bench_result *r)
     ctx.deadline_ns = t0 + (uint64_t)(run->req->duration_s * 1e9);
     r->status = RTS_BENCH_OK;
     b->run(&ctx);
-    r->elapsed_s = seconds_since(t0);
+    r->elapsed_s = (double)(rts_time_ns() - t0) / 1e9;
     if (r->status == RTS_BENCH_OK && rts_stop_requested())
         r->status = RTS_BENCH_INTERRUPTED;
 }
