@@ -92,3 +92,25 @@ def test_compare_needs_two_runs(fake):
     store_runs(fake, "alone")
     outcome = fake("compare", "last")
     assert outcome.status == 2 and "compare takes 2 to 26 runs" in outcome.err
+
+
+def test_compare_of_cycle_timed_runs_is_the_operation_table(tmp_path, rtscope):
+    linux = builders.write(tmp_path / "linux.json", builders.result_doc(benches={"mutex.lock": 3000.0}))
+    rtos = builders.write(tmp_path / "rtos.json", builders.result_doc(
+        run_id="2222222222222222", benches={"mutex.lock": 100.0}))
+    outcome = rtscope("compare", rtos, linux)
+    assert outcome.status == 0, outcome.err
+    lines = outcome.out.splitlines()
+    assert next(line for line in lines if line.startswith("operation")).split() == \
+        ["operation", "stat", "unit", "A", "B", "B/A"]
+    # mean = 1.05 × typical × 2.6 cycles/ns, less the 20 ns overhead in cycles (52): 221 and 8,138.
+    row = next(line for line in lines if line.startswith("mutex.lock")).split()
+    assert row == ["mutex.lock", "mean", "cycles", "221", "8,138", "36.8×"]
+
+
+def test_the_operation_table_falls_back_to_time_without_cycles(fake):
+    first, second = store_runs(fake, "before", "after")
+    outcome = fake("compare", first, second, "--ops", "--stat", "mean,p99")
+    rows = [line.split() for line in outcome.out.splitlines() if line.startswith(("ctxsw.sem", "lat.wakeup"))]
+    assert rows[0][:4] == ["ctxsw.sem", "mean", "cycles", "8,684"]
+    assert rows[1][:3] == ["lat.wakeup", "mean", "time"]

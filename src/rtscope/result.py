@@ -92,6 +92,23 @@ def summary(metric_doc: dict[str, Any], *, adjusted: bool = True) -> dict[str, A
     return metric_doc["adjusted" if adjusted else "stats"]
 
 
+# Statistics that move with a constant offset (overhead adjustment); spread and count do not.
+_LOCATION_STATISTICS = ("min", "p50", "p90", "p99", "p999", "p9999", "max", "mean")
+
+
+def cycles_summary(doc: dict[str, Any], metric_doc: dict[str, Any], *, adjusted: bool = True
+                   ) -> dict[str, Any] | None:
+    """A metric's statistics in cycle-counter ticks (overhead-adjusted by default, as ``summary``),
+    or None when the cycle counter did not time it. The result stores cycles as measured; the
+    adjustment is the metric's overhead converted with the run's ticks per ns, floored at 0."""
+    measured = metric_doc["cycles"]
+    if measured is None or not adjusted:
+        return measured
+    offset = metric_doc["overhead_ns"] * doc["timing"]["cycles_per_ns"]
+    return {key: max(0.0, value - offset) if key in _LOCATION_STATISTICS and value is not None else value
+            for key, value in measured.items()}
+
+
 def invalid_reason(metric_doc: dict[str, Any]) -> str:
     """Why an invalid metric is invalid, in words even when the probe gave no reason."""
     return metric_doc["invalid_reason"] or "no reason given"

@@ -14,6 +14,8 @@ from rtscope.fmt import MISSING, Style
 NAME = "compare"
 HELP = "compare runs side by side: values and ratios to the first run"
 DEFAULT_STATISTICS = ("p50", "p99", "max")
+# The operation table follows vendors' per-operation tables: average cost, in cycles where possible.
+OPS_STATISTICS = ("mean",)
 # Runs are named A, B, C … in the table; the header block says which run each letter is.
 LETTERS = string.ascii_uppercase
 Named = tuple[str, dict[str, Any]]  # a run's letter and its result document
@@ -31,9 +33,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """RUN RUN…, --stat, --raw-times."""
     parser.add_argument("runs", nargs="+", metavar="RUN",
                         help="two or more runs: stored ids or id prefixes, 'last', or result files")
-    parser.add_argument("--stat", type=argtypes.statistics, default=DEFAULT_STATISTICS, metavar="LIST",
-                        help="statistics to compare, e.g. p50,p99.9,max "
-                             f"(default {','.join(DEFAULT_STATISTICS)})")
+    parser.add_argument("--stat", type=argtypes.statistics, metavar="LIST",
+                        help="statistics to compare, e.g. p50,p99.9,max (default "
+                             f"{','.join(DEFAULT_STATISTICS)}; {','.join(OPS_STATISTICS)} in the operation table)")
+    parser.add_argument("--ops", action="store_true",
+                        help="the operation table, as vendors publish it: one row per operation, its cost in "
+                             "cycles where every run has them (else time), and how many times each run differs "
+                             "from the first. Chosen by itself when the cycle counter timed every metric")
     add_raw_times_option(parser)
 
 
@@ -44,7 +50,10 @@ def run(args: argparse.Namespace, context: Context) -> int:
     # LETTERS is longer than the list of runs: each run gets the next letter.
     runs = list(zip(LETTERS, (context.load_run(ref).doc for ref in args.runs), strict=False))
     style = context.style
-    table = _table(runs, args.stat, style, adjusted=not args.raw_times)
+    if args.ops or all(m["cycles"] is not None for _, doc in runs for m in doc["metrics"]):
+        table = _ops_table(runs, args.stat or OPS_STATISTICS, style, adjusted=not args.raw_times)
+    else:
+        table = _table(runs, args.stat or DEFAULT_STATISTICS, style, adjusted=not args.raw_times)
     context.print([*_run_names(runs, style), *_differences(runs, style), "", *table,
                    *_invalid_notes(runs, style)])
     return 0
@@ -83,11 +92,42 @@ def _cells(metrics: list[dict[str, Any] | None], key: str, style: Style, adjuste
     """The value of statistic ``key`` in each run, then each run's ratio to the first run."""
     values = [None if m is None else result.summary(m, adjusted=adjusted)[key] for m in metrics]
     shown = [fmt.count(v) if key == "count" else fmt.duration(v) for v in values]
-    marked = [cell + style.bad(INVALID_MARK) if m is not None and not m["valid"] else cell
-              for cell, m in zip(shown, metrics, strict=True)]
+    return [*_mark_invalid(shown, metrics, style), *_ratios(values)]
+
+
+def _ops_table(runs: list[Named], statistics: tuple[str, ...], style: Style, *, adjusted: bool) -> list[str]:
+    """One row per operation and statistic: the cost in each run, in cycles when every run has them for
+    that operation (else as a duration), then how many times each run's cost is the first run's."""
+    letters = [letter for letter, _ in runs]
+    header = ["operation", "stat", "unit", *letters, *(f"{letter}/A" for letter in letters[1:])]
+    rows = []
+    for metric_id in dict.fromkeys(m["id"] for _, doc in runs for m in doc["metrics"]):
+        metrics = [result.metric(doc, metric_id) for _, doc in runs]
+        cycles = [None if m is None else result.cycles_summary(doc, m, adjusted=adjusted)
+                  for (_, doc), m in zip(runs, metrics, strict=True)]
+        in_cycles = all(c is not None for c in cycles)
+        for number, key in enumerate(statistics):
+            if in_cycles:
+                values = [c[key] for c in cycles]
+                shown = [fmt.count(round(v)) if v is not None else MISSING for v in values]
+            else:
+                values = [None if m is None else result.summary(m, adjusted=adjusted)[key] for m in metrics]
+                shown = [fmt.duration(v) for v in values]
+            rows.append([metric_id if number == 0 else "", result.STATISTICS[key],
+                         "cycles" if in_cycles else "time", *_mark_invalid(shown, metrics, style),
+                         *_ratios(values)])
+    return fmt.table(header, rows, "lll" + "r" * (2 * len(runs) - 1))
+
+
+def _mark_invalid(cells: list[str], metrics: list[dict[str, Any] | None], style: Style) -> list[str]:
+    return [cell + style.bad(INVALID_MARK) if m is not None and not m["valid"] else cell
+            for cell, m in zip(cells, metrics, strict=True)]
+
+
+def _ratios(values: list[float | None]) -> list[str]:
+    """Each value after the first divided by the first ("—" where either is missing or the first is 0)."""
     first = values[0]
-    ratios = [fmt.ratio(value / first) if value is not None and first else MISSING for value in values[1:]]
-    return [*marked, *ratios]
+    return [fmt.ratio(value / first) if value is not None and first else MISSING for value in values[1:]]
 
 
 def _invalid_notes(runs: list[Named], style: Style) -> list[str]:
