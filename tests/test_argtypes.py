@@ -56,3 +56,4 @@ def test_statistics_reject_unknown_names():
 def test_integers_out_of_range(convert, text):
     with pytest.raises(argparse.ArgumentTypeError):
         convert(text)
+

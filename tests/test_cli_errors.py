@@ -34,7 +34,7 @@ def test_bad_input(rtscope_process, args, message):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["run", "nope"], "unknown bench 'nope' (rtscope list shows the benches)"),
+    (["run", "nope"], "unknown bench or suite 'nope' (rtscope list shows them)"),
     (["run", "--param", "cpu:1"], "bad parameter 'cpu:1'"),
     (["run", "--json", "/nonexistent/dir/out.json"], "cannot write /nonexistent/dir/out.json"),
 ])

@@ -71,7 +71,7 @@ def test_a_failed_bench_exits_1_but_is_stored(rtscope, tmp_path):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["run", "nope"], "unknown bench 'nope' (rtscope list shows the benches)"),
+    (["run", "nope"], "unknown bench or suite 'nope' (rtscope list shows them)"),
     (["run", "ctxsw.sem", "ctxsw.sem"], "bench ctxsw.sem is named twice"),
     (["run", "--param", "cpu"], "bad parameter 'cpu' (key=value or bench:key=value)"),
     (["run", "--param", "bogus=1"], "no bench to run has a parameter 'bogus'"),

@@ -28,6 +28,23 @@ def test_list_shows_the_probes_benches(local):
         assert bench in outcome.out
 
 
+def test_every_suite_names_benches_the_probe_has(probe):
+    listing = json.loads(subprocess.run([probe, "list", "--json"], capture_output=True, text=True,
+                                        check=True).stdout)
+    benches = {bench["id"] for bench in listing["benches"]}
+    assert {suite["id"] for suite in listing["suites"]} >= {"micro", "quick"}
+    for suite in listing["suites"]:
+        assert "." not in suite["id"] and set(suite["benches"]) <= benches, suite
+
+
+def test_a_suite_runs_its_benches_once_each(local, tmp_path):
+    out = tmp_path / "run.json"
+    outcome = local("run", "quick", "ctxsw.sem", *BRIEF, "--json", out)
+    assert outcome.status == 0, outcome.err
+    assert [b["id"] for b in result.load(out).doc["benches"]] == ["ctxsw.sem", "lat.wakeup"]
+    assert "Suites" in local("list").out
+
+
 def test_a_brief_run_is_valid_stored_and_shown(local, tmp_path):
     out = tmp_path / "run.json"
     outcome = local("run", "ctxsw.sem", "clock.read", *BRIEF, "--label", "brief", "--json", out)

@@ -3,9 +3,8 @@
  * hand control back and forth through two semaphores. One round trip holds
  * two switches, so one sample is round trip / 2.
  */
-#include "rtscope/bench.h"
+#include "bench_util.h"
 
-#define HANDOFF_TIMEOUT_NS 2000000000u /* far beyond RT throttling or a VM pause */
 /* A round trip on one CPU is two switches. A few more come from other
  * tasks preempting; far more means a hand-off itself costs extra switches
  * (e.g. a woken thread blocking again at once), so a sample is not one switch. */
@@ -19,18 +18,17 @@ typedef struct {
     uint64_t warmup;
     _Atomic bool done;
     uint64_t rounds, partner_rounds;
-    long long switches, partner_switches; /* per thread, -1: not counted */
-    bool partner_timed_out, stayed_on_cpu, partner_stayed_on_cpu;
+    bench_watch watch, partner_watch;
+    bool partner_timed_out;
 } ctxsw_state;
 
 /* The partner answers every ping with a pong until told it is done. */
 static void partner(void *p)
 {
     ctxsw_state *s = p;
-    bool on_cpu = rts_self_cpu() == s->cpu;
-    long long switches = rts_self_switches();
+    bench_watch_begin(&s->partner_watch, s->cpu);
     for (;;) {
-        if (rts_sem_take(s->ping, HANDOFF_TIMEOUT_NS) != RTS_OK) {
+        if (rts_sem_take(s->ping, BENCH_TIMEOUT_NS) != RTS_OK) {
             s->partner_timed_out = true;
             break;
         }
@@ -39,23 +37,21 @@ static void partner(void *p)
         s->partner_rounds++;
         rts_sem_give(s->pong);
     }
-    s->partner_stayed_on_cpu = on_cpu && rts_self_cpu() == s->cpu;
-    s->partner_switches = switches < 0 ? -1 : rts_self_switches() - switches;
+    bench_watch_end(&s->partner_watch);
 }
 
 /* One ping-pong; false if the partner did not answer. */
 static bool round_trip(ctxsw_state *s)
 {
     rts_sem_give(s->ping);
-    return rts_sem_take(s->pong, HANDOFF_TIMEOUT_NS) == RTS_OK;
+    return rts_sem_take(s->pong, BENCH_TIMEOUT_NS) == RTS_OK;
 }
 
 static void measurer(void *p)
 {
     ctxsw_state *s = p;
     const rts_timing *t = rts_ctx_timing(s->ctx);
-    bool on_cpu = rts_self_cpu() == s->cpu;
-    long long switches = rts_self_switches();
+    bench_watch_begin(&s->watch, s->cpu);
     bool answered = true;
     /* 1. Warm up: caches, TLB and the scheduler's state settle. */
     for (uint64_t i = 0; i < s->warmup && answered && !rts_ctx_stopping(s->ctx); i++, s->rounds++)
@@ -75,8 +71,7 @@ static void measurer(void *p)
     /* 3. Release the partner. */
     atomic_store(&s->done, true);
     rts_sem_give(s->ping);
-    s->stayed_on_cpu = on_cpu && rts_self_cpu() == s->cpu;
-    s->switches = switches < 0 ? -1 : rts_self_switches() - switches;
+    bench_watch_end(&s->watch);
     rts_ctx_stop(s->ctx);
 }
 
@@ -85,16 +80,15 @@ static void record_checks(ctxsw_state *s)
     rts_metric *m = s->m;
     rts_metric_check_int(m, "round_trips", (long long)s->rounds);
     rts_metric_check_int(m, "partner_round_trips", (long long)s->partner_rounds);
-    rts_metric_check_bool(m, "same_cpu", s->stayed_on_cpu && s->partner_stayed_on_cpu);
     if (s->rounds != s->partner_rounds)
         rts_metric_invalidate(m, "round trips disagree: %llu measured, %llu answered",
                               (unsigned long long)s->rounds, (unsigned long long)s->partner_rounds);
-    if (!s->stayed_on_cpu || !s->partner_stayed_on_cpu)
-        rts_metric_invalidate(m, "a thread left CPU %d: the switches were not all on one CPU", s->cpu);
+    bench_check_same_cpu(m, &s->watch, &s->partner_watch);
     if (s->partner_timed_out && !m->invalid)
         rts_metric_invalidate(m, "the partner waited over 2 s for a ping");
-    if (s->switches >= 0 && s->partner_switches >= 0 && s->rounds > 0) {
-        double per_round = (double)(s->switches + s->partner_switches) / (double)s->rounds;
+    long long switches = s->watch.switches, partner_switches = s->partner_watch.switches;
+    if (switches >= 0 && partner_switches >= 0 && s->rounds > 0) {
+        double per_round = (double)(switches + partner_switches) / (double)s->rounds;
         rts_metric_check_double(m, "switches_per_round_trip", per_round);
         if (per_round > MAX_SWITCHES_PER_ROUND_TRIP)
             rts_metric_invalidate(m, "%.2f context switches per round trip, not 2: a sample is not one switch",

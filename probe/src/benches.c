@@ -5,12 +5,26 @@
 
 extern const rts_bench rts_bench_clock_read;
 extern const rts_bench rts_bench_ctxsw_sem;
+extern const rts_bench rts_bench_ctxsw_yield;
+extern const rts_bench rts_bench_heap;
 extern const rts_bench rts_bench_lat_wakeup;
+extern const rts_bench rts_bench_msgq;
+extern const rts_bench rts_bench_mutex;
+extern const rts_bench rts_bench_mutex_handoff;
+extern const rts_bench rts_bench_sem;
+extern const rts_bench rts_bench_thread;
 
 const rts_bench *const rts_benches[] = {
     &rts_bench_clock_read,
     &rts_bench_ctxsw_sem,
+    &rts_bench_ctxsw_yield,
+    &rts_bench_heap,
     &rts_bench_lat_wakeup,
+    &rts_bench_msgq,
+    &rts_bench_mutex,
+    &rts_bench_mutex_handoff,
+    &rts_bench_sem,
+    &rts_bench_thread,
     NULL,
 };
 

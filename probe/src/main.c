@@ -17,7 +17,7 @@
 
 static const char usage[] =
     "usage: rtscope-probe list [--json]\n"
-    "       rtscope-probe run BENCH [BENCH...] [options]\n"
+    "       rtscope-probe run BENCH|SUITE [BENCH|SUITE...] [options]\n"
     "       rtscope-probe version\n"
     "\n"
     "run options:\n"
@@ -82,6 +82,18 @@ static void list_json(void)
         rts_json_object_end(&j);
     }
     rts_json_array_end(&j);
+    rts_json_array_begin(&j, "suites", false);
+    for (const rts_suite *s = rts_suites; s->id; s++) {
+        rts_json_object_begin(&j, NULL, false);
+        rts_json_string(&j, "id", s->id);
+        rts_json_string(&j, "summary", s->summary);
+        rts_json_array_begin(&j, "benches", true);
+        for (const char *const *b = s->benches; *b; b++)
+            rts_json_string(&j, NULL, *b);
+        rts_json_array_end(&j);
+        rts_json_object_end(&j);
+    }
+    rts_json_array_end(&j);
     rts_json_object_end(&j);
     fputs(rts_json_text(&j), stdout);
     rts_json_free(&j);
@@ -95,6 +107,13 @@ static void list_text(void)
             const rts_param_decl *p = &(*b)->params[i];
             printf("    %-12s default %-6s %s\n", p->name, p->def, p->description);
         }
+    }
+    printf("\nsuites:\n");
+    for (const rts_suite *s = rts_suites; s->id; s++) {
+        printf("%-12s %s\n   ", s->id, s->summary);
+        for (const char *const *b = s->benches; *b; b++)
+            printf(" %s", *b);
+        printf("\n");
     }
 }
 
@@ -253,6 +272,37 @@ static int parse_option(int argc, char **argv, int *i, rts_run_request *req)
     return 0;
 }
 
+/* Add bench b to the request; a bench named twice is an error, unless it
+ * came again through a suite. */
+static int add_bench(const rts_bench *b, bool from_suite, rts_run_request *req)
+{
+    for (unsigned k = 0; k < req->nbenches; k++)
+        if (req->benches[k] == b)
+            return from_suite ? 0 : fail_usage("bench '%s' is named twice", b->id);
+    if (req->nbenches >= RTS_MAX_RUN_BENCHES)
+        return fail_usage("too many benches");
+    req->benches[req->nbenches++] = b;
+    return 0;
+}
+
+/* Add the bench, or every bench of the suite, called name. */
+static int add_benches(const char *name, rts_run_request *req)
+{
+    const rts_bench *b = rts_bench_find(name);
+    if (b)
+        return add_bench(b, false, req);
+    const rts_suite *s = rts_suite_find(name);
+    if (!s)
+        return fail_usage("unknown bench or suite '%s' (rtscope-probe list shows them)", name);
+    for (const char *const *id = s->benches; *id; id++) {
+        b = rts_bench_find(*id);
+        int st = b ? add_bench(b, true, req) : fail_usage("suite %s names a missing bench %s", name, *id);
+        if (st)
+            return st;
+    }
+    return 0;
+}
+
 static int parse_run_args(int argc, char **argv, rts_run_request *req)
 {
     *req = (rts_run_request){
@@ -269,15 +319,9 @@ static int parse_run_args(int argc, char **argv, rts_run_request *req)
                 return st;
             continue;
         }
-        const rts_bench *b = rts_bench_find(argv[i]);
-        if (!b)
-            return fail_usage("unknown bench '%s' (rtscope-probe list shows the benches)", argv[i]);
-        for (unsigned k = 0; k < req->nbenches; k++)
-            if (req->benches[k] == b)
-                return fail_usage("bench '%s' is named twice", argv[i]);
-        if (req->nbenches >= RTS_MAX_RUN_BENCHES)
-            return fail_usage("too many benches");
-        req->benches[req->nbenches++] = b;
+        int st = add_benches(argv[i], req);
+        if (st)
+            return st;
     }
     if (req->nbenches == 0)
         return fail_usage("run: name at least one bench (rtscope-probe list shows them)");

@@ -268,18 +268,23 @@ static void spawned_thread(void *p)
     s.fn(s.arg);
 }
 
-rts_thread *rts_ctx_spawn(rts_ctx *ctx, const char *name, int cpu, int prio_offset,
-                          void (*fn)(void *), void *arg)
+rts_thread_attr rts_ctx_thread_attr(const rts_ctx *ctx, const char *name, int cpu, int prio_offset)
 {
     const rts_rtconfig *g = &ctx->run->granted;
     int prio = g->policy == RTS_POLICY_OTHER ? 0 : g->priority + prio_offset;
-    rts_thread_attr attr = {
+    return (rts_thread_attr){
         .name = name,
         .policy = g->policy,
         .priority = prio < 1 && g->policy != RTS_POLICY_OTHER ? 1 : prio > 99 ? 99 : prio,
         .cpu = cpu,
         .stack_size = THREAD_STACK_BYTES,
     };
+}
+
+rts_thread *rts_ctx_spawn(rts_ctx *ctx, const char *name, int cpu, int prio_offset,
+                          void (*fn)(void *), void *arg)
+{
+    rts_thread_attr attr = rts_ctx_thread_attr(ctx, name, cpu, prio_offset);
     spawn_start *s = malloc(sizeof *s);
     if (!s) {
         rts_ctx_fail(ctx, "out of memory starting thread %s", name);

@@ -74,8 +74,17 @@ class Bench:
         return next((p for p in self.params if p.name == name), None)
 
 
-def parse_bench_list(text: str, source: str) -> list[Bench]:
-    """The benches of a bench-list document (what ``rtscope-probe list --json`` prints).
+@dataclass(frozen=True)
+class Suite:
+    """A named set of benches run together (``rtscope run micro``)."""
+
+    id: str
+    summary: str
+    benches: tuple[str, ...]
+
+
+def parse_bench_list(text: str, source: str) -> tuple[list[Bench], list[Suite]]:
+    """The benches and suites of a bench-list document (what ``rtscope-probe list --json`` prints).
 
     Raises ProbeError naming ``source`` when the text is not such a document.
     """
@@ -83,11 +92,28 @@ def parse_bench_list(text: str, source: str) -> list[Bench]:
         doc = json.loads(text)
         if doc.get("format") != LIST_FORMAT or doc.get("version") != LIST_VERSION:
             raise ValueError(f"expected format {LIST_FORMAT} version {LIST_VERSION}")
-        return [_bench(entry) for entry in doc["benches"]]
+        suites = [Suite(entry["id"], entry["summary"], tuple(entry["benches"])) for entry in doc.get("suites", [])]
+        return [_bench(entry) for entry in doc["benches"]], suites
     except KeyError as error:
         raise ProbeError(f"{source} gave no valid bench list (missing field {error})") from None
     except (ValueError, TypeError, AttributeError) as error:
         raise ProbeError(f"{source} gave no valid bench list ({error})") from None
+
+
+def expand_suites(names: tuple[str, ...], suites: list[Suite]) -> tuple[str, ...]:
+    """``names`` with each suite name replaced by its benches, in order. A bench that a suite brings is
+    run once however often it comes; a bench named twice by itself stays twice, for the caller to refuse."""
+    by_id = {suite.id: suite for suite in suites}
+    expanded: list[str] = []
+    from_suites: set[str] = set()
+    for name in names:
+        if name in by_id:
+            new = [bench for bench in by_id[name].benches if bench not in expanded]
+            expanded += new
+            from_suites.update(new)
+        elif name not in from_suites:
+            expanded.append(name)
+    return tuple(expanded)
 
 
 def param_type_of(value: ParamValue) -> str:

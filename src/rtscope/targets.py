@@ -6,6 +6,7 @@ result files, so that everything above it can be tested deterministically withou
 
 import copy
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rtscope import result, worker
-from rtscope.benches import Bench, Param, param_type_of, parse_bench_list
+from rtscope.benches import Bench, Param, Suite, param_type_of, parse_bench_list
 from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.request import RunRequest
 
@@ -29,6 +30,9 @@ class Target(Protocol):
 
     def list_benches(self) -> list[Bench]:
         """The benches this target can run."""
+
+    def list_suites(self) -> list[Suite]:
+        """The named sets of benches this target offers."""
 
     def run(self, request: RunRequest) -> result.Result:
         """Run ``request`` and return its validated result.
@@ -54,6 +58,14 @@ class LocalTarget:
 
     def list_benches(self) -> list[Bench]:
         """The benches of ``rtscope-probe list --json``."""
+        return self._catalogue[0]
+
+    def list_suites(self) -> list[Suite]:
+        """The suites of ``rtscope-probe list --json``."""
+        return self._catalogue[1]
+
+    @functools.cached_property
+    def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
         command = [self._executable(), "list", "--json"]
         completed = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                    check=False)
@@ -126,6 +138,10 @@ class FakeTarget:
         """The recorded benches; recorded parameter values stand in as defaults."""
         return [_recorded_bench(bench_id, self._recording_of(bench_id))
                 for bench_id in dict.fromkeys(b["id"] for doc in self._recordings for b in doc["benches"])]
+
+    def list_suites(self) -> list[Suite]:
+        """None: recordings hold benches, not the suites they were run as."""
+        return []
 
     def run(self, request: RunRequest) -> result.Result:
         """The replayed result of ``request`` (no measuring)."""

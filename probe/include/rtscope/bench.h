@@ -102,6 +102,13 @@ int rts_ctx_last_allowed_cpu(void);
 rts_thread *rts_ctx_spawn(rts_ctx *ctx, const char *name, int cpu, int prio_offset,
                           void (*fn)(void *), void *arg);
 
+/* The attributes rts_ctx_spawn gives a thread (granted policy, granted
+ * priority plus prio_offset clamped to 1..99, cpu, the runner's stack size,
+ * no caller stack), for a bench that must call rts_thread_create itself,
+ * e.g. to time it or to give a stack of its own. Such a thread gets no
+ * stack prefault: that is rts_ctx_spawn's. */
+rts_thread_attr rts_ctx_thread_attr(const rts_ctx *ctx, const char *name, int cpu, int prio_offset);
+
 /* Supervise: return when the duration has passed, the user asked to stop,
  * or rts_ctx_stop was called; prints progress of metric m meanwhile. Sets
  * the stop flag before returning. */
@@ -136,5 +143,16 @@ void rts_metric_check_double(rts_metric *m, const char *name, double value);
 /* The bench registry (src/benches.c). */
 extern const rts_bench *const rts_benches[];
 const rts_bench *rts_bench_find(const char *id);
+
+/* A named set of benches run together (src/suites.c). Suite ids have no
+ * dot, so they never collide with bench ids. */
+typedef struct {
+    const char *id;
+    const char *summary;
+    const char *const *benches;   /* bench ids, NULL-terminated */
+} rts_suite;
+
+extern const rts_suite rts_suites[]; /* ends with an entry whose id is NULL */
+const rts_suite *rts_suite_find(const char *id);
 
 #endif

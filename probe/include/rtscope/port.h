@@ -114,8 +114,8 @@ typedef struct {
 } rts_thread_attr;
 
 /* Create and start a thread running fn(arg) with the attributes given.
- * The thread starts with policy, priority and CPU already applied (never
- * briefly elsewhere). RTS_EPERM if the policy needs privilege not held;
+ * fn runs only once policy, priority and CPU are applied (a port may pin
+ * the thread itself before calling fn). RTS_EPERM if the policy needs privilege not held;
  * nothing is created then. On success *out is valid until rts_thread_join. */
 rts_status rts_thread_create(rts_thread **out, const rts_thread_attr *attr,
                              void (*fn)(void *), void *arg);

@@ -211,8 +211,10 @@ static void *thread_trampoline(void *p)
 {
     rts_thread *t = p;
     current_thread = t;
+#ifndef __GLIBC__ /* glibc pinned it at creation (thread_attr_init) */
     if (t->cpu >= 0)
         rts_self_set_cpu(t->cpu); /* validated by rts_thread_create */
+#endif
     t->fn(t->arg);
     return NULL;
 }
@@ -241,6 +243,16 @@ static int thread_attr_init(pthread_attr_t *pa, const rts_thread_attr *attr)
         err = pthread_attr_setschedpolicy(pa, os_policy(attr->policy));
     if (!err)
         err = pthread_attr_setschedparam(pa, &sp);
+#ifdef __GLIBC__
+    /* Pinned from its first instruction; musl lacks this call, so there the
+     * trampoline pins the thread before fn runs. */
+    if (!err && attr->cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(attr->cpu, &set);
+        err = pthread_attr_setaffinity_np(pa, sizeof set, &set);
+    }
+#endif
     if (!err && attr->stack)
         err = pthread_attr_setstack(pa, attr->stack, attr->stack_size);
     else if (!err && attr->stack_size)

@@ -7,7 +7,7 @@ from rtscope.benches import Bench
 from rtscope.context import Context
 
 NAME = "list"
-HELP = "list the benches the target can run"
+HELP = "list the benches and suites the target can run"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,8 +15,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
-    """Print each bench of the target: id, summary, metrics and a table of its parameters."""
-    context.print(fmt.blocks(_describe(bench, context.style) for bench in context.target().list_benches()))
+    """Print each bench of the target (id, summary, metrics, a table of its parameters), then its suites."""
+    target = context.target()
+    blocks = [_describe(bench, context.style) for bench in target.list_benches()]
+    suites = target.list_suites()
+    if suites:
+        rows = [[suite.id, suite.summary, " ".join(suite.benches)] for suite in suites]
+        blocks.append([context.style.heading("Suites"),
+                       *("  " + line for line in fmt.table(["suite", "what", "benches"], rows, "lll"))])
+    context.print(fmt.blocks(blocks))
     return 0
 
 

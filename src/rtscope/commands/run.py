@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rtscope import argtypes, summary
-from rtscope.benches import Bench
+from rtscope.benches import Bench, expand_suites
 from rtscope.commands.show import add_raw_times_option
 from rtscope.context import Context
 from rtscope.errors import RtscopeError
@@ -31,8 +31,9 @@ _OUTCOME_NOTES = {
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """BENCH…, the real-time configuration, bench parameters and output options."""
-    parser.add_argument("benches", nargs="*", metavar="BENCH",
-                        help=f"benches to run (default: {' '.join(DEFAULT_BENCHES)}; rtscope list shows all)")
+    parser.add_argument("benches", nargs="*", metavar="BENCH|SUITE",
+                        help=f"benches or suites to run (default: {' '.join(DEFAULT_BENCHES)}; "
+                             "rtscope list shows all)")
     parser.add_argument("--duration", type=argtypes.duration, default=DEFAULT_DURATION_S, metavar="S",
                         help=f"measuring time per bench, in seconds or with a unit: 500ms, 2m "
                              f"(default {DEFAULT_DURATION_S:g})")
@@ -67,8 +68,8 @@ def run(args: argparse.Namespace, context: Context) -> int:
     parameters, the database and the --json destination. Exits 0 when the run completed, 1 when a
     bench failed, 130 when it was interrupted (what was measured is stored and shown all the same).
     """
-    request = _request(args)
     target = context.target()
+    request = _request(args, expand_suites(tuple(args.benches) or DEFAULT_BENCHES, target.list_suites()))
     _check_against_catalogue(request, target.list_benches())
     with AtomicFile(args.json) if args.json else contextlib.nullcontext() as json_file:
         store = context.store(create=True) if args.store else None
@@ -84,9 +85,9 @@ def run(args: argparse.Namespace, context: Context) -> int:
     return status
 
 
-def _request(args: argparse.Namespace) -> RunRequest:
+def _request(args: argparse.Namespace, benches: tuple[str, ...]) -> RunRequest:
     return RunRequest(
-        benches=tuple(args.benches) or DEFAULT_BENCHES, duration_s=args.duration, policy=args.policy,
+        benches=benches, duration_s=args.duration, policy=args.policy,
         priority=_priority(args.policy, args.priority), cpus=args.cpus, params=tuple(args.param),
         label=args.label, raw=args.raw, mlock=args.mlock, cpu_latency=args.cpu_latency,
         refuse_privilege=args.refuse_privilege)
@@ -109,7 +110,7 @@ def _check_against_catalogue(request: RunRequest, catalogue: list[Bench]) -> Non
     known = {bench.id: bench for bench in catalogue}
     for number, bench_id in enumerate(request.benches):
         if bench_id not in known:
-            raise RtscopeError(f"unknown bench {bench_id!r} (rtscope list shows the benches)")
+            raise RtscopeError(f"unknown bench or suite {bench_id!r} (rtscope list shows them)")
         if bench_id in request.benches[:number]:
             raise RtscopeError(f"bench {bench_id} is named twice")
     for setting in request.params:

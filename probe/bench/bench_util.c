@@ -1,0 +1,74 @@
+/* Helpers shared by the benches (see bench_util.h). */
+#include "bench_util.h"
+
+rts_metric *bench_stamp_metric(rts_ctx *ctx, const char *id, const char *description)
+{
+    rts_metric *m = rts_ctx_metric(ctx, id, description, true);
+    if (m)
+        m->overhead_ns = rts_stamp_overhead_ns(rts_ctx_timing(ctx));
+    return m;
+}
+
+bool bench_more(const rts_ctx *ctx, uint64_t i, uint64_t warmup, uint64_t count)
+{
+    return !rts_ctx_stopping(ctx) && (count == 0 || i < warmup + count);
+}
+
+bool bench_await(const _Atomic uint64_t *v, uint64_t want, uint64_t timeout_ns)
+{
+    uint64_t deadline = 0;
+    while (atomic_load_explicit(v, memory_order_acquire) != want) {
+        uint64_t now = rts_time_ns();
+        if (deadline == 0)
+            deadline = now + timeout_ns;
+        else if (now >= deadline)
+            return false;
+        rts_thread_relinquish();
+    }
+    return true;
+}
+
+bool bench_run_measurer(rts_ctx *ctx, const char *name, int cpu, int prio_offset, void (*fn)(void *), void *arg,
+                        const rts_metric *progress)
+{
+    rts_thread *t = rts_ctx_spawn(ctx, name, cpu, prio_offset, fn, arg);
+    if (!t)
+        return false;
+    rts_ctx_wait(ctx, progress);
+    rts_thread_join(t);
+    return true;
+}
+
+rts_mutex *bench_mutex_create(rts_ctx *ctx)
+{
+    bool inherit = rts_ctx_param(ctx, "inherit") != 0.0;
+    rts_mutex *m = NULL;
+    rts_status st = rts_mutex_create(&m, inherit);
+    if (st == RTS_ENOTSUP)
+        rts_ctx_fail(ctx, "this port has no priority-inheritance mutexes (inherit=1)");
+    else if (st != RTS_OK)
+        rts_ctx_fail(ctx, "cannot create a%s mutex: %s", inherit ? " priority-inheritance" : "",
+                     rts_status_str(st));
+    return st == RTS_OK ? m : NULL;
+}
+
+void bench_watch_begin(bench_watch *w, int cpu)
+{
+    w->cpu = cpu;
+    w->stayed = rts_self_cpu() == cpu;
+    w->switches = rts_self_switches();
+}
+
+void bench_watch_end(bench_watch *w)
+{
+    w->stayed = w->stayed && rts_self_cpu() == w->cpu;
+    w->switches = w->switches < 0 ? -1 : rts_self_switches() - w->switches;
+}
+
+void bench_check_same_cpu(rts_metric *m, const bench_watch *a, const bench_watch *b)
+{
+    bool same = a->stayed && (!b || b->stayed);
+    rts_metric_check_bool(m, "same_cpu", same);
+    if (!same)
+        rts_metric_invalidate(m, "a thread left CPU %d while measuring: not all on one CPU", a->cpu);
+}

@@ -1,0 +1,66 @@
+/*
+ * Helpers shared by the benches: stamp-timed metrics, loop bounds, bounded
+ * waits between threads, and the per-thread record of CPU and switches
+ * that the two-thread benches check. Only rts_* calls underneath.
+ */
+#ifndef RTSCOPE_BENCH_UTIL_H
+#define RTSCOPE_BENCH_UTIL_H
+
+#include "rtscope/bench.h"
+
+/* Longest wait for another thread: far beyond RT throttling or a VM pause. */
+#define BENCH_TIMEOUT_NS 2000000000u
+
+/* The parameters of the per-operation benches. */
+#define BENCH_PARAM_COUNT \
+    { "count", "0", 0, 1e12, true, "stop after this many samples of each metric (0: run for the duration)" }
+#define BENCH_PARAM_WARMUP(def_text) \
+    { "warmup", def_text, 0, 1e9, true, "operations of each kind before recording" }
+
+/* A metric of rts_stamp deltas whose samples each hold one stamp pair's
+ * overhead; NULL after rts_ctx_fail. */
+rts_metric *bench_stamp_metric(rts_ctx *ctx, const char *id, const char *description);
+
+/* True while a measuring loop that has done i iterations (warm-up ones
+ * included) should go on: the run is not stopping and, unless count is 0,
+ * fewer than warmup + count iterations are done. */
+bool bench_more(const rts_ctx *ctx, uint64_t i, uint64_t warmup, uint64_t count);
+
+/* Yield the CPU until *v reads want; false if timeout_ns passed first.
+ * Never stops early for the stop flag: callers use it to finish a hand-over
+ * another thread is blocked in. */
+bool bench_await(const _Atomic uint64_t *v, uint64_t want, uint64_t timeout_ns);
+
+/* Start fn(arg) on cpu at the granted priority plus prio_offset, supervise
+ * the run (progress of metric progress), and join it. False when it could
+ * not start (the bench is then failed). fn should call rts_ctx_stop when it
+ * ends early. */
+bool bench_run_measurer(rts_ctx *ctx, const char *name, int cpu, int prio_offset, void (*fn)(void *), void *arg,
+                        const rts_metric *progress);
+
+/* Create the mutex the bench's "inherit" parameter asks for (declared with
+ * BENCH_PARAM_INHERIT); NULL after rts_ctx_fail. */
+rts_mutex *bench_mutex_create(rts_ctx *ctx);
+
+#define BENCH_PARAM_INHERIT \
+    { "inherit", "0", 0, 1, true, "1: a priority-inheritance mutex" }
+
+/* What one measuring thread did: whether it stayed on its CPU, and its
+ * context switches (-1: the port does not count them). */
+typedef struct {
+    int cpu;
+    bool stayed;
+    long long switches;
+} bench_watch;
+
+/* Start watching the calling thread, which should be on cpu. */
+void bench_watch_begin(bench_watch *w, int cpu);
+
+/* Stop watching: stayed and switches then cover the time since begin. */
+void bench_watch_end(bench_watch *w);
+
+/* Record check "same_cpu" (every watch stayed on its CPU) on m and
+ * invalidate m if one did not. b may be NULL. */
+void bench_check_same_cpu(rts_metric *m, const bench_watch *a, const bench_watch *b);
+
+#endif

@@ -1,0 +1,24 @@
+/* Suites: the benches that answer one question together. */
+#include <string.h>
+
+#include "rtscope/bench.h"
+
+static const char *const micro[] = {
+    "ctxsw.sem", "ctxsw.yield", "heap.ops", "mutex.ops", "mutex.handoff", "thread.ops", "sem.ops", "msgq.ops", NULL,
+};
+
+static const char *const quick[] = { "ctxsw.sem", "lat.wakeup", NULL };
+
+const rts_suite rts_suites[] = {
+    { "micro", "per-operation cost of OS services (one sample per operation, ns and cycles)", micro },
+    { "quick", "a first look: context switch and wake-up latency", quick },
+    { NULL, NULL, NULL },
+};
+
+const rts_suite *rts_suite_find(const char *id)
+{
+    for (const rts_suite *s = rts_suites; s->id; s++)
+        if (strcmp(s->id, id) == 0)
+            return s;
+    return NULL;
+}
