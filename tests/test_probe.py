@@ -45,6 +45,14 @@ def test_a_suite_runs_its_benches_once_each(local, tmp_path):
     assert "Suites" in local("list").out
 
 
+def test_policy_other_runs_at_priority_zero(local, tmp_path):
+    out = tmp_path / "run.json"
+    outcome = local("run", "ctxsw.sem", "--policy", "other", *BRIEF, "--json", out)
+    assert outcome.status == 0, outcome.err
+    requested = result.load(out).doc["config"]["requested"]
+    assert (requested["policy"], requested["priority"]) == ("other", 0)
+
+
 def test_a_brief_run_is_valid_stored_and_shown(local, tmp_path):
     out = tmp_path / "run.json"
     outcome = local("run", "ctxsw.sem", "clock.read", *BRIEF, "--label", "brief", "--json", out)

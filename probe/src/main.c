@@ -24,7 +24,7 @@ static const char usage[] =
     "  --param [BENCH:]KEY=VALUE  set a bench parameter (repeatable)\n"
     "  --duration SECONDS         measuring time per bench (default 5)\n"
     "  --policy other|fifo|rr     policy of the measuring threads (default fifo)\n"
-    "  --priority N               1..99 (default 80)\n"
+    "  --priority N               1..99 for fifo and rr (default 80); other has only 0\n"
     "  --cpus LIST                CPUs for the measuring threads, e.g. 1 or 0,2-3\n"
     "  --no-mlock                 do not lock memory\n"
     "  --no-cpu-latency           leave CPU idle states alone (default: limit wake-up latency to 0 us)\n"
@@ -248,8 +248,8 @@ static int parse_option(int argc, char **argv, int *i, rts_run_request *req)
         if (!parse_policy(val, &req->requested.policy))
             return fail_usage("--policy: '%s' is not one of other, fifo, rr", val);
     } else if (strcmp(opt, "--priority") == 0) {
-        if (!parse_long(val, &n) || n < 1 || n > 99)
-            return fail_usage("--priority: '%s' is not between 1 and 99", val);
+        if (!parse_long(val, &n) || n < 0 || n > 99)
+            return fail_usage("--priority: '%s' is not between 0 and 99", val);
         req->requested.priority = (int)n;
     } else if (strcmp(opt, "--cpus") == 0) {
         if (!parse_cpus(val, &req->requested, err, sizeof err))
@@ -325,6 +325,11 @@ static int parse_run_args(int argc, char **argv, rts_run_request *req)
     }
     if (req->nbenches == 0)
         return fail_usage("run: name at least one bench (rtscope-probe list shows them)");
+    /* SCHED_OTHER has only priority 0; the real-time policies 1..99. */
+    if (req->requested.policy == RTS_POLICY_OTHER)
+        req->requested.priority = 0;
+    else if (req->requested.priority == 0)
+        return fail_usage("--priority 0 goes only with --policy other (fifo and rr take 1..99)");
     return 0;
 }
 
