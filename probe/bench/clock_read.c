@@ -3,7 +3,7 @@
  * latency sample depends on: one sample is the delta of two back-to-back
  * reads. It also gives a quick way to record many samples (samples=N).
  */
-#include "rtscope/bench.h"
+#include "bench_util.h"
 
 #define STOP_CHECK_EVERY 1024 /* reads between looks at the stop flag */
 
@@ -36,11 +36,8 @@ static int run(rts_ctx *ctx)
     s.m = rts_ctx_metric(ctx, "clock.read", "back-to-back monotonic clock reads (cost of one timestamp)", false);
     if (!s.m)
         return 1;
-    rts_thread *t = rts_ctx_spawn(ctx, "clock-read", cpu, 0, measurer, &s);
-    if (!t)
+    if (!bench_run_measurer(ctx, "clock-read", cpu, 0, measurer, &s, s.m))
         return 1;
-    rts_ctx_wait(ctx, s.m);
-    rts_thread_join(t);
     /* Equal reads mean the clock is coarser than a read: the figure is then a
      * resolution, not a cost. */
     rts_metric_check_int(s.m, "zero_deltas", (long long)s.zero_deltas);

@@ -3,7 +3,7 @@
  * times on the monotonic clock, one interval apart, and each sample is the
  * actual wake-up minus the planned one (cyclictest's method).
  */
-#include "rtscope/bench.h"
+#include "bench_util.h"
 
 typedef struct {
     rts_ctx *ctx;
@@ -50,11 +50,8 @@ static int run(rts_ctx *ctx)
     /* The planned time is exact; only the read after waking is in the
      * sample, as in cyclictest, which does not subtract it either. */
     s.m->overhead_ns = 0.0;
-    rts_thread *t = rts_ctx_spawn(ctx, "lat-wakeup", cpu, 0, measurer, &s);
-    if (!t)
+    if (!bench_run_measurer(ctx, "lat-wakeup", cpu, 0, measurer, &s, s.m))
         return 1;
-    rts_ctx_wait(ctx, s.m);
-    rts_thread_join(t);
     rts_metric_check_int(s.m, "interval_ns", (long long)s.interval_ns);
     rts_metric_check_int(s.m, "wakeups", (long long)s.wakeups);
     rts_metric_check_int(s.m, "overruns", (long long)s.overruns);
