@@ -1,4 +1,4 @@
-"""Result documents built to schema/result-v1.schema.json, for tests that need runs without measuring.
+"""Result documents built to schema/result-v2.schema.json, for tests that need runs without measuring.
 
 Figures are made up but consistent: each metric's distribution is scaled from one typical value, and
 the adjusted figures are the measured ones minus the timestamp overhead.
@@ -57,7 +57,7 @@ def result_doc(*, run_id: str = "0123456789abcdef", label: str | None = None, ho
     warnings = [] if privileged else ["mlockall not granted: Operation not permitted",
                                       "fifo priority 80 not granted: measuring at normal priority"]
     return {
-        "format": "rtscope-result", "version": 1,
+        "format": "rtscope-result", "version": 2,
         "run": {"id": run_id, "started": started, "finished": _one_minute_after(started),
                 "label": label, "probe_version": "0.1.0", "port": "posix", "status": status,
                 "argv": ["rtscope-probe", "run", *benches]},

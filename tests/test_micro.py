@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SCHEMA = json.loads((REPO / "schema" / "result-v1.schema.json").read_text())
+SCHEMA = json.loads((REPO / "schema" / "result-v2.schema.json").read_text())
 
 BENCHES = ("heap.ops", "mutex.ops", "mutex.handoff", "thread.ops", "ctxsw.yield", "sem.ops", "msgq.ops")
 WAKE_CHECKS = {"rounds": None, "not_blocked": None, "woke_before_wake": 0, "preempted_waker": None, "same_cpu": True}

@@ -14,7 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 PROBE = REPO / "probe" / "build" / "rtscope-probe"
-SCHEMA = json.loads((REPO / "schema" / "result-v1.schema.json").read_text())
+SCHEMA = json.loads((REPO / "schema" / "result-v2.schema.json").read_text())
 NOBODY = 65534
 
 

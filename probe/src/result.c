@@ -1,5 +1,5 @@
 /*
- * The result document (schema/result-v1.schema.json) and the human summary.
+ * The result document (schema/result-v2.schema.json) and the human summary.
  */
 #include <math.h>
 #include <stdio.h>
@@ -211,25 +211,67 @@ static void write_histogram(rts_json *j, const rts_hist *h)
     rts_json_object_end(j);
 }
 
-static void write_metric(rts_json *j, const rts_bench *b, const rts_metric *m)
+/* A metric's summary in its unit: exact over the periods of a count
+ * metric, from the histogram for a time metric. */
+static void summarize_metric(rts_summary *s, const rts_metric *m)
 {
-    rts_summary s;
-    rts_summarize(&s, &m->ns, &m->hist);
-    rts_summary adjusted = rts_summary_shift(&s, m->overhead_ns);
-    bool valid = !m->invalid && s.count > 0;
-    rts_json_object_begin(j, NULL, false);
-    rts_json_string(j, "id", m->id);
-    rts_json_string(j, "bench", b->id);
-    rts_json_string(j, "unit", "ns");
-    rts_json_string(j, "description", m->description);
-    rts_json_bool(j, "valid", valid);
-    rts_json_string(j, "invalid_reason", valid ? NULL : m->invalid ? m->invalid_reason : "no samples");
-    write_checks(j, m);
-    rts_json_double(j, "overhead_ns", m->overhead_ns);
-    write_summary(j, "stats", &s);
+    if (m->counts)
+        rts_summarize_exact(s, &m->values, m->raw, m->raw_len);
+    else
+        rts_summarize(s, &m->values, &m->hist);
+}
+
+static const rts_metric *find_metric(const rts_run *run, const char *id)
+{
+    for (unsigned b = 0; b < run->req->nbenches; b++)
+        for (unsigned k = 0; k < run->results[b].nmetrics; k++)
+            if (strcmp(run->results[b].metrics[k]->id, id) == 0)
+                return run->results[b].metrics[k];
+    return NULL;
+}
+
+/* Median of m over the median of its baseline metric, when both are valid. */
+static void write_baseline(rts_json *j, const rts_run *run, const rts_metric *m, const rts_summary *s, bool valid)
+{
+    if (!m->baseline) {
+        rts_json_null(j, "baseline");
+        return;
+    }
+    rts_json_object_begin(j, "baseline", true);
+    rts_json_string(j, "metric", m->baseline);
+    const rts_metric *base = find_metric(run, m->baseline);
+    rts_summary b;
+    if (base)
+        summarize_metric(&b, base);
+    if (valid && base && !base->invalid && b.count > 0 && b.p50 > 0)
+        rts_json_double(j, "ratio", s->p50 / b.p50);
+    else
+        rts_json_null(j, "ratio");
+    rts_json_object_end(j);
+}
+
+static void write_count_metric_fields(rts_json *j, const rts_run *run, const rts_metric *m, const rts_summary *s,
+                                      bool valid)
+{
+    write_summary(j, "stats", s);
+    write_summary(j, "adjusted", s);
+    rts_json_null(j, "cycles");
+    rts_json_null(j, "histogram");
+    rts_json_double(j, "period_s", m->period_s);
+    rts_json_array_begin(j, "periods", true);
+    for (uint64_t i = 0; i < m->raw_len; i++)
+        rts_json_uint(j, NULL, m->raw[i]);
+    rts_json_array_end(j);
+    write_baseline(j, run, m, s, valid);
+}
+
+static void write_time_metric_fields(rts_json *j, const rts_metric *m, const rts_summary *s)
+{
+    rts_summary adjusted = rts_summary_shift(s, m->overhead_ns);
+    write_summary(j, "stats", s);
     write_summary(j, "adjusted", &adjusted);
-    if (m->in_ticks && m->timing->use_cycles && s.count > 0) {
-        rts_summary c = cycles_summary(m, &s);
+    if (m->in_ticks && m->timing->use_cycles && s->count > 0) {
+        rts_summary c = cycles_summary(m, s);
         write_summary(j, "cycles", &c);
     } else
         rts_json_null(j, "cycles");
@@ -239,8 +281,28 @@ static void write_metric(rts_json *j, const rts_bench *b, const rts_metric *m)
         for (uint64_t i = 0; i < m->raw_len; i++)
             rts_json_uint(j, NULL, m->raw[i]);
         rts_json_array_end(j);
-        rts_json_uint(j, "raw_dropped", m->ns.n - m->raw_len);
+        rts_json_uint(j, "raw_dropped", m->values.n - m->raw_len);
     }
+}
+
+static void write_metric(rts_json *j, const rts_run *run, const rts_bench *b, const rts_metric *m)
+{
+    rts_summary s;
+    summarize_metric(&s, m);
+    bool valid = !m->invalid && s.count > 0;
+    rts_json_object_begin(j, NULL, false);
+    rts_json_string(j, "id", m->id);
+    rts_json_string(j, "bench", b->id);
+    rts_json_string(j, "unit", m->counts ? "count" : "ns");
+    rts_json_string(j, "description", m->description);
+    rts_json_bool(j, "valid", valid);
+    rts_json_string(j, "invalid_reason", valid ? NULL : m->invalid ? m->invalid_reason : "no samples");
+    write_checks(j, m);
+    rts_json_double(j, "overhead_ns", m->overhead_ns);
+    if (m->counts)
+        write_count_metric_fields(j, run, m, &s, valid);
+    else
+        write_time_metric_fields(j, m, &s);
     rts_json_object_end(j);
 }
 
@@ -250,7 +312,7 @@ bool rts_result_write(const rts_run *run, FILE *out)
     rts_json_init(&j);
     rts_json_object_begin(&j, NULL, false);
     rts_json_string(&j, "format", "rtscope-result");
-    rts_json_int(&j, "version", 1);
+    rts_json_int(&j, "version", 2);
     write_run(&j, run);
     write_system(&j, &run->sys);
     write_timing(&j, &run->timing);
@@ -259,7 +321,7 @@ bool rts_result_write(const rts_run *run, FILE *out)
     rts_json_array_begin(&j, "metrics", false);
     for (unsigned b = 0; b < run->req->nbenches; b++)
         for (unsigned k = 0; k < run->results[b].nmetrics; k++)
-            write_metric(&j, run->results[b].bench, run->results[b].metrics[k]);
+            write_metric(&j, run, run->results[b].bench, run->results[b].metrics[k]);
     rts_json_array_end(&j);
     rts_json_object_end(&j);
     bool ok = rts_json_ok(&j) && fputs(rts_json_text(&j), out) >= 0 && fflush(out) == 0 && !ferror(out);
@@ -283,6 +345,16 @@ static const char *fmt_ns(char *buf, size_t size, double ns)
     return buf;
 }
 
+/* A count of iterations per period, e.g. "1234567/p". */
+static const char *fmt_count(char *buf, size_t size, double n)
+{
+    if (!isfinite(n))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.0f/p", n);
+    return buf;
+}
+
 void rts_result_print_summary(const rts_run *run, FILE *out)
 {
     fprintf(out, "run %s  %s  %s %s  policy %s", run->id, run_status_names[run->status], run->sys.hostname,
@@ -299,12 +371,13 @@ void rts_result_print_summary(const rts_run *run, FILE *out)
         for (unsigned k = 0; k < r->nmetrics; k++) {
             const rts_metric *m = r->metrics[k];
             rts_summary s, a;
-            rts_summarize(&s, &m->ns, &m->hist);
+            summarize_metric(&s, m);
             a = rts_summary_shift(&s, m->overhead_ns);
+            const char *(*show)(char *, size_t, double) = m->counts ? fmt_count : fmt_ns;
             char v[6][24];
             fprintf(out, "%-14s %10llu %10s %10s %10s %10s %10s  %s\n", m->id, (unsigned long long)a.count,
-                    fmt_ns(v[0], 24, a.min), fmt_ns(v[1], 24, a.p50), fmt_ns(v[2], 24, a.p99),
-                    fmt_ns(v[3], 24, a.p9999), fmt_ns(v[4], 24, a.max),
+                    show(v[0], 24, a.min), show(v[1], 24, a.p50), show(v[2], 24, a.p99),
+                    show(v[3], 24, a.p9999), show(v[4], 24, a.max),
                     m->invalid ? m->invalid_reason : a.count ? "" : "no samples");
         }
     }

@@ -330,7 +330,8 @@ void rts_ctx_wait(rts_ctx *ctx, const rts_metric *m)
 
 /* ------------------------------------------------------------- metrics */
 
-rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description, bool in_ticks)
+/* A fresh metric of the bench keeping up to raw_cap raw samples. */
+static rts_metric *new_metric(rts_ctx *ctx, const char *id, const char *description, uint64_t raw_cap)
 {
     rts_bench_result *r = ctx->result;
     if (r->nmetrics >= RTS_MAX_METRICS) {
@@ -338,9 +339,8 @@ rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description
         return NULL;
     }
     rts_metric *m = calloc(1, sizeof *m);
-    uint64_t cap = ctx->run->req->raw_cap;
-    if (m && cap) {
-        m->raw = calloc(cap, sizeof *m->raw);
+    if (m && raw_cap) {
+        m->raw = calloc(raw_cap, sizeof *m->raw);
         if (!m->raw) {
             free(m);
             m = NULL;
@@ -353,28 +353,47 @@ rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description
     m->id = id;
     m->description = description;
     m->timing = &ctx->run->timing;
-    m->in_ticks = in_ticks;
-    m->raw_cap = cap;
-    rts_welford_init(&m->ns);
+    m->raw_cap = raw_cap;
+    rts_welford_init(&m->values);
     rts_welford_init(&m->cycles);
     rts_hist_init(&m->hist);
     r->metrics[r->nmetrics++] = m;
     return m;
 }
 
+rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description, bool in_ticks)
+{
+    rts_metric *m = new_metric(ctx, id, description, ctx->run->req->raw_cap);
+    if (m)
+        m->in_ticks = in_ticks;
+    return m;
+}
+
+rts_metric *rts_ctx_count_metric(rts_ctx *ctx, const char *id, const char *description, double period_s,
+                                 uint64_t periods, const char *baseline)
+{
+    rts_metric *m = new_metric(ctx, id, description, periods);
+    if (m) {
+        m->counts = true;
+        m->period_s = period_s;
+        m->baseline = baseline;
+    }
+    return m;
+}
+
 void rts_metric_add(rts_metric *m, double value)
 {
-    double ns = m->in_ticks ? rts_ticks_to_ns(m->timing, value) : value;
-    if (ns < 0.0)
-        ns = 0.0;
+    double v = m->in_ticks ? rts_ticks_to_ns(m->timing, value) : value; /* in the metric's unit */
+    if (v < 0.0)
+        v = 0.0;
     if (m->in_ticks && m->timing->use_cycles)
         rts_welford_add(&m->cycles, value);
-    rts_welford_add(&m->ns, ns);
-    uint64_t rounded = (uint64_t)(ns + 0.5);
+    rts_welford_add(&m->values, v);
+    uint64_t rounded = (uint64_t)(v + 0.5);
     rts_hist_add(&m->hist, rounded);
     if (m->raw_len < m->raw_cap)
         m->raw[m->raw_len++] = rounded;
-    atomic_store_explicit(&m->progress, m->ns.n, memory_order_relaxed);
+    atomic_store_explicit(&m->progress, m->values.n, memory_order_relaxed);
 }
 
 void rts_metric_invalidate(rts_metric *m, const char *fmt, ...)

@@ -2,6 +2,7 @@
 #include "rtscope/stats.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void rts_hist_init(rts_hist *h) { memset(h, 0, sizeof *h); }
@@ -103,6 +104,43 @@ void rts_summarize(rts_summary *s, const rts_welford *w, const rts_hist *h)
     s->p99 = clamp(rts_hist_quantile(h, 0.99), w->min, w->max);
     s->p999 = clamp(rts_hist_quantile(h, 0.999), w->min, w->max);
     s->p9999 = clamp(rts_hist_quantile(h, 0.9999), w->min, w->max);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Linear interpolation between the closest ranks of sorted[0..n). */
+static double interpolated_quantile(const uint64_t *sorted, size_t n, double q)
+{
+    double rank = q * (double)(n - 1);
+    size_t lo = (size_t)rank;
+    if (lo + 1 >= n)
+        return (double)sorted[n - 1];
+    return (double)sorted[lo] + (rank - (double)lo) * ((double)sorted[lo + 1] - (double)sorted[lo]);
+}
+
+void rts_summarize_exact(rts_summary *s, const rts_welford *w, const uint64_t *values, size_t n)
+{
+    s->count = w->n;
+    s->min = w->n ? w->min : NAN;
+    s->max = w->n ? w->max : NAN;
+    s->mean = w->n ? w->mean : NAN;
+    s->stddev = w->n ? rts_welford_stddev(w) : NAN;
+    s->p50 = s->p90 = s->p99 = s->p999 = s->p9999 = NAN;
+    uint64_t *sorted = n ? malloc(n * sizeof *sorted) : NULL;
+    if (!sorted)
+        return;
+    memcpy(sorted, values, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, compare_u64);
+    s->p50 = interpolated_quantile(sorted, n, 0.50);
+    s->p90 = interpolated_quantile(sorted, n, 0.90);
+    s->p99 = interpolated_quantile(sorted, n, 0.99);
+    s->p999 = interpolated_quantile(sorted, n, 0.999);
+    s->p9999 = interpolated_quantile(sorted, n, 0.9999);
+    free(sorted);
 }
 
 static double floor0(double v) { return v < 0.0 ? 0.0 : v; }

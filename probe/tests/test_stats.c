@@ -156,6 +156,27 @@ static void test_empty_and_shift(void)
     CHECK(c.p50 == 25 && c.max == 25, "scale");
 }
 
+/* Count metrics: few samples, exact percentiles, median of an even count. */
+static void test_exact(void)
+{
+    const uint64_t periods[] = { 300, 100, 200, 400 };
+    rts_welford w;
+    rts_welford_init(&w);
+    for (size_t i = 0; i < 4; i++)
+        rts_welford_add(&w, (double)periods[i]);
+    rts_summary s;
+    rts_summarize_exact(&s, &w, periods, 4);
+    CHECK(s.count == 4 && s.min == 100 && s.max == 400 && s.mean == 250, "exact moments");
+    CHECK(s.p50 == 250, "median of an even count is the mean of the middle two, got %g", s.p50);
+    CHECK(fabs(s.p90 - 370) < 1e-9, "p90 interpolates between ranks, got %g", s.p90);
+    CHECK(periods[0] == 300, "the samples keep their order");
+    rts_summarize_exact(&s, &w, periods, 3);
+    CHECK(s.p50 == 200, "median of 300,100,200 is 200, got %g", s.p50);
+    rts_welford_init(&w);
+    rts_summarize_exact(&s, &w, NULL, 0);
+    CHECK(s.count == 0 && isnan(s.p50) && isnan(s.min), "empty exact summary is NaN");
+}
+
 int main(void)
 {
     test_bucket_geometry();
@@ -163,5 +184,6 @@ int main(void)
     test_overflow();
     test_welford();
     test_empty_and_shift();
+    test_exact();
     return check_report("test_stats");
 }

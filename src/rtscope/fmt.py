@@ -60,6 +60,13 @@ def count(value: int | None) -> str:
     return MISSING if value is None else f"{value:,}"
 
 
+def figure(value: float | None, unit: str) -> str:
+    """A statistic of a metric in its unit: a duration for "ns", a whole count for "count"."""
+    if unit == "count":
+        return count(None if value is None else round(value))
+    return duration(value)
+
+
 def ratio(value: float | None) -> str:
     """A ratio such as "1.23×"; None (nothing to divide) shows as "—"."""
     return MISSING if value is None else f"{significant(value)}×"

@@ -6,7 +6,12 @@ from pathlib import Path
 
 # This file is src/rtscope/paths.py in the repository.
 REPO_DIR = Path(__file__).resolve().parents[2]
-SCHEMA_PATH = REPO_DIR / "schema" / "result-v1.schema.json"
+SCHEMA_DIR = REPO_DIR / "schema"
+
+
+def schema_path(version: int) -> Path:
+    """The JSON schema of result format ``version``."""
+    return SCHEMA_DIR / f"result-v{version}.schema.json"
 
 
 def default_db_path(env: Mapping[str, str] = os.environ) -> Path:

@@ -1,7 +1,9 @@
-"""Result documents: loading, validation against the v1 schema, and metric lookup.
+"""Result documents: loading, validation against the schema of their version, and metric lookup.
 
-A result document is what the probe writes (schema/result-v1.schema.json). rtscope keeps the exact text
-it read next to the parsed document, so that what it stores and exports is what the probe wrote.
+A result document is what the probe writes (schema/result-v2.schema.json; version 1 documents, which
+only have time metrics, are read as they are: every v1 document is a valid v2 one but for its version
+number). rtscope keeps the exact text it read next to the parsed document, so that what it stores and
+exports is what the probe wrote.
 """
 
 import functools
@@ -13,10 +15,11 @@ from typing import Any
 import jsonschema
 
 from rtscope.errors import RtscopeError
-from rtscope.paths import SCHEMA_PATH
+from rtscope.paths import schema_path
 
 FORMAT = "rtscope-result"
-VERSION = 1
+VERSION = 2  # what the probe writes, and what rtscope writes for documents it builds
+READABLE_VERSIONS = (1, 2)
 
 # Statistic keys of a summary, in display order, with the names people use for them.
 STATISTICS = {
@@ -63,7 +66,7 @@ def from_doc(doc: dict[str, Any], source: str) -> Result:
 
 
 def validate(doc: Any, source: str) -> dict[str, Any]:
-    """Check that ``doc`` is a valid format-1 result document and return it.
+    """Check that ``doc`` is a valid result document of a version rtscope reads and return it.
 
     The format and version are checked before the schema so that a foreign or newer document gets a
     message saying so, rather than a list of schema violations.
@@ -72,10 +75,12 @@ def validate(doc: Any, source: str) -> dict[str, Any]:
         raise RtscopeError(f"{source} is not an rtscope result (no \"format\" field)")
     if doc["format"] != FORMAT:
         raise RtscopeError(f"{source} is not an rtscope result (format is {json.dumps(doc['format'])})")
-    if doc.get("version") != VERSION:
-        raise RtscopeError(f"{source}: result format version {json.dumps(doc.get('version'))} "
-                           f"is not supported (this rtscope reads {VERSION})")
-    error = jsonschema.exceptions.best_match(_validator().iter_errors(doc))
+    version = doc.get("version")
+    if version not in READABLE_VERSIONS or isinstance(version, bool):
+        readable = " and ".join(map(str, READABLE_VERSIONS))
+        raise RtscopeError(f"{source}: result format version {json.dumps(version)} "
+                           f"is not supported (this rtscope reads {readable})")
+    error = jsonschema.exceptions.best_match(_validator(version).iter_errors(doc))
     if error is not None:
         raise RtscopeError(f"{source}: invalid result at {error.json_path}: {error.message}")
     _check_unique_metrics(doc, source)
@@ -109,6 +114,11 @@ def cycles_summary(doc: dict[str, Any], metric_doc: dict[str, Any], *, adjusted:
             for key, value in measured.items()}
 
 
+def is_count(metric_doc: dict[str, Any]) -> bool:
+    """True for a count metric (iterations per reporting period), False for a time metric (ns)."""
+    return metric_doc["unit"] == "count"
+
+
 def invalid_reason(metric_doc: dict[str, Any]) -> str:
     """Why an invalid metric is invalid, in words even when the probe gave no reason."""
     return metric_doc["invalid_reason"] or "no reason given"
@@ -139,8 +149,8 @@ def _check_unique_metrics(doc: dict[str, Any], source: str) -> None:
 
 
 @functools.cache
-def _validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+def _validator(version: int) -> jsonschema.protocols.Validator:
+    schema = json.loads(schema_path(version).read_text(encoding="utf-8"))
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
     return validator_class(schema)

@@ -17,11 +17,13 @@ def render(doc: dict[str, Any], style: Style, *, adjusted: bool = True) -> list[
     """The lines of the summary of result document ``doc``.
 
     Sections: the run, the system, timing calibration, requested vs granted configuration, warnings,
-    benches and the metrics table, whose times are overhead-adjusted unless ``adjusted`` is False.
+    benches, the table of time metrics, whose times are overhead-adjusted unless ``adjusted`` is False,
+    and the table of count metrics (iterations per reporting period) when there are any.
     """
     sections = [_run(doc, style), _system(doc["system"], style), _timing(doc["timing"], style),
                 _config(doc["config"], style), _warnings(doc["config"]["warnings"], style),
-                _benches(doc["benches"], style), _metrics(doc["metrics"], style, adjusted)]
+                _benches(doc["benches"], style),
+                *_metric_tables(doc["metrics"], style, adjusted)]
     return fmt.blocks(filter(None, sections))
 
 
@@ -134,6 +136,12 @@ def _bench_note(bench: dict[str, Any]) -> str:
     return " ".join(f"{key}={value}" for key, value in bench["params"].items())
 
 
+def _metric_tables(metrics: list[dict[str, Any]], style: Style, adjusted: bool) -> list[list[str]]:
+    counts = [m for m in metrics if result.is_count(m)]
+    times = [m for m in metrics if not result.is_count(m)]
+    return [_metrics(times, style, adjusted) if times or not counts else [], _throughput(counts, style)]
+
+
 def _metrics(metrics: list[dict[str, Any]], style: Style, adjusted: bool) -> list[str]:
     if adjusted:
         title = style.heading("Metrics") + ", overhead-adjusted (--raw-times: as measured)"
@@ -146,11 +154,33 @@ def _metrics(metrics: list[dict[str, Any]], style: Style, adjusted: bool) -> lis
     return _section(title, fmt.table(header, rows, "lr" + "r" * len(_STAT_COLUMNS) + "l"))
 
 
+def _throughput(metrics: list[dict[str, Any]], style: Style) -> list[str]:
+    if not metrics:
+        return []
+    title = style.heading("Throughput") + ", iterations per reporting period"
+    header = ["metric", "periods", "period", "median", "min", "max", "vs baseline", "validity"]
+    rows = [[m["id"], fmt.count(m["stats"]["count"]), fmt.seconds(m["period_s"]),
+             *(fmt.figure(m["stats"][key], "count") for key in ("p50", "min", "max")),
+             _baseline(m), _validity(m, style)] for m in metrics]
+    return _section(title, fmt.table(header, rows, "lrrrrrrl"))
+
+
+def _baseline(metric: dict[str, Any]) -> str:
+    """"0.512× tm.basic": the metric's median over its calibration metric's, or "—"."""
+    baseline = metric["baseline"]
+    if baseline is None or baseline["ratio"] is None:
+        return MISSING
+    return f"{fmt.ratio(baseline['ratio'])} {baseline['metric']}"
+
+
+def _validity(metric: dict[str, Any], style: Style) -> str:
+    return "valid" if metric["valid"] else style.bad(f"invalid: {result.invalid_reason(metric)}")
+
+
 def _metric_row(metric: dict[str, Any], style: Style, adjusted: bool) -> list[str]:
     figures = result.summary(metric, adjusted=adjusted)
-    validity = "valid" if metric["valid"] else style.bad(f"invalid: {result.invalid_reason(metric)}")
     return [metric["id"], fmt.count(figures["count"]), *(fmt.duration(figures[key]) for key in _STAT_COLUMNS),
-            validity]
+            _validity(metric, style)]
 
 
 def _plain(number: float | None) -> str:

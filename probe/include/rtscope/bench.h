@@ -54,14 +54,20 @@ typedef struct {
     double d;
 } rts_check;
 
-/* One measured distribution. Samples are added by one thread at a time. */
+/* One measured distribution. Samples are added by one thread at a time.
+ * A time metric holds durations (unit ns); a count metric holds how many
+ * iterations each reporting period of period_s seconds completed (unit
+ * count, Thread-Metric's figure), every period kept in raw. */
 typedef struct {
     const char *id;
     const char *description;
     const rts_timing *timing;
-    bool in_ticks;            /* samples are rts_stamp ticks (else ns) */
+    bool in_ticks;            /* samples are rts_stamp ticks (else ns or counts) */
+    bool counts;              /* a count metric */
+    double period_s;          /* count metrics: the reporting period */
+    const char *baseline;     /* count metrics: id of the calibration metric its median is divided by, or NULL */
     double overhead_ns;       /* stamp overhead inside each sample */
-    rts_welford ns;           /* exact moments in ns */
+    rts_welford values;       /* exact moments in the metric's unit (ns or count) */
     rts_welford cycles;       /* same in cycles, when in_ticks with a cycle counter */
     rts_hist hist;            /* ns */
     uint64_t *raw;            /* first raw_cap samples in ns, or NULL */
@@ -129,7 +135,12 @@ void rts_ctx_fail(rts_ctx *ctx, const char *fmt, ...) __attribute__((format(prin
  * in_ticks: samples will be rts_stamp tick deltas, else ns. */
 rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description, bool in_ticks);
 
-/* Record one sample: stamp ticks or ns, as the metric was made. */
+/* A count metric of at most periods reporting periods of period_s seconds,
+ * compared with the metric baseline (may be NULL) of the same run. */
+rts_metric *rts_ctx_count_metric(rts_ctx *ctx, const char *id, const char *description, double period_s,
+                                 uint64_t periods, const char *baseline);
+
+/* Record one sample: stamp ticks, ns or a count, as the metric was made. */
 void rts_metric_add(rts_metric *m, double value);
 
 /* Mark invalid with a reason (the first reason is kept). */

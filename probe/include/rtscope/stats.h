@@ -63,6 +63,12 @@ typedef struct {
 /* Summary of a distribution from its Welford state and histogram. */
 void rts_summarize(rts_summary *s, const rts_welford *w, const rts_hist *h);
 
+/* Summary of values[0..n), all the samples of w: exact percentiles by
+ * linear interpolation between the closest ranks (the median of an even
+ * count is the mean of the middle two). For the few samples of a count
+ * metric, where a histogram bucket would blur them. */
+void rts_summarize_exact(rts_summary *s, const rts_welford *w, const uint64_t *values, size_t n);
+
 /* s shifted down by offset (floored at 0) — overhead adjustment. */
 rts_summary rts_summary_shift(const rts_summary *s, double offset);
 

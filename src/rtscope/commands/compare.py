@@ -91,8 +91,14 @@ def _table(runs: list[Named], statistics: tuple[str, ...], style: Style, *, adju
 def _cells(metrics: list[dict[str, Any] | None], key: str, style: Style, adjusted: bool) -> list[str]:
     """The value of statistic ``key`` in each run, then each run's ratio to the first run."""
     values = [None if m is None else result.summary(m, adjusted=adjusted)[key] for m in metrics]
-    shown = [fmt.count(v) if key == "count" else fmt.duration(v) for v in values]
+    unit = "count" if key == "count" else _unit(metrics)
+    shown = [fmt.figure(v, unit) for v in values]
     return [*_mark_invalid(shown, metrics, style), *_ratios(values)]
+
+
+def _unit(metrics: list[dict[str, Any] | None]) -> str:
+    """The unit of a metric as the runs that have it record it ("ns" or "count")."""
+    return next(m["unit"] for m in metrics if m is not None)
 
 
 def _ops_table(runs: list[Named], statistics: tuple[str, ...], style: Style, *, adjusted: bool) -> list[str]:
@@ -112,9 +118,10 @@ def _ops_table(runs: list[Named], statistics: tuple[str, ...], style: Style, *, 
                 shown = [fmt.count(round(v)) if v is not None else MISSING for v in values]
             else:
                 values = [None if m is None else result.summary(m, adjusted=adjusted)[key] for m in metrics]
-                shown = [fmt.duration(v) for v in values]
+                shown = [fmt.figure(v, _unit(metrics)) for v in values]
+            unit = "cycles" if in_cycles else "count" if _unit(metrics) == "count" else "time"
             rows.append([metric_id if number == 0 else "", result.STATISTICS[key],
-                         "cycles" if in_cycles else "time", *_mark_invalid(shown, metrics, style),
+                         unit, *_mark_invalid(shown, metrics, style),
                          *_ratios(values)])
     return fmt.table(header, rows, "lll" + "r" * (2 * len(runs) - 1))
 
