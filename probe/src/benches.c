@@ -11,6 +11,7 @@ extern const rts_bench rts_bench_lat_wakeup;
 extern const rts_bench rts_bench_msgq;
 extern const rts_bench rts_bench_mutex;
 extern const rts_bench rts_bench_mutex_handoff;
+extern const rts_bench rts_bench_selftest_hang;
 extern const rts_bench rts_bench_sem;
 extern const rts_bench rts_bench_thread;
 
@@ -23,6 +24,7 @@ const rts_bench *const rts_benches[] = {
     &rts_bench_msgq,
     &rts_bench_mutex,
     &rts_bench_mutex_handoff,
+    &rts_bench_selftest_hang,
     &rts_bench_sem,
     &rts_bench_thread,
     NULL,

@@ -30,6 +30,8 @@ static const char usage[] =
     "  --no-cpu-latency           leave CPU idle states alone (default: limit wake-up latency to 0 us)\n"
     "  --refuse-privilege         act as unprivileged: no real-time policy, mlockall or latency limit\n"
     "  --raw N                    keep the first N samples of each metric\n"
+    "  --grace SECONDS            how long a bench may take to stop before the watchdog\n"
+    "                             ends the run (default 10)\n"
     "  --label TEXT               a label stored with the result\n"
     "  --json FILE|-              write the result to FILE (atomically) or stdout\n"
     "  --quiet                    no progress and no summary\n";
@@ -244,6 +246,9 @@ static int parse_option(int argc, char **argv, int *i, rts_run_request *req)
     else if (strcmp(opt, "--duration") == 0) {
         if (!parse_double(val, &req->duration_s) || req->duration_s <= 0 || req->duration_s > 1e7)
             return fail_usage("--duration: '%s' is not a positive number of seconds", val);
+    } else if (strcmp(opt, "--grace") == 0) {
+        if (!parse_double(val, &req->grace_s) || req->grace_s <= 0 || req->grace_s > 1e6)
+            return fail_usage("--grace: '%s' is not a positive number of seconds", val);
     } else if (strcmp(opt, "--policy") == 0) {
         if (!parse_policy(val, &req->requested.policy))
             return fail_usage("--policy: '%s' is not one of other, fifo, rr", val);
@@ -307,6 +312,7 @@ static int parse_run_args(int argc, char **argv, rts_run_request *req)
 {
     *req = (rts_run_request){
         .duration_s = 5.0,
+        .grace_s = 10.0,
         .requested = { .policy = RTS_POLICY_FIFO, .priority = 80, .mlockall = true, .stack_prefault = true,
                        .cpu_latency_us = 0 },
         .argc = argc,
@@ -390,10 +396,23 @@ static void make_run_id(char id[17])
         snprintf(id + 2 * i, 3, "%02x", bytes[i]);
 }
 
+/* The run's result file and summary (the run's publish step). */
+static bool publish(rts_run *run, void *arg)
+{
+    output *out = arg;
+    bool ok = output_commit(out, run);
+    if (!run->req->quiet)
+        rts_result_print_summary(run, out->f == stdout ? stderr : stdout);
+    fflush(stdout);
+    fflush(stderr);
+    return ok;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     static rts_run_request req;
     static rts_run run;
+    static output out;
     int st = parse_run_args(argc, argv, &req);
     if (st)
         return st;
@@ -402,15 +421,12 @@ static int cmd_run(int argc, char **argv)
     if (!rts_params_resolve(&run, err, sizeof err))
         return fail_usage("%s", err);
     make_run_id(run.id);
-    output out;
     if (!output_open(&out, req.json_path, run.id))
         return EXIT_USAGE;
+    run.publish = publish;
+    run.publish_arg = &out;
     rts_stop_requests_catch();
     int status = rts_run_execute(&run);
-    if (!output_commit(&out, &run))
-        status = 1;
-    if (!req.quiet)
-        rts_result_print_summary(&run, out.f == stdout ? stderr : stdout);
     rts_run_release(&run);
     return status;
 }

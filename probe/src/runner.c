@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,9 +20,11 @@
 struct rts_ctx {
     rts_run *run;
     rts_bench_result *result;
-    uint64_t deadline_ns;
+    uint64_t started_ns, deadline_ns;
     _Atomic bool stop;
 };
+
+#define WATCHDOG_TICK_NS 50000000u
 
 /* ------------------------------------------------------------ parameters */
 
@@ -435,6 +438,114 @@ void rts_metric_check_double(rts_metric *m, const char *name, double value)
     put_check(m, (rts_check){ .name = name, .kind = RTS_CHECK_DOUBLE, .d = value });
 }
 
+/* ------------------------------------------------------------ conclude */
+
+/* Close the run and publish it, once: from whichever of the main thread and
+ * the watchdog gets here first; the other waits for the process to end. */
+static int conclude(rts_run *run)
+{
+    if (atomic_exchange(&run->concluded, true))
+        for (;;)
+            rts_sleep_ns(1000000000u);
+    bool failed = false;
+    for (unsigned i = 0; i < run->req->nbenches; i++)
+        failed |= run->results[i].status == RTS_BENCH_FAILED;
+    rts_wallclock(&run->finished_sec, &run->finished_nsec);
+    run->status = rts_stop_requested() ? RTS_RUN_INTERRUPTED : failed ? RTS_RUN_FAILED : RTS_RUN_COMPLETE;
+    bool published = run->publish(run, run->publish_arg);
+    if (run->status == RTS_RUN_INTERRUPTED)
+        return 130;
+    return run->status == RTS_RUN_FAILED || !published ? 1 : 0;
+}
+
+/* ------------------------------------------------------------ watchdog */
+
+static void watchdog_watch(rts_watchdog *w, rts_ctx *ctx)
+{
+    atomic_store(&w->planned_end_ns, ctx->deadline_ns);
+    atomic_store(&w->stop_seen_ns, 0);
+    atomic_store(&w->ctx, ctx);
+}
+
+/* The bench returned. If the watchdog abandoned it meanwhile, it is ending
+ * the process: wait for that rather than run on. */
+static void watchdog_release(rts_watchdog *w, rts_ctx *ctx)
+{
+    rts_ctx *expected = ctx;
+    if (!atomic_compare_exchange_strong(&w->ctx, &expected, NULL))
+        for (;;)
+            rts_sleep_ns(1000000000u);
+}
+
+/* The watched bench overran its grace: record it, publish, end the process. */
+static void watchdog_abandon(rts_run *run, rts_ctx *ctx, uint64_t now)
+{
+    rts_bench_result *r = ctx->result;
+    double late_s = (double)(now - atomic_load(&run->watchdog.stop_seen_ns)) / 1e9;
+    r->status = RTS_BENCH_FAILED; /* overrides "failed" reasons given before: hanging is what matters */
+    snprintf(r->error, sizeof r->error,
+             "stopped by the watchdog: still running %.1f s after it was asked to stop (hung, or not "
+             "checking the stop flag); its metrics hold what it measured until then", late_s);
+    r->elapsed_s = (double)(now - ctx->started_ns) / 1e9;
+    for (rts_bench_result *later = r + 1; later < run->results + run->req->nbenches; later++) {
+        later->status = RTS_BENCH_SKIPPED;
+        snprintf(later->error, sizeof later->error, "not run: the probe ended after %s hung", r->bench->id);
+    }
+    if (!run->req->quiet)
+        fprintf(stderr, "rtscope-probe: %s failed: %s\n", r->bench->id, r->error);
+    _Exit(conclude(run));
+}
+
+static void watchdog_main(void *arg)
+{
+    rts_run *run = arg;
+    rts_watchdog *w = &run->watchdog;
+    while (!atomic_load(&w->quit)) {
+        rts_sleep_ns(WATCHDOG_TICK_NS);
+        rts_ctx *ctx = atomic_load(&w->ctx);
+        if (!ctx)
+            continue;
+        uint64_t now = rts_time_ns();
+        /* The main thread may be the one stuck, so pass on what it would. */
+        if (now >= atomic_load(&w->planned_end_ns) || rts_stop_requested())
+            rts_ctx_stop(ctx);
+        uint64_t expected = 0;
+        if (rts_ctx_stopping(ctx))
+            atomic_compare_exchange_strong(&w->stop_seen_ns, &expected, now);
+        uint64_t seen = atomic_load(&w->stop_seen_ns);
+        if (seen == 0 || now - seen < (uint64_t)(run->req->grace_s * 1e9))
+            continue;
+        if (atomic_compare_exchange_strong(&w->ctx, &ctx, NULL))
+            watchdog_abandon(run, ctx, now);
+    }
+}
+
+/* The watchdog runs above every measuring thread (they get at most the
+ * granted priority plus a small offset) and on any CPU. */
+static void watchdog_start(rts_run *run)
+{
+    const rts_rtconfig *g = &run->granted;
+    rts_thread_attr attr = {
+        .name = "watchdog",
+        .policy = g->policy,
+        .priority = g->policy == RTS_POLICY_OTHER ? 0 : 99,
+        .cpu = -1,
+        .stack_size = THREAD_STACK_BYTES,
+    };
+    if (rts_thread_create(&run->watchdog.thread, &attr, watchdog_main, run) != RTS_OK) {
+        run->watchdog.thread = NULL;
+        rts_run_warn(run, "the watchdog could not start: a hung bench would hang the probe");
+    }
+}
+
+static void watchdog_stop(rts_watchdog *w)
+{
+    if (!w->thread)
+        return;
+    atomic_store(&w->quit, true);
+    rts_thread_join(w->thread);
+}
+
 /* ----------------------------------------------------------------- run */
 
 static void run_bench(rts_run *run, rts_bench_result *r)
@@ -446,14 +557,17 @@ static void run_bench(rts_run *run, rts_bench_result *r)
         snprintf(r->error, sizeof r->error, "this platform lacks a capability it needs (0x%x)", missing);
         return;
     }
-    if (!run->req->quiet)
-        fprintf(stderr, "rtscope-probe: %s for %.1f s\n", b->id, run->req->duration_s);
     rts_ctx ctx = { .run = run, .result = r };
-    uint64_t t0 = rts_time_ns();
-    ctx.deadline_ns = t0 + (uint64_t)(run->req->duration_s * 1e9);
+    double planned_s = b->planned_s ? b->planned_s(&ctx) : run->req->duration_s;
+    if (!run->req->quiet)
+        fprintf(stderr, "rtscope-probe: %s for %.1f s\n", b->id, planned_s);
+    ctx.started_ns = rts_time_ns();
+    ctx.deadline_ns = ctx.started_ns + (uint64_t)(planned_s * 1e9);
     r->status = RTS_BENCH_OK;
+    watchdog_watch(&run->watchdog, &ctx);
     b->run(&ctx);
-    r->elapsed_s = (double)(rts_time_ns() - t0) / 1e9;
+    watchdog_release(&run->watchdog, &ctx);
+    r->elapsed_s = (double)(rts_time_ns() - ctx.started_ns) / 1e9;
     if (r->status == RTS_BENCH_OK && rts_stop_requested())
         r->status = RTS_BENCH_INTERRUPTED;
 }
@@ -464,7 +578,7 @@ int rts_run_execute(rts_run *run)
     rts_sysinfo_read(&run->sys);
     setup_realtime(run);
     rts_timing_calibrate(&run->timing, true);
-    bool failed = false;
+    watchdog_start(run);
     for (unsigned i = 0; i < run->req->nbenches; i++) {
         rts_bench_result *r = &run->results[i];
         if (rts_stop_requested()) {
@@ -473,13 +587,11 @@ int rts_run_execute(rts_run *run)
             continue;
         }
         run_bench(run, r);
-        failed |= r->status == RTS_BENCH_FAILED;
         if (r->status == RTS_BENCH_FAILED && !run->req->quiet)
             fprintf(stderr, "rtscope-probe: %s failed: %s\n", r->bench->id, r->error);
     }
-    rts_wallclock(&run->finished_sec, &run->finished_nsec);
-    run->status = rts_stop_requested() ? RTS_RUN_INTERRUPTED : failed ? RTS_RUN_FAILED : RTS_RUN_COMPLETE;
-    return run->status == RTS_RUN_INTERRUPTED ? 130 : run->status == RTS_RUN_FAILED ? 1 : 0;
+    watchdog_stop(&run->watchdog);
+    return conclude(run);
 }
 
 void rts_run_release(rts_run *run)

@@ -34,6 +34,7 @@ typedef struct {
     rts_assignment assignments[RTS_MAX_ASSIGNMENTS];
     unsigned nassignments;
     double duration_s;
+    double grace_s;           /* the watchdog's patience with a bench asked to stop */
     rts_rtconfig requested;
     bool refuse_privilege;    /* behave as if unprivileged (tests, comparison) */
     uint64_t raw_cap;         /* raw samples kept per metric */
@@ -58,7 +59,18 @@ typedef struct {
 
 typedef enum { RTS_RUN_COMPLETE, RTS_RUN_INTERRUPTED, RTS_RUN_FAILED } rts_run_status;
 
+typedef struct rts_run rts_run;
+
+/* What the watchdog watches: the bench being run and when it must be done. */
 typedef struct {
+    rts_thread *thread;
+    _Atomic bool quit;
+    _Atomic(struct rts_ctx *) ctx;  /* the bench running now, or NULL */
+    _Atomic uint64_t planned_end_ns; /* when it should stop measuring */
+    _Atomic uint64_t stop_seen_ns;   /* when it was first seen asked to stop (0: not yet) */
+} rts_watchdog;
+
+struct rts_run {
     const rts_run_request *req;
     char id[17];
     int64_t started_sec, finished_sec;
@@ -70,14 +82,25 @@ typedef struct {
     char warnings[RTS_MAX_WARNINGS][256];
     unsigned nwarnings;
     rts_bench_result results[RTS_MAX_RUN_BENCHES];
-} rts_run;
+    rts_watchdog watchdog;
+    _Atomic bool concluded;
+    /* Write the result and the summary; false when the result could not be
+     * written. Called once per run, by rts_run_execute or by the watchdog. */
+    bool (*publish)(rts_run *run, void *arg);
+    void *publish_arg;
+};
 
 /* Resolve each bench's parameter values (defaults, then assignments) into
  * run->results. On bad input writes one line to err and returns false. */
 bool rts_params_resolve(rts_run *run, char *err, size_t errsize);
 
-/* Measure every requested bench; the run records everything. Returns the
- * process exit status (0 complete, 1 a bench failed, 130 interrupted). */
+/* Measure every requested bench, then publish the run. Returns the process
+ * exit status (0 complete, 1 a bench failed or the result could not be
+ * written, 130 interrupted). A bench that does not return within grace_s of
+ * being asked to stop (at its planned end, by the user, or by itself) is
+ * abandoned: the watchdog marks it failed, publishes what the run measured
+ * and ends the process, which is the only way to stop a thread that is
+ * stuck for good. */
 int rts_run_execute(rts_run *run);
 
 /* Add a warning to the run and print it (unless quiet). */

@@ -36,6 +36,7 @@ class RunRequest:
     mlock: bool = True
     cpu_latency: bool = True
     refuse_privilege: bool = False
+    grace_s: float | None = None
 
     def probe_args(self) -> list[str]:
         """The arguments of ``rtscope-probe run`` for this request, output options excepted."""
@@ -55,4 +56,6 @@ class RunRequest:
             args.append("--no-cpu-latency")
         if self.refuse_privilege:
             args.append("--refuse-privilege")
+        if self.grace_s is not None:
+            args += ["--grace", fmt.exact(self.grace_s)]
         return args

@@ -41,6 +41,9 @@ typedef struct {
     const rts_param_decl *params;      /* may be NULL */
     unsigned nparams;
     unsigned needs_caps;               /* RTS_CAP_* it cannot run without */
+    /* How long it measures, from its parameters; NULL: the run's --duration.
+     * Its end is rts_ctx_wait's deadline and what the watchdog holds it to. */
+    double (*planned_s)(const rts_ctx *ctx);
     /* Measure. Returns 0 when the bench did its job (metrics may still be
      * marked invalid), non-zero after rts_ctx_fail. */
     int (*run)(rts_ctx *ctx);

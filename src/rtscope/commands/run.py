@@ -55,6 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="leave CPU idle states alone (default: hold their wake-up latency at 0 µs)")
     parser.add_argument("--refuse-privilege", action="store_true",
                         help="run as if unprivileged: no real-time policy, mlockall or CPU latency limit")
+    parser.add_argument("--grace", type=argtypes.duration, metavar="S",
+                        help="how long a bench may take to stop before the probe's watchdog declares it hung "
+                             "and ends the run, keeping what it measured (default 10 s)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the result document to FILE")
     parser.add_argument("--no-store", dest="store", action="store_false",
                         help="do not store the result in the database")
@@ -90,7 +93,7 @@ def _request(args: argparse.Namespace, benches: tuple[str, ...]) -> RunRequest:
         benches=benches, duration_s=args.duration, policy=args.policy,
         priority=_priority(args.policy, args.priority), cpus=args.cpus, params=tuple(args.param),
         label=args.label, raw=args.raw, mlock=args.mlock, cpu_latency=args.cpu_latency,
-        refuse_privilege=args.refuse_privilege)
+        refuse_privilege=args.refuse_privilege, grace_s=args.grace)
 
 
 def _priority(policy: str, priority: int | None) -> int:

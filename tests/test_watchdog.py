@@ -1,0 +1,100 @@
+"""The probe's watchdog: a bench that hangs (blocked, or spinning without looking at the stop flag) is
+stopped, reported failed with what it measured, and the process ends with nothing left running."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+from conftest import process_env
+from rtscope import result
+
+HANG = ["selftest.hang", "ctxsw.sem", "--duration", "0.3", "--grace", "1", "--quiet"]
+# Generous: the run plans 0.3 s, then waits 1 s of grace; a loaded machine may add seconds.
+LIMIT_S = 30
+
+
+def _leftovers(tag: str) -> list[str]:
+    """Processes whose command line holds ``tag`` (the probe runs carry it as their label)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if tag.encode() in cmdline.read():
+                    found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def _run_probe(probe, tmp_path, *extra):
+    tag = f"watchdog-{uuid.uuid4().hex}"
+    out = tmp_path / "hang.json"
+    started = time.monotonic()
+    completed = subprocess.run([probe, "run", *HANG, "--label", tag, "--json", out, *extra],
+                               capture_output=True, text=True, timeout=LIMIT_S, check=False)
+    return completed, time.monotonic() - started, out, tag
+
+
+@pytest.mark.parametrize("spin", ["0", "1"], ids=["blocked", "spinning"])
+@pytest.mark.parametrize("privilege", [[], ["--refuse-privilege"]], ids=["as-granted", "unprivileged"])
+def test_a_hung_bench_is_stopped_and_keeps_what_it_measured(probe, tmp_path, spin, privilege):
+    completed, took_s, out, tag = _run_probe(probe, tmp_path, "--param", f"spin={spin}", *privilege)
+    assert completed.returncode == 1, completed.stderr
+    assert took_s >= 1.0  # the grace was waited out
+    doc = result.load(out).doc
+    hung, later = doc["benches"]
+    assert doc["run"]["status"] == "failed"
+    assert hung["status"] == "failed" and "stopped by the watchdog" in hung["error"]
+    assert later["status"] == "skipped" and "selftest.hang hung" in later["error"]
+    measured = result.metric(doc, "selftest.hang")
+    assert measured["stats"]["count"] == 1000  # the samples taken before hanging
+    assert not list(tmp_path.glob("*.tmp-*"))
+    assert _leftovers(tag) == []
+
+
+def test_ctrl_c_on_a_hung_bench_ends_the_run_interrupted(probe, tmp_path):
+    tag = f"watchdog-{uuid.uuid4().hex}"
+    out = tmp_path / "hang.json"
+    process = subprocess.Popen([probe, "run", "selftest.hang", "--duration", "60", "--grace", "1", "--quiet",
+                                "--label", tag, "--json", out], stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=LIMIT_S)
+    assert process.returncode == 130, err
+    doc = result.load(out).doc
+    assert doc["run"]["status"] == "interrupted"
+    assert "stopped by the watchdog" in doc["benches"][0]["error"]
+    assert _leftovers(tag) == []
+
+
+def test_rtscope_stores_the_failed_run(probe, db_path):
+    completed = subprocess.run([sys.executable, "-m", "rtscope", "--probe", str(probe), "run", "selftest.hang",
+                                "--duration", "0.3", "--grace", "1"], env=process_env(db_path),
+                               capture_output=True, text=True, timeout=LIMIT_S, check=False)
+    assert completed.returncode == 1, completed.stderr
+    assert "Traceback" not in completed.stderr
+    assert "stopped by the watchdog" in completed.stdout
+    shown = subprocess.run([sys.executable, "-m", "rtscope", "show", "last", "--json"], env=process_env(db_path),
+                           capture_output=True, text=True, check=True)
+    assert json.loads(shown.stdout)["run"]["status"] == "failed"
+
+
+def test_a_bench_that_stops_in_time_is_not_touched(probe, tmp_path):
+    out = tmp_path / "run.json"
+    completed = subprocess.run([probe, "run", "ctxsw.sem", "--duration", "0.3", "--grace", "1", "--quiet",
+                                "--json", out], capture_output=True, text=True, timeout=LIMIT_S, check=False)
+    assert completed.returncode == 0, completed.stderr
+    assert result.load(out).doc["benches"][0]["status"] == "ok"
+
+
+def test_bad_grace_is_refused(probe):
+    completed = subprocess.run([probe, "run", "ctxsw.sem", "--grace", "0"], capture_output=True, text=True,
+                               check=False)
+    assert completed.returncode == 2
+    assert completed.stderr == "rtscope-probe: --grace: '0' is not a positive number of seconds\n"
