@@ -42,6 +42,26 @@ def metric(metric_id: str, typical_ns: float, *, valid: bool = True) -> dict[str
     }
 
 
+def count_metric(metric_id: str, periods: list[int], *, period_s: float = 30.0, baseline_ratio: float | None = None,
+                 valid: bool = True) -> dict[str, Any]:
+    """A Thread-Metric style count metric of the bench of the same id: iterations per period."""
+    ordered = sorted(periods)
+    middle = len(ordered) // 2
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    stats = {"count": len(periods), "min": ordered[0], "max": ordered[-1], "mean": sum(periods) / len(periods),
+             "stddev": 0.0, "p50": median, "p90": ordered[-1], "p99": ordered[-1], "p999": ordered[-1],
+             "p9999": ordered[-1]}
+    return {
+        "id": metric_id, "bench": metric_id, "unit": "count",
+        "description": f"{metric_id} iterations per period", "valid": valid,
+        "invalid_reason": None if valid else "Thread-Metric needs strict priorities on one CPU",
+        "checks": {"strict_priorities": valid}, "overhead_ns": 0.0,
+        "stats": stats, "adjusted": copy.deepcopy(stats), "cycles": None, "histogram": None,
+        "period_s": period_s, "periods": periods,
+        "baseline": {"metric": "tm.basic", "ratio": baseline_ratio if valid else None},
+    }
+
+
 def result_doc(*, run_id: str = "0123456789abcdef", label: str | None = None, hostname: str = "fixture-host",
                benches: dict[str, float] | None = None, privileged: bool = True, status: str = "complete",
                invalid: tuple[str, ...] = (), started: str = "2024-05-01T10:00:00.000Z") -> dict[str, Any]:

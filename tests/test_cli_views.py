@@ -114,3 +114,49 @@ def test_the_operation_table_falls_back_to_time_without_cycles(fake):
     rows = [line.split() for line in outcome.out.splitlines() if line.startswith(("ctxsw.sem", "lat.wakeup"))]
     assert rows[0][:4] == ["ctxsw.sem", "mean", "cycles", "8,684"]
     assert rows[1][:3] == ["lat.wakeup", "mean", "time"]
+
+
+def _threadmetric_doc(run_id, *, basic, sync, period_s=30.0, valid=True):
+    doc = builders.result_doc(run_id=run_id, benches={"ctxsw.sem": 3200.0})
+    doc["benches"] += [{"id": bench, "params": {"period": period_s, "periods": 3}, "status": "ok",
+                        "elapsed_s": 3 * period_s, "error": None} for bench in ("tm.basic", "tm.sync")]
+    doc["metrics"] += [builders.count_metric("tm.basic", basic, period_s=period_s, baseline_ratio=1.0, valid=valid),
+                       builders.count_metric("tm.sync", sync, period_s=period_s,
+                                             baseline_ratio=sorted(sync)[1] / sorted(basic)[1], valid=valid)]
+    return doc
+
+
+def test_show_puts_counts_in_a_throughput_table(tmp_path, rtscope):
+    path = builders.write(tmp_path / "tm.json", _threadmetric_doc(
+        "3333333333333333", basic=[1_000_000, 1_100_000, 900_000], sync=[5_000_000, 5_000_001, 4_900_000]))
+    outcome = rtscope("show", path)
+    assert outcome.status == 0, outcome.err
+    assert "Throughput, iterations per reporting period" in outcome.out
+    throughput = outcome.out.split("Throughput")[1]
+    row = next(line for line in throughput.splitlines() if line.strip().startswith("tm.sync")).split()
+    assert row == ["tm.sync", "3", "30.0", "s", "5,000,000", "4,900,000", "5,000,001", "5.00×", "tm.basic", "valid"]
+    # The time metrics keep their own table.
+    assert any(line.strip().startswith("ctxsw.sem") for line in outcome.out.splitlines())
+
+
+def test_compare_shows_counts_by_median_and_relative_to_the_calibration(tmp_path, rtscope):
+    a = builders.write(tmp_path / "a.json", _threadmetric_doc(
+        "4444444444444444", basic=[1_000_000] * 3, sync=[5_000_000] * 3))
+    b = builders.write(tmp_path / "b.json", _threadmetric_doc(
+        "5555555555555555", basic=[2_000_000] * 3, sync=[20_000_000] * 3, period_s=10.0))
+    outcome = rtscope("compare", a, b)
+    assert outcome.status == 0, outcome.err
+    lines = outcome.out.splitlines()
+    assert "! the runs differ in reporting period, and counts are per period: A 30.0 s, B 10.0 s" in lines
+    at = next(i for i, line in enumerate(lines) if line.startswith("tm.sync"))
+    assert lines[at].split() == ["tm.sync", "p50", "5,000,000", "20,000,000", "4.00×"]
+    assert lines[at + 1].split() == ["×", "tm.basic", "5.00×", "10.0×", "2.00×"]
+
+
+def test_an_invalid_count_metric_has_no_ratio_to_show(tmp_path, rtscope):
+    path = builders.write(tmp_path / "tm.json", _threadmetric_doc(
+        "6666666666666666", basic=[1, 2, 3], sync=[4, 5, 6], valid=False))
+    outcome = rtscope("show", path)
+    throughput = outcome.out.split("Throughput")[1]
+    row = next(line for line in throughput.splitlines() if line.strip().startswith("tm.sync"))
+    assert "—" in row and "invalid: Thread-Metric needs strict priorities on one CPU" in row

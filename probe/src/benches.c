@@ -14,6 +14,14 @@ extern const rts_bench rts_bench_mutex_handoff;
 extern const rts_bench rts_bench_selftest_hang;
 extern const rts_bench rts_bench_sem;
 extern const rts_bench rts_bench_thread;
+extern const rts_bench rts_bench_tm_basic;
+extern const rts_bench rts_bench_tm_coop;
+extern const rts_bench rts_bench_tm_irq;
+extern const rts_bench rts_bench_tm_irq_preempt;
+extern const rts_bench rts_bench_tm_memory;
+extern const rts_bench rts_bench_tm_message;
+extern const rts_bench rts_bench_tm_preempt;
+extern const rts_bench rts_bench_tm_sync;
 
 const rts_bench *const rts_benches[] = {
     &rts_bench_clock_read,
@@ -27,6 +35,14 @@ const rts_bench *const rts_benches[] = {
     &rts_bench_selftest_hang,
     &rts_bench_sem,
     &rts_bench_thread,
+    &rts_bench_tm_basic,
+    &rts_bench_tm_coop,
+    &rts_bench_tm_irq,
+    &rts_bench_tm_irq_preempt,
+    &rts_bench_tm_memory,
+    &rts_bench_tm_message,
+    &rts_bench_tm_preempt,
+    &rts_bench_tm_sync,
     NULL,
 };
 

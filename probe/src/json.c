@@ -177,9 +177,12 @@ void rts_json_double(rts_json *j, const char *key, double value)
         return;
     }
     /* Whole numbers print without a fraction; others keep 4 decimals,
-     * well below the resolution of any clock the probe reads. */
+     * well below the resolution of any clock the probe reads, and small
+     * ones (ratios) 6 significant digits. */
     if (value == floor(value) && fabs(value) < 1e15)
         snprintf(num, sizeof num, "%.0f", value);
+    else if (fabs(value) < 1.0)
+        snprintf(num, sizeof num, "%.6g", value);
     else
         snprintf(num, sizeof num, "%.4f", value);
     puts_(j, num);

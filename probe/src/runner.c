@@ -308,7 +308,7 @@ static void print_progress(const rts_ctx *ctx, const rts_metric *m, uint64_t now
 {
     if (ctx->run->req->quiet)
         return;
-    double total = ctx->run->req->duration_s;
+    double total = (double)(ctx->deadline_ns - ctx->started_ns) / 1e9;
     fprintf(stderr, "  %-12s %5.1f / %.1f s  %llu samples\n", ctx->result->bench->id,
             (double)(now - start) / 1e9, total,
             m ? (unsigned long long)atomic_load_explicit(&m->progress, memory_order_relaxed) : 0ull);

@@ -7,10 +7,15 @@ static const char *const micro[] = {
     "ctxsw.sem", "ctxsw.yield", "heap.ops", "mutex.ops", "mutex.handoff", "thread.ops", "sem.ops", "msgq.ops", NULL,
 };
 
+static const char *const threadmetric[] = {
+    "tm.basic", "tm.coop", "tm.preempt", "tm.irq", "tm.irq_preempt", "tm.message", "tm.sync", "tm.memory", NULL,
+};
+
 static const char *const quick[] = { "ctxsw.sem", "lat.wakeup", NULL };
 
 const rts_suite rts_suites[] = {
     { "micro", "per-operation cost of OS services (one sample per operation, ns and cycles)", micro },
+    { "threadmetric", "Thread-Metric: service throughput per reporting period, relative to tm.basic", threadmetric },
     { "quick", "a first look: context switch and wake-up latency", quick },
     { NULL, NULL, NULL },
 };

@@ -45,7 +45,8 @@ static void test_layout_and_numbers(void)
     rts_json_int(&j, "i", -3);
     rts_json_uint(&j, "u", 18446744073709551615ull);
     rts_json_double(&j, "whole", 42.0);
-    rts_json_double(&j, "frac", 0.5);
+    rts_json_double(&j, "frac", 2.5);
+    rts_json_double(&j, "small", 0.0146824536);
     rts_json_double(&j, "nan", NAN);
     rts_json_double(&j, "inf", INFINITY);
     rts_json_bool(&j, "t", true);
@@ -62,7 +63,8 @@ static void test_layout_and_numbers(void)
                        "  \"i\": -3,\n"
                        "  \"u\": 18446744073709551615,\n"
                        "  \"whole\": 42,\n"
-                       "  \"frac\": 0.5000,\n"
+                       "  \"frac\": 2.5000,\n"
+                       "  \"small\": 0.0146825,\n"
                        "  \"nan\": null,\n"
                        "  \"inf\": null,\n"
                        "  \"t\": true,\n"

@@ -73,6 +73,11 @@ def _differences(runs: list[Named], style: Style) -> list[str]:
         if len(set(values.values())) > 1:
             each = ", ".join(f"{letter} {value}" for letter, value in values.items())
             lines.append(style.warn(f"! the runs differ in {what}: {each}"))
+    periods = {letter: sorted({fmt.seconds(m["period_s"]) for m in doc["metrics"] if result.is_count(m)})
+               for letter, doc in runs}
+    if len({tuple(p) for p in periods.values() if p}) > 1:
+        each = ", ".join(f"{letter} {'/'.join(p)}" for letter, p in periods.items() if p)
+        lines.append(style.warn(f"! the runs differ in reporting period, and counts are per period: {each}"))
     return lines
 
 
@@ -82,10 +87,27 @@ def _table(runs: list[Named], statistics: tuple[str, ...], style: Style, *, adju
     rows = []
     for metric_id in dict.fromkeys(m["id"] for _, doc in runs for m in doc["metrics"]):
         metrics = [result.metric(doc, metric_id) for _, doc in runs]
+        if _unit(metrics) == "count":
+            rows += _count_rows(metric_id, metrics, style)
+            continue
         for number, key in enumerate(statistics):
             name = metric_id if number == 0 else ""
             rows.append([name, result.STATISTICS[key], *_cells(metrics, key, style, adjusted)])
     return fmt.table(header, rows, "ll" + "r" * (2 * len(runs) - 1))
+
+
+def _count_rows(metric_id: str, metrics: list[dict[str, Any] | None], style: Style) -> list[list[str]]:
+    """A count metric (Thread-Metric) compares by its median per period and, the figure that carries
+    across processors, that median relative to its calibration metric ("× tm.basic")."""
+    medians = [None if m is None else m["stats"]["p50"] for m in metrics]
+    relative = [None if m is None or m["baseline"] is None else m["baseline"]["ratio"] for m in metrics]
+    baseline = next((m["baseline"]["metric"] for m in metrics if m is not None and m["baseline"]), None)
+    rows = [[metric_id, "p50", *_mark_invalid([fmt.figure(v, "count") for v in medians], metrics, style),
+             *_ratios(medians)]]
+    if baseline is not None:
+        rows.append(["", f"× {baseline}", *_mark_invalid([fmt.ratio(v) for v in relative], metrics, style),
+                     *_ratios(relative)])
+    return rows
 
 
 def _cells(metrics: list[dict[str, Any] | None], key: str, style: Style, adjusted: bool) -> list[str]:

@@ -1,0 +1,62 @@
+/*
+ * tm.coop — Thread-Metric's cooperative scheduling test: five threads of
+ * equal priority each count and relinquish the CPU to the next, round and
+ * round. Each period's count is the sum of their counters.
+ */
+#include "thread_metric.h"
+
+#define THREADS 5
+
+typedef struct {
+    _Atomic uint64_t counters[THREADS];
+    _Atomic uint64_t ready;
+    bool start_timed_out;
+} coop_state;
+
+static void worker(void *p)
+{
+    tm_thread *th = p;
+    coop_state *s = th->t->state;
+    tm_thread_begin(th);
+    /* Start together, so that every relinquish finds the others ready. */
+    atomic_fetch_add(&s->ready, 1);
+    if (!bench_await(&s->ready, THREADS, BENCH_TIMEOUT_NS)) {
+        s->start_timed_out = true;
+        rts_ctx_stop(th->t->ctx);
+    }
+    while (!rts_ctx_stopping(th->t->ctx)) {
+        tm_count(&s->counters[th->index]);
+        rts_thread_relinquish();
+    }
+    tm_thread_end(th);
+}
+
+static int run(rts_ctx *ctx)
+{
+    coop_state s = { .start_timed_out = false };
+    tm_test t = { 0 };
+    if (!tm_init(&t, ctx, "tm.coop", "relinquishes per period by 5 equal-priority threads taking turns", &s))
+        return 1;
+    for (unsigned i = 0; i < THREADS; i++)
+        tm_add_counter(&t, &s.counters[i]);
+    for (unsigned i = 0; i < THREADS && tm_spawn(&t, "tm-coop", 0, worker); i++)
+        ;
+    tm_measure(&t);
+    if (s.start_timed_out)
+        rts_metric_invalidate(t.m, "the five threads did not all start within 2 s");
+    return 0;
+}
+
+static const rts_param_decl params[] = { TM_PARAMS };
+static const char *const metrics[] = { "tm.coop", NULL };
+
+const rts_bench rts_bench_tm_coop = {
+    .id = "tm.coop",
+    .summary = "Thread-Metric cooperative scheduling: 5 equal-priority threads relinquishing in turn",
+    .metrics = metrics,
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .needs_caps = RTS_CAP_AFFINITY,
+    .planned_s = tm_planned_s,
+    .run = run,
+};
