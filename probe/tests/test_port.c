@@ -188,6 +188,104 @@ static void test_switch_count(void)
     CHECK(counted >= 10, "10 sleeps are at least 10 switches, counted %lld", counted);
 }
 
+/* Priority inversion on one CPU: low holds the mutex, high blocks on it,
+ * then medium spins. With inheritance low runs boosted above medium and
+ * high gets the mutex while medium still spins; without, high waits for
+ * medium to finish. Every spin is bounded in time. */
+typedef struct {
+    rts_mutex *m;
+    _Atomic int low_locked, high_trying;
+    _Atomic uint64_t high_got_ns, medium_end_ns;
+} inversion;
+
+#define LOW_WORK_NS (30 * MS)
+#define MEDIUM_SPIN_NS (300 * MS)
+
+static void spin_until(uint64_t t)
+{
+    while (rts_time_ns() < t)
+        ;
+}
+
+static void inversion_low(void *p)
+{
+    inversion *v = p;
+    rts_mutex_lock(v->m);
+    atomic_store(&v->low_locked, 1);
+    spin_until(rts_time_ns() + LOW_WORK_NS);
+    rts_mutex_unlock(v->m);
+}
+
+static void inversion_high(void *p)
+{
+    inversion *v = p;
+    atomic_store(&v->high_trying, 1);
+    rts_mutex_lock(v->m);
+    atomic_store(&v->high_got_ns, rts_time_ns());
+    rts_mutex_unlock(v->m);
+}
+
+static void inversion_medium(void *p)
+{
+    inversion *v = p;
+    spin_until(rts_time_ns() + MEDIUM_SPIN_NS);
+    atomic_store(&v->medium_end_ns, rts_time_ns());
+}
+
+static void wait_flag(_Atomic int *flag)
+{
+    for (int i = 0; i < 2000 && !atomic_load(flag); i++)
+        rts_sleep_ns(MS);
+}
+
+/* Returns 1 when high got the mutex before medium ended, 0 when after, -1
+ * when the scenario could not be set up (no privilege, one CPU). */
+static int priority_inversion(bool inherit)
+{
+    int cpu = rts_cpu_count() - 1;
+    if (cpu < 1 || !rts_cpu_allowed(cpu))
+        return -1;
+    inversion v;
+    memset(&v, 0, sizeof v);
+    if (rts_mutex_create(&v.m, inherit) != RTS_OK)
+        return -1;
+    rts_thread_attr low = { .name = "low", .policy = RTS_POLICY_FIFO, .priority = 10, .cpu = cpu };
+    rts_thread_attr medium = { .name = "medium", .policy = RTS_POLICY_FIFO, .priority = 20, .cpu = cpu };
+    rts_thread_attr high = { .name = "high", .policy = RTS_POLICY_FIFO, .priority = 30, .cpu = cpu };
+    rts_thread *tl, *tm, *th;
+    if (rts_thread_create(&tl, &low, inversion_low, &v) != RTS_OK) {
+        rts_mutex_destroy(v.m);
+        return -1;
+    }
+    wait_flag(&v.low_locked);
+    bool high_made = rts_thread_create(&th, &high, inversion_high, &v) == RTS_OK;
+    CHECK(high_made, "high-priority thread created");
+    wait_flag(&v.high_trying);
+    rts_sleep_ns(2 * MS); /* high is blocked on the mutex now */
+    bool medium_made = rts_thread_create(&tm, &medium, inversion_medium, &v) == RTS_OK;
+    CHECK(medium_made, "medium-priority thread created");
+    if (medium_made)
+        rts_thread_join(tm);
+    if (high_made)
+        rts_thread_join(th);
+    rts_thread_join(tl);
+    rts_mutex_destroy(v.m);
+    return atomic_load(&v.high_got_ns) < atomic_load(&v.medium_end_ns);
+}
+
+static void test_priority_inheritance(void)
+{
+    if (!(rts_port_caps() & RTS_CAP_PI_MUTEX))
+        return;
+    int with = priority_inversion(true);
+    if (with < 0) {
+        printf("test_port: priority inheritance not observed: needs SCHED_FIFO and two CPUs\n");
+        return;
+    }
+    CHECK(with == 1, "with inheritance the high thread got the mutex while the medium one still ran");
+    CHECK(priority_inversion(false) == 0, "without inheritance the medium thread held the high one off");
+}
+
 int main(void)
 {
     test_semaphore();
@@ -198,5 +296,6 @@ int main(void)
     test_sleep_and_mutex();
     test_affinity();
     test_switch_count();
+    test_priority_inheritance();
     return check_report("test_port");
 }
