@@ -24,11 +24,11 @@ OWN_CHECKS: dict[str, dict[str, Any]] = {
     "tm.basic": {"work_verified": True},
     "tm.coop": {"counters_spread_max": None},
     "tm.preempt": {"counters_spread_max": None, "preemptions_expected": None, "preemptions_observed": None},
-    "tm.irq": {"counters_spread_max": None, "interrupts": None, "take_failures": 0},
+    "tm.irq": {"counters_spread_max": None, "interrupts": None, "take_failed": False},
     "tm.irq_preempt": {"counters_spread_max": None, "preemptions_expected": None, "preemptions_observed": None},
-    "tm.message": {"messages_corrupted": 0, "queue_errors": 0},
-    "tm.sync": {"sem_errors": 0},
-    "tm.memory": {"pool_errors": 0},
+    "tm.message": {"messages_corrupted": 0, "queue_failed": False},
+    "tm.sync": {"sem_failed": False},
+    "tm.memory": {"pool_failed": False},
 }
 STRICT_PRIORITIES_NEEDED = "Thread-Metric needs strict priorities on one CPU"
 

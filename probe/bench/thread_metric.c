@@ -138,3 +138,26 @@ void tm_measure(tm_test *t)
     record_checks(t);
     rts_sem_destroy(t->stop_reporter);
 }
+
+static void loop_worker(void *p)
+{
+    tm_thread *th = p;
+    tm_test *t = th->t;
+    tm_thread_begin(th);
+    while (!rts_ctx_stopping(t->ctx)) {
+        if (!t->op(t->state)) {
+            t->op_failed = true;
+            break;
+        }
+        tm_count(&t->loops);
+    }
+    tm_thread_end(th);
+}
+
+void tm_run_loop(tm_test *t, bool (*op)(void *state))
+{
+    t->op = op;
+    tm_add_counter(t, &t->loops);
+    tm_spawn(t, t->m->id, 0, loop_worker);
+    tm_measure(t);
+}

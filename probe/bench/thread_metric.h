@@ -54,6 +54,10 @@ struct tm_test {
     rts_thread *handles[TM_MAX_THREADS];
     unsigned nthreads;
     rts_sem *stop_reporter;              /* given when the run stops early */
+    /* One-thread tests (tm_run_loop): one iteration, false when the service failed. */
+    bool (*op)(void *state);
+    _Atomic uint64_t loops;
+    bool op_failed;
     uint64_t late_max_ns;                /* latest end of a period, past its plan */
     double spread_max;                   /* largest distance of a counter from their mean */
     bool counter_went_back;
@@ -93,5 +97,26 @@ static inline uint64_t tm_read(const _Atomic uint64_t *counter)
 /* Report: start the reporter, wait for the periods (or a stop), release and
  * join every thread, and record the checks all tests share. */
 void tm_measure(tm_test *t);
+
+/* The whole of a one-thread test: op(state) in a loop on one thread,
+ * counted, until the run stops or op fails (t->op_failed), then reported. */
+void tm_run_loop(tm_test *t, bool (*op)(void *state));
+
+/* Define the rts_bench of a Thread-Metric test whose run() is in the file:
+ * its id (also its metric's), summary and the capabilities it needs beyond
+ * pinning threads. */
+#define TM_BENCH(symbol, bench_id, summary_text, caps)                                   \
+    static const rts_param_decl tm_params[] = { TM_PARAMS };                            \
+    static const char *const tm_metrics[] = { bench_id, NULL };                         \
+    const rts_bench symbol = {                                                          \
+        .id = bench_id,                                                                 \
+        .summary = summary_text,                                                        \
+        .metrics = tm_metrics,                                                          \
+        .params = tm_params,                                                            \
+        .nparams = sizeof tm_params / sizeof tm_params[0],                              \
+        .needs_caps = RTS_CAP_AFFINITY | (caps),                                        \
+        .planned_s = tm_planned_s,                                                      \
+        .run = run,                                                                     \
+    }
 
 #endif

@@ -47,16 +47,6 @@ static int run(rts_ctx *ctx)
     return 0;
 }
 
-static const rts_param_decl params[] = { TM_PARAMS };
-static const char *const metrics[] = { "tm.coop", NULL };
-
-const rts_bench rts_bench_tm_coop = {
-    .id = "tm.coop",
-    .summary = "Thread-Metric cooperative scheduling: 5 equal-priority threads relinquishing in turn",
-    .metrics = metrics,
-    .params = params,
-    .nparams = sizeof params / sizeof params[0],
-    .needs_caps = RTS_CAP_AFFINITY,
-    .planned_s = tm_planned_s,
-    .run = run,
-};
+TM_BENCH(rts_bench_tm_coop, "tm.coop",
+         "Thread-Metric cooperative scheduling: 5 equal-priority threads relinquishing in turn",
+         0);

@@ -11,9 +11,8 @@
 #include "thread_metric.h"
 
 typedef struct {
-    _Atomic uint64_t thread_counter, handler_counter;
+    _Atomic uint64_t handler_counter;
     rts_sem *sem;
-    uint64_t take_failures;
 } irq_state;
 
 static void handler(void *arg)
@@ -23,58 +22,37 @@ static void handler(void *arg)
     rts_sem_give(s->sem);
 }
 
-static void worker(void *p)
+static bool interrupt_and_take(void *p)
 {
-    tm_thread *th = p;
-    irq_state *s = th->t->state;
-    tm_thread_begin(th);
-    while (!rts_ctx_stopping(th->t->ctx)) {
-        rts_soft_irq_raise();
-        /* The handler has run, so the token is there: never a real wait. */
-        if (rts_sem_take(s->sem, 0) != RTS_OK) {
-            s->take_failures++;
-            break;
-        }
-        tm_count(&s->thread_counter);
-    }
-    tm_thread_end(th);
+    irq_state *s = p;
+    rts_soft_irq_raise();
+    /* The handler has run, so the token is there: never a real wait. */
+    return rts_sem_take(s->sem, 0) == RTS_OK;
 }
 
 static int run(rts_ctx *ctx)
 {
-    irq_state s = { .take_failures = 0 };
+    irq_state s = { .sem = NULL };
     tm_test t = { 0 };
-    if (!tm_init(&t, ctx, "tm.irq", "software interrupts per period, each handled (count, semaphore give) and "
-                                    "followed by the thread's take; the interrupt is a signal to the thread itself "
-                                    "(POSIX port)", &s))
-        return 1;
     if (rts_sem_create(&s.sem, 0, 1) != RTS_OK || rts_soft_irq_register(handler, &s) != RTS_OK) {
         rts_ctx_fail(ctx, "cannot set up the semaphore and the software interrupt");
         rts_sem_destroy(s.sem);
         return 1;
     }
-    tm_add_counter(&t, &s.thread_counter);
-    tm_add_counter(&t, &s.handler_counter);
-    tm_spawn(&t, "tm-irq", 0, worker);
-    tm_measure(&t);
-    rts_metric_check_int(t.m, "interrupts", (long long)tm_read(&s.handler_counter));
-    rts_metric_check_int(t.m, "take_failures", (long long)s.take_failures);
-    if (s.take_failures)
-        rts_metric_invalidate(t.m, "the handler's token was not there after the interrupt returned");
+    if (tm_init(&t, ctx, "tm.irq", "software interrupts per period, each handled (count, semaphore give) and "
+                                   "followed by the thread's take; the interrupt is a signal to the thread itself "
+                                   "(POSIX port)", &s)) {
+        tm_add_counter(&t, &s.handler_counter);
+        tm_run_loop(&t, interrupt_and_take);
+        rts_metric_check_int(t.m, "interrupts", (long long)tm_read(&s.handler_counter));
+        rts_metric_check_bool(t.m, "take_failed", t.op_failed);
+        if (t.op_failed)
+            rts_metric_invalidate(t.m, "the handler's token was not there after the interrupt returned");
+    }
     rts_sem_destroy(s.sem);
-    return 0;
+    return t.m ? 0 : 1;
 }
 
-static const rts_param_decl params[] = { TM_PARAMS };
-static const char *const metrics[] = { "tm.irq", NULL };
-
-const rts_bench rts_bench_tm_irq = {
-    .id = "tm.irq",
-    .summary = "Thread-Metric interrupt processing: software interrupt, handler gives a semaphore, thread takes",
-    .metrics = metrics,
-    .params = params,
-    .nparams = sizeof params / sizeof params[0],
-    .needs_caps = RTS_CAP_AFFINITY | RTS_CAP_SOFT_IRQ,
-    .planned_s = tm_planned_s,
-    .run = run,
-};
+TM_BENCH(rts_bench_tm_irq, "tm.irq",
+         "Thread-Metric interrupt processing: software interrupt, handler gives a semaphore, thread takes",
+         RTS_CAP_SOFT_IRQ);

@@ -103,16 +103,6 @@ static int run(rts_ctx *ctx)
     return 0;
 }
 
-static const rts_param_decl params[] = { TM_PARAMS };
-static const char *const metrics[] = { "tm.irq_preempt", NULL };
-
-const rts_bench rts_bench_tm_irq_preempt = {
-    .id = "tm.irq_preempt",
-    .summary = "Thread-Metric interrupt preemption: the handler resumes a higher-priority thread",
-    .metrics = metrics,
-    .params = params,
-    .nparams = sizeof params / sizeof params[0],
-    .needs_caps = RTS_CAP_AFFINITY | RTS_CAP_PRIORITY_SCHED | RTS_CAP_SOFT_IRQ,
-    .planned_s = tm_planned_s,
-    .run = run,
-};
+TM_BENCH(rts_bench_tm_irq_preempt, "tm.irq_preempt",
+         "Thread-Metric interrupt preemption: the handler resumes a higher-priority thread",
+         RTS_CAP_PRIORITY_SCHED | RTS_CAP_SOFT_IRQ);

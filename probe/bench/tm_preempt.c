@@ -103,16 +103,6 @@ static int run(rts_ctx *ctx)
     return 0;
 }
 
-static const rts_param_decl params[] = { TM_PARAMS };
-static const char *const metrics[] = { "tm.preempt", NULL };
-
-const rts_bench rts_bench_tm_preempt = {
-    .id = "tm.preempt",
-    .summary = "Thread-Metric preemptive scheduling: a chain of 5 priorities resuming upwards",
-    .metrics = metrics,
-    .params = params,
-    .nparams = sizeof params / sizeof params[0],
-    .needs_caps = RTS_CAP_AFFINITY | RTS_CAP_PRIORITY_SCHED,
-    .planned_s = tm_planned_s,
-    .run = run,
-};
+TM_BENCH(rts_bench_tm_preempt, "tm.preempt",
+         "Thread-Metric preemptive scheduling: a chain of 5 priorities resuming upwards",
+         RTS_CAP_PRIORITY_SCHED);
