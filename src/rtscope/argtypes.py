@@ -88,6 +88,14 @@ def statistics(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_STAT_KEYS[name] for name in names))
 
 
+def statistic(text: str) -> str:
+    """One summary key from a statistic name ("p99.9" gives "p999")."""
+    keys = statistics(text)
+    if len(keys) != 1:
+        raise argparse.ArgumentTypeError(f"name one statistic, not {text!r}")
+    return keys[0]
+
+
 def _integer(text: str, what: str) -> int:
     try:
         return int(text)
