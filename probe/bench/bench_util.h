@@ -38,6 +38,15 @@ bool bench_await(const _Atomic uint64_t *v, uint64_t want, uint64_t timeout_ns);
 bool bench_run_measurer(rts_ctx *ctx, const char *name, int cpu, int prio_offset, void (*fn)(void *), void *arg,
                         const rts_metric *progress);
 
+/* cyclictest's loop, on the calling thread until the run stops: sleep until
+ * absolute times interval_ns apart and record each wake-up's lateness
+ * (actual minus planned) in m, the first warmup wake-ups excepted. Counts
+ * the wake-ups and the periods missed entirely (overruns). */
+typedef struct {
+    uint64_t wakeups, overruns;
+} bench_periodic;
+void bench_periodic_wakeups(rts_ctx *ctx, rts_metric *m, uint64_t interval_ns, uint64_t warmup, bench_periodic *out);
+
 /* Create the mutex the bench's "inherit" parameter asks for (declared with
  * BENCH_PARAM_INHERIT); NULL after rts_ctx_fail. */
 rts_mutex *bench_mutex_create(rts_ctx *ctx);

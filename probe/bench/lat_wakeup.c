@@ -10,28 +10,13 @@ typedef struct {
     rts_metric *m;
     uint64_t interval_ns;
     uint64_t warmup;
-    uint64_t wakeups, overruns;
+    bench_periodic counts;
 } wakeup_state;
 
 static void measurer(void *p)
 {
     wakeup_state *s = p;
-    uint64_t next = rts_time_ns() + s->interval_ns;
-    while (!rts_ctx_stopping(s->ctx)) {
-        /* 1. Sleep until the planned time. */
-        rts_sleep_until_ns(next);
-        /* 2. Read the clock first thing after waking. */
-        uint64_t now = rts_time_ns();
-        /* 3. Record lateness (the first warm-up wake-ups are dropped). */
-        if (s->wakeups++ >= s->warmup)
-            rts_metric_add(s->m, (double)(now - next));
-        /* 4. Plan the next wake-up; periods missed entirely are overruns. */
-        next += s->interval_ns;
-        while (next <= now) {
-            next += s->interval_ns;
-            s->overruns++;
-        }
-    }
+    bench_periodic_wakeups(s->ctx, s->m, s->interval_ns, s->warmup, &s->counts);
     rts_ctx_stop(s->ctx);
 }
 
@@ -53,8 +38,8 @@ static int run(rts_ctx *ctx)
     if (!bench_run_measurer(ctx, "lat-wakeup", cpu, 0, measurer, &s, s.m))
         return 1;
     rts_metric_check_int(s.m, "interval_ns", (long long)s.interval_ns);
-    rts_metric_check_int(s.m, "wakeups", (long long)s.wakeups);
-    rts_metric_check_int(s.m, "overruns", (long long)s.overruns);
+    rts_metric_check_int(s.m, "wakeups", (long long)s.counts.wakeups);
+    rts_metric_check_int(s.m, "overruns", (long long)s.counts.overruns);
     return 0;
 }
 

@@ -16,20 +16,6 @@ typedef struct {
     uint64_t signals, lost_tokens;
 } sem_state;
 
-static bool wake_give(void *obj, uint64_t round)
-{
-    (void)round;
-    return rts_sem_give(obj) == RTS_OK;
-}
-
-static bool wait_take(void *obj, uint64_t round)
-{
-    (void)round;
-    return rts_sem_take(obj, BENCH_TIMEOUT_NS) == RTS_OK;
-}
-
-static const wake_ops sem_wake_ops = { .wake = wake_give, .wait = wait_take };
-
 /* One timed give nobody waits for; false if the token was not there after. */
 static bool signal_once(sem_state *s, bool record)
 {
@@ -78,7 +64,7 @@ static int run(rts_ctx *ctx)
         rts_sem_destroy(s.plain);
         return 1;
     }
-    bool started = wake_pair_start(&s.pair, ctx, s.wake, &sem_wake_ops, s.wakeup, cpu);
+    bool started = wake_pair_start(&s.pair, ctx, s.wake, &wake_pair_sem_ops, s.wakeup, cpu);
     bool ran = started && bench_run_measurer(ctx, "sem-measure", cpu, s.pair.waker_offset, measurer, &s, s.wake);
     if (started)
         wake_pair_finish(&s.pair);

@@ -135,3 +135,17 @@ void wake_pair_finish(wake_pair *w)
     record_checks(w);
     rts_sem_destroy(w->go);
 }
+
+static bool sem_give(void *obj, uint64_t round)
+{
+    (void)round;
+    return rts_sem_give(obj) == RTS_OK;
+}
+
+static bool sem_take(void *obj, uint64_t round)
+{
+    (void)round;
+    return rts_sem_take(obj, BENCH_TIMEOUT_NS) == RTS_OK;
+}
+
+const wake_ops wake_pair_sem_ops = { .wake = sem_give, .wait = sem_take };

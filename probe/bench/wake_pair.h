@@ -35,6 +35,9 @@ typedef struct {
     bool (*after)(void *obj, uint64_t round); /* waiter, after its stamp; may be NULL */
 } wake_ops;
 
+/* The wake of a semaphore (obj: an rts_sem holding no token): give / take. */
+extern const wake_ops wake_pair_sem_ops;
+
 typedef struct {
     rts_ctx *ctx;
     rts_metric *m;

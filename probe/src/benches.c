@@ -7,6 +7,9 @@ extern const rts_bench rts_bench_clock_read;
 extern const rts_bench rts_bench_ctxsw_sem;
 extern const rts_bench rts_bench_ctxsw_yield;
 extern const rts_bench rts_bench_heap;
+extern const rts_bench rts_bench_lat_irq;
+extern const rts_bench rts_bench_lat_preempt;
+extern const rts_bench rts_bench_lat_preempt_timer;
 extern const rts_bench rts_bench_lat_wakeup;
 extern const rts_bench rts_bench_msgq;
 extern const rts_bench rts_bench_mutex;
@@ -28,6 +31,9 @@ const rts_bench *const rts_benches[] = {
     &rts_bench_ctxsw_sem,
     &rts_bench_ctxsw_yield,
     &rts_bench_heap,
+    &rts_bench_lat_irq,
+    &rts_bench_lat_preempt,
+    &rts_bench_lat_preempt_timer,
     &rts_bench_lat_wakeup,
     &rts_bench_msgq,
     &rts_bench_mutex,

@@ -11,11 +11,14 @@ static const char *const threadmetric[] = {
     "tm.basic", "tm.coop", "tm.preempt", "tm.irq", "tm.irq_preempt", "tm.message", "tm.sync", "tm.memory", NULL,
 };
 
+static const char *const latency[] = { "lat.wakeup", "lat.preempt", "lat.preempt_timer", "lat.irq", NULL };
+
 static const char *const quick[] = { "ctxsw.sem", "lat.wakeup", NULL };
 
 const rts_suite rts_suites[] = {
     { "micro", "per-operation cost of OS services (one sample per operation, ns and cycles)", micro },
     { "threadmetric", "Thread-Metric: service throughput per reporting period, relative to tm.basic", threadmetric },
+    { "latency", "worst cases: periodic wake-up, preemption (semaphore and timer), timer interrupt", latency },
     { "quick", "a first look: context switch and wake-up latency", quick },
     { NULL, NULL, NULL },
 };

@@ -43,7 +43,8 @@ enum {
     RTS_CAP_PI_MUTEX       = 1u << 3, /* priority-inheritance mutexes */
     RTS_CAP_SOFT_IRQ       = 1u << 4, /* a software interrupt can be raised */
     RTS_CAP_CYCLE_COUNTER  = 1u << 5, /* invariant CPU cycle counter readable */
-    RTS_CAP_SYSINFO        = 1u << 6  /* rts_sysinfo_read fills real values */
+    RTS_CAP_SYSINFO        = 1u << 6, /* rts_sysinfo_read fills real values */
+    RTS_CAP_TIMER_IRQ      = 1u << 7  /* a periodic timer interrupt can be taken */
 };
 
 /* Bitwise OR of RTS_CAP_* for this build on this machine. */
@@ -212,6 +213,22 @@ rts_status rts_soft_irq_register(void (*handler)(void *), void *arg);
 
 /* Raise the software interrupt; the handler has run when this returns. */
 rts_status rts_soft_irq_raise(void);
+
+/* ------------------------------------------------------- timer interrupt */
+
+/* Start the periodic timer interrupt: first expiry at first_ns on the
+ * monotonic clock, then every period_ns. Each expiry runs handler in
+ * interrupt context on the calling thread (on POSIX: a real-time signal
+ * directed at it), with the expiry it serves (planned_ns: first_ns plus
+ * whole periods, expiries merged by a late delivery skipped) and the clock
+ * read first thing on entry (entered_ns). The handler may only record.
+ * One timer at a time. RTS_ENOTSUP where RTS_CAP_TIMER_IRQ is missing. */
+rts_status rts_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
+                               void (*handler)(void *arg, uint64_t planned_ns, uint64_t entered_ns), void *arg);
+
+/* Stop the timer; no handler runs once this returns. Expiries merged into
+ * later deliveries so far are returned in *missed (may be NULL). */
+rts_status rts_timer_irq_stop(uint64_t *missed);
 
 /* ----------------------------------------------------------------- heap */
 

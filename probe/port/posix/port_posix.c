@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -59,6 +61,9 @@ unsigned rts_port_caps(void)
 {
     unsigned caps = RTS_CAP_PRIORITY_SCHED | RTS_CAP_AFFINITY | RTS_CAP_MLOCK |
                     RTS_CAP_PI_MUTEX | RTS_CAP_SOFT_IRQ | RTS_CAP_SYSINFO;
+#ifdef SIGEV_THREAD_ID
+    caps |= RTS_CAP_TIMER_IRQ;
+#endif
     if (HAVE_CYCLE_COUNTER && rts_posix_cycle_counter_invariant())
         caps |= RTS_CAP_CYCLE_COUNTER;
     return caps;
@@ -650,6 +655,97 @@ rts_status rts_soft_irq_register(void (*handler)(void *), void *arg)
 rts_status rts_soft_irq_raise(void)
 {
     return from_errno(pthread_kill(pthread_self(), SIGUSR1));
+}
+
+/* ------------------------------------------------------- timer interrupt */
+
+/* A POSIX timer whose expiry is a real-time signal directed at the thread
+ * that started it (Linux's SIGEV_THREAD_ID; elsewhere not supported): the
+ * kernel's timer interrupt queues it, and the thread runs the handler on
+ * its next way back to user space — from sleep, if it sleeps. */
+#define TIMER_SIGNAL (SIGRTMIN + 1)
+
+static timer_t irq_timer;
+static void (*timer_handler)(void *, uint64_t, uint64_t);
+static void *timer_arg;
+static uint64_t timer_first_ns, timer_period_ns, timer_expiries, timer_missed;
+
+static void timer_trampoline(int sig)
+{
+    uint64_t entered = rts_time_ns();
+    (void)sig;
+    int saved = errno;
+    int merged = timer_getoverrun(irq_timer);
+    if (merged > 0) {
+        timer_expiries += (uint64_t)merged;
+        timer_missed += (uint64_t)merged;
+    }
+    uint64_t planned = timer_first_ns + timer_expiries * timer_period_ns;
+    timer_expiries++;
+    if (timer_handler)
+        timer_handler(timer_arg, planned, entered);
+    errno = saved;
+}
+
+rts_status rts_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
+                               void (*handler)(void *arg, uint64_t planned_ns, uint64_t entered_ns), void *arg)
+{
+#ifdef SIGEV_THREAD_ID
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = timer_trampoline;
+    sigemptyset(&sa.sa_mask);
+    timer_handler = handler;
+    timer_arg = arg;
+    timer_first_ns = first_ns;
+    timer_period_ns = period_ns;
+    timer_expiries = timer_missed = 0;
+    if (sigaction(TIMER_SIGNAL, &sa, NULL) != 0)
+        return from_errno(errno);
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = TIMER_SIGNAL;
+#ifdef sigev_notify_thread_id
+    sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+#else
+    sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+#endif
+    if (timer_create(CLOCK_MONOTONIC, &sev, &irq_timer) != 0)
+        return from_errno(errno);
+    struct itimerspec its = {
+        .it_value = { (time_t)(first_ns / 1000000000u), (long)(first_ns % 1000000000u) },
+        .it_interval = { (time_t)(period_ns / 1000000000u), (long)(period_ns % 1000000000u) },
+    };
+    if (timer_settime(irq_timer, TIMER_ABSTIME, &its, NULL) != 0) {
+        int err = errno;
+        timer_delete(irq_timer);
+        return from_errno(err);
+    }
+    return RTS_OK;
+#else
+    (void)first_ns;
+    (void)period_ns;
+    (void)handler;
+    (void)arg;
+    return RTS_ENOTSUP;
+#endif
+}
+
+rts_status rts_timer_irq_stop(uint64_t *missed)
+{
+#ifdef SIGEV_THREAD_ID
+    int err = timer_delete(irq_timer) == 0 ? 0 : errno;
+    /* A signal still queued is dropped, not handled after the stop. */
+    signal(TIMER_SIGNAL, SIG_IGN);
+    timer_handler = NULL;
+    if (missed)
+        *missed = timer_missed;
+    return from_errno(err);
+#else
+    (void)missed;
+    return RTS_ENOTSUP;
+#endif
 }
 
 /* ------------------------------------------------------------------ heap */

@@ -266,6 +266,28 @@ rts_status rts_soft_irq_register(void (*handler)(void *), void *arg)
 
 rts_status rts_soft_irq_raise(void) { return RTS_ENOTSUP; }
 
+/* ------------------------------------------------------- timer interrupt */
+
+/* A hardware timer (a spare general-purpose timer, or the SysTick's
+ * compare channel) in periodic mode: its ISR reads the cycle counter first,
+ * works out the expiry it serves from the compare value, and calls the
+ * handler. Set RTS_CAP_TIMER_IRQ once it does. */
+rts_status rts_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
+                               void (*handler)(void *arg, uint64_t planned_ns, uint64_t entered_ns), void *arg)
+{
+    (void)first_ns;
+    (void)period_ns;
+    (void)handler;
+    (void)arg;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_timer_irq_stop(uint64_t *missed)
+{
+    (void)missed;
+    return RTS_ENOTSUP;
+}
+
 /* ------------------------------------------------------------------ heap */
 
 /* pvPortMalloc / vPortFree, or k_malloc / k_free. */
