@@ -61,3 +61,14 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def read_text(path: str | Path, *, what: str = "file") -> str:
+    """The UTF-8 text of the file at ``path``; a one-line RtscopeError naming it when it is missing
+    ("PATH: no such <what>") or cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RtscopeError(f"{path}: no such {what}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise RtscopeError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None

@@ -14,6 +14,7 @@ from typing import Any
 
 import jsonschema
 
+from rtscope import files
 from rtscope.errors import RtscopeError
 from rtscope.paths import schema_path
 
@@ -46,13 +47,7 @@ def load(path: str | Path) -> Result:
     Raises RtscopeError with a one-line message naming the file when it cannot be read, is not JSON,
     is not an rtscope result, has another format version, or breaks the schema.
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RtscopeError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise RtscopeError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
-    return parse(text, str(path))
+    return parse(files.read_text(path), str(path))
 
 
 def parse(text: str, source: str) -> Result:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rtscope import result
+from rtscope import files, result
 from rtscope.errors import RtscopeError
 from rtscope.paths import REPO_DIR
 
@@ -86,12 +86,7 @@ def load_profile(path: str | Path, statistic: str | None = None) -> Profile:
     column), unknown keys, weights that are not positive numbers, or an unknown statistic.
     """
     source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RtscopeError(f"{source}: no such profile file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise RtscopeError(f"{source}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    text = files.read_text(path, what="profile file")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
