@@ -8,6 +8,20 @@
 
 #include "rtscope/bench.h"
 
+/* A counter with one writing thread, read by others: a plain load and
+ * store, not a locked read-modify-write, so counting costs what a
+ * Thread-Metric counter costs on an RTOS. */
+static inline void bench_count(_Atomic uint64_t *counter)
+{
+    atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+static inline uint64_t bench_read(const _Atomic uint64_t *counter)
+{
+    return atomic_load_explicit(counter, memory_order_relaxed);
+}
+
 /* Longest wait for another thread: far beyond RT throttling or a VM pause. */
 #define BENCH_TIMEOUT_NS 2000000000u
 

@@ -80,8 +80,7 @@ static void spinner(void *p)
     timer_source *s = p;
     bench_watch_begin(&s->low_watch, rts_self_cpu());
     while (!rts_ctx_stopping(s->ctx))
-        atomic_store_explicit(&s->spins, atomic_load_explicit(&s->spins, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
+        bench_count(&s->spins);
     bench_watch_end(&s->low_watch);
 }
 
@@ -111,7 +110,7 @@ static int run_timer(rts_ctx *ctx)
     bool ran = bench_run_measurer(ctx, "lat-preempt-high", cpu, 0, sleeper, &s, s.m);
     rts_ctx_stop(ctx);
     rts_thread_join(low);
-    uint64_t spins = atomic_load(&s.spins);
+    uint64_t spins = bench_read(&s.spins);
     rts_metric_check_int(s.m, "interval_ns", (long long)s.interval_ns);
     rts_metric_check_int(s.m, "wakeups", (long long)s.counts.wakeups);
     rts_metric_check_int(s.m, "overruns", (long long)s.counts.overruns);

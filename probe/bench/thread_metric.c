@@ -64,7 +64,7 @@ static uint64_t read_counters(tm_test *t)
 {
     uint64_t values[TM_MAX_COUNTERS], sum = 0;
     for (unsigned i = 0; i < t->ncounters; i++)
-        sum += values[i] = tm_read(t->counters[i]);
+        sum += values[i] = bench_read(t->counters[i]);
     double mean = (double)sum / t->ncounters;
     for (unsigned i = 0; i < t->ncounters; i++)
         t->spread_max = fmax(t->spread_max, fabs((double)values[i] - mean));
@@ -77,7 +77,7 @@ static void reporter(void *p)
 {
     tm_test *t = p;
     double period_ns = t->m->period_s * 1e9;
-    uint64_t periods = t->m->raw_cap;
+    uint64_t periods = (uint64_t)rts_ctx_param(t->ctx, "periods");
     uint64_t start = rts_time_ns(), last_time = start, last = read_counters(t);
     for (uint64_t k = 1; k <= periods; k++) {
         uint64_t planned = start + (uint64_t)(period_ns * (double)k);
@@ -149,7 +149,7 @@ static void loop_worker(void *p)
             t->op_failed = true;
             break;
         }
-        tm_count(&t->loops);
+        bench_count(&t->loops);
     }
     tm_thread_end(th);
 }

@@ -82,18 +82,6 @@ bool tm_spawn(tm_test *t, const char *name, int prio_offset, void (*fn)(void *))
 void tm_thread_begin(tm_thread *th);
 void tm_thread_end(tm_thread *th);
 
-/* Count one iteration: the counter's owner stores, the reporter loads. */
-static inline void tm_count(_Atomic uint64_t *counter)
-{
-    atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-}
-
-static inline uint64_t tm_read(const _Atomic uint64_t *counter)
-{
-    return atomic_load_explicit(counter, memory_order_relaxed);
-}
-
 /* Report: start the reporter, wait for the periods (or a stop), release and
  * join every thread, and record the checks all tests share. */
 void tm_measure(tm_test *t);

@@ -38,7 +38,7 @@ static int run(rts_ctx *ctx)
                                       "(the calibration: no OS service)", &s))
         return 1;
     tm_run_loop(&t, pass);
-    bool verified = s.passes == (uint32_t)tm_read(&t.loops);
+    bool verified = s.passes == (uint32_t)bench_read(&t.loops);
     for (unsigned i = 0; i < WORDS; i++)
         verified = verified && s.words[i] == s.expected;
     rts_metric_check_bool(t.m, "work_verified", verified);

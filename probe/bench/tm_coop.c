@@ -25,7 +25,7 @@ static void worker(void *p)
         rts_ctx_stop(th->t->ctx);
     }
     while (!rts_ctx_stopping(th->t->ctx)) {
-        tm_count(&s->counters[th->index]);
+        bench_count(&s->counters[th->index]);
         rts_thread_relinquish();
     }
     tm_thread_end(th);

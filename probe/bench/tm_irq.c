@@ -18,7 +18,7 @@ typedef struct {
 static void handler(void *arg)
 {
     irq_state *s = arg;
-    tm_count(&s->handler_counter);
+    bench_count(&s->handler_counter);
     rts_sem_give(s->sem);
 }
 
@@ -44,7 +44,7 @@ static int run(rts_ctx *ctx)
                                    "(POSIX port)", &s)) {
         tm_add_counter(&t, &s.handler_counter);
         tm_run_loop(&t, interrupt_and_take);
-        rts_metric_check_int(t.m, "interrupts", (long long)tm_read(&s.handler_counter));
+        rts_metric_check_int(t.m, "interrupts", (long long)bench_read(&s.handler_counter));
         rts_metric_check_bool(t.m, "take_failed", t.op_failed);
         if (t.op_failed)
             rts_metric_invalidate(t.m, "the handler's token was not there after the interrupt returned");

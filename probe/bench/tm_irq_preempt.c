@@ -24,7 +24,7 @@ typedef struct {
 static void handler(void *arg)
 {
     irq_preempt_state *s = arg;
-    tm_count(&s->handler_counter);
+    bench_count(&s->handler_counter);
     rts_thread_resume(s->resumed);
 }
 
@@ -36,13 +36,13 @@ static void raiser(tm_thread *th, irq_preempt_state *s)
         rts_ctx_stop(ctx);
     }
     while (!rts_ctx_stopping(ctx)) {
-        uint64_t before = tm_read(&s->resumed_counter);
+        uint64_t before = bench_read(&s->resumed_counter);
         rts_soft_irq_raise();
         if (!rts_ctx_stopping(ctx)) {
             s->raised++;
-            s->preempted += tm_read(&s->resumed_counter) != before;
+            s->preempted += bench_read(&s->resumed_counter) != before;
         }
-        tm_count(&s->raiser_counter);
+        bench_count(&s->raiser_counter);
     }
 }
 
@@ -57,7 +57,7 @@ static void worker(void *p)
             rts_thread_suspend_self();
             if (rts_ctx_stopping(th->t->ctx))
                 break;
-            tm_count(&s->resumed_counter);
+            bench_count(&s->resumed_counter);
         }
     } else
         raiser(th, s);

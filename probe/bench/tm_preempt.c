@@ -24,12 +24,12 @@ typedef struct {
 /* Resume the next higher thread and count whether it preempted at once. */
 static void resume_next(tm_thread *th, preempt_state *s)
 {
-    uint64_t before = tm_read(&s->counters[th->index + 1]);
+    uint64_t before = bench_read(&s->counters[th->index + 1]);
     rts_thread_resume(th->t->handles[th->index + 1]);
     if (rts_ctx_stopping(th->t->ctx))
         return; /* the woken thread may have seen the stop and not counted */
     s->resumes[th->index]++;
-    if (tm_read(&s->counters[th->index + 1]) != before)
+    if (bench_read(&s->counters[th->index + 1]) != before)
         s->preempted[th->index]++;
 }
 
@@ -37,7 +37,7 @@ static void step(tm_thread *th, preempt_state *s)
 {
     if (th->index + 1 < THREADS)
         resume_next(th, s);
-    tm_count(&s->counters[th->index]);
+    bench_count(&s->counters[th->index]);
 }
 
 static void worker(void *p)

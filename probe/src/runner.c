@@ -440,13 +440,19 @@ void rts_metric_check_double(rts_metric *m, const char *name, double value)
 
 /* ------------------------------------------------------------ conclude */
 
+/* The other of the main thread and the watchdog is ending the process. */
+static void wait_for_process_end(void)
+{
+    for (;;)
+        rts_sleep_ns(1000000000u);
+}
+
 /* Close the run and publish it, once: from whichever of the main thread and
  * the watchdog gets here first; the other waits for the process to end. */
 static int conclude(rts_run *run)
 {
     if (atomic_exchange(&run->concluded, true))
-        for (;;)
-            rts_sleep_ns(1000000000u);
+        wait_for_process_end();
     bool failed = false;
     for (unsigned i = 0; i < run->req->nbenches; i++)
         failed |= run->results[i].status == RTS_BENCH_FAILED;
@@ -473,8 +479,7 @@ static void watchdog_release(rts_watchdog *w, rts_ctx *ctx)
 {
     rts_ctx *expected = ctx;
     if (!atomic_compare_exchange_strong(&w->ctx, &expected, NULL))
-        for (;;)
-            rts_sleep_ns(1000000000u);
+        wait_for_process_end();
 }
 
 /* The watched bench overran its grace: record it, publish, end the process. */

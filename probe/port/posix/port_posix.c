@@ -624,6 +624,19 @@ void rts_pool_destroy(rts_pool *p)
     free(p);
 }
 
+/* ------------------------------------------------------------- signals */
+
+/* Run fn when sig arrives: no flags, nothing else blocked meanwhile. Used
+ * by the software interrupt, the timer interrupt and stop requests. */
+static rts_status catch_signal(int sig, void (*fn)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fn;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(sig, &sa, NULL) == 0 ? RTS_OK : from_errno(errno);
+}
+
 /* ---------------------------------------------------- software interrupt */
 
 /* The "interrupt" is SIGUSR1 sent to the raising thread itself: the kernel
@@ -643,13 +656,9 @@ static void soft_irq_trampoline(int sig)
 
 rts_status rts_soft_irq_register(void (*handler)(void *), void *arg)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = soft_irq_trampoline;
-    sigemptyset(&sa.sa_mask);
     soft_irq_handler = handler;
     soft_irq_arg = arg;
-    return sigaction(SIGUSR1, &sa, NULL) == 0 ? RTS_OK : from_errno(errno);
+    return catch_signal(SIGUSR1, soft_irq_trampoline);
 }
 
 rts_status rts_soft_irq_raise(void)
@@ -691,17 +700,14 @@ rts_status rts_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
                                void (*handler)(void *arg, uint64_t planned_ns, uint64_t entered_ns), void *arg)
 {
 #ifdef SIGEV_THREAD_ID
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = timer_trampoline;
-    sigemptyset(&sa.sa_mask);
     timer_handler = handler;
     timer_arg = arg;
     timer_first_ns = first_ns;
     timer_period_ns = period_ns;
     timer_expiries = timer_missed = 0;
-    if (sigaction(TIMER_SIGNAL, &sa, NULL) != 0)
-        return from_errno(errno);
+    rts_status st = catch_signal(TIMER_SIGNAL, timer_trampoline);
+    if (st != RTS_OK)
+        return st;
     struct sigevent sev;
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;
@@ -770,13 +776,8 @@ static void on_stop_signal(int sig)
 
 rts_status rts_stop_requests_catch(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0)
-        return from_errno(errno);
-    return RTS_OK;
+    rts_status st = catch_signal(SIGINT, on_stop_signal);
+    return st == RTS_OK ? catch_signal(SIGTERM, on_stop_signal) : st;
 }
 
 bool rts_stop_requested(void) { return stop_flag != 0; }
