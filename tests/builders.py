@@ -1,4 +1,4 @@
-"""Result documents built to schema/result-v2.schema.json, for tests that need runs without measuring.
+"""Result documents built to schema/result-v3.schema.json, for tests that need runs without measuring.
 
 Figures are made up but consistent: each metric's distribution is scaled from one typical value, and
 the adjusted figures are the measured ones minus the timestamp overhead.
@@ -9,6 +9,12 @@ import json
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from rtscope import result
+from rtscope.paths import schema_path
+
+# The schema of the format version the probe writes and these builders build.
+SCHEMA = json.loads(schema_path(result.VERSION).read_text(encoding="utf-8"))
 
 OVERHEAD_NS = 20.0
 # Typical value in ns of each bench's one metric, as on an ordinary Linux desktop.
@@ -39,6 +45,7 @@ def metric(metric_id: str, typical_ns: float, *, valid: bool = True) -> dict[str
         "cycles": None if metric_id in CLOCK_TIMED else summary(typical_ns * 2.6),
         "histogram": {"scheme": "log-linear", "sub_buckets": 128,
                       "buckets": [[int(typical_ns), 16, SAMPLES]], "overflow": 0, "overflow_above": 1 << 40},
+        "threshold": None, "series": None,
     }
 
 
@@ -59,6 +66,7 @@ def count_metric(metric_id: str, periods: list[int], *, period_s: float = 30.0, 
         "stats": stats, "adjusted": copy.deepcopy(stats), "cycles": None, "histogram": None,
         "period_s": period_s, "periods": periods,
         "baseline": {"metric": "tm.basic", "ratio": baseline_ratio if valid else None},
+        "threshold": None, "series": None,
     }
 
 
@@ -77,7 +85,7 @@ def result_doc(*, run_id: str = "0123456789abcdef", label: str | None = None, ho
     warnings = [] if privileged else ["mlockall not granted: Operation not permitted",
                                       "fifo priority 80 not granted: measuring at normal priority"]
     return {
-        "format": "rtscope-result", "version": 2,
+        "format": "rtscope-result", "version": 3,
         "run": {"id": run_id, "started": started, "finished": _one_minute_after(started),
                 "label": label, "probe_version": "0.1.0", "port": "posix", "status": status,
                 "argv": ["rtscope-probe", "run", *benches]},

@@ -36,3 +36,14 @@ def test_the_fake_target_replays_the_golden_files(rtscope):
     outcome = rtscope("--target", golden, "run", "--label", "replayed")
     assert outcome.status == 0, outcome.err
     assert "replayed" in rtscope("runs").out
+
+
+def test_worst_latency_over_time_shows_for_results_that_keep_it(rtscope):
+    latency = next(path for path in GOLDEN if "latency" in path.name)
+    out = rtscope("show", latency).out
+    assert "Over time" in out
+    over_time = out[out.index("Over time"):]
+    per_cpu = next(line for line in over_time.splitlines() if line.strip().startswith("lat.wakeup.cpu1"))
+    assert "× 1.00 s" in out and "above 100 µs" in per_cpu
+    older = next(path for path in GOLDEN if "result-v2" in path.name)
+    assert "Over time" not in rtscope("show", older).out

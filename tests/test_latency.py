@@ -13,11 +13,12 @@ from typing import Any
 import jsonschema
 import pytest
 
+import builders
+
 REPO = Path(__file__).resolve().parent.parent
-SCHEMA = json.loads((REPO / "schema" / "result-v2.schema.json").read_text())
 BENCHES = ("lat.wakeup", "lat.preempt", "lat.preempt_timer", "lat.irq")
 CHECKS = {
-    "lat.wakeup": {"interval_ns", "wakeups", "overruns"},
+    "lat.wakeup": {"interval_ns", "wakeups", "overruns", "same_cpu"},
     "lat.preempt": {"rounds", "not_blocked", "woke_before_wake", "preempted_waker", "same_cpu", "busy_ns"},
     "lat.preempt_timer": {"interval_ns", "wakeups", "overruns", "low_spins", "same_cpu"},
     "lat.irq": {"interval_ns", "interrupts", "merged_expiries", "early", "timerlat", "same_cpu"},
@@ -30,7 +31,7 @@ def run_probe(probe: Path, *args: str) -> dict[str, Any]:
                           timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    jsonschema.validate(doc, builders.SCHEMA)
     return doc
 
 
@@ -48,6 +49,71 @@ def test_each_latency_bench_measures_plausibly(brief, bench):
     values = [stats[key] for key in ORDERED]
     assert values == sorted(values) and values[0] >= 0
     assert stats["max"] < 5e9  # a sample is not seconds late
+
+
+def over_threshold_bounds(metric: dict[str, Any]) -> tuple[int, int]:
+    """How many samples the histogram says are above the metric's threshold: at least those in buckets
+    wholly above it, at most those in buckets reaching above it (plus the overflow)."""
+    threshold, histogram = metric["threshold"]["ns"], metric["histogram"]
+    surely = sum(count for lower, _, count in histogram["buckets"] if lower > threshold)
+    maybe = sum(count for lower, width, count in histogram["buckets"] if lower + width - 1 > threshold)
+    return surely + histogram["overflow"], maybe + histogram["overflow"]
+
+
+def check_series_and_threshold(metric: dict[str, Any]) -> None:
+    """The series holds the worst sample of each window: its maximum is the metric's (as measured), no
+    window is worse; the threshold count agrees with the histogram."""
+    series = metric["series"]
+    assert series["window_s"] == 1 and series["dropped"] == 0
+    worst = [value for value in series["max"] if value is not None]
+    assert worst and max(worst) == metric["stats"]["max"] and min(worst) >= metric["stats"]["min"]
+    low, high = over_threshold_bounds(metric)
+    assert low <= metric["threshold"]["over"] <= high
+
+
+@pytest.mark.parametrize("privilege", ["granted", "refused"])
+def test_lat_wakeup_measures_on_each_cpu_and_merges_them(probe, privilege):
+    if os.cpu_count() < 2:
+        pytest.skip("needs two CPUs")
+    if privilege == "granted" and os.geteuid() != 0:
+        pytest.skip("real-time priority needs root")
+    refuse = ["--refuse-privilege"] if privilege == "refused" else []
+    doc = run_probe(probe, "lat.wakeup", "--duration", "1.2", "--cpus", "0,1", *refuse)
+    merged, *per_cpu = doc["metrics"]
+    assert [m["id"] for m in doc["metrics"]] == ["lat.wakeup", "lat.wakeup.cpu0", "lat.wakeup.cpu1"]
+    assert [m["checks"]["cpu"] for m in per_cpu] == [0, 1]
+    assert all(m["checks"]["same_cpu"] for m in per_cpu)
+    assert merged["checks"]["threads"] == 2
+    assert merged["checks"]["wakeups"] == sum(m["checks"]["wakeups"] for m in per_cpu)
+    stats = [m["stats"] for m in per_cpu]
+    assert merged["stats"]["count"] == sum(s["count"] for s in stats) > 1000
+    assert merged["stats"]["max"] == max(s["max"] for s in stats)
+    assert merged["stats"]["min"] == min(s["min"] for s in stats)
+    assert merged["threshold"]["over"] == sum(m["threshold"]["over"] for m in per_cpu)
+    windows = [m["series"]["max"] for m in per_cpu]
+    assert len(merged["series"]["max"]) == max(map(len, windows)) >= 2
+    for k, value in enumerate(merged["series"]["max"]):
+        in_window = [w[k] for w in windows if k < len(w) and w[k] is not None]
+        assert value == (max(in_window) if in_window else None)
+    for metric in doc["metrics"]:
+        check_series_and_threshold(metric)
+
+
+def test_lat_wakeup_on_one_cpu_keeps_one_metric(probe):
+    doc = run_probe(probe, "lat.wakeup", "--duration", "0.3", "--cpus", "0", "--param", "threshold_us=0")
+    assert [m["id"] for m in doc["metrics"]] == ["lat.wakeup"]
+    assert doc["metrics"][0]["threshold"] is None  # 0: no threshold
+    assert doc["benches"][0]["params"]["duration_s"] == 0.3  # the run's duration, as used
+
+
+def test_the_cpu_parameter_gives_one_thread_and_its_own_duration(probe):
+    doc = run_probe(probe, "lat.wakeup", "--duration", "0.2", "--cpus", "0", "--param", f"cpu={os.cpu_count() - 1}",
+                    "--param", "duration_s=0.7")
+    assert [m["id"] for m in doc["metrics"]] == ["lat.wakeup"]
+    bench = doc["benches"][0]
+    assert bench["params"]["cpu"] == os.cpu_count() - 1 and bench["params"]["duration_s"] == 0.7
+    assert bench["elapsed_s"] >= 0.65
+    assert len(doc["metrics"][0]["series"]["max"]) >= 1
 
 
 def test_without_privilege_the_latency_benches_still_measure(probe):
@@ -72,7 +138,11 @@ def test_a_delay_injected_on_the_cpu_shows_in_the_maximum(probe, tmp_path):
         doc = run_probe(probe, "lat.wakeup", "--duration", "1", "--cpus", cpu)
     finally:
         hog.wait(timeout=30)
-    assert doc["metrics"][0]["adjusted"]["max"] >= 10e6  # 10 ms: the 20 ms stretch, less the slack of its start
+    metric = doc["metrics"][0]
+    assert metric["adjusted"]["max"] >= 10e6  # 10 ms: the 20 ms stretch, less the slack of its start
+    assert metric["threshold"]["over"] >= 5  # about ten stretches in the second, each delays a wake-up
+    assert max(value for value in metric["series"]["max"] if value is not None) >= 10e6
+    check_series_and_threshold(metric)
 
 
 def test_the_score_of_a_real_run(probe, rtscope_process):

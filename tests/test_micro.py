@@ -9,8 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+import builders
+
 REPO = Path(__file__).resolve().parent.parent
-SCHEMA = json.loads((REPO / "schema" / "result-v2.schema.json").read_text())
 
 BENCHES = ("heap.ops", "mutex.ops", "mutex.handoff", "thread.ops", "ctxsw.yield", "sem.ops", "msgq.ops")
 WAKE_CHECKS = {"rounds": None, "not_blocked": None, "woke_before_wake": 0, "preempted_waker": None, "same_cpu": True}
@@ -43,7 +44,7 @@ def run_probe(probe: Path, *args: str) -> dict[str, Any]:
                           text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    jsonschema.validate(doc, builders.SCHEMA)
     assert [(b["id"], b["status"]) for b in doc["benches"]] == [(b, "ok") for b in BENCHES]
     return doc
 

@@ -12,9 +12,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+import builders
+
 REPO = Path(__file__).resolve().parent.parent
 PROBE = REPO / "probe" / "build" / "rtscope-probe"
-SCHEMA = json.loads((REPO / "schema" / "result-v2.schema.json").read_text())
 NOBODY = 65534
 
 
@@ -26,7 +27,7 @@ def run_probe(*extra: str, user: list[str] | None = None) -> dict:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    jsonschema.validate(doc, builders.SCHEMA)
     assert all(m["valid"] and m["stats"]["count"] > 0 for m in doc["metrics"])
     return doc
 

@@ -11,8 +11,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+import builders
+
 REPO = Path(__file__).resolve().parent.parent
-SCHEMA = json.loads((REPO / "schema" / "result-v2.schema.json").read_text())
 
 TESTS = ("tm.basic", "tm.coop", "tm.preempt", "tm.irq", "tm.irq_preempt", "tm.message", "tm.sync", "tm.memory")
 PERIODS = 3
@@ -38,7 +39,7 @@ def run_probe(probe: Path, *args: str, status: int = 0) -> dict[str, Any]:
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == status, proc.stderr
     doc = json.loads(proc.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    jsonschema.validate(doc, builders.SCHEMA)
     return doc
 
 
@@ -125,7 +126,7 @@ def test_ctrl_c_keeps_the_complete_periods(probe):
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     doc = json.loads(out)
-    jsonschema.validate(doc, SCHEMA)
+    jsonschema.validate(doc, builders.SCHEMA)
     m = doc["metrics"][0]
     assert doc["benches"][0]["status"] == "interrupted"
     assert 1 <= len(m["periods"]) < 100

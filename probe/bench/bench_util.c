@@ -39,17 +39,20 @@ bool bench_run_measurer(rts_ctx *ctx, const char *name, int cpu, int prio_offset
     return true;
 }
 
-void bench_periodic_wakeups(rts_ctx *ctx, rts_metric *m, uint64_t interval_ns, uint64_t warmup, bench_periodic *out)
+void bench_periodic_wakeups(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns, uint64_t interval_ns, uint64_t warmup,
+                            bench_periodic *out)
 {
-    uint64_t next = rts_time_ns() + interval_ns;
+    /* Join the grid at its first point after now. */
+    uint64_t now = rts_time_ns();
+    uint64_t next = origin_ns + (now > origin_ns ? (now - origin_ns) / interval_ns + 1 : 1) * interval_ns;
     while (!rts_ctx_stopping(ctx)) {
         /* 1. Sleep until the planned time. */
         rts_sleep_until_ns(next);
         /* 2. Read the clock first thing after waking. */
-        uint64_t now = rts_time_ns();
+        now = rts_time_ns();
         /* 3. Record lateness (the first warm-up wake-ups are dropped). */
         if (out->wakeups++ >= warmup)
-            rts_metric_add(m, (double)(now - next));
+            rts_metric_add_at(m, (double)(now - next), next);
         /* 4. Plan the next wake-up; periods missed entirely are overruns. */
         next += interval_ns;
         while (next <= now) {

@@ -25,6 +25,10 @@ static inline uint64_t bench_read(const _Atomic uint64_t *counter)
 /* Longest wait for another thread: far beyond RT throttling or a VM pause. */
 #define BENCH_TIMEOUT_NS 2000000000u
 
+/* The window of a latency bench's worst-sample series: one second, the
+ * resolution of long-term latency monitoring plots. */
+#define BENCH_SERIES_WINDOW_NS 1000000000u
+
 /* The parameters of the per-operation benches. */
 #define BENCH_PARAM_COUNT \
     { "count", "0", 0, 1e12, true, "stop after this many samples of each metric (0: run for the duration)" }
@@ -53,13 +57,16 @@ bool bench_run_measurer(rts_ctx *ctx, const char *name, int cpu, int prio_offset
                         const rts_metric *progress);
 
 /* cyclictest's loop, on the calling thread until the run stops: sleep until
- * absolute times interval_ns apart and record each wake-up's lateness
- * (actual minus planned) in m, the first warmup wake-ups excepted. Counts
- * the wake-ups and the periods missed entirely (overruns). */
+ * the absolute times origin_ns + k * interval_ns, from the first after the
+ * call (threads given one origin wake together), and record each wake-up's
+ * lateness (actual minus planned) in m at its planned time, the first
+ * warmup wake-ups excepted. Counts the wake-ups and the periods missed
+ * entirely (overruns). */
 typedef struct {
     uint64_t wakeups, overruns;
 } bench_periodic;
-void bench_periodic_wakeups(rts_ctx *ctx, rts_metric *m, uint64_t interval_ns, uint64_t warmup, bench_periodic *out);
+void bench_periodic_wakeups(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns, uint64_t interval_ns, uint64_t warmup,
+                            bench_periodic *out);
 
 /* Create the mutex the bench's "inherit" parameter asks for (declared with
  * BENCH_PARAM_INHERIT); NULL after rts_ctx_fail. */

@@ -29,7 +29,7 @@ static void on_expiry(void *arg, uint64_t planned, uint64_t entered)
         return;
     }
     if (s->handled++ >= s->warmup)
-        rts_metric_add(s->m, (double)(entered - planned));
+        rts_metric_add_at(s->m, (double)(entered - planned), planned);
 }
 
 static void measurer(void *p)
@@ -59,6 +59,8 @@ static int run(rts_ctx *ctx)
     if (!s.m)
         return 1;
     s.m->overhead_ns = 0.0; /* the planned time is exact; one clock read is in each sample, as in lat.wakeup */
+    if (!rts_ctx_metric_series(ctx, s.m, rts_time_ns(), BENCH_SERIES_WINDOW_NS))
+        return 1;
     if (!bench_run_measurer(ctx, "lat-irq", cpu, 0, measurer, &s, s.m))
         return 1;
     if (s.start_status != RTS_OK) {

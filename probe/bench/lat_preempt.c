@@ -69,7 +69,7 @@ static int run_sem(rts_ctx *ctx)
 typedef struct {
     rts_ctx *ctx;
     rts_metric *m;
-    uint64_t interval_ns, warmup;
+    uint64_t origin_ns, interval_ns, warmup;
     bench_periodic counts;
     _Atomic uint64_t spins;
     bench_watch high_watch, low_watch;
@@ -88,7 +88,7 @@ static void sleeper(void *p)
 {
     timer_source *s = p;
     bench_watch_begin(&s->high_watch, rts_self_cpu());
-    bench_periodic_wakeups(s->ctx, s->m, s->interval_ns, s->warmup, &s->counts);
+    bench_periodic_wakeups(s->ctx, s->m, s->origin_ns, s->interval_ns, s->warmup, &s->counts);
     bench_watch_end(&s->high_watch);
     rts_ctx_stop(s->ctx);
 }
@@ -104,6 +104,9 @@ static int run_timer(rts_ctx *ctx)
     if (!s.m)
         return 1;
     s.m->overhead_ns = 0.0; /* as lat.wakeup: the planned time is exact */
+    s.origin_ns = rts_time_ns();
+    if (!rts_ctx_metric_series(ctx, s.m, s.origin_ns, BENCH_SERIES_WINDOW_NS))
+        return 1;
     rts_thread *low = rts_ctx_spawn(ctx, "lat-preempt-spin", cpu, -1, spinner, &s);
     if (!low)
         return 1;

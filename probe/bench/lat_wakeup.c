@@ -2,60 +2,153 @@
  * lat.wakeup — how late a periodic thread wakes: it sleeps until absolute
  * times on the monotonic clock, one interval apart, and each sample is the
  * actual wake-up minus the planned one (cyclictest's method).
+ *
+ * One measuring thread per selected CPU (cyclictest -a -t with one interval
+ * for all, i.e. -d 0), all on one grid of planned times. With more than
+ * one thread, lat.wakeup holds all their samples and lat.wakeup.cpuN each
+ * thread's own.
  */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "bench_util.h"
 
 typedef struct {
     rts_ctx *ctx;
     rts_metric *m;
-    uint64_t interval_ns;
-    uint64_t warmup;
+    int cpu;                  /* -1: not pinned */
+    uint64_t origin_ns, interval_ns, warmup;
     bench_periodic counts;
-} wakeup_state;
+    bench_watch watch;
+    rts_thread *thread;
+    char id[RTS_METRIC_ID_MAX];
+} wakeup_thread;
 
 static void measurer(void *p)
 {
-    wakeup_state *s = p;
-    bench_periodic_wakeups(s->ctx, s->m, s->interval_ns, s->warmup, &s->counts);
-    rts_ctx_stop(s->ctx);
+    wakeup_thread *t = p;
+    bench_watch_begin(&t->watch, t->cpu);
+    bench_periodic_wakeups(t->ctx, t->m, t->origin_ns, t->interval_ns, t->warmup, &t->counts);
+    bench_watch_end(&t->watch);
+}
+
+static const char description[] = "actual minus planned wake-up of a periodic thread (clock_nanosleep, absolute time)";
+
+/* The metric thread t records into: its own, or all when it is alone. */
+static rts_metric *thread_metric(rts_ctx *ctx, wakeup_thread *t, rts_metric *all, int nthreads)
+{
+    if (nthreads == 1)
+        return all;
+    snprintf(t->id, sizeof t->id, "lat.wakeup.cpu%d", t->cpu);
+    rts_metric *m = rts_ctx_metric(ctx, t->id, description, false);
+    if (!m)
+        return NULL;
+    m->overhead_ns = all->overhead_ns;
+    m->threshold_ns = all->threshold_ns;
+    if (!rts_ctx_metric_series(ctx, m, t->origin_ns, BENCH_SERIES_WINDOW_NS))
+        return NULL;
+    return m;
+}
+
+/* What thread t did, recorded on its metric. */
+static void check_thread(wakeup_thread *t, int nthreads)
+{
+    if (nthreads > 1)
+        rts_metric_check_int(t->m, "cpu", t->cpu);
+    rts_metric_check_int(t->m, "interval_ns", (long long)t->interval_ns);
+    rts_metric_check_int(t->m, "wakeups", (long long)t->counts.wakeups);
+    rts_metric_check_int(t->m, "overruns", (long long)t->counts.overruns);
+    if (t->cpu >= 0)
+        bench_check_same_cpu(t->m, &t->watch, NULL);
+}
+
+/* lat.wakeup over several threads: their samples merged, their counts summed. */
+static void merge_threads(rts_metric *all, const wakeup_thread *threads, int n)
+{
+    long long wakeups = 0, overruns = 0;
+    for (int i = 0; i < n; i++) {
+        const rts_metric *m = threads[i].m;
+        rts_metric_merge(all, m);
+        wakeups += (long long)threads[i].counts.wakeups;
+        overruns += (long long)threads[i].counts.overruns;
+        if (m->invalid)
+            rts_metric_invalidate(all, "%s: %s", m->id, m->invalid_reason);
+    }
+    rts_metric_check_int(all, "threads", n);
+    rts_metric_check_int(all, "interval_ns", (long long)threads[0].interval_ns);
+    rts_metric_check_int(all, "wakeups", wakeups);
+    rts_metric_check_int(all, "overruns", overruns);
 }
 
 static int run(rts_ctx *ctx)
 {
-    wakeup_state s = {
-        .ctx = ctx,
-        .interval_ns = (uint64_t)(rts_ctx_param(ctx, "interval_us") * 1000.0),
-        .warmup = (uint64_t)rts_ctx_param(ctx, "warmup"),
-    };
-    int cpu = rts_ctx_cpu(ctx, -1);
-    s.m = rts_ctx_metric(ctx, "lat.wakeup", "actual minus planned wake-up of a periodic thread "
-                                            "(clock_nanosleep, absolute time)", false);
-    if (!s.m)
+    int cpus[RTS_MAX_CPUS];
+    int n = rts_ctx_cpus(ctx, cpus);
+    rts_metric *all = rts_ctx_metric(ctx, "lat.wakeup", description, false);
+    wakeup_thread *threads = calloc((size_t)n, sizeof *threads);
+    if (!all || !threads) {
+        if (all)
+            rts_ctx_fail(ctx, "out of memory for %d measuring threads", n);
+        free(threads);
         return 1;
+    }
     /* The planned time is exact; only the read after waking is in the
      * sample, as in cyclictest, which does not subtract it either. */
-    s.m->overhead_ns = 0.0;
-    if (!bench_run_measurer(ctx, "lat-wakeup", cpu, 0, measurer, &s, s.m))
-        return 1;
-    rts_metric_check_int(s.m, "interval_ns", (long long)s.interval_ns);
-    rts_metric_check_int(s.m, "wakeups", (long long)s.counts.wakeups);
-    rts_metric_check_int(s.m, "overruns", (long long)s.counts.overruns);
-    return 0;
+    all->overhead_ns = 0.0;
+    all->threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
+    rts_ctx_param_set(ctx, "duration_s", rts_ctx_planned_s(ctx));
+    uint64_t origin = rts_time_ns();
+    bool ok = rts_ctx_metric_series(ctx, all, origin, BENCH_SERIES_WINDOW_NS);
+    int started = 0;
+    for (int i = 0; ok && i < n; i++) {
+        wakeup_thread *t = &threads[i];
+        *t = (wakeup_thread){
+            .ctx = ctx,
+            .cpu = cpus[i],
+            .origin_ns = origin,
+            .interval_ns = (uint64_t)(rts_ctx_param(ctx, "interval_us") * 1000.0),
+            .warmup = (uint64_t)rts_ctx_param(ctx, "warmup"),
+        };
+        t->m = thread_metric(ctx, t, all, n);
+        t->thread = t->m ? rts_ctx_spawn(ctx, "lat-wakeup", t->cpu, 0, measurer, t) : NULL;
+        ok = t->thread != NULL;
+        started += ok;
+    }
+    if (ok)
+        rts_ctx_wait(ctx, threads[0].m);
+    rts_ctx_stop(ctx);
+    for (int i = 0; i < started; i++) {
+        rts_thread_join(threads[i].thread);
+        check_thread(&threads[i], n);
+    }
+    if (ok && n > 1)
+        merge_threads(all, threads, n);
+    free(threads);
+    return ok ? 0 : 1;
+}
+
+/* Its own duration when set, so a suite can give it longer than the rest. */
+static double planned_s(const rts_ctx *ctx)
+{
+    return rts_ctx_param(ctx, "duration_s");
 }
 
 static const rts_param_decl params[] = {
-    { "interval_us", "1000", 10, 10000000, false, "period of the measuring thread in microseconds" },
-    RTS_PARAM_CPU("not pinned"),
-    { "warmup", "0", 0, 1e9, true, "wake-ups not recorded at the start" },
+    { "interval_us", "1000", 10, 10000000, false, "period of each measuring thread in microseconds" },
+    { "cpu", "-1", -1, RTS_MAX_CPUS - 1, true, "one thread on this CPU; -1: one per CPU of --cpus, else one unpinned" },
+    { "warmup", "0", 0, 1e9, true, "wake-ups of each thread not recorded at the start" },
+    { "threshold_us", "100", 0, 1e7, false, "count the samples above this latency in microseconds (0: none)" },
+    { "duration_s", "0", 0, 1e7, false, "measuring time in seconds; 0: the run's --duration" },
 };
 
-static const char *const metrics[] = { "lat.wakeup", NULL };
+static const char *const metrics[] = { "lat.wakeup", "lat.wakeup.cpu<N>", NULL };
 
 const rts_bench rts_bench_lat_wakeup = {
     .id = "lat.wakeup",
-    .summary = "wake-up latency of a periodic thread on absolute clock_nanosleep (cyclictest's method)",
+    .summary = "wake-up latency of periodic threads on absolute clock_nanosleep, one per CPU (cyclictest's method)",
     .metrics = metrics,
     .params = params,
     .nparams = sizeof params / sizeof params[0],
+    .planned_s = planned_s,
     .run = run,
 };

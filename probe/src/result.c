@@ -1,5 +1,5 @@
 /*
- * The result document (schema/result-v2.schema.json) and the human summary.
+ * The result document (schema/result-v3.schema.json) and the human summary.
  */
 #include <math.h>
 #include <stdio.h>
@@ -263,6 +263,40 @@ static void write_count_metric_fields(rts_json *j, const rts_run *run, const rts
         rts_json_uint(j, NULL, m->raw[i]);
     rts_json_array_end(j);
     write_baseline(j, run, m, s, valid);
+    rts_json_null(j, "threshold");
+    rts_json_null(j, "series");
+}
+
+static void write_threshold(rts_json *j, const rts_metric *m)
+{
+    if (!m->threshold_ns) {
+        rts_json_null(j, "threshold");
+        return;
+    }
+    rts_json_object_begin(j, "threshold", true);
+    rts_json_uint(j, "ns", m->threshold_ns);
+    rts_json_uint(j, "over", m->over_threshold);
+    rts_json_object_end(j);
+}
+
+static void write_series(rts_json *j, const rts_series *s)
+{
+    if (!s->max) {
+        rts_json_null(j, "series");
+        return;
+    }
+    rts_json_object_begin(j, "series", false);
+    rts_json_double(j, "window_s", (double)s->window_ns / 1e9);
+    rts_json_array_begin(j, "max", true);
+    for (uint64_t k = 0; k < s->len; k++) {
+        if (s->max[k] == RTS_SERIES_EMPTY)
+            rts_json_null(j, NULL);
+        else
+            rts_json_uint(j, NULL, s->max[k]);
+    }
+    rts_json_array_end(j);
+    rts_json_uint(j, "dropped", s->dropped);
+    rts_json_object_end(j);
 }
 
 static void write_time_metric_fields(rts_json *j, const rts_metric *m, const rts_summary *s)
@@ -283,6 +317,8 @@ static void write_time_metric_fields(rts_json *j, const rts_metric *m, const rts
         rts_json_array_end(j);
         rts_json_uint(j, "raw_dropped", m->values.n - m->raw_len);
     }
+    write_threshold(j, m);
+    write_series(j, &m->series);
 }
 
 static void write_metric(rts_json *j, const rts_run *run, const rts_bench *b, const rts_metric *m)
@@ -312,7 +348,7 @@ bool rts_result_write(const rts_run *run, FILE *out)
     rts_json_init(&j);
     rts_json_object_begin(&j, NULL, false);
     rts_json_string(&j, "format", "rtscope-result");
-    rts_json_int(&j, "version", 2);
+    rts_json_int(&j, "version", 3);
     write_run(&j, run);
     write_system(&j, &run->sys);
     write_timing(&j, &run->timing);

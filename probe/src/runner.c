@@ -222,6 +222,8 @@ void rts_ctx_param_set(rts_ctx *ctx, const char *name, double value)
 
 const rts_timing *rts_ctx_timing(const rts_ctx *ctx) { return &ctx->run->timing; }
 
+double rts_ctx_planned_s(const rts_ctx *ctx) { return (double)(ctx->deadline_ns - ctx->started_ns) / 1e9; }
+
 int rts_ctx_cpu(rts_ctx *ctx, int fallback)
 {
     int cpu = (int)rts_ctx_param(ctx, "cpu");
@@ -229,6 +231,18 @@ int rts_ctx_cpu(rts_ctx *ctx, int fallback)
         cpu = ctx->run->granted.ncpus > 0 ? ctx->run->granted.cpus[0] : fallback;
     rts_ctx_param_set(ctx, "cpu", cpu);
     return cpu;
+}
+
+int rts_ctx_cpus(rts_ctx *ctx, int cpus[RTS_MAX_CPUS])
+{
+    int cpu = (int)rts_ctx_param(ctx, "cpu");
+    const rts_rtconfig *g = &ctx->run->granted;
+    if (cpu >= 0 || g->ncpus == 0) {
+        cpus[0] = cpu;
+        return 1;
+    }
+    memcpy(cpus, g->cpus, (size_t)g->ncpus * sizeof *cpus);
+    return g->ncpus;
 }
 
 int rts_ctx_last_allowed_cpu(void)
@@ -308,9 +322,8 @@ static void print_progress(const rts_ctx *ctx, const rts_metric *m, uint64_t now
 {
     if (ctx->run->req->quiet)
         return;
-    double total = (double)(ctx->deadline_ns - ctx->started_ns) / 1e9;
     fprintf(stderr, "  %-12s %5.1f / %.1f s  %llu samples\n", ctx->result->bench->id,
-            (double)(now - start) / 1e9, total,
+            (double)(now - start) / 1e9, rts_ctx_planned_s(ctx),
             m ? (unsigned long long)atomic_load_explicit(&m->progress, memory_order_relaxed) : 0ull);
 }
 
@@ -353,7 +366,12 @@ static rts_metric *new_metric(rts_ctx *ctx, const char *id, const char *descript
         rts_ctx_fail(ctx, "out of memory for metric %s", id);
         return NULL;
     }
-    m->id = id;
+    if (snprintf(m->id, sizeof m->id, "%s", id) >= (int)sizeof m->id) {
+        free(m->raw);
+        free(m);
+        rts_ctx_fail(ctx, "metric id %s is too long", id);
+        return NULL;
+    }
     m->description = description;
     m->timing = &ctx->run->timing;
     m->raw_cap = raw_cap;
@@ -384,7 +402,27 @@ rts_metric *rts_ctx_count_metric(rts_ctx *ctx, const char *id, const char *descr
     return m;
 }
 
-void rts_metric_add(rts_metric *m, double value)
+/* Longest series kept: 12 days of one-second windows, 8 MiB. */
+#define SERIES_MAX_WINDOWS (UINT64_C(1) << 20)
+
+bool rts_ctx_metric_series(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns, uint64_t window_ns)
+{
+    double windows = ceil(rts_ctx_planned_s(ctx) * 1e9 / (double)window_ns) + 1.0;
+    uint64_t cap = windows < (double)SERIES_MAX_WINDOWS ? (uint64_t)windows : SERIES_MAX_WINDOWS;
+    uint64_t *max = malloc(cap * sizeof *max);
+    if (!max) {
+        rts_ctx_fail(ctx, "out of memory for the series of metric %s", m->id);
+        return false;
+    }
+    for (uint64_t i = 0; i < cap; i++)
+        max[i] = RTS_SERIES_EMPTY;
+    free(m->series.max);
+    m->series = (rts_series){ .origin_ns = origin_ns, .window_ns = window_ns, .max = max, .cap = cap };
+    return true;
+}
+
+/* Record value; returns it in the metric's unit, rounded. */
+static uint64_t record(rts_metric *m, double value)
 {
     double v = m->in_ticks ? rts_ticks_to_ns(m->timing, value) : value; /* in the metric's unit */
     if (v < 0.0)
@@ -394,8 +432,58 @@ void rts_metric_add(rts_metric *m, double value)
     rts_welford_add(&m->values, v);
     uint64_t rounded = (uint64_t)(v + 0.5);
     rts_hist_add(&m->hist, rounded);
+    if (m->threshold_ns && rounded > m->threshold_ns)
+        m->over_threshold++;
     if (m->raw_len < m->raw_cap)
         m->raw[m->raw_len++] = rounded;
+    atomic_store_explicit(&m->progress, m->values.n, memory_order_relaxed);
+    return rounded;
+}
+
+void rts_metric_add(rts_metric *m, double value)
+{
+    record(m, value);
+}
+
+/* Keep v as the worst of window k if it is. */
+static void series_put(rts_series *s, uint64_t k, uint64_t v)
+{
+    if (k >= s->cap) {
+        s->dropped++;
+        return;
+    }
+    if (s->max[k] == RTS_SERIES_EMPTY || v > s->max[k])
+        s->max[k] = v;
+    if (k >= s->len)
+        s->len = k + 1;
+}
+
+void rts_metric_add_at(rts_metric *m, double value, uint64_t at_ns)
+{
+    uint64_t v = record(m, value);
+    rts_series *s = &m->series;
+    if (!s->max)
+        return;
+    if (at_ns < s->origin_ns)
+        s->dropped++;
+    else
+        series_put(s, (at_ns - s->origin_ns) / s->window_ns, v);
+}
+
+void rts_metric_merge(rts_metric *m, const rts_metric *src)
+{
+    rts_welford_merge(&m->values, &src->values);
+    rts_welford_merge(&m->cycles, &src->cycles);
+    rts_hist_merge(&m->hist, &src->hist);
+    m->over_threshold += src->over_threshold;
+    const rts_series *from = &src->series;
+    rts_series *to = &m->series;
+    if (to->max && from->max && to->origin_ns == from->origin_ns && to->window_ns == from->window_ns) {
+        for (uint64_t k = 0; k < from->len; k++)
+            if (from->max[k] != RTS_SERIES_EMPTY)
+                series_put(to, k, from->max[k]);
+        to->dropped += from->dropped;
+    }
     atomic_store_explicit(&m->progress, m->values.n, memory_order_relaxed);
 }
 
@@ -563,7 +651,9 @@ static void run_bench(rts_run *run, rts_bench_result *r)
         return;
     }
     rts_ctx ctx = { .run = run, .result = r };
-    double planned_s = b->planned_s ? b->planned_s(&ctx) : run->req->duration_s;
+    double planned_s = b->planned_s ? b->planned_s(&ctx) : 0.0;
+    if (planned_s <= 0.0)
+        planned_s = run->req->duration_s;
     if (!run->req->quiet)
         fprintf(stderr, "rtscope-probe: %s for %.1f s\n", b->id, planned_s);
     ctx.started_ns = rts_time_ns();
@@ -605,6 +695,7 @@ void rts_run_release(rts_run *run)
         rts_bench_result *r = &run->results[i];
         for (unsigned k = 0; k < r->nmetrics; k++) {
             free(r->metrics[k]->raw);
+            free(r->metrics[k]->series.max);
             free(r->metrics[k]);
         }
         r->nmetrics = 0;

@@ -42,6 +42,14 @@ void rts_hist_add(rts_hist *h, uint64_t v)
         h->counts[rts_hist_index(v)]++;
 }
 
+void rts_hist_merge(rts_hist *h, const rts_hist *src)
+{
+    for (size_t i = 0; i < RTS_HIST_BUCKETS; i++)
+        h->counts[i] += src->counts[i];
+    h->total += src->total;
+    h->overflow += src->overflow;
+}
+
 double rts_hist_quantile(const rts_hist *h, double q)
 {
     if (h->total == 0)
@@ -76,6 +84,21 @@ void rts_welford_add(rts_welford *w, double x)
         w->min = x;
     if (x > w->max)
         w->max = x;
+}
+
+void rts_welford_merge(rts_welford *w, const rts_welford *src)
+{
+    if (src->n == 0)
+        return;
+    double n = (double)(w->n + src->n);
+    double delta = src->mean - w->mean;
+    w->m2 += src->m2 + delta * delta * (double)w->n * (double)src->n / n;
+    w->mean += delta * (double)src->n / n;
+    w->n += src->n;
+    if (src->min < w->min)
+        w->min = src->min;
+    if (src->max > w->max)
+        w->max = src->max;
 }
 
 double rts_welford_stddev(const rts_welford *w)

@@ -138,6 +138,44 @@ static void test_welford(void)
     CHECK(rts_welford_stddev(&w) == 0.0, "one sample has no spread");
 }
 
+/* Two threads' states merged equal one state of all samples. */
+static void test_merge(void)
+{
+    rts_welford a, b, all;
+    rts_welford_init(&a);
+    rts_welford_init(&b);
+    rts_welford_init(&all);
+    static rts_hist ha, hb, hall;
+    rts_hist_init(&ha);
+    rts_hist_init(&hb);
+    rts_hist_init(&hall);
+    for (int i = 0; i < 5000; i++) {
+        double x = 1e6 + uniform() * 5000.0, y = 2e6 + uniform() * 100.0;
+        rts_welford_add(&a, x);
+        rts_welford_add(&all, x);
+        rts_hist_add(&ha, (uint64_t)x);
+        rts_hist_add(&hall, (uint64_t)x);
+        if (i % 3 == 0) {
+            rts_welford_add(&b, y);
+            rts_welford_add(&all, y);
+            rts_hist_add(&hb, (uint64_t)y);
+            rts_hist_add(&hall, (uint64_t)y);
+        }
+    }
+    rts_welford empty;
+    rts_welford_init(&empty);
+    rts_welford_merge(&a, &empty);
+    rts_welford_merge(&a, &b);
+    CHECK(a.n == all.n && a.min == all.min && a.max == all.max, "merged count and extremes");
+    CHECK(fabs(a.mean - all.mean) / all.mean < 1e-12, "merged mean %.6f vs %.6f", a.mean, all.mean);
+    CHECK(fabs(rts_welford_stddev(&a) - rts_welford_stddev(&all)) / rts_welford_stddev(&all) < 1e-9,
+          "merged stddev %.6f vs %.6f", rts_welford_stddev(&a), rts_welford_stddev(&all));
+    rts_welford_merge(&empty, &b);
+    CHECK(empty.n == b.n && empty.mean == b.mean && empty.min == b.min, "merge into an empty state copies");
+    rts_hist_merge(&ha, &hb);
+    CHECK(ha.total == hall.total && memcmp(ha.counts, hall.counts, sizeof ha.counts) == 0, "merged histogram");
+}
+
 static void test_empty_and_shift(void)
 {
     rts_hist h;
@@ -183,6 +221,7 @@ int main(void)
     test_percentiles();
     test_overflow();
     test_welford();
+    test_merge();
     test_empty_and_shift();
     test_exact();
     return check_report("test_stats");

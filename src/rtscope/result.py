@@ -1,11 +1,12 @@
 """Result documents: loading, validation against the schema of their version, and metric lookup.
 
-A result document is what the probe writes (schema/result-v2.schema.json; version 1 documents, which
-only have time metrics, are read as they are: every v1 document is a valid v2 one but for its version
-number). rtscope keeps the exact text it read next to the parsed document, so that what it stores and
+A result document is what the probe writes (schema/result-v3.schema.json). Older versions are read as
+they are: a v2 document lacks only the metrics' ``threshold`` and ``series`` (read them with
+``metric_doc.get``), and a v1 document also has no count metrics. rtscope keeps the exact text it read next to the parsed document, so that what it stores and
 exports is what the probe wrote.
 """
 
+import copy
 import functools
 import json
 from dataclasses import dataclass
@@ -19,8 +20,8 @@ from rtscope.errors import RtscopeError
 from rtscope.paths import schema_path
 
 FORMAT = "rtscope-result"
-VERSION = 2  # what the probe writes, and what rtscope writes for documents it builds
-READABLE_VERSIONS = (1, 2)
+VERSION = 3  # what the probe writes, and what rtscope writes for documents it builds
+READABLE_VERSIONS = (1, 2, 3)
 
 # Statistic keys of a summary, in display order, with the names people use for them.
 STATISTICS = {
@@ -72,7 +73,7 @@ def validate(doc: Any, source: str) -> dict[str, Any]:
         raise RtscopeError(f"{source} is not an rtscope result (format is {json.dumps(doc['format'])})")
     version = doc.get("version")
     if version not in READABLE_VERSIONS or isinstance(version, bool):
-        readable = " and ".join(map(str, READABLE_VERSIONS))
+        readable = ", ".join(map(str, READABLE_VERSIONS[:-1])) + f" and {READABLE_VERSIONS[-1]}"
         raise RtscopeError(f"{source}: result format version {json.dumps(version)} "
                            f"is not supported (this rtscope reads {readable})")
     error = jsonschema.exceptions.best_match(_validator(version).iter_errors(doc))
@@ -85,6 +86,13 @@ def validate(doc: Any, source: str) -> dict[str, Any]:
 def metric(doc: dict[str, Any], metric_id: str) -> dict[str, Any] | None:
     """The metric ``metric_id`` of a result document, or None when the run did not measure it."""
     return next((m for m in doc["metrics"] if m["id"] == metric_id), None)
+
+
+def current_metric(metric_doc: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a metric of any readable version as the current version writes it: the fields older
+    versions lack (a v2 metric's ``threshold`` and ``series``) are added as null, which is what they
+    mean there."""
+    return {**copy.deepcopy(metric_doc), **{key: metric_doc.get(key) for key in ("threshold", "series")}}
 
 
 def summary(metric_doc: dict[str, Any], *, adjusted: bool = True) -> dict[str, Any]:

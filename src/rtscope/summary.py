@@ -1,5 +1,6 @@
 """The text summary of one run: what `rtscope show` prints, and `rtscope run` after running."""
 
+import statistics
 from datetime import datetime
 from typing import Any
 
@@ -18,6 +19,7 @@ def render(doc: dict[str, Any], style: Style, *, adjusted: bool = True) -> list[
 
     Sections: the run, the system, timing calibration, requested vs granted configuration, warnings,
     benches, the table of time metrics, whose times are overhead-adjusted unless ``adjusted`` is False,
+    the worst latency over time and the samples over a threshold of the time metrics that keep them,
     and the table of count metrics (iterations per reporting period) when there are any.
     """
     sections = [_run(doc, style), _system(doc["system"], style), _timing(doc["timing"], style),
@@ -139,7 +141,8 @@ def _bench_note(bench: dict[str, Any]) -> str:
 def _metric_tables(metrics: list[dict[str, Any]], style: Style, adjusted: bool) -> list[list[str]]:
     counts = [m for m in metrics if result.is_count(m)]
     times = [m for m in metrics if not result.is_count(m)]
-    return [_metrics(times, style, adjusted) if times or not counts else [], _throughput(counts, style)]
+    return [_metrics(times, style, adjusted) if times or not counts else [], _over_time(times, style),
+            _throughput(counts, style)]
 
 
 def _metrics(metrics: list[dict[str, Any]], style: Style, adjusted: bool) -> list[str]:
@@ -152,6 +155,33 @@ def _metrics(metrics: list[dict[str, Any]], style: Style, adjusted: bool) -> lis
     header = ["metric", "count", *(result.STATISTICS[key] for key in _STAT_COLUMNS), "validity"]
     rows = [_metric_row(m, style, adjusted) for m in metrics]
     return _section(title, fmt.table(header, rows, "lr" + "r" * len(_STAT_COLUMNS) + "l"))
+
+
+def _over_time(metrics: list[dict[str, Any]], style: Style) -> list[str]:
+    """Per time metric with a series or a threshold (result format 3): the worst sample of a typical
+    window and of the worst one, when that was, and how many samples passed the threshold."""
+    rows = [_over_time_row(m) for m in metrics if m.get("series") or m.get("threshold")]
+    if not rows:
+        return []
+    title = style.heading("Over time") + ", as measured: worst sample per window"
+    header = ["metric", "windows", "median window", "worst window", "at", "over threshold"]
+    return _section(title, fmt.table(header, rows, "lrrrrl"))
+
+
+def _over_time_row(metric: dict[str, Any]) -> list[str]:
+    series, threshold = metric.get("series"), metric.get("threshold")
+    row = [metric["id"], MISSING, MISSING, MISSING, MISSING, MISSING]
+    worst = [value for value in series["max"] if value is not None] if series else []
+    if worst:
+        at = series["max"].index(max(worst))
+        row[1:5] = [f"{fmt.count(len(series['max']))} × {fmt.seconds(series['window_s'])}",
+                    fmt.duration(statistics.median(worst)), fmt.duration(max(worst)),
+                    f"{fmt.exact(at * series['window_s'])} s"]
+    if threshold:
+        samples = metric["stats"]["count"]
+        share = f" ({fmt.significant(100 * threshold['over'] / samples)} %)" if samples else ""
+        row[5] = f"{fmt.count(threshold['over'])} above {fmt.duration(threshold['ns'])}{share}"
+    return row
 
 
 def _throughput(metrics: list[dict[str, Any]], style: Style) -> list[str]:

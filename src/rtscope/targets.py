@@ -121,7 +121,8 @@ class FakeTarget:
 
     For each requested bench it takes the bench and its metrics from the first recording that has the
     bench; system, timing and granted configuration come from the recording of the first bench. The
-    run gets a new id (a hash of the request), a fixed start time, the request's label and the probe
+    run is written in the current result format (older recordings' metrics get the fields they lack, as
+    null), gets a new id (a hash of the request), a fixed start time, the request's label and the probe
     arguments the request stands for: the same request always gives the same result. Nothing about
     privilege is acted out (--refuse-privilege included): the granted configuration and the warnings
     are the recording's.
@@ -146,7 +147,7 @@ class FakeTarget:
     def run(self, request: RunRequest) -> result.Result:
         """The replayed result of ``request`` (no measuring)."""
         benches = [self._replayed_bench(bench_id, request) for bench_id in request.benches]
-        metrics = [copy.deepcopy(m) for bench_id in request.benches
+        metrics = [result.current_metric(m) for bench_id in request.benches
                    for m in self._recording_of(bench_id)["metrics"] if m["bench"] == bench_id]
         base = self._recording_of(request.benches[0])
         doc = {

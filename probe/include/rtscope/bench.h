@@ -20,7 +20,7 @@
 #include "rtscope/timing.h"
 
 #define RTS_MAX_PARAMS 16
-#define RTS_MAX_METRICS 16
+#define RTS_MAX_METRICS (RTS_MAX_CPUS + 16) /* per-CPU metrics of a bench, and more */
 #define RTS_MAX_CHECKS 16
 #define RTS_MAX_CPUS 256
 
@@ -41,7 +41,7 @@ typedef struct {
     const rts_param_decl *params;      /* may be NULL */
     unsigned nparams;
     unsigned needs_caps;               /* RTS_CAP_* it cannot run without */
-    /* How long it measures, from its parameters; NULL: the run's --duration.
+    /* How long it measures, from its parameters; NULL or 0: the run's --duration.
      * Its end is rts_ctx_wait's deadline and what the watchdog holds it to. */
     double (*planned_s)(const rts_ctx *ctx);
     /* Measure. Returns 0 when the bench did its job (metrics may still be
@@ -57,12 +57,25 @@ typedef struct {
     double d;
 } rts_check;
 
+#define RTS_METRIC_ID_MAX 48
+
+/* The worst sample of each window of a time metric: window k covers
+ * [origin_ns + k*window_ns, origin_ns + (k+1)*window_ns) on the monotonic
+ * clock, by the time the bench gives with each sample. */
+#define RTS_SERIES_EMPTY UINT64_MAX /* a window without samples */
+typedef struct {
+    uint64_t origin_ns, window_ns;
+    uint64_t *max;            /* per window, ns; NULL: no series kept */
+    uint64_t cap, len;        /* windows allocated; windows up to the last one reached */
+    uint64_t dropped;         /* samples outside the allocated windows (still in the stats) */
+} rts_series;
+
 /* One measured distribution. Samples are added by one thread at a time.
  * A time metric holds durations (unit ns); a count metric holds how many
  * iterations each reporting period of period_s seconds completed (unit
  * count, Thread-Metric's figure), every period kept in raw. */
 typedef struct {
-    const char *id;
+    char id[RTS_METRIC_ID_MAX];
     const char *description;
     const rts_timing *timing;
     bool in_ticks;            /* samples are rts_stamp ticks (else ns or counts) */
@@ -70,6 +83,9 @@ typedef struct {
     double period_s;          /* count metrics: the reporting period */
     const char *baseline;     /* count metrics: id of the calibration metric its median is divided by, or NULL */
     double overhead_ns;       /* stamp overhead inside each sample */
+    uint64_t threshold_ns;    /* time metrics: count samples above it (0: none) */
+    uint64_t over_threshold;
+    rts_series series;        /* time metrics: worst sample per window, when asked for */
     rts_welford values;       /* exact moments in the metric's unit (ns or count) */
     rts_welford cycles;       /* same in cycles, when in_ticks with a cycle counter */
     rts_hist hist;            /* ns */
@@ -92,6 +108,9 @@ void rts_ctx_param_set(rts_ctx *ctx, const char *name, double value);
 
 const rts_timing *rts_ctx_timing(const rts_ctx *ctx);
 
+/* How long the bench measures (its planned time, else the run's --duration). */
+double rts_ctx_planned_s(const rts_ctx *ctx);
+
 /* CPU for the measuring threads, recorded as the bench's "cpu" parameter:
  * that parameter if set (>= 0), else the first of --cpus, else fallback
  * (-1: not pinned). Benches declare the parameter with RTS_PARAM_CPU. */
@@ -99,6 +118,11 @@ int rts_ctx_cpu(rts_ctx *ctx, int fallback);
 
 #define RTS_PARAM_CPU(fallback_text) \
     { "cpu", "-1", -1, RTS_MAX_CPUS - 1, true, "CPU to measure on; -1: first of --cpus, else " fallback_text }
+
+/* The CPUs of a bench with one measuring thread per CPU: the "cpu"
+ * parameter when set (>= 0), else every CPU of --cpus, else one unpinned
+ * thread (cpus[0] = -1). Returns how many. */
+int rts_ctx_cpus(rts_ctx *ctx, int cpus[RTS_MAX_CPUS]);
 
 /* The highest-numbered CPU this process may use (a quiet default). */
 int rts_ctx_last_allowed_cpu(void);
@@ -143,8 +167,22 @@ rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description
 rts_metric *rts_ctx_count_metric(rts_ctx *ctx, const char *id, const char *description, double period_s,
                                  uint64_t periods, const char *baseline);
 
+/* Keep the worst sample of each window_ns window from origin_ns in m's
+ * series, for windows up to the bench's planned end (plus one); samples
+ * then come with rts_metric_add_at. False after rts_ctx_fail. */
+bool rts_ctx_metric_series(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns, uint64_t window_ns);
+
 /* Record one sample: stamp ticks, ns or a count, as the metric was made. */
 void rts_metric_add(rts_metric *m, double value);
+
+/* Record one sample of a time metric that belongs to time at_ns (e.g. the
+ * planned wake-up it measures), also into the metric's series. */
+void rts_metric_add_at(rts_metric *m, double value, uint64_t at_ns);
+
+/* Add what src holds to m (several threads' samples of one quantity): the
+ * moments, histogram, threshold count and series (same origin and window).
+ * Raw samples are not merged: they would lose their order. */
+void rts_metric_merge(rts_metric *m, const rts_metric *src);
 
 /* Mark invalid with a reason (the first reason is kept). */
 void rts_metric_invalidate(rts_metric *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -30,6 +30,9 @@ void rts_hist_init(rts_hist *h);
 /* Count value v. */
 void rts_hist_add(rts_hist *h, uint64_t v);
 
+/* Add every count of src to h (one histogram of several threads' samples). */
+void rts_hist_merge(rts_hist *h, const rts_hist *src);
+
 /* Bucket index of v (v < RTS_HIST_LIMIT). */
 size_t rts_hist_index(uint64_t v);
 
@@ -50,6 +53,9 @@ typedef struct {
 
 void rts_welford_init(rts_welford *w);
 void rts_welford_add(rts_welford *w, double x);
+/* w becomes the state of w's and src's samples together (Chan et al.'s
+ * pairwise update: exact, no second pass). */
+void rts_welford_merge(rts_welford *w, const rts_welford *src);
 /* Sample standard deviation (n-1); 0 for fewer than two samples. */
 double rts_welford_stddev(const rts_welford *w);
 
