@@ -10,7 +10,9 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 #   python3 python3-venv  the analyzer              sqlite3     looking into the store by hand
 #   rt-tests linux-perf   reference tools beside rtscope's figures (cyclictest, perf bench)
 #   time util-linux       peak memory and CPU pinning in bench/
-packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux)
+#   stress-ng iperf3      disturbance loads (--load cpu/memory/io, net); rt-tests gives hackbench (sched)
+packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux
+          stress-ng iperf3)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -17,13 +17,15 @@ _STAT_COLUMNS = ("min", "p50", "p90", "p99", "p999", "max", "mean", "stddev")
 def render(doc: dict[str, Any], style: Style, *, adjusted: bool = True) -> list[str]:
     """The lines of the summary of result document ``doc``.
 
-    Sections: the run, the system, timing calibration, requested vs granted configuration, warnings,
+    Sections: the run, the system, timing calibration, requested vs granted configuration, the loads it
+    ran under (when any were given), warnings,
     benches, the table of time metrics, whose times are overhead-adjusted unless ``adjusted`` is False,
     the worst latency over time and the samples over a threshold of the time metrics that keep them,
     and the table of count metrics (iterations per reporting period) when there are any.
     """
     sections = [_run(doc, style), _system(doc["system"], style), _timing(doc["timing"], style),
-                _config(doc["config"], style), _warnings(doc["config"]["warnings"], style),
+                _config(doc["config"], style), _loads(doc.get("loads"), style),
+                _warnings(doc["config"]["warnings"], style),
                 _benches(doc["benches"], style),
                 *_metric_tables(doc["metrics"], style, adjusted)]
     return fmt.blocks(filter(None, sections))
@@ -118,6 +120,18 @@ def _config_value(value: Any) -> str:
     if isinstance(value, list):
         return ",".join(map(str, value)) or "any"
     return str(value)
+
+
+def _loads(loads: list[dict[str, Any]] | None, style: Style) -> list[str]:
+    if not loads:
+        return []
+    rows = [[load["name"], " ".join(f"{key}={value}" for key, value in load["settings"].items()) or MISSING,
+             MISSING if load["cpus_used"] is None else f"{load['cpus_used']:.2f} CPUs",
+             MISSING if load["loopback_bytes_per_s"] is None else f"{load['loopback_bytes_per_s'] * 8 / 1e9:.2f} Gbit/s",
+             "held" if load["held"] else style.bad("ended early: " + "; ".join(load["ended_early"]))]
+            for load in loads]
+    header = ["load", "settings", "used", "loopback", "during the run"]
+    return _section(style.heading("Loads"), fmt.table(header, rows, "llrrl"))
 
 
 def _warnings(warnings: list[str], style: Style) -> list[str]:

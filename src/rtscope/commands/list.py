@@ -1,13 +1,15 @@
-"""rtscope list: the benches the target can run, with their metrics and parameters."""
+"""rtscope list: the benches the target can run, with their metrics and parameters, and the loads."""
 
 import argparse
 
-from rtscope import fmt
+import shutil
+
+from rtscope import fmt, loads
 from rtscope.benches import Bench
 from rtscope.context import Context
 
 NAME = "list"
-HELP = "list the benches and suites the target can run"
+HELP = "list the benches and suites the target can run, and the loads to run them under"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
-    """Print each bench of the target (id, summary, metrics, a table of its parameters), then its suites."""
+    """Print each bench of the target (id, summary, metrics, a table of its parameters), its suites, then
+    the loads (--load) with their parameters and whether their tool is installed."""
     target = context.target()
     blocks = [_describe(bench, context.style) for bench in target.list_benches()]
     suites = target.list_suites()
@@ -23,8 +26,22 @@ def run(args: argparse.Namespace, context: Context) -> int:
         rows = [[suite.id, suite.summary, " ".join(suite.benches)] for suite in suites]
         blocks.append([context.style.heading("Suites"),
                        *("  " + line for line in fmt.table(["suite", "what", "benches"], rows, "lll"))])
+    blocks.append(_loads(context.style))
     context.print(fmt.blocks(blocks))
     return 0
+
+
+def _loads(style: fmt.Style) -> list[str]:
+    rows = []
+    for kind in loads.KINDS.values():
+        params = " ".join(f"{name}={param.default}" for name, param in kind.params.items()) or fmt.MISSING
+        if kind.tool is None or shutil.which(kind.tool):
+            tool = kind.tool or fmt.MISSING
+        else:
+            tool = style.warn(f"{kind.tool} missing (package {kind.package})")
+        rows.append([kind.name, kind.summary, params, tool])
+    return [style.heading("Loads") + " (--load NAME[,NAME] or NAME:KEY=VALUE…)",
+            *("  " + line for line in fmt.table(["load", "what", "parameters (defaults)", "tool"], rows, "llll"))]
 
 
 def _describe(bench: Bench, style: fmt.Style) -> list[str]:

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rtscope import argtypes, summary
+from rtscope import argtypes, loads, result, summary
 from rtscope.benches import Bench, expand_suites
 from rtscope.commands.show import add_raw_times_option
 from rtscope.context import Context
@@ -46,6 +46,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="CPUs to pin the measuring threads to, e.g. 0 or 0-3,6 (default: not pinned)")
     parser.add_argument("--param", type=argtypes.param_setting, action="append", default=[],
                         metavar="[BENCH:]KEY=VALUE", help="set a bench parameter (repeatable)")
+    parser.add_argument("--load", action="append", default=[], metavar="NAME[,NAME]|NAME:KEY=VALUE…",
+                        help="measure under these loads: idle, cpu, memory, io, net, sched; combine with a comma "
+                             "or by repeating --load; parameters after the name: cpu:cpus=1:load=50 "
+                             "(rtscope list shows them)")
+    parser.add_argument("--settle", type=argtypes.duration, default=loads.DEFAULT_SETTLE_S, metavar="S",
+                        help=f"time the loads run before measuring; their activity is checked over its second "
+                             f"half (default {loads.DEFAULT_SETTLE_S:g})")
     parser.add_argument("--label", metavar="TEXT", help="a label to tell this run by")
     parser.add_argument("--raw", type=argtypes.non_negative, metavar="N",
                         help="also keep the first N raw samples of each metric")
@@ -68,15 +75,21 @@ def run(args: argparse.Namespace, context: Context) -> int:
     """Check the request against the target's benches, run it, store and write it, print its summary.
 
     Everything that can be checked is checked before the probe starts: arguments, bench names and
-    parameters, the database and the --json destination. Exits 0 when the run completed, 1 when a
-    bench failed, 130 when it was interrupted (what was measured is stored and shown all the same).
+    parameters, loads and their tools, the database and the --json destination. The loads run around
+    the probe and are always stopped; the result records them. Exits 0 when the run completed, 1 when
+    a bench failed, 130 when it was interrupted (what was measured is stored and shown all the same).
     """
     target = context.target()
     request = _request(args, expand_suites(tuple(args.benches) or DEFAULT_BENCHES, target.list_suites()))
     _check_against_catalogue(request, target.list_benches())
+    load_specs = loads.parse(args.load)
+    loads.check_tools(load_specs)
     with AtomicFile(args.json) if args.json else contextlib.nullcontext() as json_file:
         store = context.store(create=True) if args.store else None
-        run_result = target.run(request)
+        with loads.running(load_specs, args.settle, progress=_note) as active:
+            run_result = target.run(request)
+        if load_specs:
+            run_result = _with_loads(run_result, active)
         if json_file:
             json_file.commit(run_result.text)
     if store:
@@ -86,6 +99,21 @@ def run(args: argparse.Namespace, context: Context) -> int:
     if status in _OUTCOME_NOTES:
         print(f"rtscope: {_OUTCOME_NOTES[status]}", file=sys.stderr)
     return status
+
+
+def _note(line: str) -> None:
+    print(f"rtscope: {line}", file=sys.stderr)
+
+
+def _with_loads(run_result: result.Result, active: list[loads.ActiveLoad]) -> result.Result:
+    """The result with the loads it was measured under, and a warning for each that did not hold."""
+    doc = dict(run_result.doc, loads=[load.record() for load in active])
+    for load in active:
+        if load.ended_early:
+            doc["config"]["warnings"].append(f"load {load.spec} ended during the run "
+                                             f"({'; '.join(load.ended_early)}): not every result was "
+                                             f"measured under it")
+    return result.from_doc(doc, "the run's result")
 
 
 def _request(args: argparse.Namespace, benches: tuple[str, ...]) -> RunRequest:

@@ -1,0 +1,172 @@
+"""Disturbance loads: parsing, and each real load started, verified and stopped leaving no process behind —
+on success, on error, on Ctrl-C and when rtscope itself is killed."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import process_env
+from rtscope import loads
+from rtscope.errors import RtscopeError
+
+TOOLS = {"cpu": "stress-ng", "memory": "stress-ng", "io": "stress-ng", "net": "iperf3", "sched": "hackbench"}
+
+
+def processes_of(names: tuple[str, ...]) -> list[str]:
+    """Live processes whose command is one of ``names`` (zombies excepted)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        command, state = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2]
+        if state != "Z" and any(command.startswith(name[:15]) for name in names):
+            found.append(f"{stat.parent.name} {command}")
+    return found
+
+
+def await_gone(names: tuple[str, ...], timeout_s: float = 10.0) -> list[str]:
+    deadline = time.monotonic() + timeout_s
+    while (left := processes_of(names)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def needs(*tools: str) -> None:
+    missing = [tool for tool in tools if not any(Path(d, tool).exists() for d in os.environ["PATH"].split(":"))]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed (./setup.sh installs it)")
+
+
+@pytest.fixture(autouse=True)
+def no_load_tools_running():
+    """Tests count processes by name: none may be left from elsewhere."""
+    assert not await_gone(("stress-ng", "iperf3", "hackbench"))
+
+
+def test_parse_names_combinations_and_parameters():
+    specs = loads.parse(["cpu,net", "memory:workers=2:bytes=64M"])
+    assert [str(spec) for spec in specs] == ["cpu", "net", "memory:workers=2:bytes=64M"]
+    assert specs[2].values() == {"workers": 2, "bytes": "64M"}
+    assert loads.parse(["cpu:cpus=0+1"])[0].values()["cpus"] == "0,1"
+    assert loads.parse([]) == ()
+
+
+@pytest.mark.parametrize("texts, message", [
+    (["gpu"], "--load gpu: unknown load 'gpu' (known: idle, cpu, memory, io, net, sched)"),
+    (["cpu:speed=9"], "--load cpu:speed=9: 'speed=9' is not KEY=VALUE with a parameter of cpu (its parameters: cpus, load)"),
+    (["cpu:load=150"], "--load cpu:load=150: '150' is not a percentage of 1..100"),
+    (["memory:bytes=lots"], "--load memory:bytes=lots: 'lots' is not a size such as 256M"),
+    (["cpu,cpu"], "--load: cpu is named twice"),
+    (["idle", "net"], "--load: idle cannot be combined with another load"),
+    (["idle:x=1"], "--load idle:x=1: 'x=1' is not KEY=VALUE with a parameter of idle (its parameters: none)"),
+])
+def test_bad_load_specs_get_one_line(texts, message):
+    with pytest.raises(RtscopeError) as raised:
+        loads.parse(texts)
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("name", sorted(TOOLS))
+def test_each_load_runs_is_verified_and_leaves_nothing(name):
+    needs(TOOLS[name])
+    with loads.running(loads.parse([name]), settle_s=0.6) as active:
+        assert processes_of((TOOLS[name],))
+        record = active[0].record()
+    assert record["held"] and record["cpus_used"] > 0
+    if name == "net":
+        assert record["loopback_bytes_per_s"] > 1e6
+    assert active[0].left_behind == 0
+    assert not await_gone((TOOLS[name],), timeout_s=2)
+
+
+def test_loads_are_stopped_when_the_run_fails():
+    needs("stress-ng", "iperf3")
+    with pytest.raises(RuntimeError), loads.running(loads.parse(["cpu,net"]), settle_s=0.4):
+        raise RuntimeError("the probe crashed")
+    assert not await_gone(("stress-ng", "iperf3"), timeout_s=2)
+
+
+def test_a_load_that_ends_during_the_run_did_not_hold(monkeypatch):
+    brief = loads.LoadKind("cpu", "busy for a second, then gone", "sh", "dash", {},
+                           lambda s, d, p: [["sh", "-c", "end=$(($(date +%s) + 1)); "
+                                                         "while [ $(date +%s) -lt $end ]; do :; done; exit 3"]],
+                           lambda s: 0.2)
+    monkeypatch.setitem(loads.KINDS, "cpu", brief)
+    with loads.running(loads.parse(["cpu"]), settle_s=0.2) as active:
+        time.sleep(2.5)  # the run outlives the load
+    record = active[0].record()
+    assert not record["held"]
+    assert record["ended_early"] == ["sh exited with status 3"]
+
+
+def test_a_load_that_does_not_really_run_is_refused(monkeypatch):
+    idle_tool = loads.LoadKind("cpu", "sleeps instead of loading", "sleep", "coreutils", {},
+                               lambda s, d, p: [["sleep", "30"]], lambda s: 1.0)
+    monkeypatch.setitem(loads.KINDS, "cpu", idle_tool)
+    with pytest.raises(RtscopeError, match=r"load cpu is not really running: its processes used 0 CPUs"):
+        with loads.running(loads.parse(["cpu"]), settle_s=0.2):
+            pass
+    assert not await_gone(("sleep 30",), timeout_s=2)
+
+
+def test_a_missing_tool_names_its_package(monkeypatch):
+    monkeypatch.setitem(loads.KINDS, "net", loads.LoadKind("net", "", "iperf3-not-here", "iperf3", {},
+                                                          lambda s, d, p: [], lambda s: 0))
+    with pytest.raises(RtscopeError, match=r"load net needs iperf3-not-here, which is not installed "
+                                           r"\(Debian package iperf3; ./setup.sh installs it\)"):
+        loads.check_tools(loads.parse(["net"]))
+
+
+def test_a_run_under_load_records_it(probe, rtscope, tmp_path):
+    needs("stress-ng")
+    out = tmp_path / "run.json"
+    outcome = rtscope("--probe", probe, "run", "lat.wakeup", "--duration", "0.5", "--load", "cpu:load=50",
+                      "--settle", "0.6", "--json", out)
+    assert outcome.status == 0, outcome.err
+    doc = json.loads(out.read_text())
+    assert doc["version"] == 3
+    [record] = doc["loads"]
+    assert record["name"] == "cpu" and record["settings"] == {"cpus": "all", "load": "50"}
+    assert record["held"] and record["cpus_used"] > 0.3
+    assert "Loads" in outcome.out and "held" in outcome.out
+    assert rtscope("show", "last", "--json").out == out.read_text()
+    assert not await_gone(("stress-ng",), timeout_s=2)
+
+
+def test_ctrl_c_stops_the_run_and_its_loads(probe, db_path):
+    needs("stress-ng", "iperf3")
+    run = subprocess.Popen([sys.executable, "-m", "rtscope", "--probe", str(probe), "run", "lat.wakeup",
+                            "--duration", "30", "--load", "cpu,net", "--settle", "0.4"],
+                           env=process_env(db_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    time.sleep(2.5)
+    os.killpg(run.pid, signal.SIGINT)  # what a terminal's Ctrl-C does to the foreground group
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert "Loads" in out
+    assert not await_gone(("stress-ng", "iperf3"), timeout_s=5)
+
+
+def test_killing_rtscope_takes_its_loads_along(probe, db_path):
+    needs("stress-ng")
+    run = subprocess.Popen([sys.executable, "-m", "rtscope", "--probe", str(probe), "run", "lat.wakeup",
+                            "--duration", "30", "--load", "cpu", "--settle", "0.4", "--no-store"],
+                           env=process_env(db_path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           start_new_session=True)
+    deadline = time.monotonic() + 10
+    while not processes_of(("rtscope-probe",)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    run.kill()  # kill -9: no finally runs
+    run.wait()
+    try:
+        assert not await_gone(("stress-ng",), timeout_s=10)
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)  # the orphaned probe (it would end by itself after 30 s)
