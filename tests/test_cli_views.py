@@ -72,8 +72,9 @@ def test_compare_shows_values_and_ratios(fake, tmp_path):
     lines = outcome.out.splitlines()
     assert any(line.split()[:3] == ["A", first, "before"] for line in lines)
     header = next(line for line in lines if line.startswith("metric"))
-    assert header.split() == ["metric", "stat", "A", "B", "B/A"]
-    assert any(line.split()[:2] == ["ctxsw.sem", "p50"] and line.endswith("1.00×") for line in lines)
+    assert header.split() == ["metric", "stat", "A", "B", "B/A", "B≠A?"]
+    # The same figures in both runs: the same medians, not a difference.
+    assert any(line.split()[:2] == ["ctxsw.sem", "p50"] and line.endswith("1.00×  no p=1.000 CI") for line in lines)
 
 
 def test_compare_marks_missing_and_invalid_metrics_and_warns_of_differences(fake, tmp_path):
@@ -83,8 +84,8 @@ def test_compare_marks_missing_and_invalid_metrics_and_warns_of_differences(fake
     outcome = fake("compare", stored, other, "--stat", "p50,p99.9")
     assert "! the runs differ in granted policy: A fifo, B other" in outcome.out
     rows = [line for line in outcome.out.splitlines() if "p50" in line or "p99.9" in line]
-    assert rows[0].split() == ["ctxsw.sem", "p50", "3.18", "µs", "6.38", "µs", "*", "2.01×"]
-    assert rows[2].split() == ["lat.wakeup", "p50", "15.5", "µs", "—", "—"]
+    assert rows[0].split() == ["ctxsw.sem", "p50", "3.18", "µs", "6.38", "µs", "*", "2.01×", "—"]
+    assert rows[2].split() == ["lat.wakeup", "p50", "15.5", "µs", "—", "—", "—"]
     assert "* B ctxsw.sem is invalid" in outcome.out
 
 

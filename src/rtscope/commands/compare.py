@@ -5,7 +5,7 @@ import string
 from collections.abc import Callable
 from typing import Any
 
-from rtscope import argtypes, fmt, result
+from rtscope import argtypes, fmt, result, stats
 from rtscope.commands.show import add_raw_times_option
 from rtscope.context import Context
 from rtscope.errors import RtscopeError
@@ -83,17 +83,48 @@ def _differences(runs: list[Named], style: Style) -> list[str]:
 
 def _table(runs: list[Named], statistics: tuple[str, ...], style: Style, *, adjusted: bool) -> list[str]:
     letters = [letter for letter, _ in runs]
-    header = ["metric", "stat", *letters, *(f"{letter}/A" for letter in letters[1:])]
+    header = ["metric", "stat", *letters, *(f"{letter}/A" for letter in letters[1:]),
+              *(f"{letter}≠A?" for letter in letters[1:])]
     rows = []
     for metric_id in dict.fromkeys(m["id"] for _, doc in runs for m in doc["metrics"]):
         metrics = [result.metric(doc, metric_id) for _, doc in runs]
         if _unit(metrics) == "count":
-            rows += _count_rows(metric_id, metrics, style)
+            rows += [row + [""] * (len(runs) - 1) for row in _count_rows(metric_id, metrics, style)]
             continue
+        verdicts = _verdicts(metrics)
         for number, key in enumerate(statistics):
             name = metric_id if number == 0 else ""
-            rows.append([name, result.STATISTICS[key], *_cells(metrics, key, style, adjusted)])
-    return fmt.table(header, rows, "ll" + "r" * (2 * len(runs) - 1))
+            rows.append([name, result.STATISTICS[key], *_cells(metrics, key, style, adjusted),
+                         *(verdicts if number == 0 else [""] * len(verdicts))])
+    table = fmt.table(header, rows, "ll" + "r" * (2 * len(runs) - 1) + "l" * (len(runs) - 1))
+    return [*table, "", *_VERDICT_LEGEND]
+
+
+_VERDICT_LEGEND = (
+    f"X≠A?: does run X's distribution differ from A's ({100 * stats.CONFIDENCE:.0f} % confidence)? "
+    "MW: Mann–Whitney U on the raw samples",
+    "(--raw N when running); CI: the bootstrap interval of each median, from the histograms. "
+    "One run each: repeat runs to see the run-to-run spread.",
+)
+
+
+def _verdicts(metrics: list[dict[str, Any] | None]) -> list[str]:
+    """For each run after the first: whether its metric really differs from the first run's (not told
+    when either is missing or invalid)."""
+    first = metrics[0]
+    cells = []
+    for metric in metrics[1:]:
+        told = first is not None and metric is not None and first["valid"] and metric["valid"]
+        difference = stats.compare(first, metric) if told else None
+        if difference is None:
+            cells.append(MISSING)
+        else:
+            cells.append(f"{'yes' if difference.real else 'no'} p{_p(difference.p_value)} {difference.test}")
+    return cells
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"={value:.3f}"
 
 
 def _count_rows(metric_id: str, metrics: list[dict[str, Any] | None], style: Style) -> list[list[str]]:
