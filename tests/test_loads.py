@@ -56,6 +56,8 @@ def test_parse_names_combinations_and_parameters():
     assert [str(spec) for spec in specs] == ["cpu", "net", "memory:workers=2:bytes=64M"]
     assert specs[2].values() == {"workers": 2, "bytes": "64M"}
     assert loads.parse(["cpu:cpus=0+1"])[0].values()["cpus"] == "0,1"
+    one_cpu = loads.parse(["cpu:cpus=1"])[0]
+    assert one_cpu.kind.commands(one_cpu.values(), Path("/tmp"), 0)[0][:3] == ["stress-ng", "--cpu", "1"]
     assert loads.parse([]) == ()
 
 

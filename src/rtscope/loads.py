@@ -81,7 +81,7 @@ class LoadKind:
 
 
 def _cpu_count(settings: dict[str, Any]) -> int:
-    return os.cpu_count() or 1 if settings["cpus"] == "all" else len(settings["cpus"].split(","))
+    return (os.cpu_count() or 1) if settings["cpus"] == "all" else len(settings["cpus"].split(","))
 
 
 def _taskset(settings: dict[str, Any]) -> list[str]:
@@ -242,8 +242,11 @@ def _start(load: ActiveLoad, scratch: Path) -> None:
     for number, command in enumerate(load.spec.kind.commands(settings, scratch, port)):
         # stderr to a file: a pipe nobody reads could fill and stall the tool.
         with open(scratch / f"{load.spec.kind.name}-{number}.stderr", "wb") as stderr:
-            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-                                       start_new_session=True, preexec_fn=_die_with_parent)
+            try:
+                process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                           stderr=stderr, start_new_session=True, preexec_fn=_die_with_parent)
+            except OSError as error:
+                raise RtscopeError(f"load {load.spec}: cannot start {command[0]}: {error.strerror}") from None
         load.processes.append(process)
         load.commands.append(command)
         load.stderr_paths.append(scratch / f"{load.spec.kind.name}-{number}.stderr")
