@@ -25,10 +25,6 @@ static inline uint64_t bench_read(const _Atomic uint64_t *counter)
 /* Longest wait for another thread: far beyond RT throttling or a VM pause. */
 #define BENCH_TIMEOUT_NS 2000000000u
 
-/* The window of a latency bench's worst-sample series: one second, the
- * resolution of long-term latency monitoring plots. */
-#define BENCH_SERIES_WINDOW_NS 1000000000u
-
 /* The parameters of the per-operation benches. */
 #define BENCH_PARAM_COUNT \
     { "count", "0", 0, 1e12, true, "stop after this many samples of each metric (0: run for the duration)" }
@@ -38,6 +34,13 @@ static inline uint64_t bench_read(const _Atomic uint64_t *counter)
 /* A metric of rts_stamp deltas whose samples each hold one stamp pair's
  * overhead; NULL after rts_ctx_fail. */
 rts_metric *bench_stamp_metric(rts_ctx *ctx, const char *id, const char *description);
+
+/* A metric of latencies against planned times (a wake-up, a timer expiry),
+ * in ns. Nothing is subtracted: the planned time is exact, and the one clock
+ * read after the event belongs to the latency, as cyclictest counts it. It
+ * keeps the worst sample of each second from origin_ns (samples come with
+ * rts_metric_add_at). NULL after rts_ctx_fail. */
+rts_metric *bench_latency_metric(rts_ctx *ctx, const char *id, const char *description, uint64_t origin_ns);
 
 /* True while a measuring loop that has done i iterations (warm-up ones
  * included) should go on: the run is not stopping and, unless count is 0,

@@ -54,12 +54,10 @@ static int run(rts_ctx *ctx)
         .warmup = (uint64_t)rts_ctx_param(ctx, "warmup"),
     };
     int cpu = rts_ctx_cpu(ctx, -1);
-    s.m = rts_ctx_metric(ctx, "lat.irq", "periodic timer interrupt: planned expiry to handler entry (POSIX timer, "
-                                         "signal directed at the sleeping measuring thread)", false);
+    s.m = bench_latency_metric(ctx, "lat.irq", "periodic timer interrupt: planned expiry to handler entry (POSIX "
+                                               "timer, signal directed at the sleeping measuring thread)",
+                               rts_time_ns());
     if (!s.m)
-        return 1;
-    s.m->overhead_ns = 0.0; /* the planned time is exact; one clock read is in each sample, as in lat.wakeup */
-    if (!rts_ctx_metric_series(ctx, s.m, rts_time_ns(), BENCH_SERIES_WINDOW_NS))
         return 1;
     if (!bench_run_measurer(ctx, "lat-irq", cpu, 0, measurer, &s, s.m))
         return 1;

@@ -98,14 +98,11 @@ static int run_timer(rts_ctx *ctx)
     timer_source s = { .ctx = ctx, .interval_ns = (uint64_t)(rts_ctx_param(ctx, "interval_us") * 1000.0),
                        .warmup = (uint64_t)rts_ctx_param(ctx, "warmup") };
     int cpu = rts_ctx_cpu(ctx, rts_ctx_last_allowed_cpu());
-    s.m = rts_ctx_metric(ctx, "lat.preempt_timer", "a timer readies a sleeping higher-priority thread while a "
-                                                   "lower one computes on its CPU: planned expiry to its first "
-                                                   "instruction", false);
-    if (!s.m)
-        return 1;
-    s.m->overhead_ns = 0.0; /* as lat.wakeup: the planned time is exact */
     s.origin_ns = rts_time_ns();
-    if (!rts_ctx_metric_series(ctx, s.m, s.origin_ns, BENCH_SERIES_WINDOW_NS))
+    s.m = bench_latency_metric(ctx, "lat.preempt_timer", "a timer readies a sleeping higher-priority thread while "
+                                                         "a lower one computes on its CPU: planned expiry to its "
+                                                         "first instruction", s.origin_ns);
+    if (!s.m)
         return 1;
     rts_thread *low = rts_ctx_spawn(ctx, "lat-preempt-spin", cpu, -1, spinner, &s);
     if (!low)

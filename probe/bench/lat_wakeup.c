@@ -21,7 +21,6 @@ typedef struct {
     bench_periodic counts;
     bench_watch watch;
     rts_thread *thread;
-    char id[RTS_METRIC_ID_MAX];
 } wakeup_thread;
 
 static void measurer(void *p)
@@ -39,14 +38,11 @@ static rts_metric *thread_metric(rts_ctx *ctx, wakeup_thread *t, rts_metric *all
 {
     if (nthreads == 1)
         return all;
-    snprintf(t->id, sizeof t->id, "lat.wakeup.cpu%d", t->cpu);
-    rts_metric *m = rts_ctx_metric(ctx, t->id, description, false);
-    if (!m)
-        return NULL;
-    m->overhead_ns = all->overhead_ns;
-    m->threshold_ns = all->threshold_ns;
-    if (!rts_ctx_metric_series(ctx, m, t->origin_ns, BENCH_SERIES_WINDOW_NS))
-        return NULL;
+    char id[RTS_METRIC_ID_MAX];
+    snprintf(id, sizeof id, "lat.wakeup.cpu%d", t->cpu);
+    rts_metric *m = bench_latency_metric(ctx, id, description, t->origin_ns);
+    if (m)
+        m->threshold_ns = all->threshold_ns;
     return m;
 }
 
@@ -84,7 +80,8 @@ static int run(rts_ctx *ctx)
 {
     int cpus[RTS_MAX_CPUS];
     int n = rts_ctx_cpus(ctx, cpus);
-    rts_metric *all = rts_ctx_metric(ctx, "lat.wakeup", description, false);
+    uint64_t origin = rts_time_ns();
+    rts_metric *all = bench_latency_metric(ctx, "lat.wakeup", description, origin);
     wakeup_thread *threads = calloc((size_t)n, sizeof *threads);
     if (!all || !threads) {
         if (all)
@@ -92,22 +89,16 @@ static int run(rts_ctx *ctx)
         free(threads);
         return 1;
     }
-    /* The planned time is exact; only the read after waking is in the
-     * sample, as in cyclictest, which does not subtract it either. */
-    all->overhead_ns = 0.0;
     all->threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
     rts_ctx_param_set(ctx, "duration_s", rts_ctx_planned_s(ctx));
-    uint64_t origin = rts_time_ns();
-    bool ok = rts_ctx_metric_series(ctx, all, origin, BENCH_SERIES_WINDOW_NS);
+    uint64_t interval_ns = (uint64_t)(rts_ctx_param(ctx, "interval_us") * 1000.0);
+    uint64_t warmup = (uint64_t)rts_ctx_param(ctx, "warmup");
+    bool ok = true;
     int started = 0;
     for (int i = 0; ok && i < n; i++) {
         wakeup_thread *t = &threads[i];
         *t = (wakeup_thread){
-            .ctx = ctx,
-            .cpu = cpus[i],
-            .origin_ns = origin,
-            .interval_ns = (uint64_t)(rts_ctx_param(ctx, "interval_us") * 1000.0),
-            .warmup = (uint64_t)rts_ctx_param(ctx, "warmup"),
+            .ctx = ctx, .cpu = cpus[i], .origin_ns = origin, .interval_ns = interval_ns, .warmup = warmup,
         };
         t->m = thread_metric(ctx, t, all, n);
         t->thread = t->m ? rts_ctx_spawn(ctx, "lat-wakeup", t->cpu, 0, measurer, t) : NULL;
