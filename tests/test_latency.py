@@ -15,7 +15,6 @@ import pytest
 
 import builders
 
-REPO = Path(__file__).resolve().parent.parent
 BENCHES = ("lat.wakeup", "lat.preempt", "lat.preempt_timer", "lat.irq")
 CHECKS = {
     "lat.wakeup": {"interval_ns", "wakeups", "overruns", "same_cpu"},

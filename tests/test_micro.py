@@ -11,7 +11,6 @@ import pytest
 
 import builders
 
-REPO = Path(__file__).resolve().parent.parent
 
 BENCHES = ("heap.ops", "mutex.ops", "mutex.handoff", "thread.ops", "ctxsw.yield", "sem.ops", "msgq.ops")
 WAKE_CHECKS = {"rounds": None, "not_blocked": None, "woke_before_wake": 0, "preempted_waker": None, "same_cpu": True}

@@ -13,7 +13,6 @@ import pytest
 
 import builders
 
-REPO = Path(__file__).resolve().parent.parent
 
 TESTS = ("tm.basic", "tm.coop", "tm.preempt", "tm.irq", "tm.irq_preempt", "tm.message", "tm.sync", "tm.memory")
 PERIODS = 3

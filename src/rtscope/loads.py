@@ -282,32 +282,34 @@ def _settle_and_verify(active: list[ActiveLoad], settle_s: float) -> None:
     start, cpu_start, lo_start = time.monotonic(), [_group_cpu_s(load) for load in active], _loopback_bytes()
     time.sleep(settle_s / 2)
     elapsed = time.monotonic() - start
-    wanted = sum(load.spec.kind.expected_cpus(load.spec.values()) for load in active)
+    expected_cpus = [load.spec.kind.expected_cpus(load.spec.values()) for load in active]
+    wanted = sum(expected_cpus)
     crowding = min(1.0, (os.cpu_count() or 1) / wanted) if wanted else 1.0
-    for load, before in zip(active, cpu_start):
+    for load, before, expected in zip(active, cpu_start, expected_cpus):
         load.cpus_used = round((_group_cpu_s(load) - before) / elapsed, 3)
         if load.spec.kind.name == "net":
             load.loopback_bytes_per_s = round((_loopback_bytes() - lo_start) / elapsed)
         _note_ended(load)
         if load.ended_early:
             raise RtscopeError(f"load {load.spec} ended while settling: {'; '.join(load.ended_early)}")
-        expected = load.spec.kind.expected_cpus(load.spec.values()) * crowding
-        if load.cpus_used < expected * MIN_EXPECTED_SHARE:
+        if load.cpus_used < expected * crowding * MIN_EXPECTED_SHARE:
             raise RtscopeError(f"load {load.spec} is not really running: its processes used {load.cpus_used:g} "
-                               f"CPUs in the settle time, expected about {expected:.3g}")
+                               f"CPUs in the settle time, expected about {expected * crowding:.3g}")
+
+
+def _processes() -> Iterator[tuple[int, str, int]]:
+    """Each process now: its process group, its state letter, and the CPU ticks it has used (/proc)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):  # it ended while being read
+            # Fields after the parenthesised command: state ppid pgrp … utime(14) stime(15).
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            yield int(fields[2]), fields[0], int(fields[11]) + int(fields[12])
 
 
 def _group_cpu_s(load: ActiveLoad) -> float:
     """CPU seconds used so far by the live processes of the load's process groups."""
     groups = {process.pid for process in load.processes}
-    ticks = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError):
-            # Fields after the parenthesised command: state ppid pgrp … utime(14) stime(15).
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            if int(fields[2]) in groups:
-                ticks += int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
+    return sum(ticks for group, _, ticks in _processes() if group in groups) / os.sysconf("SC_CLK_TCK")
 
 
 def _loopback_bytes() -> int:
@@ -353,9 +355,4 @@ def _signal_group(pgid: int, signum: int) -> None:
 
 def _group_alive(pgid: int) -> bool:
     """Whether a process of group pgid other than a zombie remains."""
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                return True
-    return False
+    return any(group == pgid and state != "Z" for group, state, _ in _processes())

@@ -58,12 +58,11 @@ def median_interval(histogram: dict[str, Any], confidence: float = CONFIDENCE) -
     """The bootstrap confidence interval of the median of a metric's histogram (result format), in ns
     as measured: from the lower bound of the bucket holding the lower order statistic to the upper bound
     of the bucket holding the upper one. None for an empty histogram."""
-    counts = [(lower, width, count) for lower, width, count in histogram["buckets"]]
-    n = sum(count for _, _, count in counts) + histogram["overflow"]
+    n = sum(count for _, _, count in histogram["buckets"]) + histogram["overflow"]
     if n == 0:
         return None
     low_rank, high_rank = _median_ranks(n, confidence)
-    return _value_at(counts, histogram, low_rank, upper=False), _value_at(counts, histogram, high_rank, upper=True)
+    return _value_at(histogram, low_rank, upper=False), _value_at(histogram, high_rank, upper=True)
 
 
 def _median_ranks(n: int, confidence: float) -> tuple[int, int]:
@@ -81,9 +80,9 @@ def _median_ranks(n: int, confidence: float) -> tuple[int, int]:
     return low, n + 1 - low
 
 
-def _value_at(counts: list[tuple[int, int, int]], histogram: dict[str, Any], rank: int, *, upper: bool) -> float:
+def _value_at(histogram: dict[str, Any], rank: int, *, upper: bool) -> float:
     seen = 0
-    for lower, width, count in counts:
+    for lower, width, count in histogram["buckets"]:
         seen += count
         if seen >= rank:
             return float(lower + width - 1 if upper else lower)
