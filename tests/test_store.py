@@ -7,7 +7,7 @@ import pytest
 import builders
 from rtscope import result
 from rtscope.errors import RtscopeError
-from rtscope.store import Store
+from rtscope.store import Campaign, Store
 
 
 def stored(run_id: str, **fields) -> result.Result:
@@ -103,11 +103,82 @@ def test_a_foreign_file_is_refused_and_left_alone(tmp_path, make, create):
 
 def test_a_newer_schema_version_is_refused(store, db_path):
     with sqlite3.connect(db_path) as connection:
-        connection.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-    with pytest.raises(RtscopeError, match="schema version 2 is not supported \\(this rtscope reads 1\\)"):
+        connection.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    with pytest.raises(RtscopeError, match="schema version 3 is not supported \\(this rtscope reads 1 and 2\\)"):
         Store.open(db_path)
 
 
 def test_a_directory_is_not_a_database(tmp_path):
     with pytest.raises(RtscopeError, match="is a directory"):
         Store.open(tmp_path, create=True)
+
+
+def in_campaign(run_id: str, cell: str, repetition: int, *, campaign_id: str = "c000000000000001",
+                status: str = "complete") -> result.Result:
+    doc = builders.result_doc(run_id=run_id, status=status)
+    doc["campaign"] = {"name": "study", "id": campaign_id, "cell": cell, "axes": {"load": cell},
+                       "repetition": repetition, "repetitions": 2}
+    return result.from_doc(doc, "test")
+
+
+def test_campaign_runs_come_cell_by_cell_without_interrupted_ones(store):
+    store.add_campaign(Campaign("c000000000000001", "study", "2024-05-01T10:00:00Z", {"cells": 2}))
+    # Measured repetition-major, as a campaign runs them; cell "cpu" repetition 2 was interrupted once.
+    for number, (cell, repetition, status) in enumerate([("idle", 1, "complete"), ("cpu", 1, "complete"),
+                                                         ("idle", 2, "complete"), ("cpu", 2, "interrupted"),
+                                                         ("cpu", 2, "complete")]):
+        store.add(in_campaign(f"{number + 1:016x}", cell, repetition, status=status))
+    runs = store.campaign_runs("study")
+    assert [(r.doc["campaign"]["cell"], r.doc["campaign"]["repetition"]) for r in runs] == [
+        ("idle", 1), ("idle", 2), ("cpu", 1), ("cpu", 2)]
+    assert store.campaign_cells("c000000000000001") == {("idle", 1), ("idle", 2), ("cpu", 1), ("cpu", 2)}
+    assert store.campaign("c0000").plan == {"cells": 2}
+    assert [r.cell for r in store.runs(limit=2)] == ["cpu #2", "cpu #2"]
+
+
+def test_a_cell_is_measured_once_per_repetition(store):
+    store.add(in_campaign("0000000000000001", "idle", 1))
+    with pytest.raises(RtscopeError, match="already has a run of cell 'idle', repetition 1"):
+        store.add(in_campaign("0000000000000002", "idle", 1))
+    # A run stored with its campaign tag but without the campaign's plan still finds its campaign.
+    assert store.campaign("study").plan is None
+
+
+def test_unknown_and_ambiguous_campaigns(store):
+    store.add_campaign(Campaign("ab00000000000001", "one", "2024-05-01T10:00:00Z", {}))
+    store.add_campaign(Campaign("ab00000000000002", "two", "2024-05-01T10:00:00Z", {}))
+    with pytest.raises(RtscopeError, match="campaign id prefix ab is ambiguous"):
+        store.campaign("ab")
+    with pytest.raises(RtscopeError, match="no stored campaign is named or has an id starting with 'three'"):
+        store.campaign("three")
+    with pytest.raises(RtscopeError, match="campaign one \\(ab00000000000001\\) has no measured runs yet"):
+        store.campaign_runs("one")
+
+
+_VERSION_1 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE runs (id TEXT PRIMARY KEY, started TEXT NOT NULL, finished TEXT NOT NULL, label TEXT,
+    hostname TEXT NOT NULL, kernel TEXT NOT NULL, status TEXT NOT NULL, benches TEXT NOT NULL,
+    warnings INTEGER NOT NULL, stored_at TEXT NOT NULL, document TEXT NOT NULL);
+CREATE INDEX runs_by_start ON runs (started);
+CREATE TABLE metrics (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, metric_id TEXT NOT NULL,
+    valid INTEGER NOT NULL, count INTEGER NOT NULL, p50 REAL, p99 REAL, max REAL, mean REAL,
+    PRIMARY KEY (run_id, metric_id));
+INSERT INTO meta VALUES ('schema_version', '1');
+"""
+
+
+def test_a_version_1_database_is_upgraded_keeping_its_runs(db_path):
+    db_path.parent.mkdir(parents=True)
+    old = stored("1000000000000000")
+    with sqlite3.connect(db_path) as connection:
+        connection.executescript(_VERSION_1)
+        connection.execute("INSERT INTO runs VALUES (?, ?, ?, NULL, 'h', 'k', 'complete', 'ctxsw.sem', 0, ?, ?)",
+                           (old.run_id, old.doc["run"]["started"], old.doc["run"]["finished"],
+                            old.doc["run"]["started"], old.text))
+    with Store.open(db_path) as upgraded:
+        assert upgraded.get("1000").text == old.text
+        upgraded.add(in_campaign("2000000000000000", "idle", 1))
+        assert [r.cell for r in upgraded.runs()] == ["idle #1", None]
+    with sqlite3.connect(db_path) as connection:
+        assert connection.execute("SELECT value FROM meta").fetchone() == ("2",)

@@ -10,6 +10,7 @@ from rtscope.store import Store
 from rtscope.targets import Target, make_target
 
 LATEST = "last"
+CAMPAIGN_PREFIX = "campaign:"
 
 
 class Context:
@@ -55,6 +56,18 @@ class Context:
         if os.path.exists(ref) or "/" in ref or ref.endswith(".json"):
             return result.load(ref)
         return self.store().get(ref)
+
+    def load_runs(self, refs: list[str]) -> list[result.Result]:
+        """The runs that RUN and CAMPAIGN arguments name, in the order given: a RUN argument as
+        :meth:`load_run` reads it, ``campaign:NAME`` (the newest campaign of that name) or
+        ``campaign:ID`` all of that campaign's stored runs, cell by cell, repetitions in order."""
+        runs: list[result.Result] = []
+        for ref in refs:
+            if ref.startswith(CAMPAIGN_PREFIX):
+                runs += self.store().campaign_runs(ref.removeprefix(CAMPAIGN_PREFIX))
+            else:
+                runs.append(self.load_run(ref))
+        return runs
 
     def print(self, lines: list[str]) -> None:
         """Write ``lines`` to the output, one per line."""

@@ -1,8 +1,9 @@
 """The results database: one SQLite file holding every stored run's exact result document.
 
 ``runs`` keeps each document whole (so what is shown or exported is exactly what the probe wrote) next
-to the columns that listing needs; ``metrics`` keeps a few figures per metric for listing and queries.
-A file that is not an rtscope database is refused without being touched.
+to the columns that listing needs; ``metrics`` keeps a few figures per metric for listing and queries;
+``campaigns`` the plan of each campaign, whose runs carry its id, their cell and repetition. A file that
+is not an rtscope database is refused without being touched; one of schema version 1 is upgraded.
 """
 
 import json
@@ -16,8 +17,20 @@ from typing import Any
 from rtscope import result
 from rtscope.errors import RtscopeError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
+# Version 2 added campaigns. A cell's repetition is measured once: an interrupted run is kept (what it
+# measured is worth having) but does not count, so the campaign runs that cell again.
+_CAMPAIGNS = """
+CREATE TABLE campaigns (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    started TEXT NOT NULL,
+    plan TEXT                     -- JSON: what the campaign runs (null when only its runs were stored)
+);
+CREATE UNIQUE INDEX runs_by_cell ON runs (campaign_id, cell, repetition)
+    WHERE campaign_id IS NOT NULL AND status != 'interrupted';
+"""
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs (
@@ -31,7 +44,8 @@ CREATE TABLE runs (
     benches TEXT NOT NULL,        -- bench ids, space-separated
     warnings INTEGER NOT NULL,    -- how many configuration warnings the run has
     stored_at TEXT NOT NULL,
-    document TEXT NOT NULL        -- the result document, exactly as read
+    document TEXT NOT NULL,       -- the result document, exactly as read
+    campaign_id TEXT, cell TEXT, repetition INTEGER    -- from the document's "campaign", when it has one
 );
 CREATE INDEX runs_by_start ON runs (started);
 CREATE TABLE metrics (
@@ -42,9 +56,13 @@ CREATE TABLE metrics (
     p50 REAL, p99 REAL, max REAL, mean REAL,    -- overhead-adjusted, as rtscope shows them
     PRIMARY KEY (run_id, metric_id)
 );
-"""
+""" + _CAMPAIGNS
+
+_UPGRADE_FROM_1 = ("ALTER TABLE runs ADD COLUMN campaign_id TEXT; ALTER TABLE runs ADD COLUMN cell TEXT; "
+                   "ALTER TABLE runs ADD COLUMN repetition INTEGER;" + _CAMPAIGNS)
 
 _NEWEST_FIRST = "ORDER BY started DESC, rowid DESC"
+_ID = re.compile(r"[0-9a-fA-F]{1,16}")
 
 
 @dataclass(frozen=True)
@@ -60,6 +78,17 @@ class RunRow:
     benches: tuple[str, ...]
     invalid_metrics: int
     warnings: int
+    cell: str | None           # the campaign cell it measured, with its repetition: "load=cpu #2"
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """A stored campaign: its id, name, start and plan (None when only its runs were stored)."""
+
+    id: str
+    name: str
+    started: str
+    plan: dict[str, Any] | None
 
 
 class Store:
@@ -99,33 +128,88 @@ class Store:
     def add(self, run: result.Result) -> None:
         """Store a validated result, in one transaction. A run id already stored raises RtscopeError."""
         doc = run.doc
+        campaign = doc.get("campaign") or {}
         try:
             with self._db:
+                if campaign:
+                    self._db.execute("INSERT OR IGNORE INTO campaigns (id, name, started) VALUES (?, ?, ?)",
+                                     (campaign["id"], campaign["name"], doc["run"]["started"]))
                 self._db.execute(
                     "INSERT INTO runs (id, started, finished, label, hostname, kernel, status, benches,"
-                    " warnings, stored_at, document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " warnings, stored_at, document, campaign_id, cell, repetition)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (run.run_id, doc["run"]["started"], doc["run"]["finished"], doc["run"]["label"],
                      doc["system"]["hostname"], doc["system"]["kernel_release"], doc["run"]["status"],
                      " ".join(b["id"] for b in doc["benches"]), len(doc["config"]["warnings"]),
-                     _utc_now(), run.text))
+                     _utc_now(), run.text, campaign.get("id"), campaign.get("cell"), campaign.get("repetition")))
                 self._db.executemany(
                     "INSERT INTO metrics (run_id, metric_id, valid, count, p50, p99, max, mean)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [_metric_row(run.run_id, m) for m in doc["metrics"]])
         except sqlite3.IntegrityError:
-            raise RtscopeError(f"run {run.run_id} is already stored") from None
+            if self._db.execute("SELECT 1 FROM runs WHERE id = ?", (run.run_id,)).fetchone():
+                raise RtscopeError(f"run {run.run_id} is already stored") from None
+            raise RtscopeError(f"campaign {campaign['id']} already has a run of cell {campaign['cell']!r}, "
+                               f"repetition {campaign['repetition']}") from None
+
+    def add_campaign(self, campaign: Campaign) -> None:
+        """Record a new campaign and its plan; an id already stored raises RtscopeError."""
+        try:
+            with self._db:
+                self._db.execute("INSERT INTO campaigns (id, name, started, plan) VALUES (?, ?, ?, ?)",
+                                 (campaign.id, campaign.name, campaign.started, json.dumps(campaign.plan)))
+        except sqlite3.IntegrityError:
+            raise RtscopeError(f"campaign {campaign.id} is already stored") from None
+
+    def campaign(self, name_or_id: str) -> Campaign:
+        """The campaign with this id (or unique id prefix), else the newest campaign of this name.
+
+        Raises RtscopeError when there is none, or an id prefix matches several.
+        """
+        rows = self._db.execute(
+            "SELECT id, name, started, plan FROM campaigns WHERE substr(id, 1, ?) = ?",
+            (len(name_or_id), name_or_id.lower())).fetchall() if _ID.fullmatch(name_or_id) else []
+        if len(rows) > 1:
+            raise RtscopeError(f"campaign id prefix {name_or_id} is ambiguous: {len(rows)} campaigns start with it")
+        if not rows:
+            rows = self._db.execute("SELECT id, name, started, plan FROM campaigns WHERE name = ?"
+                                    " ORDER BY started DESC, rowid DESC LIMIT 1", (name_or_id,)).fetchall()
+        if not rows:
+            raise RtscopeError(f"no stored campaign is named or has an id starting with {name_or_id!r}")
+        campaign_id, name, started, plan = rows[0]
+        return Campaign(campaign_id, name, started, None if plan is None else json.loads(plan))
+
+    def campaign_cells(self, campaign_id: str) -> set[tuple[str, int]]:
+        """The (cell, repetition) pairs of a campaign that have a run that counts (not interrupted)."""
+        return set(self._db.execute(
+            "SELECT cell, repetition FROM runs WHERE campaign_id = ? AND status != 'interrupted'",
+            (campaign_id,)))
+
+    def campaign_runs(self, name_or_id: str) -> list[result.Result]:
+        """The runs that count of the campaign :meth:`campaign` finds: cell by cell in the order the
+        cells were first measured, repetitions in order. An interrupted run is left out (its cell was
+        measured again, or is still to be); it remains a stored run of its own."""
+        campaign = self.campaign(name_or_id)
+        ids = [row[0] for row in self._db.execute(
+            "SELECT id FROM runs AS run WHERE campaign_id = ? AND status != 'interrupted' ORDER BY"
+            " (SELECT MIN(rowid) FROM runs WHERE campaign_id = run.campaign_id AND cell = run.cell),"
+            " repetition", (campaign.id,))]
+        if not ids:
+            raise RtscopeError(f"campaign {campaign.name} ({campaign.id}) has no measured runs yet")
+        return [self._document(run_id) for run_id in ids]
 
     def runs(self, limit: int | None = None) -> list[RunRow]:
         """Stored runs, newest first; at most ``limit`` of them when given."""
         cursor = self._db.cursor()
         cursor.row_factory = sqlite3.Row
         rows = cursor.execute(
-            "SELECT id, started, label, hostname, kernel, status, benches, warnings,"
+            "SELECT id, started, label, hostname, kernel, status, benches, warnings, cell, repetition,"
             " (SELECT COUNT(*) FROM metrics WHERE run_id = runs.id AND NOT valid) AS invalid"
             f" FROM runs {_NEWEST_FIRST} LIMIT ?", (-1 if limit is None else limit,))
         return [RunRow(id=row["id"], started=row["started"], label=row["label"], hostname=row["hostname"],
                        kernel=row["kernel"], status=row["status"], benches=tuple(row["benches"].split()),
-                       invalid_metrics=row["invalid"], warnings=row["warnings"])
+                       invalid_metrics=row["invalid"], warnings=row["warnings"],
+                       cell=None if row["cell"] is None else f"{row['cell']} #{row['repetition']}")
                 for row in rows]
 
     def get(self, id_or_prefix: str) -> result.Result:
@@ -134,7 +218,7 @@ class Store:
         Raises RtscopeError when no stored run matches, or when the prefix matches several.
         """
         prefix = id_or_prefix.lower()
-        if not re.fullmatch(r"[0-9a-f]{1,16}", prefix):
+        if not _ID.fullmatch(prefix):
             raise RtscopeError(f"{id_or_prefix!r} is not a run id (hex digits), 'last' or a result file")
         ids = [row[0] for row in self._db.execute(
             "SELECT id FROM runs WHERE substr(id, 1, ?) = ?", (len(prefix), prefix))]
@@ -164,7 +248,8 @@ class Store:
         except sqlite3.Error as error:
             raise RtscopeError(f"cannot open results database {path}: {error}") from None
         try:
-            _check_schema_version(connection, path)
+            if _schema_version(connection, path) == 1:
+                _upgrade_from_1(connection, path)
         except RtscopeError:
             connection.close()
             raise
@@ -189,17 +274,30 @@ def _connect(database: str, *, uri: bool = False) -> sqlite3.Connection:
     return sqlite3.connect(database, uri=uri, timeout=10)
 
 
-def _check_schema_version(connection: sqlite3.Connection, path: Path) -> None:
-    """Raise RtscopeError unless the database has rtscope's meta table with a version it reads."""
+def _schema_version(connection: sqlite3.Connection, path: Path) -> int:
+    """The schema version of an rtscope database: RtscopeError unless it is one this rtscope reads."""
     try:
         row = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     except sqlite3.DatabaseError as error:
         raise RtscopeError(f"{path} is not an rtscope results database ({error})") from None
     if row is None:
         raise RtscopeError(f"{path} is not an rtscope results database (no schema version)")
-    if row[0] != str(SCHEMA_VERSION):
+    if row[0] not in ("1", str(SCHEMA_VERSION)):
         raise RtscopeError(f"{path}: results database schema version {row[0]} is not supported "
-                           f"(this rtscope reads {SCHEMA_VERSION})")
+                           f"(this rtscope reads 1 and {SCHEMA_VERSION})")
+    return int(row[0])
+
+
+def _upgrade_from_1(connection: sqlite3.Connection, path: Path) -> None:
+    """Add what version 2 has: the campaign columns and table. Version-1 runs belong to no campaign."""
+    try:
+        # One transaction: a concurrent upgrade or a crash leaves version 1 or version 2, nothing between.
+        connection.executescript(f"BEGIN IMMEDIATE; {_UPGRADE_FROM_1} UPDATE meta SET value = "
+                                 f"'{SCHEMA_VERSION}' WHERE key = 'schema_version' AND value = '1'; COMMIT;")
+    except sqlite3.OperationalError as error:
+        connection.rollback()
+        if _schema_version(connection, path) != SCHEMA_VERSION:  # else another process upgraded it first
+            raise RtscopeError(f"cannot upgrade results database {path}: {error}") from None
 
 
 def _uri_path(path: Path) -> str:
