@@ -92,7 +92,7 @@ def test_compare_marks_missing_and_invalid_metrics_and_warns_of_differences(fake
 def test_compare_needs_two_runs(fake):
     store_runs(fake, "alone")
     outcome = fake("compare", "last")
-    assert outcome.status == 2 and "compare takes 2 to 26 runs" in outcome.err
+    assert outcome.status == 2 and "compare needs two or more runs or groups, not 1" in outcome.err
 
 
 def test_compare_of_cycle_timed_runs_is_the_operation_table(tmp_path, rtscope):
@@ -103,10 +103,10 @@ def test_compare_of_cycle_timed_runs_is_the_operation_table(tmp_path, rtscope):
     assert outcome.status == 0, outcome.err
     lines = outcome.out.splitlines()
     assert next(line for line in lines if line.startswith("operation")).split() == \
-        ["operation", "stat", "unit", "A", "B", "B/A"]
+        ["operation", "stat", "unit", "A", "B", "B/A", "B≠A?"]
     # mean = 1.05 × typical × 2.6 cycles/ns, less the 20 ns overhead in cycles (52): 221 and 8,138.
     row = next(line for line in lines if line.startswith("mutex.lock")).split()
-    assert row == ["mutex.lock", "mean", "cycles", "221", "8,138", "36.8×"]
+    assert row == ["mutex.lock", "mean", "cycles", "221", "8,138", "36.8×", "yes", "p<0.001", "CI"]
 
 
 def test_the_operation_table_falls_back_to_time_without_cycles(fake):
@@ -150,7 +150,8 @@ def test_compare_shows_counts_by_median_and_relative_to_the_calibration(tmp_path
     lines = outcome.out.splitlines()
     assert "! the runs differ in reporting period, and counts are per period: A 30.0 s, B 10.0 s" in lines
     at = next(i for i, line in enumerate(lines) if line.startswith("tm.sync"))
-    assert lines[at].split() == ["tm.sync", "p50", "5,000,000", "20,000,000", "4.00×"]
+    # Three periods against three: never significant, however far apart (exact Mann–Whitney p = 0.1).
+    assert lines[at].split() == ["tm.sync", "p50", "5,000,000", "20,000,000", "4.00×", "no", "p=0.100", "MW"]
     assert lines[at + 1].split() == ["×", "tm.basic", "5.00×", "10.0×", "2.00×"]
 
 

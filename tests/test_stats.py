@@ -10,9 +10,16 @@ import builders
 from rtscope import stats
 
 
-def test_mann_whitney_matches_the_reference_value():
-    # scipy.stats.mannwhitneyu([1..5], [6..10], method="asymptotic", use_continuity=True): p = 0.01219
-    assert stats.mann_whitney([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]) == pytest.approx(0.01219, abs=1e-5)
+def test_mann_whitney_matches_the_reference_values():
+    # Exact for small samples: of the 252 ways to split 1..10 in two fives, 2 are as extreme
+    # (scipy.stats.mannwhitneyu([1..5], [6..10], method="exact"): p = 0.00794).
+    assert stats.mann_whitney([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]) == pytest.approx(2 / 252)
+    # Three periods against three: no split is rarer than 2 in 20, however different they are.
+    assert stats.mann_whitney([5e6] * 3, [2e7] * 3) == pytest.approx(0.1)
+    # Large samples: normal approximation with continuity correction; 1..30 against 31..60 has U = 0,
+    # mean 450 and variance 30·30·61/12, so z = 449.5 / 67.64 and p = erfc(z / √2).
+    assert stats.mann_whitney(range(1, 31), range(31, 61)) == pytest.approx(
+        math.erfc(449.5 / math.sqrt(30 * 30 * 61 / 12) / math.sqrt(2)))
     assert stats.mann_whitney([3, 3, 3], [3, 3, 3]) == 1.0  # all tied: nothing to tell apart
     with pytest.raises(ValueError):
         stats.mann_whitney([], [1.0])
@@ -64,7 +71,40 @@ def test_a_shift_of_a_few_percent_is_detected(raw):
     assert verdict.real and verdict.p_value < 0.001
 
 
-def test_count_metrics_get_no_verdict():
-    periods = builders.count_metric("tm.basic", [100, 101, 99])
-    assert stats.compare(periods, periods) is None
+def test_count_metrics_compare_their_periods():
+    same = builders.count_metric("tm.basic", [100, 101, 99])
+    assert not stats.compare(same, same).real
+    faster = stats.compare(builders.count_metric("tm.basic", [100, 101, 99, 100, 102, 98]),
+                           builders.count_metric("tm.basic", [200, 201, 199, 200, 202, 198]))
+    assert faster.real and faster.beyond_spread is None  # one run each: the spread is unknown
     assert math.isfinite(stats.mann_whitney([1.0] * 30, [2.0] * 30))
+
+
+def repetitions(rng: random.Random, offsets: list[float], *, raw: bool) -> list[dict]:
+    """Runs of one group: each its own samples, moved by its own offset (how runs differ from each other)."""
+    runs = []
+    for offset in offsets:
+        samples = skewed(rng, 3000, shift=offset)
+        metric = as_metric(samples, raw=raw)
+        metric["adjusted"]["p50"] = sorted(samples)[len(samples) // 2] - metric["overhead_ns"]
+        runs.append(metric)
+    return runs
+
+
+@pytest.mark.parametrize("raw", [True, False], ids=["mann-whitney", "median-interval"])
+def test_a_shift_within_the_run_to_run_spread_is_not_a_difference(raw):
+    rng = random.Random(11)
+    # Runs move by ±400 ns between repetitions; B is 150 ns slower: significant, yet within the spread.
+    a = repetitions(rng, [-400, 0, 400], raw=raw)
+    b = repetitions(rng, [-250, 150, 550], raw=raw)
+    verdict = stats.compare_groups(a, b)
+    assert verdict.p_value < 0.05 and verdict.beyond_spread is False and not verdict.real
+
+
+@pytest.mark.parametrize("raw", [True, False], ids=["mann-whitney", "median-interval"])
+def test_a_shift_beyond_the_run_to_run_spread_is_a_difference(raw):
+    rng = random.Random(12)
+    a = repetitions(rng, [-100, 0, 100], raw=raw)
+    b = repetitions(rng, [1400, 1500, 1600], raw=raw)
+    verdict = stats.compare_groups(a, b)
+    assert verdict.real and verdict.beyond_spread is True and verdict.test == ("MW" if raw else "CI")

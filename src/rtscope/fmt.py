@@ -55,6 +55,16 @@ def seconds(value: float) -> str:
     return duration(value * 1e9)
 
 
+def clock_time(value: float) -> str:
+    """A span of seconds as people say it on a clock: "42 s", "4 min 10 s", "3 h 5 min"."""
+    whole = round(value)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s" if whole % 60 else f"{whole // 60} min"
+    return f"{whole // 3600} h {whole % 3600 // 60} min" if whole % 3600 // 60 else f"{whole // 3600} h"
+
+
 def count(value: int | None) -> str:
     """An integer with thousands separators ("1,234,567"); None shows as "—"."""
     return MISSING if value is None else f"{value:,}"

@@ -9,6 +9,7 @@
   statistics around n/2 that a Binomial(n, 1/2) puts 1 − confidence outside of.
 """
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,15 +20,19 @@ CONFIDENCE = 0.95
 SIGNIFICANCE = 1 - CONFIDENCE
 # Below this many samples the binomial is summed exactly; above, its normal approximation is exact enough.
 _EXACT_BINOMIAL_BELOW = 1000
+# Up to this many ways of splitting the samples, Mann–Whitney's p-value is counted exactly: the normal
+# approximation calls 3 periods against 3 different (p = 0.047) where no split can be rarer than 1 in 10.
+_EXACT_MANN_WHITNEY_UP_TO = 20_000
 
 
 @dataclass(frozen=True)
 class Difference:
     """The verdict on B against A: the test used, its p-value, and whether the difference is real."""
 
-    test: str          # "MW" (Mann–Whitney U on raw samples) or "CI" (bootstrap interval of the median)
+    test: str          # "MW" (Mann–Whitney U on raw samples or periods) or "CI" (bootstrap interval of the median)
     p_value: float
-    real: bool
+    real: bool         # significant, and beyond the run-to-run spread where that is known
+    beyond_spread: bool | None = None  # None: a group has a single run
 
 
 def mann_whitney(a: Sequence[float], b: Sequence[float]) -> float:
@@ -36,22 +41,32 @@ def mann_whitney(a: Sequence[float], b: Sequence[float]) -> float:
     if n1 == 0 or n2 == 0:
         raise ValueError("Mann–Whitney U needs samples on both sides")
     ranked = sorted([(value, 0) for value in a] + [(value, 1) for value in b])
-    rank_sum_a, ties, i = 0.0, 0.0, 0
+    ranks, ties, i = [0.0] * len(ranked), 0.0, 0
     while i < len(ranked):
         j = i
         while j < len(ranked) and ranked[j][0] == ranked[i][0]:
             j += 1
-        average_rank = (i + j + 1) / 2  # ranks i+1 … j
-        rank_sum_a += average_rank * sum(1 for _, side in ranked[i:j] if side == 0)
+        ranks[i:j] = [(i + j + 1) / 2] * (j - i)  # tied values share the mean of ranks i+1 … j
         ties += (j - i) ** 3 - (j - i)
         i = j
+    rank_sum_a = sum(rank for rank, (_, side) in zip(ranks, ranked, strict=True) if side == 0)
     n = n1 + n2
+    if math.comb(n, n1) <= _EXACT_MANN_WHITNEY_UP_TO:
+        return _exact_mann_whitney(ranks, n1, rank_sum_a)
     u = rank_sum_a - n1 * (n1 + 1) / 2
     variance = n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1))) if n > 1 else 0.0
     if variance <= 0:
         return 1.0  # every value equal
     z = (abs(u - n1 * n2 / 2) - 0.5) / math.sqrt(variance)
     return min(1.0, math.erfc(max(z, 0.0) / math.sqrt(2)))
+
+
+def _exact_mann_whitney(ranks: list[float], n1: int, rank_sum_a: float) -> float:
+    """The share of all ways to pick n1 of the ranks whose sum is at least as far from its mean as a's."""
+    mean = n1 * (len(ranks) + 1) / 2
+    observed = abs(rank_sum_a - mean) - 1e-9  # ranks are halves at worst: no rounding trouble beyond this
+    extreme = sum(1 for pick in itertools.combinations(ranks, n1) if abs(sum(pick) - mean) >= observed)
+    return extreme / math.comb(len(ranks), n1)
 
 
 def median_interval(histogram: dict[str, Any], confidence: float = CONFIDENCE) -> tuple[float, float] | None:
@@ -90,22 +105,76 @@ def _value_at(histogram: dict[str, Any], rank: int, *, upper: bool) -> float:
 
 
 def compare(a: dict[str, Any], b: dict[str, Any]) -> Difference | None:
-    """Whether time metric b differs from a: Mann–Whitney U when both kept raw samples (at least 20 each),
-    else the distance of the medians against their bootstrap intervals. None when neither test applies
-    (a count metric, or no samples)."""
-    if a["unit"] != "ns" or b["unit"] != "ns":
+    """Whether metric b of one run differs from metric a of another (see :func:`compare_groups`)."""
+    return compare_groups([a], [b])
+
+
+def compare_groups(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> Difference | None:
+    """Whether a metric measured by the runs of group b differs from the same metric in group a.
+
+    The samples of each group are pooled: for time metrics, Mann–Whitney U when every run kept raw
+    samples (at least 20 each), else the distance of the pooled histograms' medians against their
+    bootstrap intervals; for count metrics, Mann–Whitney U on the periods. When both groups have
+    repetitions, the difference must also be larger than the run-to-run spread — every run of one group
+    has its median beyond every run of the other — to be called real: with 10^5 samples a 1 % shift
+    is significant, but not worth a verdict when the runs themselves move by 2 %. None when no test
+    applies (no samples, or the groups' units differ).
+    """
+    units = {m["unit"] for m in (*a, *b)}
+    if len(units) != 1:
         return None
-    raw_a, raw_b = a.get("raw") or [], b.get("raw") or []
-    if len(raw_a) >= 20 and len(raw_b) >= 20:
-        p = mann_whitney([v - a["overhead_ns"] for v in raw_a], [v - b["overhead_ns"] for v in raw_b])
-        return Difference("MW", p, p < SIGNIFICANCE)
-    interval_a, interval_b = median_interval(a["histogram"]), median_interval(b["histogram"])
+    if units == {"count"}:
+        test, p = "MW", _mann_whitney_or_none([v for m in a for v in m["periods"]],
+                                              [v for m in b for v in m["periods"]])
+    else:
+        test, p = _time_test(a, b)
+    if p is None:
+        return None
+    beyond = _beyond_spread([m["adjusted"]["p50"] for m in a], [m["adjusted"]["p50"] for m in b])
+    return Difference(test, p, p < SIGNIFICANCE and beyond is not False, beyond)
+
+
+def _time_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> tuple[str, float | None]:
+    if all(len(m.get("raw") or []) >= 20 for m in (*a, *b)):
+        return "MW", mann_whitney(_adjusted_raw(a), _adjusted_raw(b))
+    histogram_a, histogram_b = _pooled_histogram(a), _pooled_histogram(b)
+    interval_a, interval_b = median_interval(histogram_a), median_interval(histogram_b)
     if interval_a is None or interval_b is None or math.inf in (*interval_a, *interval_b):
-        return None
+        return "CI", None
     z = NormalDist().inv_cdf(1 - SIGNIFICANCE / 2)
-    shift = (sum(interval_b) / 2 - b["overhead_ns"]) - (sum(interval_a) / 2 - a["overhead_ns"])
+    shift = (sum(interval_b) / 2 - _mean_overhead(b)) - (sum(interval_a) / 2 - _mean_overhead(a))
     spread = math.hypot(*((high - low) / (2 * z) for low, high in (interval_a, interval_b)))
     # Buckets are whole nanoseconds wide at least: a median known to within one bucket still has a spread.
-    p = math.erfc(abs(shift) / max(spread, 0.5) / math.sqrt(2))
-    return Difference("CI", p, p < SIGNIFICANCE)
+    return "CI", math.erfc(abs(shift) / max(spread, 0.5) / math.sqrt(2))
 
+
+def _mann_whitney_or_none(a: list[float], b: list[float]) -> float | None:
+    return mann_whitney(a, b) if a and b else None
+
+
+def _adjusted_raw(metrics: Sequence[dict[str, Any]]) -> list[float]:
+    return [v - m["overhead_ns"] for m in metrics for v in m["raw"]]
+
+
+def _mean_overhead(metrics: Sequence[dict[str, Any]]) -> float:
+    return sum(m["overhead_ns"] for m in metrics) / len(metrics)
+
+
+def _pooled_histogram(metrics: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The histogram of all the runs' samples. Every probe uses the same bucket layout, so buckets
+    with the same bounds add up; the overflow starts where the lowest run's does."""
+    counts: dict[tuple[int, int], int] = {}
+    for m in metrics:
+        for lower, width, count in m["histogram"]["buckets"]:
+            counts[lower, width] = counts.get((lower, width), 0) + count
+    return {"buckets": [[lower, width, count] for (lower, width), count in sorted(counts.items())],
+            "overflow": sum(m["histogram"]["overflow"] for m in metrics),
+            "overflow_above": min(m["histogram"]["overflow_above"] for m in metrics)}
+
+
+def _beyond_spread(a: list[float | None], b: list[float | None]) -> bool | None:
+    """Whether the two groups' per-run medians do not overlap; None unless both groups have
+    repetitions (one run says nothing about how runs vary)."""
+    if len(a) < 2 or len(b) < 2 or None in a or None in b:
+        return None
+    return max(a) < min(b) or max(b) < min(a)

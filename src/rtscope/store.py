@@ -78,7 +78,6 @@ class RunRow:
     benches: tuple[str, ...]
     invalid_metrics: int
     warnings: int
-    cell: str | None           # the campaign cell it measured, with its repetition: "load=cpu #2"
 
 
 @dataclass(frozen=True)
@@ -203,13 +202,12 @@ class Store:
         cursor = self._db.cursor()
         cursor.row_factory = sqlite3.Row
         rows = cursor.execute(
-            "SELECT id, started, label, hostname, kernel, status, benches, warnings, cell, repetition,"
+            "SELECT id, started, label, hostname, kernel, status, benches, warnings,"
             " (SELECT COUNT(*) FROM metrics WHERE run_id = runs.id AND NOT valid) AS invalid"
             f" FROM runs {_NEWEST_FIRST} LIMIT ?", (-1 if limit is None else limit,))
         return [RunRow(id=row["id"], started=row["started"], label=row["label"], hostname=row["hostname"],
                        kernel=row["kernel"], status=row["status"], benches=tuple(row["benches"].split()),
-                       invalid_metrics=row["invalid"], warnings=row["warnings"],
-                       cell=None if row["cell"] is None else f"{row['cell']} #{row['repetition']}")
+                       invalid_metrics=row["invalid"], warnings=row["warnings"])
                 for row in rows]
 
     def get(self, id_or_prefix: str) -> result.Result:

@@ -3,6 +3,7 @@
 import argparse
 import contextlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from rtscope.context import Context
 from rtscope.errors import RtscopeError
 from rtscope.files import AtomicFile
 from rtscope.request import RunRequest
+from rtscope.targets import Target
 
 NAME = "run"
 HELP = "run benches, store the result and show it"
@@ -81,28 +83,35 @@ def run(args: argparse.Namespace, context: Context) -> int:
     """
     target = context.target()
     request = _request(args, expand_suites(tuple(args.benches) or DEFAULT_BENCHES, target.list_suites()))
-    _check_against_catalogue(request, target.list_benches())
+    check_against_catalogue(request, target.list_benches())
     load_specs = loads.parse(args.load)
     loads.check_tools(load_specs)
     with AtomicFile(args.json) if args.json else contextlib.nullcontext() as json_file:
         store = context.store(create=True) if args.store else None
-        with loads.running(load_specs, args.settle, progress=_note) as active:
-            run_result = target.run(request)
-        if load_specs:
-            run_result = _with_loads(run_result, active)
+        run_result = measure(target, request, load_specs, args.settle, progress=note)
         if json_file:
             json_file.commit(run_result.text)
     if store:
         store.add(run_result)
     context.print(summary.render(run_result.doc, context.style, adjusted=not args.raw_times))
-    status = _exit_status(run_result.doc)
+    status = exit_status(run_result.doc)
     if status in _OUTCOME_NOTES:
         print(f"rtscope: {_OUTCOME_NOTES[status]}", file=sys.stderr)
     return status
 
 
-def _note(line: str) -> None:
+def note(line: str) -> None:
+    """Tell the user how things go, on stderr."""
     print(f"rtscope: {line}", file=sys.stderr)
+
+
+def measure(target: Target, request: RunRequest, load_specs: tuple[loads.LoadSpec, ...], settle_s: float,
+            progress: Callable[[str], None]) -> result.Result:
+    """Run ``request`` on ``target`` under the loads (started, verified and always stopped around it);
+    the result records the loads and warns of any that did not hold."""
+    with loads.running(load_specs, settle_s, progress=progress) as active:
+        run_result = target.run(request)
+    return _with_loads(run_result, active) if load_specs else run_result
 
 
 def _with_loads(run_result: result.Result, active: list[loads.ActiveLoad]) -> result.Result:
@@ -119,12 +128,12 @@ def _with_loads(run_result: result.Result, active: list[loads.ActiveLoad]) -> re
 def _request(args: argparse.Namespace, benches: tuple[str, ...]) -> RunRequest:
     return RunRequest(
         benches=benches, duration_s=args.duration, policy=args.policy,
-        priority=_priority(args.policy, args.priority), cpus=args.cpus, params=tuple(args.param),
+        priority=priority_for(args.policy, args.priority), cpus=args.cpus, params=tuple(args.param),
         label=args.label, raw=args.raw, mlock=args.mlock, cpu_latency=args.cpu_latency,
         refuse_privilege=args.refuse_privilege, grace_s=args.grace)
 
 
-def _priority(policy: str, priority: int | None) -> int:
+def priority_for(policy: str, priority: int | None) -> int:
     """The priority to request: SCHED_OTHER has only priority 0, the real-time policies 1..99."""
     if policy == "other":
         if priority not in (None, 0):
@@ -136,7 +145,7 @@ def _priority(policy: str, priority: int | None) -> int:
     return DEFAULT_RT_PRIORITY if priority is None else priority
 
 
-def _check_against_catalogue(request: RunRequest, catalogue: list[Bench]) -> None:
+def check_against_catalogue(request: RunRequest, catalogue: list[Bench]) -> None:
     """Raise RtscopeError for an unknown or repeated bench, or a parameter no bench to run takes."""
     known = {bench.id: bench for bench in catalogue}
     for number, bench_id in enumerate(request.benches):
@@ -158,7 +167,7 @@ def _check_against_catalogue(request: RunRequest, catalogue: list[Bench]) -> Non
                 raise RtscopeError(f"--param {setting}: {error}") from None
 
 
-def _exit_status(doc: dict[str, Any]) -> int:
+def exit_status(doc: dict[str, Any]) -> int:
     """0 for a complete run, 1 when the run or one of its benches failed, 130 when it was interrupted."""
     if doc["run"]["status"] == "interrupted":
         return INTERRUPTED

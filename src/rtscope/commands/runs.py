@@ -25,12 +25,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
         context.print([f"no runs stored in {context.db_path} yet (rtscope run stores them)"])
         return 0
     header = ["id", "started", "label", "host", "kernel", "benches", "status", "invalid", "warnings"]
-    table = [_row(r, context.style) for r in rows]
-    if any(r.cell for r in rows):
-        header.insert(3, "campaign cell")
-        for cells, r in zip(table, rows, strict=True):
-            cells.insert(3, r.cell or fmt.MISSING)
-    context.print(fmt.table(header, table, "l" * (len(header) - 2) + "rr"))
+    context.print(fmt.table(header, [_row(r, context.style) for r in rows], "lllllllrr"))
     return 0
 
 

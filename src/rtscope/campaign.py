@@ -1,0 +1,243 @@
+"""Campaign specs: a TOML file naming benches, parameters, loads, configurations and repetitions, and
+the matrix of cells it expands to.
+
+A cell is one probe run: every bench of the spec, under one load, with one configuration and one value
+of each parameter that has a list of values. Its text ("load=cpu config=fifo80 interval_us=200") names
+it in the store and in comparisons; the load is always in it, the other axes when they vary.
+
+Every mistake in a spec is one line naming the file, the line and the key.
+"""
+
+import argparse
+import itertools
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+from rtscope import argtypes, files, loads
+from rtscope.errors import RtscopeError
+from rtscope.request import ParamSetting
+
+DEFAULT_DURATION_S = 5.0
+_TOP_KEYS = ("name", "benches", "repetitions", "duration", "settle", "loads", "label", "raw", "params",
+             "configs")
+_CONFIG_KEYS = ("name", "policy", "priority", "cpus", "mlock", "cpu_latency")
+_POLICIES = ("other", "fifo", "rr")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+@dataclass(frozen=True)
+class Config:
+    """The real-time configuration of a cell, as ``rtscope run`` takes it."""
+
+    name: str
+    policy: str = "fifo"
+    priority: int | None = None   # None: run's default for the policy
+    cpus: tuple[int, ...] = ()
+    mlock: bool = True
+    cpu_latency: bool = True
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One point of the matrix: its axes' values (for the text and the result), loads, config, params."""
+
+    axes: tuple[tuple[str, str], ...]
+    loads: tuple[loads.LoadSpec, ...]
+    config: Config
+    params: tuple[ParamSetting, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(f"{axis}={value}" for axis, value in self.axes)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed campaign spec and its cells, in the order the matrix expands them."""
+
+    name: str
+    benches: tuple[str, ...]
+    repetitions: int
+    duration_s: float
+    settle_s: float
+    label: str | None
+    raw: int | None
+    cells: tuple[Cell, ...]
+
+    def plan(self) -> dict[str, Any]:
+        """What the campaign measures, as stored with it: a resumed campaign must have the same plan."""
+        return {"benches": list(self.benches), "repetitions": self.repetitions, "duration_s": self.duration_s,
+                "settle_s": self.settle_s, "label": self.label, "raw": self.raw,
+                "cells": [cell.text for cell in self.cells]}
+
+
+def load(path: Path) -> Spec:
+    """Read and check the spec at ``path``; RtscopeError "PATH:LINE: KEY: what is wrong" when it is bad."""
+    text = files.read_text(path, what="campaign spec")
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        # tomllib says "… (at line N, column M)": lead with the place, as every other spec error does.
+        match = re.search(r"\(at line (\d+), column \d+\)$", str(error))
+        where = f":{match[1]}" if match else ""
+        raise RtscopeError(f"{path}{where}: not TOML: {str(error).split(' (at line')[0]}") from None
+    return _Reader(path, text).spec(table)
+
+
+class _Reader:
+    """Checks a parsed spec, naming the line of each mistake (found again in the text: tomllib keeps
+    no positions)."""
+
+    def __init__(self, path: Path, text: str):
+        self.path = path
+        self.lines = text.splitlines()
+
+    def spec(self, table: dict[str, Any]) -> Spec:
+        self._known_keys(table, _TOP_KEYS, None)
+        name = self._required(table, "name", str, None)
+        if not _NAME.fullmatch(name):
+            self._fail(None, "name", f"{name!r} is not a name (letters, digits, '_', '.', '-')")
+        benches = self._list_of_str(table, "benches", None, required=True)
+        load_texts = self._list_of_str(table, "loads", None) or ["idle"]
+        configs = self._configs(table.get("configs", []))
+        param_axes = self._params(table.get("params", {}))
+        cells = []
+        for load_text, config, params in itertools.product(load_texts, configs, itertools.product(*param_axes)):
+            axes = [("load", load_text)]
+            if len(configs) > 1:
+                axes.append(("config", config.name))
+            axes += [(str(setting).partition("=")[0], setting.value)
+                     for setting, values in zip(params, param_axes, strict=True) if len(values) > 1]
+            cells.append(Cell(tuple(axes), self._loads(load_text), config, tuple(params)))
+        return Spec(
+            name=name, benches=tuple(benches),
+            repetitions=self._checked(table, "repetitions", argtypes.positive, None, default=1),
+            duration_s=self._checked(table, "duration", argtypes.duration, None, default=DEFAULT_DURATION_S),
+            settle_s=self._checked(table, "settle", argtypes.duration, None, default=loads.DEFAULT_SETTLE_S),
+            label=self._optional(table, "label", str, None),
+            raw=self._checked(table, "raw", argtypes.non_negative, None, default=None),
+            cells=tuple(cells))
+
+    def _loads(self, text: str) -> tuple[loads.LoadSpec, ...]:
+        try:
+            return loads.parse([text])
+        except RtscopeError as error:
+            self._fail(None, "loads", str(error))
+
+    def _configs(self, entries: Any) -> list[Config]:
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            self._fail(None, "configs", "must be tables: [[configs]] blocks")
+        if not entries:
+            return [Config("default")]
+        configs = []
+        for number, entry in enumerate(entries):
+            where = ("configs", number)
+            self._known_keys(entry, _CONFIG_KEYS, where)
+            name = self._optional(entry, "name", str, where)
+            if name is None:
+                if len(entries) > 1:
+                    self._fail(where, "name", "each of several configs needs a name")
+                name = "default"
+            policy = self._optional(entry, "policy", str, where) or "fifo"
+            if policy not in _POLICIES:
+                self._fail(where, "policy", f"{policy!r} is not one of {', '.join(_POLICIES)}")
+            config = Config(name=name, policy=policy,
+                            priority=self._checked(entry, "priority", argtypes.priority, where, default=None),
+                            cpus=self._checked(entry, "cpus", argtypes.cpu_list, where, default=()),
+                            mlock=self._optional(entry, "mlock", bool, where) is not False,
+                            cpu_latency=self._optional(entry, "cpu_latency", bool, where) is not False)
+            if config.name in (c.name for c in configs):
+                self._fail(where, "name", f"config {name!r} is named twice")
+            configs.append(config)
+        return configs
+
+    def _params(self, table: Any) -> list[list[ParamSetting]]:
+        """One axis per parameter: its settings, one per value (a list gives several)."""
+        if not isinstance(table, dict):
+            self._fail(None, "params", "must be a table: [params] with KEY = value or [values]")
+        axes = []
+        for key, value in table.items():
+            values = value if isinstance(value, list) else [value]
+            if not values or not all(isinstance(v, (int, float, str, bool)) for v in values):
+                self._fail("params", key, "must be a number, a string or a non-empty list of them")
+            try:
+                settings = [argtypes.param_setting(f"{key}={_toml_scalar(v)}") for v in values]
+            except argparse.ArgumentTypeError as error:
+                self._fail("params", key, str(error))
+            axes.append(settings)
+        return axes
+
+    def _required(self, table: dict[str, Any], key: str, kind: type, where: Any) -> Any:
+        if key not in table:
+            self._fail(where, key, "missing", line_of_table=True)
+        return self._optional(table, key, kind, where)
+
+    def _optional(self, table: dict[str, Any], key: str, kind: type, where: Any) -> Any:
+        value = table.get(key)
+        if value is not None and not isinstance(value, kind):
+            self._fail(where, key, f"must be a {_KIND_NAMES[kind]}, not {_toml_scalar(value)!r}")
+        return value
+
+    def _list_of_str(self, table: dict[str, Any], key: str, where: Any, *, required: bool = False) -> list[str]:
+        if required and key not in table:
+            self._fail(where, key, "missing", line_of_table=True)
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self._fail(where, key, "must be a list of strings")
+        if required and not value:
+            self._fail(where, key, "must name at least one")
+        return value
+
+    def _checked(self, table: dict[str, Any], key: str, convert: Callable[[str], Any], where: Any,
+                 *, default: Any) -> Any:
+        """The value of ``key`` through one of the command line's argument types (as text)."""
+        if key not in table:
+            return default
+        value = table[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            self._fail(where, key, f"must be a number or a string, not {_toml_scalar(value)!r}")
+        try:
+            return convert(str(value))
+        except argparse.ArgumentTypeError as error:
+            self._fail(where, key, str(error))
+
+    def _known_keys(self, table: dict[str, Any], known: tuple[str, ...], where: Any) -> None:
+        for key in table:
+            if key not in known:
+                self._fail(where, key, f"unknown key (known: {', '.join(known)})")
+
+    def _fail(self, where: Any, key: str, message: str, *, line_of_table: bool = False) -> NoReturn:
+        line = self._line(where, None if line_of_table else key)
+        place = f"{self.path}:{line}" if line else str(self.path)
+        prefix = f"{where[0]}[{where[1]}]." if isinstance(where, tuple) else f"{where}." if where else ""
+        raise RtscopeError(f"{place}: {prefix}{key}: {message}")
+
+    def _line(self, where: Any, key: str | None) -> int | None:
+        """The line of ``key`` in the table ``where`` (None: the top; "params"; ("configs", n): the n-th
+        [[configs]]), or of the table's header when ``key`` is None; None when it cannot be found."""
+        table, index = (where, 0) if not isinstance(where, tuple) else where
+        current, seen = None, {}
+        for number, line in enumerate(self.lines, start=1):
+            header = re.match(r"\s*\[\[?\s*([^\]\s]+)\s*\]\]?", line)
+            if header:
+                current = header[1]
+                seen[current] = seen.get(current, -1) + 1
+                if key is None and current == table and seen[current] == index:
+                    return number
+                continue
+            if key is not None and current == table and seen.get(current, 0) == index and re.match(
+                    rf"\s*(\"{re.escape(key)}\"|'{re.escape(key)}'|{re.escape(key)})\s*=", line):
+                return number
+        return 1 if key is None and table is None else None
+
+
+_KIND_NAMES = {str: "string", bool: "true or false", int: "whole number"}
+
+
+def _toml_scalar(value: Any) -> str:
+    """A TOML value as the command line would spell it (true/false, not True/False)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
