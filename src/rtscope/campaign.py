@@ -140,7 +140,7 @@ class _Reader:
             name = self._optional(entry, "name", str, where)
             if name is None:
                 if len(entries) > 1:
-                    self._fail(where, "name", "each of several configs needs a name")
+                    self._fail(where, "name", "each of several configs needs a name", line_of_table=True)
                 name = "default"
             policy = self._optional(entry, "policy", str, where) or "fifo"
             if policy not in _POLICIES:

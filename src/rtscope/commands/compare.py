@@ -307,10 +307,10 @@ def _text_figure(figure: Figure, unit: str, style: Style, with_spread: bool) -> 
 def _verdict_text(verdict: stats.Difference | None) -> str:
     if verdict is None:
         return MISSING
-    p = "<0.001" if verdict.p_value < 0.001 else f"={verdict.p_value:.3f}"
+    p = fmt.p_value(verdict.p_value)
     if verdict.beyond_spread is False and verdict.p_value < stats.SIGNIFICANCE:
-        return f"no: within spread (p{p} {verdict.test})"
-    return f"{'yes' if verdict.real else 'no'} p{p} {verdict.test}"
+        return f"no: within spread ({p} {verdict.test})"
+    return f"{'yes' if verdict.real else 'no'} {p} {verdict.test}"
 
 
 def _legend(comparison: Comparison) -> list[str]:

@@ -1,0 +1,261 @@
+"""Campaigns: spec parsing and its errors, the matrix run and stored cell by cell, resume after Ctrl-C
+and kill -9 (nothing lost, nothing twice), readers while a campaign writes."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import process_env
+from rtscope import campaign
+from rtscope.errors import RtscopeError
+from rtscope.store import Store
+
+
+def spec_file(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+MATRIX = """\
+    name = "matrix"
+    benches = ["ctxsw.sem", "lat.wakeup"]
+    loads = ["idle", "cpu:cpus=0"]
+    repetitions = 2
+    duration = "500ms"
+
+    [params]
+    "lat.wakeup:interval_us" = [1000, 200]
+    threshold_us = 50
+
+    [[configs]]
+    name = "fifo"
+    priority = 90
+    cpus = "1"
+
+    [[configs]]
+    name = "other"
+    policy = "other"
+    mlock = false
+"""
+
+
+def test_a_spec_expands_to_its_matrix(tmp_path):
+    spec = campaign.load(spec_file(tmp_path, MATRIX))
+    assert (spec.name, spec.benches, spec.repetitions, spec.duration_s) == (
+        "matrix", ("ctxsw.sem", "lat.wakeup"), 2, 0.5)
+    # Loads × configs × the parameter with several values; a single value is no axis.
+    assert [cell.text for cell in spec.cells] == [
+        "load=idle config=fifo lat.wakeup:interval_us=1000", "load=idle config=fifo lat.wakeup:interval_us=200",
+        "load=idle config=other lat.wakeup:interval_us=1000", "load=idle config=other lat.wakeup:interval_us=200",
+        "load=cpu:cpus=0 config=fifo lat.wakeup:interval_us=1000",
+        "load=cpu:cpus=0 config=fifo lat.wakeup:interval_us=200",
+        "load=cpu:cpus=0 config=other lat.wakeup:interval_us=1000",
+        "load=cpu:cpus=0 config=other lat.wakeup:interval_us=200"]
+    first = spec.cells[0]
+    assert (first.config.priority, first.config.cpus, spec.cells[2].config.mlock) == (90, (1,), False)
+    assert [str(p) for p in first.params] == ["lat.wakeup:interval_us=1000", "threshold_us=50"]
+    assert [str(load) for load in spec.cells[-1].loads] == ["cpu:cpus=0"]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ('duration = "500ms"', r"spec.toml:5: duration: bad duration '5 parsecs'"),
+    ('repetitions = 2', r"spec.toml:4: repetitions: must be one or more, not 0"),
+    ('loads = ["idle", "cpu:cpus=0"]', r"spec.toml:3: loads: --load disk: unknown load 'disk'"),
+    ('name = "fifo"', r"spec.toml:17: configs\[1\].name: config 'other' is named twice"),
+    ('priority = 90', r"spec.toml:13: configs\[0\].priority: priority must be 0..99, not 120"),
+    ('policy = "other"', r"spec.toml:18: configs\[1\].policy: 'deadline' is not one of other, fifo, rr"),
+    ('threshold_us = 50', r"spec.toml:9: params.threshold_us: must be a number, a string or a non-empty list"),
+    ('benches = ["ctxsw.sem", "lat.wakeup"]', r"spec.toml:2: benches: must be a list of strings"),
+    ('mlock = false', r"spec.toml:19: configs\[1\].mlock: must be a true or false, not 'no'"),
+    ('repetitions = 2', r"spec.toml:4: repetitoins: unknown key \(known: name, benches,"),
+    ('duration = "500ms"', r"spec.toml:5: not TOML: "),
+])
+def test_a_bad_spec_names_the_line_and_the_key(tmp_path, change, message):
+    replacement = {
+        'duration = "500ms"': 'duration = "5 parsecs"' if "parsecs" in message else 'duration = 500ms',
+        'repetitions = 2': "repetitions = 0" if "one or more" in message else "repetitoins = 2",
+        'loads = ["idle", "cpu:cpus=0"]': 'loads = ["idle", "disk"]',
+        'name = "fifo"': 'name = "other"',
+        'priority = 90': "priority = 120",
+        'policy = "other"': 'policy = "deadline"',
+        'threshold_us = 50': "threshold_us = []",
+        'benches = ["ctxsw.sem", "lat.wakeup"]': 'benches = "ctxsw.sem"',
+        'mlock = false': 'mlock = "no"',
+    }[change]
+    with pytest.raises(RtscopeError, match=message):
+        campaign.load(spec_file(tmp_path, MATRIX.replace(change, replacement)))
+
+
+def test_a_spec_without_a_name_or_benches_or_file(tmp_path):
+    with pytest.raises(RtscopeError, match=r"spec.toml:1: name: missing"):
+        campaign.load(spec_file(tmp_path, 'benches = ["ctxsw.sem"]\n'))
+    with pytest.raises(RtscopeError, match=r"spec.toml:1: benches: missing"):
+        campaign.load(spec_file(tmp_path, 'name = "x"\n'))
+    with pytest.raises(RtscopeError, match=r"spec.toml:5: configs\[1\].name: each of several configs needs a name"):
+        campaign.load(spec_file(tmp_path, 'name = "x"\nbenches = ["a.b"]\n[[configs]]\nname = "a"\n[[configs]]\n'))
+    with pytest.raises(RtscopeError, match=r"missing.toml: no such campaign spec"):
+        campaign.load(tmp_path / "missing.toml")
+
+
+FAKE_SPEC = """\
+    name = "replayed"
+    benches = ["ctxsw.sem", "lat.wakeup"]
+    repetitions = 3
+    settle = 1
+
+    [params]
+    "lat.wakeup:cpu" = [1, 0]
+"""
+
+
+def test_a_campaign_stores_every_cell_and_compares_them(fake, tmp_path, db_path):
+    outcome = fake("campaign", spec_file(tmp_path, FAKE_SPEC))
+    assert outcome.status == 0, outcome.err
+    assert "[####################] 6/6" in outcome.err
+    with Store.open(db_path) as store:
+        runs = store.campaign_runs("replayed")
+    cells = [(r.doc["campaign"]["cell"], r.doc["campaign"]["repetition"]) for r in runs]
+    assert cells == [(f"load=idle lat.wakeup:cpu={cpu}", repetition) for cpu in (1, 0) for repetition in (1, 2, 3)]
+    assert runs[0].doc["run"]["label"] == "replayed: load=idle lat.wakeup:cpu=1 #1"
+    assert {b["params"]["cpu"] for r in runs[3:] for b in r.doc["benches"] if b["id"] == "lat.wakeup"} == {0}
+    # The summary compares the two cells, three repetitions each.
+    assert "A  load=idle lat.wakeup:cpu=1  3 runs" in outcome.out
+    again = fake("compare", "campaign:replayed", "--format", "csv")
+    assert again.status == 0 and again.out.count("\nlat.wakeup,p50,ns,") == 2
+
+
+def test_resume_and_its_refusals(fake, tmp_path, db_path):
+    path = spec_file(tmp_path, FAKE_SPEC)
+    assert fake("campaign", path, "--resume").err.startswith("rtscope: no campaign named 'replayed' to resume")
+    assert fake("campaign", path).status == 0
+    outcome = fake("campaign", path, "--resume")
+    assert outcome.status == 0 and "is complete: nothing left to measure" in outcome.out
+    path.write_text(FAKE_SPEC.replace("repetitions = 3", "repetitions = 4"), encoding="utf-8")
+    outcome = fake("campaign", path, "--resume")
+    assert outcome.status == 2 and "changed since" in outcome.err and "repetitions was 3" in outcome.err
+
+
+def test_a_mistake_in_any_cell_stops_the_campaign_before_it_measures(fake, tmp_path, db_path):
+    path = spec_file(tmp_path, FAKE_SPEC.replace('"lat.wakeup:cpu" = [1, 0]', '"lat.wakeup:cpu" = [1, "first"]'))
+    outcome = fake("campaign", path)
+    assert outcome.status == 2
+    assert "replayed, cell 'load=idle lat.wakeup:cpu=first': --param lat.wakeup:cpu=first" in outcome.err
+    assert not db_path.exists()
+
+
+def test_readers_are_served_while_a_campaign_writes(tmp_path, db_path, recorded_dir):
+    path = spec_file(tmp_path, FAKE_SPEC.replace("repetitions = 3", "repetitions = 15").replace("settle = 1", ""))
+    writer = subprocess.Popen([sys.executable, "-m", "rtscope", "--target", f"fake:{recorded_dir}", "campaign",
+                               str(path)], env=process_env(db_path), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    seen, errors = set(), []
+    while writer.poll() is None:
+        try:
+            if db_path.exists():
+                with Store.open(db_path) as store:
+                    seen.add(len(store.runs()))
+        except RtscopeError as error:  # a half-created database is the only excuse
+            errors.append(str(error))
+    assert writer.wait() == 0, writer.stderr.read()
+    assert all("no schema version" in e or "not an rtscope" in e for e in errors)
+    with Store.open(db_path) as store:
+        assert len(store.campaign_runs("replayed")) == 30
+    assert len(seen) > 2  # the reader saw the store grow
+
+
+REAL_SPEC = """\
+    name = "killed"
+    benches = ["ctxsw.sem"]
+    repetitions = 2
+    duration = "{duration}"
+
+    [[configs]]
+    name = "fifo"
+
+    [[configs]]
+    name = "other"
+    policy = "other"
+"""
+
+
+def _campaign_process(db_path: Path, spec: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "rtscope", "campaign", str(spec), *args], env=process_env(db_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _stored(db_path: Path) -> int:
+    if not db_path.exists():
+        return 0
+    with Store.open(db_path) as store:
+        return len(store.runs())
+
+
+def _await(condition, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def _probes_of(spec_name: str) -> list[int]:
+    """Probe processes still running for this campaign (their label names it)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(arg.startswith(f"{spec_name}: ".encode()) for arg in argv):
+            found.append(int(pid))
+    return found
+
+
+def test_a_campaign_killed_hard_resumes_with_nothing_lost_and_nothing_twice(tmp_path, db_path):
+    spec = spec_file(tmp_path, REAL_SPEC.format(duration="1s"))
+    killed = _campaign_process(db_path, spec)
+    _await(lambda: _stored(db_path) >= 1)
+    os.kill(killed.pid, signal.SIGKILL)
+    killed.communicate()
+    # The probe of the run in progress finishes by itself; nothing of it is stored.
+    _await(lambda: not _probes_of("killed"), timeout_s=30)
+    before = _stored(db_path)
+    assert 1 <= before < 4
+    resumed = _campaign_process(db_path, spec, "--resume")
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    assert f"resuming: {before} of 4 runs already measured" in err
+    with Store.open(db_path) as store:
+        runs = store.campaign_runs("killed")
+    assert sorted((r.doc["campaign"]["cell"], r.doc["campaign"]["repetition"]) for r in runs) == [
+        ("load=idle config=fifo", 1), ("load=idle config=fifo", 2),
+        ("load=idle config=other", 1), ("load=idle config=other", 2)]
+    assert _stored(db_path) == 4  # no run twice, none lost
+
+
+def test_ctrl_c_keeps_the_interrupted_run_and_resume_measures_it_again(tmp_path, db_path):
+    spec = spec_file(tmp_path, REAL_SPEC.format(duration="3s"))
+    interrupted = _campaign_process(db_path, spec)
+    _await(lambda: bool(_probes_of("killed")))
+    time.sleep(0.5)  # the probe is measuring
+    os.killpg(interrupted.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+    out, err = interrupted.communicate(timeout=60)
+    assert interrupted.returncode == 130, err
+    assert "does not count; rtscope campaign" in err and "--resume measures the runs left" in err
+    with Store.open(db_path) as store:
+        assert [r.status for r in store.runs()] == ["interrupted"]
+    spec.write_text(textwrap.dedent(REAL_SPEC.format(duration="3s")), encoding="utf-8")
+    resumed = _campaign_process(db_path, spec, "--resume")
+    resumed.communicate(timeout=120)
+    assert resumed.returncode == 0
+    with Store.open(db_path) as store:
+        assert len(store.campaign_runs("killed")) == 4
+        assert sorted(r.status for r in store.runs()) == ["complete"] * 4 + ["interrupted"]
+    assert not _probes_of("killed")
