@@ -1,5 +1,11 @@
 """rtscope list, runs, show and compare on stored runs and result files."""
 
+import csv
+import io
+import json
+
+import pytest
+
 import builders
 
 
@@ -162,3 +168,58 @@ def test_an_invalid_count_metric_has_no_ratio_to_show(tmp_path, rtscope):
     throughput = outcome.out.split("Throughput")[1]
     row = next(line for line in throughput.splitlines() if line.strip().startswith("tm.sync"))
     assert "—" in row and "invalid: Thread-Metric needs strict priorities on one CPU" in row
+
+
+def _labelled_files(tmp_path, typical_ns: dict[str, list[float]]):
+    """One result file per (label, typical ctxsw.sem time), timed without a cycle counter (so that
+    compare shows its main table, not the operation table); run ids follow the order given."""
+    paths = []
+    for label, typicals in typical_ns.items():
+        for typical in typicals:
+            number = len(paths) + 1
+            doc = builders.result_doc(run_id=f"{number:016x}", label=label, benches={"ctxsw.sem": typical})
+            for metric in doc["metrics"]:
+                metric["cycles"] = None
+            paths.append(builders.write(tmp_path / f"{number}.json", doc))
+    return paths
+
+
+def test_compare_groups_repetitions_by_label_with_their_spread(tmp_path, rtscope):
+    paths = _labelled_files(tmp_path, {"stock": [3000.0, 3100.0, 3200.0], "rt": [6000.0, 6100.0, 6200.0]})
+    outcome = rtscope("compare", *paths, "--by", "label", "--stat", "p50")
+    assert outcome.status == 0, outcome.err
+    lines = outcome.out.splitlines()
+    assert lines[1].split()[:4] == ["A", "stock", "3", "runs"]
+    # Medians over three runs, ± half their range; the groups do not overlap: a real difference.
+    row = next(line for line in lines if line.startswith("ctxsw.sem")).split()
+    assert row[:8] == ["ctxsw.sem", "p50", "3.08", "µs", "±3.2%", "6.08", "µs", "±1.6%"]
+    assert row[9:11] == ["yes", "p<0.001"]
+    assert "a difference the runs themselves span is not called one" in outcome.out
+
+
+def test_compare_within_the_spread_is_no_difference(tmp_path, rtscope):
+    paths = _labelled_files(tmp_path, {"before": [3000.0, 3300.0, 3600.0], "after": [3100.0, 3400.0, 3700.0]})
+    outcome = rtscope("compare", *paths, "--by", "label", "--stat", "p50")
+    row = next(line for line in outcome.out.splitlines() if line.startswith("ctxsw.sem"))
+    assert "no: within spread" in row
+
+
+def test_compare_writes_markdown_csv_and_json(tmp_path, rtscope):
+    paths = _labelled_files(tmp_path, {"a": [3000.0, 3100.0], "b<|>": [6000.0]})
+    markdown = rtscope("compare", *paths, "--by", "label", "--format", "markdown").out
+    assert "| B | b<\\|> | 1 |" in markdown and "| metric | stat | A | B | B/A | B≠A? |" in markdown
+    rows = list(csv.DictReader(io.StringIO(rtscope("compare", *paths, "--by", "label", "--format", "csv").out)))
+    first = next(r for r in rows if r["metric"] == "ctxsw.sem" and r["stat"] == "p50" and r["group"] == "B")
+    assert (first["group_name"], first["runs"], first["differs_from_A"], first["beyond_spread"]) == ("b<|>", "1", "1", "")
+    assert float(first["ratio_to_A"]) == pytest.approx(5980 / 3030, rel=1e-4)  # p50 is typical − 20 ns
+    doc = json.loads(rtscope("compare", *paths, "--by", "label", "--format", "json").out)
+    assert [g["runs"] for g in doc["groups"]] == [["0000000000000001", "0000000000000002"], ["0000000000000003"]]
+    ctxsw = next(m for m in doc["metrics"] if m["id"] == "ctxsw.sem")
+    assert ctxsw["differs_from_first"][0]["real"] is True
+    assert ctxsw["rows"][0]["figures"][1]["spread"] is None
+
+
+def test_compare_by_cell_needs_campaign_runs(tmp_path, rtscope):
+    paths = _labelled_files(tmp_path, {"a": [3000.0], "b": [3100.0]})
+    outcome = rtscope("compare", *paths, "--by", "cell")
+    assert outcome.status == 2 and "run 00000000 belongs to no campaign" in outcome.err

@@ -10,7 +10,7 @@ import argparse
 import csv
 import io
 import json
-import statistics
+from statistics import median
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -203,17 +203,16 @@ def _count_rows(metric_id: str, per_group: list[Members]) -> list[Row]:
 
 def _figures(values: list[list[float | None]], per_group: list[Members]) -> tuple[Figure, ...]:
     """Each group's median of its runs' values, their spread, and the ratio to the first group."""
-    medians = []
-    spreads = []
+    medians, spreads = [], []
     for each in values:
         known = [v for v in each if v is not None]
-        median = statistics.median(known) if known else None
-        medians.append(median)
-        spreads.append((max(known) - min(known)) / 2 / median if len(known) > 1 and median else None)
+        middle = median(known) if known else None
+        medians.append(middle)
+        spreads.append((max(known) - min(known)) / 2 / middle if len(known) > 1 and middle else None)
     first = medians[0]
-    return tuple(Figure(median, spread, median / first if median is not None and first else None,
+    return tuple(Figure(middle, spread, middle / first if middle is not None and first else None,
                         any(not m["valid"] for _, m in members))
-                 for median, spread, members in zip(medians, spreads, per_group, strict=True))
+                 for middle, spread, members in zip(medians, spreads, per_group, strict=True))
 
 
 def _verdict(first: Members, other: Members) -> stats.Difference | None:
