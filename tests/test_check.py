@@ -1,0 +1,194 @@
+"""rtscope check: the CI gate passes what did not really get worse and fails what did, or went missing."""
+
+import math
+import random
+import statistics
+
+import pytest
+
+import builders
+from test_cli_errors import assert_one_line_error
+
+# One latency distribution, skewed as latencies are: a body around 15 µs and a tail.
+_RANDOM = random.Random(20261122)
+SAMPLES = [round(_RANDOM.lognormvariate(9.6, 0.15)) + (30_000 if _RANDOM.random() < 0.02 else 0)
+           for _ in range(2000)]
+# Few samples spread wide: not enough to tell a 30 % shift from chance.
+FEW_SAMPLES = [10_000, 14_000, 20_000, 30_000, 45_000]
+
+
+def log_linear_bucket(value: int) -> tuple[int, int]:
+    """The bucket (lower bound, width) of ``value`` ns in the probe's histogram: 128 linear buckets per
+    power of two, exact below 256."""
+    width = max(1, 1 << (value.bit_length() - 8))
+    return value - value % width, width
+
+
+def nearest_rank(ordered: list[int], q: float) -> int:
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def sampled_metric(metric_id: str, samples: list[int]) -> dict:
+    """A time metric whose figures, histogram and raw samples all come from ``samples`` (ns)."""
+    ordered = sorted(samples)
+    figures = {"count": len(samples), "min": ordered[0], "max": ordered[-1], "mean": statistics.fmean(samples),
+               "stddev": statistics.pstdev(samples),
+               **{key: nearest_rank(ordered, q) for key, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99),
+                                                               ("p999", 0.999), ("p9999", 0.9999))}}
+    buckets: dict[tuple[int, int], int] = {}
+    for value in samples:
+        buckets[log_linear_bucket(value)] = buckets.get(log_linear_bucket(value), 0) + 1
+    metric = builders.metric(metric_id, 15_000.0)
+    metric.update(overhead_ns=0.0, stats=figures, adjusted=dict(figures), raw=list(samples),
+                  histogram={**metric["histogram"], "buckets": [[lower, width, count] for (lower, width), count
+                                                                in sorted(buckets.items())]})
+    return metric
+
+
+def sampled_doc(tmp_path, name: str, samples: list[int], *, scale: float = 1.0, run_id: str = "0123456789abcdef"
+                ) -> str:
+    """A result file whose lat.wakeup has ``samples`` × ``scale``; returns its path."""
+    doc = builders.result_doc(run_id=run_id, benches={"lat.wakeup": 15_000.0})
+    doc["metrics"] = [sampled_metric("lat.wakeup", [round(value * scale) for value in samples])]
+    return str(builders.write(tmp_path / name, doc))
+
+
+def count_doc(tmp_path, name: str, periods: list[int], *, valid: bool = True) -> str:
+    """A result file with one Thread-Metric count metric, tm.sync, with these periods."""
+    doc = builders.result_doc(benches={})
+    doc["metrics"] = [builders.count_metric("tm.sync", periods, baseline_ratio=3.6, valid=valid)]
+    return str(builders.write(tmp_path / name, doc))
+
+
+def check(rtscope, run, baseline, *args):
+    return rtscope("check", run, "--baseline", baseline, *args)
+
+
+def verdict(outcome, metric_id):
+    """The verdict cell of a metric's first row in the check's table."""
+    row = next(line for line in outcome.out.splitlines() if line.startswith(metric_id + " "))
+    return row.split("  ")[-1].strip()
+
+
+def test_identical_runs_pass(rtscope, tmp_path):
+    path = sampled_doc(tmp_path, "a.json", SAMPLES)
+    outcome = check(rtscope, path, path, "--stat", "p50,p99,max")
+    assert outcome.status == 0, outcome.out
+    assert "check passed: 1 metric, none worse than allowed" in outcome.out
+    assert verdict(outcome, "lat.wakeup") == "ok"
+
+
+def test_a_real_30_percent_slowdown_fails(rtscope, tmp_path):
+    baseline = sampled_doc(tmp_path, "base.json", SAMPLES)
+    slower = sampled_doc(tmp_path, "slow.json", SAMPLES, scale=1.3)
+    outcome = check(rtscope, slower, baseline)
+    assert outcome.status == 1, outcome.out
+    assert verdict(outcome, "lat.wakeup") == "REGRESSED"
+    assert "  lat.wakeup p99 30.0 % worse (more than 10 %, p<0.001 MW)" in outcome.out
+    assert "check failed: 1 of 1 metric" in outcome.out
+    # The other way round it is faster: nothing to fail.
+    assert check(rtscope, baseline, slower).status == 0
+
+
+def test_a_30_percent_slowdown_that_chance_explains_passes(rtscope, tmp_path):
+    baseline = sampled_doc(tmp_path, "base.json", FEW_SAMPLES)
+    slower = sampled_doc(tmp_path, "slow.json", FEW_SAMPLES, scale=1.3)
+    outcome = check(rtscope, slower, baseline)
+    assert outcome.status == 0, outcome.out
+    assert verdict(outcome, "lat.wakeup") == "ok: worse, but not significantly"
+    assert "+30.0 %" in outcome.out and " CI " in outcome.out  # too few raw samples: the medians' intervals
+
+
+def test_a_real_slowdown_within_the_allowed_regression_passes(rtscope, tmp_path):
+    baseline = sampled_doc(tmp_path, "base.json", SAMPLES)
+    slower = sampled_doc(tmp_path, "slow.json", SAMPLES, scale=1.05)
+    outcome = check(rtscope, slower, baseline, "--max-regression", "10%")
+    assert outcome.status == 0, outcome.out
+    assert verdict(outcome, "lat.wakeup") == "ok: worse, within 10 %"
+    assert "p<0.001 MW" in outcome.out  # real, but small enough
+    assert check(rtscope, slower, baseline, "--max-regression", "2.5").status == 1
+
+
+def test_a_worse_tail_alone_is_not_a_real_difference(rtscope, tmp_path):
+    # Mann–Whitney U and the medians' intervals test where the distribution lies, not its tail: a max
+    # that doubled while the body stayed put passes, whatever --stat says.
+    baseline = sampled_doc(tmp_path, "base.json", SAMPLES)
+    doc = builders.result_doc(benches={"lat.wakeup": 15_000.0})
+    # The same samples but for a worse tail: the 1 % slowest twice as slow.
+    tail = sorted(SAMPLES)
+    cut = len(tail) - len(tail) // 100
+    doc["metrics"] = [sampled_metric("lat.wakeup", tail[:cut] + [2 * value for value in tail[cut:]])]
+    worse_tail = str(builders.write(tmp_path / "tail.json", doc))
+    outcome = check(rtscope, worse_tail, baseline, "--stat", "p50,max")
+    assert outcome.status == 0, outcome.out
+    assert "+100.0 %" in outcome.out and "ok: worse, but not significantly" in outcome.out
+
+
+def test_a_thread_metric_drop_fails(rtscope, tmp_path):
+    baseline = count_doc(tmp_path, "base.json", [7_480_000, 7_500_000, 7_470_000, 7_490_000, 7_510_000, 7_460_000])
+    dropped = count_doc(tmp_path, "drop.json", [5_200_000, 5_250_000, 5_240_000, 5_230_000, 5_260_000, 5_210_000])
+    outcome = check(rtscope, dropped, baseline)
+    assert outcome.status == 1, outcome.out
+    row = next(line for line in outcome.out.splitlines() if line.startswith("tm.sync"))
+    assert row.split()[1:5] == ["p50", "7,485,000", "5,235,000", "-30.1"]
+    assert verdict(outcome, "tm.sync") == "REGRESSED"
+    # More iterations are better: a rise passes.
+    assert check(rtscope, baseline, dropped).status == 0
+
+
+def test_three_periods_a_side_cannot_show_a_drop(rtscope, tmp_path):
+    baseline = count_doc(tmp_path, "base.json", [7_480_000, 7_500_000, 7_470_000])
+    dropped = count_doc(tmp_path, "drop.json", [5_200_000, 5_250_000, 5_240_000])
+    outcome = check(rtscope, dropped, baseline)
+    assert outcome.status == 0 and verdict(outcome, "tm.sync") == "ok: worse, but not significantly"
+
+
+def test_an_invalid_or_missing_metric_fails_and_a_new_one_does_not(rtscope, tmp_path):
+    baseline = builders.write(tmp_path / "base.json", builders.result_doc())
+    invalid = builders.write(tmp_path / "invalid.json", builders.result_doc(invalid=("ctxsw.sem",)))
+    outcome = check(rtscope, invalid, baseline)
+    assert outcome.status == 1
+    assert verdict(outcome, "ctxsw.sem") == "INVALID: the partner thread did not run on the same CPU"
+    assert "  ctxsw.sem is invalid: the partner thread did not run on the same CPU" in outcome.out
+
+    fewer = builders.write(tmp_path / "fewer.json", builders.result_doc(benches={"ctxsw.sem": 3200.0,
+                                                                               "lat.wakeup": 15500.0,
+                                                                               "mutex.lock": 40.0}))
+    outcome = check(rtscope, fewer, baseline)
+    assert outcome.status == 1
+    assert verdict(outcome, "clock.read") == "MISSING from the run"
+    assert verdict(outcome, "mutex.lock") == "new: not in the baseline"
+    assert "check failed: 1 of 4 metrics\n  clock.read is missing from the run\n" in outcome.out
+
+
+def test_a_metric_invalid_in_the_baseline_is_not_held_against_the_run(rtscope, tmp_path):
+    baseline = builders.write(tmp_path / "base.json", builders.result_doc(invalid=("ctxsw.sem",)))
+    run = builders.write(tmp_path / "run.json", builders.result_doc(benches={**builders.TYPICAL_NS,
+                                                                           "ctxsw.sem": 9000.0}))
+    outcome = check(rtscope, run, baseline)
+    assert outcome.status == 0, outcome.out
+    assert verdict(outcome, "ctxsw.sem").startswith("not checked: invalid in the baseline")
+
+
+def test_stored_runs_are_checked_by_id(fake):
+    assert fake("run", "--label", "one").status == 0
+    outcome = fake("check", "last", "--baseline", "last")
+    assert outcome.status == 0, outcome.err
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--max-regression", "ten"], "argument --max-regression: bad percentage 'ten' (e.g. 10%)"),
+    (["--max-regression=-5%"], "argument --max-regression: must be zero or more, not '-5%'"),
+    (["--max-regression", "nan"], "bad percentage 'nan'"),
+    (["--stat", "p42"], "argument --stat: unknown statistic p42"),
+    (["--stat", "p99,count"], "count is the number of samples, not a figure to gate on"),
+])
+def test_bad_input_is_one_line(rtscope, tmp_path, args, message):
+    path = builders.write(tmp_path / "a.json", builders.result_doc())
+    assert_one_line_error(check(rtscope, path, path, *args), message)
+
+
+def test_a_missing_baseline_is_one_line(rtscope, tmp_path):
+    path = builders.write(tmp_path / "a.json", builders.result_doc())
+    assert_one_line_error(check(rtscope, path, tmp_path / "nope.json"), "nope.json: no such file")
+    assert_one_line_error(rtscope("check", path), "the following arguments are required: --baseline")
