@@ -215,7 +215,7 @@ def test_compare_writes_markdown_csv_and_json(tmp_path, rtscope):
     doc = json.loads(rtscope("compare", *paths, "--by", "label", "--format", "json").out)
     assert [g["runs"] for g in doc["groups"]] == [["0000000000000001", "0000000000000002"], ["0000000000000003"]]
     ctxsw = next(m for m in doc["metrics"] if m["id"] == "ctxsw.sem")
-    assert ctxsw["differs_from_first"][0]["real"] is True
+    assert ctxsw["rows"][0]["differs_from_first"][0]["real"] is True
     assert ctxsw["rows"][0]["figures"][1]["spread"] is None
 
 

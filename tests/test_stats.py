@@ -108,3 +108,35 @@ def test_a_shift_beyond_the_run_to_run_spread_is_a_difference(raw):
     b = repetitions(rng, [1400, 1500, 1600], raw=raw)
     verdict = stats.compare_groups(a, b)
     assert verdict.real and verdict.beyond_spread is True and verdict.test == ("MW" if raw else "CI")
+
+
+def with_tail(rng: random.Random, n: int, share: float, factor: float) -> list[int]:
+    """Latency-like samples, a share of which (drawn at random) is ``factor`` times slower."""
+    return [round(v * factor) if rng.random() < share else v for v in skewed(rng, n)]
+
+
+def test_equal_tails_are_not_called_different():
+    rng = random.Random(31)
+    for key in ("p99", "max"):
+        verdicts = [stats.compare(as_metric(skewed(rng, 5000), raw=False), as_metric(skewed(rng, 5000), raw=False),
+                                  key) for _ in range(10)]
+        assert {v.test for v in verdicts} == {"tail"}
+        assert sum(v.real for v in verdicts) <= 1
+
+
+def test_a_heavier_tail_is_found():
+    rng = random.Random(32)
+    a, b = skewed(rng, 20000), with_tail(rng, 20000, share=0.02, factor=3)
+    verdict = stats.compare(as_metric(a, raw=True), as_metric(b, raw=True), "p99")
+    assert verdict.real and verdict.test == "tail" and verdict.p_value < 0.001
+    # Ten samples beyond the largest of 20,000 (none of a's is): a worse maximum. One is no evidence.
+    body = skewed(rng, 19990)
+    assert stats.compare(as_metric(a, raw=False), as_metric(body + [max(a) * 2] * 10, raw=False), "max").real
+    assert not stats.compare(as_metric(a, raw=False), as_metric(body + [max(a) * 2], raw=False), "max").real
+
+
+def test_the_binomial_test_matches_reference_values():
+    # scipy.stats.binomtest(3, 10, 0.5).pvalue = 0.34375; binomtest(10, 10, 0.5) = 2 / 1024.
+    assert stats._binomial_two_sided(3, 10, 0.5) == pytest.approx(0.34375)
+    assert stats._binomial_two_sided(10, 10, 0.5) == pytest.approx(2 / 1024)
+    assert stats._binomial_two_sided(0, 0, 0.5) == 1.0

@@ -7,6 +7,8 @@
   when at least half the resample is, and how many are is Binomial(n, r/n) — so the bootstrap
   distribution needs no resampling (Efron 1979), and its percentile interval is the pair of order
   statistics around n/2 that a Binomial(n, 1/2) puts 1 − confidence outside of.
+- For a tail statistic (p90 … max), the tail test: how many samples of one run lie beyond the other's
+  percentile, against the binomial share one distribution would put there.
 """
 
 import itertools
@@ -29,7 +31,8 @@ _EXACT_MANN_WHITNEY_UP_TO = 20_000
 class Difference:
     """The verdict on B against A: the test used, its p-value, and whether the difference is real."""
 
-    test: str          # "MW" (Mann–Whitney U on raw samples or periods) or "CI" (bootstrap interval of the median)
+    test: str          # "MW" (Mann–Whitney U on raw samples or periods), "CI" (bootstrap interval of the
+                       # median) or "tail" (exceedances of the first group's tail statistic)
     p_value: float
     real: bool         # significant, and beyond the run-to-run spread where that is known
     beyond_spread: bool | None = None  # None: a group has a single run
@@ -73,7 +76,7 @@ def median_interval(histogram: dict[str, Any], confidence: float = CONFIDENCE) -
     """The bootstrap confidence interval of the median of a metric's histogram (result format), in ns
     as measured: from the lower bound of the bucket holding the lower order statistic to the upper bound
     of the bucket holding the upper one. None for an empty histogram."""
-    n = sum(count for _, _, count in histogram["buckets"]) + histogram["overflow"]
+    n = _size(histogram)
     if n == 0:
         return None
     low_rank, high_rank = _median_ranks(n, confidence)
@@ -104,34 +107,97 @@ def _value_at(histogram: dict[str, Any], rank: int, *, upper: bool) -> float:
     return float(histogram["overflow_above"]) if not upper else math.inf
 
 
-def compare(a: dict[str, Any], b: dict[str, Any]) -> Difference | None:
-    """Whether metric b of one run differs from metric a of another (see :func:`compare_groups`)."""
-    return compare_groups([a], [b])
+def compare(a: dict[str, Any], b: dict[str, Any], key: str = "p50") -> Difference | None:
+    """Whether statistic ``key`` of metric b in one run differs from a in another (see
+    :func:`compare_groups`)."""
+    return compare_groups([a], [b], key)
 
 
-def compare_groups(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> Difference | None:
-    """Whether a metric measured by the runs of group b differs from the same metric in group a.
+def compare_groups(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key: str = "p50"
+                   ) -> Difference | None:
+    """Whether a metric measured by the runs of group b differs from group a in statistic ``key``.
 
-    The samples of each group are pooled: for time metrics, Mann–Whitney U when every run kept raw
-    samples (at least 20 each), else the distance of the pooled histograms' medians against their
-    bootstrap intervals; for count metrics, Mann–Whitney U on the periods. When both groups have
-    repetitions, the difference must also be larger than the run-to-run spread — every run of one group
-    has its median beyond every run of the other — to be called real: with 10^5 samples a 1 % shift
-    is significant, but not worth a verdict when the runs themselves move by 2 %. None when no test
-    applies (no samples, or the groups' units differ).
+    The samples of each group are pooled. For the body of a time metric (median, mean …): Mann–Whitney
+    U when every run kept raw samples (at least 20 each), else the distance of the pooled histograms'
+    medians against their bootstrap intervals. For its tail (p90 … max): the tail test — how many of
+    b's samples lie beyond a's percentile (beyond a's largest sample for max) against the binomial
+    share expected of one distribution; a test of the median cannot see a tail that doubled. For count
+    metrics: Mann–Whitney U on the periods. When both groups have repetitions, the difference must also
+    be larger than the run-to-run spread of the statistic — every run of one group beyond every run of
+    the other — to be called real: with 10^5 samples a 1 % shift is significant, but not worth a verdict
+    when the runs themselves move by 2 %. None when no test applies (no samples, or units differ).
     """
     units = {m["unit"] for m in (*a, *b)}
     if len(units) != 1:
         return None
     if units == {"count"}:
+        key = "p50"  # a count metric is judged by its periods
         test, p = "MW", _mann_whitney_or_none([v for m in a for v in m["periods"]],
                                               [v for m in b for v in m["periods"]])
+    elif key in TAIL_QUANTILES:
+        test, p = "tail", _tail_test(a, b, key)
     else:
         test, p = _time_test(a, b)
     if p is None:
         return None
-    beyond = _beyond_spread([m["adjusted"]["p50"] for m in a], [m["adjusted"]["p50"] for m in b])
+    beyond = _beyond_spread([m["adjusted"][key] for m in a], [m["adjusted"][key] for m in b])
     return Difference(test, p, p < SIGNIFICANCE and beyond is not False, beyond)
+
+
+# The tail statistics and the share of samples above each; max is the largest of n: 1 / (n + 1) above it.
+TAIL_QUANTILES = {"p90": 0.90, "p99": 0.99, "p999": 0.999, "p9999": 0.9999, "max": None}
+# Up to this many samples in the tails the binomial is summed exactly; beyond, its normal approximation.
+_EXACT_BINOMIAL_UP_TO = 100_000
+
+
+def _tail_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key: str) -> float | None:
+    """Two-sided p-value that the samples above a's ``key`` are shared between a and b as their sizes
+    say they would be if both came from one distribution.
+
+    The limit is the upper bound of the histogram bucket holding a's statistic, so that both groups'
+    samples above it are counted exactly. Given t samples above it in all, b's share of them is
+    Binomial(t, n_b / (n_a + n_b)) under that hypothesis: a conditional test that needs no estimate of
+    the tail, and serves the maximum too (no sample of a is above its own max bucket: b needs several
+    above it, one is no evidence)."""
+    pooled_a, pooled_b = _pooled_histogram(a), _pooled_histogram(b)
+    n_a, n_b = _size(pooled_a), _size(pooled_b)
+    if n_a == 0 or n_b == 0:
+        return None
+    quantile = TAIL_QUANTILES[key]
+    rank = n_a if quantile is None else max(1, math.ceil(quantile * n_a))
+    limit = _value_at(pooled_a, rank, upper=True)
+    if math.isinf(limit):
+        return None  # a's statistic is in its overflow: nothing is known above it
+    # Each group's timestamp overhead differs a little: move the limit onto b's measured scale.
+    limit_b = limit - _mean_overhead(a) + _mean_overhead(b)
+    above_a, above_b = _count_above(pooled_a, limit), _count_above(pooled_b, limit_b)
+    return _binomial_two_sided(above_b, above_a + above_b, n_b / (n_a + n_b))
+
+
+def _count_above(histogram: dict[str, Any], limit: float) -> int:
+    """Samples of buckets that lie wholly above ``limit`` (and the overflow, when it starts above it)."""
+    above = sum(count for lower, _, count in histogram["buckets"] if lower > limit)
+    return above + (histogram["overflow"] if histogram["overflow_above"] > limit else 0)
+
+
+def _binomial_two_sided(k: int, n: int, p: float) -> float:
+    """Two-sided p-value of k successes in n trials of probability p: the probability of every outcome
+    no more likely than k (exact, summed in log space; normal beyond a size where that is exact enough)."""
+    if n == 0:
+        return 1.0
+    if n > _EXACT_BINOMIAL_UP_TO:
+        sd = math.sqrt(n * p * (1 - p))
+        return min(1.0, math.erfc(max(0.0, abs(k - n * p) - 0.5) / sd / math.sqrt(2)))
+
+    def log_pmf(i: int) -> float:
+        return (math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+                + i * math.log(p) + (n - i) * math.log1p(-p))
+    observed = log_pmf(k) + 1e-7  # equally likely outcomes count too (relative tolerance)
+    return min(1.0, sum(math.exp(lp) for i in range(n + 1) if (lp := log_pmf(i)) <= observed))
+
+
+def _size(histogram: dict[str, Any]) -> int:
+    return sum(count for _, _, count in histogram["buckets"]) + histogram["overflow"]
 
 
 def _time_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> tuple[str, float | None]:

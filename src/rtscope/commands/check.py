@@ -100,8 +100,9 @@ def run(args: argparse.Namespace, context: Context) -> int:
 
 _LEGEND = (
     "change: (run − baseline) / baseline; worse is higher for a time, lower for a count (iterations).",
-    "difference: p-value that the distributions are one; MW: Mann–Whitney U on raw samples (a count's "
-    "periods), CI: the bootstrap interval of each median, from the histograms.",
+    "difference: p-value that the distributions are one in this statistic; MW: Mann–Whitney U on raw "
+    "samples (a count's periods), CI: the bootstrap interval of each median, from the histograms; tail: "
+    "how the samples beyond the baseline's p90 … max split between the runs (binomial).",
 )
 
 
@@ -123,10 +124,9 @@ def check(baseline: dict[str, Any], checked: dict[str, Any], statistics: tuple[s
             reason = result.invalid_reason(after)
             rows.append(Row(metric_id, verdict=f"INVALID: {reason}", failure=f"is invalid: {reason}"))
         else:
-            difference = stats.compare(before, after)
             keys = (COUNT_STATISTIC,) if result.is_count(before) else statistics
-            rows += [_statistic_row(metric_id, key, before, after, difference, max_regression, adjusted)
-                     for key in keys]
+            rows += [_statistic_row(metric_id, key, before, after, stats.compare(before, after, key),
+                                    max_regression, adjusted) for key in keys]
     return rows
 
 

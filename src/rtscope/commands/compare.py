@@ -68,6 +68,7 @@ class Row:
     stat: str                 # a statistic's name ("p99"), or "× tm.basic" for a calibration ratio
     unit: str                 # "ns", "cycles", "count" or "ratio"
     figures: tuple[Figure, ...]
+    verdicts: tuple[stats.Difference | None, ...]  # each group after A against A (None: not told; empty: no test)
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,6 @@ class Comparison:
 
     groups: tuple[Group, ...]
     rows: tuple[Row, ...]
-    verdicts: dict[str, tuple[stats.Difference | None, ...]]  # per metric, each group after A against A
     ops: bool                 # the operation table: a unit column, costs in cycles where possible
 
 
@@ -149,10 +149,9 @@ def _group_key(doc: dict[str, Any], by: str, *, several_campaigns: bool) -> str:
 def build(groups: list[Group], statistics: tuple[str, ...], *, ops: bool = False, adjusted: bool = True
           ) -> Comparison:
     """The comparison of ``groups``: per metric, a row per statistic (in cycles in the operation table
-    where every run has them), the calibration ratio of count metrics, and the verdicts of time and
-    count metrics on each group against the first."""
+    where every run has them) with the verdict on each group against the first, and the calibration
+    ratio of count metrics."""
     rows: list[Row] = []
-    verdicts: dict[str, tuple[stats.Difference | None, ...]] = {}
     metric_ids = dict.fromkeys(m["id"] for g in groups for doc in g.docs for m in doc["metrics"])
     for metric_id in metric_ids:
         per_group = [[(doc, m) for doc in g.docs if (m := result.metric(doc, metric_id)) is not None]
@@ -161,8 +160,7 @@ def build(groups: list[Group], statistics: tuple[str, ...], *, ops: bool = False
             rows += _count_rows(metric_id, per_group)
         else:
             rows += _time_rows(metric_id, per_group, statistics, ops=ops, adjusted=adjusted)
-        verdicts[metric_id] = tuple(_verdict(per_group[0], members) for members in per_group[1:])
-    return Comparison(tuple(groups), tuple(rows), verdicts, ops)
+    return Comparison(tuple(groups), tuple(rows), ops)
 
 
 Members = list[tuple[dict[str, Any], dict[str, Any]]]  # a group's (document, metric) pairs for one metric
@@ -180,7 +178,7 @@ def _time_rows(metric_id: str, per_group: list[Members], statistics: tuple[str, 
         else:
             values = [[result.summary(m, adjusted=adjusted)[key] for _, m in members] for members in per_group]
         rows.append(Row(metric_id, result.STATISTICS[key], "count" if key == "count" else unit,
-                        _figures(values, per_group)))
+                        _figures(values, per_group), _verdicts(per_group, key)))
     return rows
 
 
@@ -192,12 +190,12 @@ def _count_rows(metric_id: str, per_group: list[Members]) -> list[Row]:
     """A count metric (Thread-Metric) compares by its median per period and, the figure that carries
     across processors, that median relative to its calibration metric ("× tm.basic")."""
     medians = [[m["stats"]["p50"] for _, m in members] for members in per_group]
-    rows = [Row(metric_id, "p50", "count", _figures(medians, per_group))]
+    rows = [Row(metric_id, "p50", "count", _figures(medians, per_group), _verdicts(per_group, "p50"))]
     baseline = next((m["baseline"]["metric"] for members in per_group for _, m in members if m["baseline"]), None)
     if baseline is not None:
         relative = [[m["baseline"]["ratio"] if m["baseline"] else None for _, m in members]
                     for members in per_group]
-        rows.append(Row(metric_id, f"× {baseline}", "ratio", _figures(relative, per_group)))
+        rows.append(Row(metric_id, f"× {baseline}", "ratio", _figures(relative, per_group), ()))
     return rows
 
 
@@ -215,11 +213,14 @@ def _figures(values: list[list[float | None]], per_group: list[Members]) -> tupl
                  for middle, spread, members in zip(medians, spreads, per_group, strict=True))
 
 
-def _verdict(first: Members, other: Members) -> stats.Difference | None:
-    """Whether ``other`` differs from ``first``: not told when a run lacks the metric or it is invalid."""
-    if not first or not other or not all(m["valid"] for _, m in (*first, *other)):
-        return None
-    return stats.compare_groups([m for _, m in first], [m for _, m in other])
+def _verdicts(per_group: list[Members], key: str) -> tuple[stats.Difference | None, ...]:
+    """Whether each group after the first differs from it in statistic ``key``: not told when a run
+    lacks the metric or it is invalid, nor for the count of samples."""
+    first = per_group[0]
+    return tuple(None if key == "count" or not first or not other
+                 or not all(m["valid"] for _, m in (*first, *other))
+                 else stats.compare_groups([m for _, m in first], [m for _, m in other], key)
+                 for other in per_group[1:])
 
 
 # --- text ------------------------------------------------------------------------------------------
@@ -272,13 +273,12 @@ def _cells(comparison: Comparison, style: Style) -> tuple[list[str], list[list[s
     header = ["operation" if comparison.ops else "metric", "stat", *unit, *letters, *(f"{x}/A" for x in others), *(f"{x}≠A?" for x in others)]
     rows, previous = [], None
     for row in comparison.rows:
-        first_of_metric = row.metric != previous
-        previous = row.metric
-        verdicts = comparison.verdicts[row.metric] if first_of_metric else (None,) * len(others)
-        rows.append([row.metric if first_of_metric else "", row.stat, *([_UNIT_NAMES[row.unit]] if unit else []),
+        rows.append([row.metric if row.metric != previous else "", row.stat,
+                     *([_UNIT_NAMES[row.unit]] if unit else []),
                      *(_text_figure(f, row.unit, style, with_spread) for f in row.figures),
                      *(fmt.ratio(f.ratio) if f.ratio is not None else MISSING for f in row.figures[1:]),
-                     *(_verdict_text(v) if first_of_metric else "" for v in verdicts)])
+                     *(_verdict_text(v) for v in row.verdicts), *[""] * (len(others) - len(row.verdicts))])
+        previous = row.metric
     return header, rows, "ll" + "l" * len(unit) + "r" * (2 * len(letters) - 1) + "l" * len(others)
 
 
@@ -313,10 +313,12 @@ def _verdict_text(verdict: stats.Difference | None) -> str:
 
 
 def _legend(comparison: Comparison) -> list[str]:
-    lines = [f"X≠A?: does group X's distribution differ from A's ({100 * stats.CONFIDENCE:.0f} % confidence)? "
+    lines = [f"X≠A?: does group X differ from A in this statistic ({100 * stats.CONFIDENCE:.0f} % confidence)? "
              "MW: Mann–Whitney U on the raw samples",
              "(--raw N when running) or on Thread-Metric periods; CI: the bootstrap interval of each median, "
-             "from the histograms."]
+             "from the histograms;",
+             "tail (p90 … max): how the samples beyond A's figure split between A and X, against their sizes "
+             "(binomial)."]
     if _with_spread(comparison):
         lines.append("A group's figure is the median over its runs, ± half their range; a difference the runs "
                      "themselves span is not called one.")
@@ -361,8 +363,8 @@ def _csv(comparison: Comparison) -> str:
     writer.writerow(["metric", "stat", "unit", "group", "group_name", "runs", "value", "spread", "ratio_to_A",
                      "invalid", "differs_from_A", "p_value", "test", "beyond_spread"])
     for row in comparison.rows:
-        verdicts = (None, *comparison.verdicts.get(row.metric, ()))
-        for g, figure, verdict in zip(comparison.groups, row.figures, verdicts, strict=False):
+        verdicts = row.verdicts or (None,) * (len(comparison.groups) - 1)
+        for g, figure, verdict in zip(comparison.groups, row.figures, (None, *verdicts), strict=True):
             writer.writerow([row.metric, row.stat, row.unit, g.letter, g.name, len(g.docs), _plain(figure.value),
                              _plain(figure.spread), _plain(figure.ratio), int(figure.invalid),
                              *(_verdict_fields(verdict) if verdict else ["", "", "", ""])])
@@ -386,12 +388,12 @@ def _json(comparison: Comparison) -> str:
             {"id": metric_id,
              "rows": [{"stat": row.stat, "unit": row.unit,
                        "figures": [{"value": f.value, "spread": f.spread, "ratio": f.ratio, "invalid": f.invalid}
-                                   for f in row.figures]}
-                      for row in comparison.rows if row.metric == metric_id],
-             "differs_from_first": [None if v is None else {"real": v.real, "p_value": v.p_value, "test": v.test,
-                                                            "beyond_spread": v.beyond_spread}
-                                    for v in verdicts]}
-            for metric_id, verdicts in comparison.verdicts.items()],
+                                   for f in row.figures],
+                       "differs_from_first": [None if v is None else {
+                           "real": v.real, "p_value": v.p_value, "test": v.test, "beyond_spread": v.beyond_spread}
+                           for v in row.verdicts]}
+                      for row in comparison.rows if row.metric == metric_id]}
+            for metric_id in dict.fromkeys(row.metric for row in comparison.rows)],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
