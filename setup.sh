@@ -11,8 +11,9 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 #   rt-tests linux-perf   reference tools beside rtscope's figures (cyclictest, perf bench)
 #   time util-linux       peak memory and CPU pinning in bench/
 #   stress-ng iperf3      disturbance loads (--load cpu/memory/io, net); rt-tests gives hackbench (sched)
+#   chromium chromium-driver  the test that opens rtscope report's HTML in a headless browser
 packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux
-          stress-ng iperf3)
+          stress-ng iperf3 chromium chromium-driver)
 
 missing=()
 for p in "${packages[@]}"; do

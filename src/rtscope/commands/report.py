@@ -1,0 +1,35 @@
+"""rtscope report: runs as one self-contained HTML page of tables and plots (rtscope.html_report)."""
+
+import argparse
+from pathlib import Path
+
+from rtscope import files, html_report
+from rtscope.commands.show import add_raw_times_option
+from rtscope.context import CAMPAIGN_PREFIX, Context
+from rtscope.errors import RtscopeError
+
+NAME = "report"
+HELP = "write runs as one HTML page: systems, configuration, summary tables, plots and ratios"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """RUN|CAMPAIGN…, -o FILE, --raw-times."""
+    parser.add_argument("runs", nargs="+", metavar="RUN|CAMPAIGN",
+                        help="runs, in the order to show them: stored ids or id prefixes, 'last', result files, "
+                             f"or {CAMPAIGN_PREFIX}NAME or {CAMPAIGN_PREFIX}ID for every run of a campaign")
+    parser.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
+                        help="the HTML file to write (required): self-contained, it opens in any browser without "
+                             "a network; an existing file is replaced, and only by a complete report")
+    add_raw_times_option(parser)
+
+
+def run(args: argparse.Namespace, context: Context) -> int:
+    """Write the report on the runs to the output file and say so."""
+    # The output file is claimed first, so that an unwritable place is reported before any work.
+    with files.AtomicFile(args.output) as output:
+        runs = context.load_runs(args.runs)
+        if not runs:
+            raise RtscopeError(f"no runs to report: {' '.join(args.runs)} holds none")
+        output.commit(html_report.render(runs, adjusted=not args.raw_times))
+    context.print([f"wrote {args.output}: {len(runs)} run{'s' if len(runs) != 1 else ''}"])
+    return 0

@@ -1,0 +1,280 @@
+"""rtscope report: the HTML page of runs, read as text and opened in headless Chromium."""
+
+import copy
+import json
+import math
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import builders
+from conftest import GOLDEN, REPO
+from rtscope import svg
+from rtscope.commands.compare import LETTERS
+from rtscope.context import Context
+from test_cli_errors import assert_one_line_error
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+HOSTILE = "<script>alert(1)</script>"
+# Every plot the page draws is one of these.
+PLOT = re.compile(r'<svg class="plot"')
+
+
+def latency_metric(metric_id: str, typical_ns: float, *, windows: int, seed: int) -> dict[str, Any]:
+    """A time metric shaped as a long latency run leaves it: a log-normal body in the probe's log-linear
+    buckets (128 per power of two), a sparse tail up to 100 times the typical value, and the worst
+    sample of each of ``windows`` one-second windows, a few of them empty."""
+    buckets = []
+    value = 2 ** math.floor(math.log2(typical_ns / 2))
+    while value < typical_ns * 4:
+        width = 2 ** math.floor(math.log2(value)) // 128
+        count = round(20_000 * math.exp(-math.log(value / typical_ns) ** 2 / 0.02))
+        if count:
+            buckets.append([value, width, count])
+        value += width
+    buckets += [[int(typical_ns * factor) // 64 * 64, 64, 1 + (seed + step) % 3]
+                for step, factor in enumerate((8, 13, 21, 34, 55, 89))]
+    samples = sum(count for _, _, count in buckets)
+    series = [None if (index + seed) % 97 == 0 else int(typical_ns * (3 + (index * 7 + seed) % 11))
+              for index in range(windows)]
+    stats = {"count": samples, "min": buckets[0][0], "max": buckets[-1][0] + 63, "mean": typical_ns * 1.1,
+             "stddev": typical_ns / 5, "p50": typical_ns, "p90": typical_ns * 1.2, "p99": typical_ns * 1.4,
+             "p999": typical_ns * 8, "p9999": typical_ns * 55}
+    return {**builders.metric(metric_id, typical_ns), "stats": stats, "adjusted": copy.deepcopy(stats),
+            "cycles": None, "histogram": {"scheme": "log-linear", "sub_buckets": 128, "buckets": buckets,
+                                          "overflow": 0, "overflow_above": 1 << 36},
+            "threshold": {"ns": int(typical_ns * 10), "over": 7},
+            "series": {"window_s": 1, "max": series, "dropped": 0}}
+
+
+def campaign_doc(number: int, *, repetitions: int, windows: int) -> dict[str, Any]:
+    """Run ``number`` of a campaign whose cells are measured ``repetitions`` times each, in the order a
+    campaign runs them: its latency metrics, load and campaign cell."""
+    cell, repetition = divmod(number, repetitions)
+    load = ("idle", "cpu", "memory", "io")[cell % 4]
+    doc = builders.result_doc(run_id=f"{number:016x}", benches={})
+    doc["metrics"] = [latency_metric(metric_id, typical * (1 + cell / 2), windows=windows, seed=number)
+                      for metric_id, typical in (("lat.wakeup", 15_000), ("lat.wakeup.cpu0", 14_000),
+                                                 ("lat.wakeup.cpu1", 16_000), ("lat.irq", 9_000))]
+    doc["benches"] = [{"id": bench, "params": {"duration_s": windows}, "status": "ok", "elapsed_s": float(windows),
+                       "error": None} for bench in ("lat.wakeup", "lat.irq")]
+    doc["loads"] = [{"name": load, "settings": {"cpus": "all"}, "commands": [["stress-ng"]],
+                     "cpus_used": None if load == "idle" else 1.9, "loopback_bytes_per_s": None, "held": True,
+                     "ended_early": []}]
+    doc["campaign"] = {"name": "lab", "id": "c0ffee00c0ffee00", "cell": f"load={load}", "axes": {"load": load},
+                       "repetition": repetition + 1, "repetitions": repetitions}
+    return doc
+
+
+def write_campaign_runs(directory: Path, count: int, *, repetitions: int = 5, windows: int = 600) -> list[Path]:
+    """``count`` campaign runs of realistic size (ten-minute latency runs) as result files in ``directory``;
+    also the runs to time a report on by hand:
+
+        PYTHONPATH=src:tests .venv/bin/python -c "import pathlib, test_report
+        test_report.write_campaign_runs(pathlib.Path('/tmp/runs20'), 20)"
+        time ./rtscope report /tmp/runs20/*.json -o /tmp/report.html
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    return [builders.write(directory / f"run-{number:02d}.json",
+                           campaign_doc(number, repetitions=repetitions, windows=windows))
+            for number in range(count)]
+
+
+def hostile_doc() -> dict[str, Any]:
+    """A run whose every free text tries to become markup."""
+    doc = builders.result_doc(run_id="badbadbadbadbad0", label=HOSTILE, hostname='"><img src=x onerror=alert(2)>',
+                              privileged=False, invalid=("ctxsw.sem",))
+    doc["config"]["warnings"].append("<b>bold</b> & <i>claims</i>")
+    doc["metrics"][0]["invalid_reason"] = "</td></tr></table><script>alert(3)</script>"
+    return doc
+
+
+@pytest.fixture
+def page_inputs(tmp_path: Path) -> list[Path]:
+    """The golden files (result formats 1 to 3, Thread-Metric, latency series), a hostile run and six
+    campaign runs in three cells."""
+    hostile = builders.write(tmp_path / "hostile.json", hostile_doc())
+    return [*GOLDEN, hostile, *write_campaign_runs(tmp_path / "campaign", 6, repetitions=2, windows=60)]
+
+
+def report(rtscope, tmp_path: Path, *runs: Path | str) -> str:
+    """The text of the report on ``runs``, checked to have been written."""
+    output = tmp_path / "report.html"
+    outcome = rtscope("report", *runs, "-o", output)
+    assert outcome.status == 0, outcome.err
+    assert outcome.out == f"wrote {output}: {len(runs)} run{'s' if len(runs) != 1 else ''}\n"
+    return output.read_text(encoding="utf-8")
+
+
+def test_a_report_of_every_result_format(rtscope, tmp_path):
+    text = report(rtscope, tmp_path, *GOLDEN)
+    assert text.startswith("<!DOCTYPE html>") and text.endswith("</html>\n")
+    for path in GOLDEN:
+        doc = json.loads(path.read_text())
+        assert doc["run"]["id"] in text
+        assert all(f'id="metric-{m["id"]}"' in text for m in doc["metrics"] if m["unit"] == "ns")
+    assert "Thread-Metric, relative to its calibration test" in text and "tm.memory" in text
+    assert "Worst latency over time" in text and "threshold 100 µs" in text
+    assert "! not as requested" in text  # the refused golden run
+    assert "Ratios to the first run" in text
+    # Per time metric a histogram and a box plot, per metric with series one more; the Thread-Metric bars.
+    assert len(PLOT.findall(text)) == 2 * 6 + 4 + 1
+
+
+def test_the_page_needs_nothing_from_elsewhere(rtscope, tmp_path, page_inputs):
+    text = report(rtscope, tmp_path, *page_inputs)
+    assert not re.search(r"https?:|//[a-z]", text, re.IGNORECASE)
+    assert not re.search(r"<(script|link|img|iframe|object|embed)\b|@import|url\(", text, re.IGNORECASE)
+
+
+def test_every_string_from_a_document_is_escaped(rtscope, tmp_path):
+    cell = campaign_doc(0, repetitions=1, windows=3)
+    cell["campaign"] |= {"name": "<u>lab</u>", "cell": "load=<i>cpu</i>", "axes": {"load": "<i>cpu</i>"}}
+    cell["loads"][0]["settings"] = {"cpus": "<em>all</em>"}
+    text = report(rtscope, tmp_path, builders.write(tmp_path / "hostile.json", hostile_doc()),
+                  builders.write(tmp_path / "cell.json", cell))
+    assert not re.search(r"<(script|img|b|i|u|em)\b", text)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "&quot;&gt;&lt;img src=x onerror=alert(2)&gt;" in text
+    assert "&lt;b&gt;bold&lt;/b&gt; &amp; &lt;i&gt;claims&lt;/i&gt;" in text
+    assert "invalid: &lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;&lt;script&gt;alert(3)" in text
+    assert "B &lt;u&gt;lab&lt;/u&gt;: load=&lt;i&gt;cpu&lt;/i&gt; #1" in text and "cpus=&lt;em&gt;all&lt;/em&gt;" in text
+
+
+def test_stored_runs_and_runs_in_campaign_cells(fake, tmp_path):
+    assert fake("run", "--label", "stored").status == 0
+    campaign = write_campaign_runs(tmp_path / "campaign", 6, repetitions=3, windows=30)
+    text = report(fake, tmp_path, "last", *campaign)
+    assert "stored" in text and "lab: load=idle #3" in text and "repetition 2 of 3" in text
+    # One box per campaign cell, its runs named; the stored run, labelled, is a group of its own.
+    assert "lab: load=idle (B, C, D)" in text and "lab: load=cpu (E, F, G)" in text and "stored (A)" in text
+    # In a box of several runs, a dot for each run's own p99.
+    spread = re.search(r'aria-label="lat.irq: spread across runs".*?</svg>', text).group()
+    assert spread.count('<circle r="2"') == 6
+
+
+def test_many_runs_are_spread_over_charts_of_distinct_colours(rtscope, tmp_path):
+    runs = write_campaign_runs(tmp_path / "campaign", len(svg.PALETTE) + 2, windows=20)
+    text = report(rtscope, tmp_path, *runs)
+    histograms = re.findall(r'aria-label="lat.irq: histogram of runs ([^"]*)"', text)
+    assert histograms == ["A, B, C, D, E, F, G, H", "I, J"]
+
+
+def test_thread_metric_bars_relative_to_the_calibration_test(rtscope, tmp_path):
+    paths = []
+    for run_id, valid in (("00000000000000a1", True), ("00000000000000b2", False)):
+        doc = builders.result_doc(run_id=run_id, benches={}, privileged=valid)
+        doc["metrics"] = [builders.count_metric(metric_id, [1000, 1010, 990], baseline_ratio=ratio, valid=valid)
+                          for metric_id, ratio in (("tm.basic", 1.0), ("tm.coop", 0.5), ("tm.sync", 2.0))]
+        paths.append(builders.write(tmp_path / f"{run_id}.json", doc))
+    text = report(rtscope, tmp_path, *paths)
+    # Only the run with ratios gets a chart: a bar per test but the calibration test itself.
+    charts = re.findall(r'<svg [^>]*aria-label="Thread-Metric relative to tm.basic, runs A".*?</svg>', text)
+    assert len(charts) == 1 and charts[0].count("<rect") == 2 and len(PLOT.findall(text)) == 1
+    assert "No bar: B tm.coop, B tm.sync (no ratio" in text
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["report", "-o", "x.html"], "the following arguments are required: RUN|CAMPAIGN"),
+    (["report", "last"], "the following arguments are required: -o/--output"),
+    (["report", "missing.json", "-o", "{tmp}/r.html"], "missing.json: no such file"),
+    (["report", "{golden}", "-o", "/nonexistent/dir/r.html"], "cannot write /nonexistent/dir/r.html"),
+    (["report", "{golden}", "-o", "{tmp}"], "it is a directory"),
+    (["report", "last", "-o", "{tmp}/r.html"], "no results database at"),
+])
+def test_bad_input_is_one_line(rtscope, tmp_path, args, message):
+    filled = [arg.format(tmp=tmp_path, golden=GOLDEN[0]) for arg in args]
+    assert_one_line_error(rtscope(*filled), message)
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_campaign_without_runs_is_an_error(rtscope, tmp_path, monkeypatch):
+    monkeypatch.setattr(Context, "load_runs", lambda self, refs: [])
+    assert_one_line_error(rtscope("report", "campaign:empty", "-o", tmp_path / "r.html"),
+                          "no runs to report: campaign:empty holds none")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_error_leaves_the_previous_report_whole(rtscope, tmp_path):
+    output = tmp_path / "report.html"
+    output.write_text("the previous report\n")
+    outcome = rtscope("report", GOLDEN[0], REPO / "tests" / "fixtures" / "not-json.json", "-o", output)
+    assert_one_line_error(outcome, "not-json.json is not valid JSON")
+    assert output.read_text() == "the previous report\n"
+    assert [path.name for path in tmp_path.iterdir()] == ["report.html"]
+
+
+def test_raw_times_tables(rtscope, tmp_path):
+    adjusted = report(rtscope, tmp_path, GOLDEN[0])
+    raw = rtscope("report", GOLDEN[0], "--raw-times", "-o", tmp_path / "raw.html")
+    assert raw.status == 0, raw.err
+    assert "Metrics, overhead-adjusted" in adjusted
+    assert "Metrics, as measured" in (tmp_path / "raw.html").read_text()
+
+
+@pytest.mark.parametrize(("axis", "ticks"), [
+    (svg.Axis(2, 30_000, label="", tick_text=svg.tick_number, log=True), ["10", "100", "1,000", "10,000"]),
+    (svg.Axis(3, 25, label="", tick_text=svg.tick_number, log=True), ["5", "10", "20"]),
+    (svg.Axis(12, 35, label="", tick_text=svg.tick_number, log=True), ["15", "20", "25", "30", "35"]),
+    (svg.Axis(0, 0.3, label="", tick_text=svg.tick_number), ["0", "0.1", "0.2", "0.3"]),
+    (svg.Axis(5, 5, label="", tick_text=svg.tick_number), ["4", "4.5", "5", "5.5", "6"]),
+])
+def test_axis_ticks(axis, ticks):
+    assert [text for _, text in axis.ticks()] == ticks
+
+
+def test_a_log_axis_places_values_and_keeps_them_inside():
+    axis = svg.Axis(1, 1000, label="", tick_text=svg.tick_number, log=True)
+    pixel = axis.scale(0, 300)
+    assert [pixel(value) for value in (1, 10, 1000, 0.001, 1e9)] == pytest.approx([0, 100, 300, 0, 300])
+
+
+@pytest.fixture
+def chromium(tmp_path):
+    """Headless Chromium driven by selenium, cut off from the network it would otherwise keep calling."""
+    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
+        pytest.skip("no /usr/bin/chromium and /usr/bin/chromedriver (setup.sh installs Debian's chromium, "
+                    "chromium-driver)")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--window-size=1280,2400", f"--user-data-dir={tmp_path / 'chromium-profile'}"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=str(CHROMEDRIVER)), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_the_page_in_a_browser(rtscope, tmp_path, page_inputs, chromium):
+    text = report(rtscope, tmp_path, *page_inputs)
+    chromium.get((tmp_path / "report.html").as_uri())
+
+    errors = [entry for entry in chromium.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == []
+    plots = chromium.execute_script("""
+        return Array.from(document.querySelectorAll('svg.plot'), plot => {
+            const box = plot.getBoundingClientRect();
+            return {name: plot.getAttribute('aria-label'), width: box.width, height: box.height,
+                    marks: plot.querySelectorAll('path:not(.frame), rect, circle').length};
+        });""")
+    assert len(plots) == len(PLOT.findall(text)) > 20
+    assert [plot for plot in plots if not (plot["width"] > 0 and plot["height"] > 0 and plot["marks"] > 0)] == []
+    body = chromium.find_element("tag name", "body").text
+    assert f"Run {LETTERS[len(GOLDEN)]} {HOSTILE}" in body and "alert(3)" in body
+    assert chromium.execute_script("return document.querySelectorAll('script, img').length") == 0
+
+    screenshot = tmp_path / "report.png"
+    assert chromium.save_screenshot(str(screenshot))
+    assert screenshot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n") and screenshot.stat().st_size > 10_000
+    if os.environ.get("RTSCOPE_SCREENSHOT_DIR"):
+        shutil.copy(screenshot, Path(os.environ["RTSCOPE_SCREENSHOT_DIR"]) / "report.png")
