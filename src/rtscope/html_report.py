@@ -221,7 +221,7 @@ def _overview(runs: Sequence[_Run]) -> list[str]:
             granted = _HTML.warn(f"! {granted}")
         rows.append([_element("span", _swatch(run), _element("a", run.name, href=f"#run-{run.name}")),
                      doc["run"]["id"][:SHORT_ID], doc["run"]["label"] or MISSING, system["hostname"],
-                     summary._kernel(system), _cpu(system), granted,
+                     summary.kernel_text(system), _cpu(system), granted,
                      fmt.local_time(doc["run"]["started"]), summary.describe_status(doc["run"]["status"], _HTML),
                      f"{campaign['name']}: {campaign['cell']} #{campaign['repetition']}" if campaign else MISSING,
                      ", ".join(load["name"] for load in doc.get("loads") or []) or "none",
@@ -470,7 +470,7 @@ def _thread_metric_bar(run: _Run, metric_id: str) -> tuple[float, str, str] | No
     if metric_doc is None or not metric_doc["baseline"] or metric_doc["baseline"]["ratio"] is None:
         return None
     return (metric_doc["baseline"]["ratio"], run.colour,
-            f"{run.caption} {metric_id}: {summary._baseline(metric_doc)}, median "
+            f"{run.caption} {metric_id}: {summary.baseline_text(metric_doc)}, median "
             f"{fmt.figure(metric_doc['stats']['p50'], 'count')} per {fmt.seconds(metric_doc['period_s'])}")
 
 
@@ -540,7 +540,7 @@ def _details(run: _Run, adjusted: bool) -> list[str]:
     if doc.get("loads"):
         parts += [_element("h3", "Loads"), _loads(doc["loads"])]
     benches = [[bench["id"], summary.describe_status(bench["status"], _HTML), fmt.seconds(bench["elapsed_s"]),
-                summary._bench_note(bench)] for bench in doc["benches"]]
+                summary.bench_note(bench)] for bench in doc["benches"]]
     parts += [_element("h3", "Benches"),
               _table(["bench", "status", "took", "parameters or error"], benches, "llrl")]
     return parts + _metric_tables(doc["metrics"], adjusted)
@@ -562,19 +562,19 @@ def _run_pairs(doc: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _system_pairs(system: dict[str, Any]) -> list[tuple[str, str]]:
     return [("host", f"{system['hostname']} ({system['os']}, {system['arch']})"),
-            ("kernel", f"{summary._kernel(system)} {system['kernel_version']}"), ("CPU", _cpu(system)),
+            ("kernel", f"{summary.kernel_text(system)} {system['kernel_version']}"), ("CPU", _cpu(system)),
             ("clocksource", system["clocksource"] or MISSING), ("governor", system["governor"] or MISSING),
-            ("isolated CPUs", summary._isolated_cpus(system["isolated_cpus"])),
-            ("RT throttling", summary._rt_throttling(system["rt_runtime_us"], system["rt_period_us"])),
+            ("isolated CPUs", summary.isolated_cpus_text(system["isolated_cpus"])),
+            ("RT throttling", summary.rt_throttling_text(system["rt_runtime_us"], system["rt_period_us"])),
             ("virtualization", system["virtualization"] or MISSING),
             ("kernel command line", system["cmdline"] or MISSING)]
 
 
 def _configuration(config: dict[str, Any]) -> Html:
     rows = []
-    for name, key in summary._CONFIG_FIELDS:
+    for name, key in summary.CONFIG_FIELDS:
         requested, granted = config["requested"][key], config["granted"][key]
-        row = [name, summary._config_value(requested), summary._config_value(granted), ""]
+        row = [name, summary.config_value(requested), summary.config_value(granted), ""]
         if requested != granted:
             row = [_HTML.warn(cell) for cell in row[:3]] + [_HTML.warn("! not as requested")]
         rows.append(row)
@@ -597,11 +597,11 @@ def _metric_tables(metrics: list[dict[str, Any]], adjusted: bool) -> list[str]:
     counts = [m for m in metrics if result.is_count(m)]
     parts: list[str] = []
     if times:
-        header = ["metric", "count", *(result.STATISTICS[key] for key in summary._STAT_COLUMNS), "validity"]
+        header = ["metric", "count", *(result.STATISTICS[key] for key in summary.STAT_COLUMNS), "validity"]
         parts += [_element("h3", f"Metrics, {'overhead-adjusted' if adjusted else 'as measured'}"),
-                  _table(header, [summary._metric_row(m, _HTML, adjusted) for m in times],
-                         "lr" + "r" * len(summary._STAT_COLUMNS) + "l")]
-    over_time = [summary._over_time_row(m) for m in times if m.get("series") or m.get("threshold")]
+                  _table(header, [summary.metric_row(m, _HTML, adjusted) for m in times],
+                         "lr" + "r" * len(summary.STAT_COLUMNS) + "l")]
+    over_time = [summary.over_time_row(m) for m in times if m.get("series") or m.get("threshold")]
     if over_time:
         parts += [_element("h3", "Over time, as measured: worst sample per window"),
                   _table(["metric", "windows", "median window", "worst window", "at", "over threshold"],
@@ -609,7 +609,7 @@ def _metric_tables(metrics: list[dict[str, Any]], adjusted: bool) -> list[str]:
     if counts:
         rows = [[m["id"], fmt.count(m["stats"]["count"]), fmt.seconds(m["period_s"]),
                  *(fmt.figure(m["stats"][key], "count") for key in ("p50", "min", "max")),
-                 summary._baseline(m), summary._validity(m, _HTML)] for m in counts]
+                 summary.baseline_text(m), summary.validity_text(m, _HTML)] for m in counts]
         parts += [_element("h3", "Throughput, iterations per reporting period"),
                   _table(["metric", "periods", "period", "median", "min", "max", "vs baseline", "validity"],
                          rows, "lrrrrrrl")]

@@ -8,10 +8,10 @@ from rtscope import fmt, result
 from rtscope.fmt import MISSING, Style
 
 INDENT = "  "
-_CONFIG_FIELDS = (("policy", "policy"), ("priority", "priority"), ("CPUs", "cpus"),
+CONFIG_FIELDS = (("policy", "policy"), ("priority", "priority"), ("CPUs", "cpus"),
                   ("mlockall", "mlockall"), ("stack prefault", "stack_prefault"),
                   ("CPU latency limit", "cpu_latency_us"))
-_STAT_COLUMNS = ("min", "p50", "p90", "p99", "p999", "max", "mean", "stddev")
+STAT_COLUMNS = ("min", "p50", "p90", "p99", "p999", "max", "mean", "stddev")
 
 
 def render(doc: dict[str, Any], style: Style, *, adjusted: bool = True) -> list[str]:
@@ -59,29 +59,31 @@ def _run(doc: dict[str, Any], style: Style) -> list[str]:
 def _system(system: dict[str, Any], style: Style) -> list[str]:
     return _fields("System", [
         ("host", f"{system['hostname']} ({system['os']}, {system['arch']})"),
-        ("kernel", _kernel(system)),
+        ("kernel", kernel_text(system)),
         ("CPU", f"{system['cpu_model'] or 'unknown model'} × {system['cpu_count']}"
                 + (f" (online {system['cpus_online']})" if system["cpus_online"] else "")),
         ("clocksource", _or_missing(system["clocksource"])),
         ("governor", _or_missing(system["governor"])),
-        ("isolated CPUs", _isolated_cpus(system["isolated_cpus"])),
-        ("RT throttling", _rt_throttling(system["rt_runtime_us"], system["rt_period_us"])),
+        ("isolated CPUs", isolated_cpus_text(system["isolated_cpus"])),
+        ("RT throttling", rt_throttling_text(system["rt_runtime_us"], system["rt_period_us"])),
         ("virtualization", _or_missing(system["virtualization"])),
     ], style)
 
 
-def _kernel(system: dict[str, Any]) -> str:
+def kernel_text(system: dict[str, Any]) -> str:
+    """The kernel release with its preemption model and whether it is a realtime kernel."""
     realtime = {True: ", realtime", False: ", not realtime", None: ""}[system["realtime_kernel"]]
     return f"{system['kernel_release']} (preempt {system['preempt_model']}{realtime})"
 
 
-def _isolated_cpus(cpus: str | None) -> str:
+def isolated_cpus_text(cpus: str | None) -> str:
+    """The isolated CPUs as the kernel lists them, "none", or "—" when unknown."""
     if cpus is None:
         return MISSING
     return cpus or "none"
 
 
-def _rt_throttling(runtime_us: int | None, period_us: int | None) -> str:
+def rt_throttling_text(runtime_us: int | None, period_us: int | None) -> str:
     """"95 % (950000/1000000 µs)"; "off" when the runtime is -1 (no throttling)."""
     if runtime_us == -1:
         return "off (RT tasks may use all CPU time)"
@@ -103,16 +105,17 @@ def _timing(timing: dict[str, Any], style: Style) -> list[str]:
 
 def _config(config: dict[str, Any], style: Style) -> list[str]:
     rows = [["", "requested", "granted", ""]]
-    for name, key in _CONFIG_FIELDS:
+    for name, key in CONFIG_FIELDS:
         requested, granted = config["requested"][key], config["granted"][key]
-        row = [name, _config_value(requested), _config_value(granted), ""]
+        row = [name, config_value(requested), config_value(granted), ""]
         if requested != granted:
             row = [style.warn(cell) for cell in row[:3]] + [style.warn("! not as requested")]
         rows.append(row)
     return _section(style.heading("Configuration"), fmt.columns(rows, "llll"))
 
 
-def _config_value(value: Any) -> str:
+def config_value(value: Any) -> str:
+    """A requested or granted setting as text ("none", "yes"/"no", a CPU list or "any" …)."""
     if value is None:
         return "none"
     if isinstance(value, bool):
@@ -141,12 +144,13 @@ def _warnings(warnings: list[str], style: Style) -> list[str]:
 
 
 def _benches(benches: list[dict[str, Any]], style: Style) -> list[str]:
-    rows = [[b["id"], describe_status(b["status"], style), fmt.seconds(b["elapsed_s"]), _bench_note(b)]
+    rows = [[b["id"], describe_status(b["status"], style), fmt.seconds(b["elapsed_s"]), bench_note(b)]
             for b in benches]
     return _section(style.heading("Benches"), fmt.columns(rows, "llrl"))
 
 
-def _bench_note(bench: dict[str, Any]) -> str:
+def bench_note(bench: dict[str, Any]) -> str:
+    """What to say of a bench beside its status: its error, else its parameters."""
     if bench["error"]:
         return f"error: {bench['error']}"
     return " ".join(f"{key}={value}" for key, value in bench["params"].items())
@@ -166,15 +170,15 @@ def _metrics(metrics: list[dict[str, Any]], style: Style, adjusted: bool) -> lis
         title = style.heading("Metrics") + ", as measured, not overhead-adjusted"
     if not metrics:
         return _section(title, ["none measured"])
-    header = ["metric", "count", *(result.STATISTICS[key] for key in _STAT_COLUMNS), "validity"]
-    rows = [_metric_row(m, style, adjusted) for m in metrics]
-    return _section(title, fmt.table(header, rows, "lr" + "r" * len(_STAT_COLUMNS) + "l"))
+    header = ["metric", "count", *(result.STATISTICS[key] for key in STAT_COLUMNS), "validity"]
+    rows = [metric_row(m, style, adjusted) for m in metrics]
+    return _section(title, fmt.table(header, rows, "lr" + "r" * len(STAT_COLUMNS) + "l"))
 
 
 def _over_time(metrics: list[dict[str, Any]], style: Style) -> list[str]:
     """Per time metric with a series or a threshold (result format 3): the worst sample of a typical
     window and of the worst one, when that was, and how many samples passed the threshold."""
-    rows = [_over_time_row(m) for m in metrics if m.get("series") or m.get("threshold")]
+    rows = [over_time_row(m) for m in metrics if m.get("series") or m.get("threshold")]
     if not rows:
         return []
     title = style.heading("Over time") + ", as measured: worst sample per window"
@@ -182,7 +186,8 @@ def _over_time(metrics: list[dict[str, Any]], style: Style) -> list[str]:
     return _section(title, fmt.table(header, rows, "lrrrrl"))
 
 
-def _over_time_row(metric: dict[str, Any]) -> list[str]:
+def over_time_row(metric: dict[str, Any]) -> list[str]:
+    """The "Over time" cells of a metric: its median and worst window, when, and samples over the threshold."""
     series, threshold = metric.get("series"), metric.get("threshold")
     row = [metric["id"], MISSING, MISSING, MISSING, MISSING, MISSING]
     worst = [value for value in series["max"] if value is not None] if series else []
@@ -205,11 +210,11 @@ def _throughput(metrics: list[dict[str, Any]], style: Style) -> list[str]:
     header = ["metric", "periods", "period", "median", "min", "max", "vs baseline", "validity"]
     rows = [[m["id"], fmt.count(m["stats"]["count"]), fmt.seconds(m["period_s"]),
              *(fmt.figure(m["stats"][key], "count") for key in ("p50", "min", "max")),
-             _baseline(m), _validity(m, style)] for m in metrics]
+             baseline_text(m), validity_text(m, style)] for m in metrics]
     return _section(title, fmt.table(header, rows, "lrrrrrrl"))
 
 
-def _baseline(metric: dict[str, Any]) -> str:
+def baseline_text(metric: dict[str, Any]) -> str:
     """"0.512× tm.basic": the metric's median over its calibration metric's, or "—"."""
     baseline = metric["baseline"]
     if baseline is None or baseline["ratio"] is None:
@@ -217,14 +222,16 @@ def _baseline(metric: dict[str, Any]) -> str:
     return f"{fmt.ratio(baseline['ratio'])} {baseline['metric']}"
 
 
-def _validity(metric: dict[str, Any], style: Style) -> str:
+def validity_text(metric: dict[str, Any], style: Style) -> str:
+    """"valid", or "invalid: REASON" marked bad."""
     return "valid" if metric["valid"] else style.bad(f"invalid: {result.invalid_reason(metric)}")
 
 
-def _metric_row(metric: dict[str, Any], style: Style, adjusted: bool) -> list[str]:
+def metric_row(metric: dict[str, Any], style: Style, adjusted: bool) -> list[str]:
+    """The metrics table row of a time metric: id, count, the statistics of STAT_COLUMNS, validity."""
     figures = result.summary(metric, adjusted=adjusted)
-    return [metric["id"], fmt.count(figures["count"]), *(fmt.duration(figures[key]) for key in _STAT_COLUMNS),
-            _validity(metric, style)]
+    return [metric["id"], fmt.count(figures["count"]), *(fmt.duration(figures[key]) for key in STAT_COLUMNS),
+            validity_text(metric, style)]
 
 
 def _plain(number: float | None) -> str:
