@@ -140,7 +140,7 @@ class Store:
                     (run.run_id, doc["run"]["started"], doc["run"]["finished"], doc["run"]["label"],
                      doc["system"]["hostname"], doc["system"]["kernel_release"], doc["run"]["status"],
                      " ".join(b["id"] for b in doc["benches"]), len(doc["config"]["warnings"]),
-                     _utc_now(), run.text, campaign.get("id"), campaign.get("cell"), campaign.get("repetition")))
+                     utc_now(), run.text, campaign.get("id"), campaign.get("cell"), campaign.get("repetition")))
                 self._db.executemany(
                     "INSERT INTO metrics (run_id, metric_id, valid, count, p50, p99, max, mean)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -309,5 +309,6 @@ def _metric_row(run_id: str, metric: dict[str, Any]) -> tuple[Any, ...]:
             figures["p50"], figures["p99"], figures["max"], figures["mean"])
 
 
-def _utc_now() -> str:
+def utc_now() -> str:
+    """Now in UTC, to the second, as the store writes times: "2026-11-22T08:30:00Z"."""
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -10,7 +10,6 @@ import argparse
 import secrets
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 from rtscope import campaign, fmt, loads, result
@@ -21,7 +20,7 @@ from rtscope.commands.run import (FAILED, INTERRUPTED, check_against_catalogue, 
 from rtscope.context import Context
 from rtscope.errors import RtscopeError
 from rtscope.request import RunRequest
-from rtscope.store import Campaign, Store
+from rtscope.store import Campaign, Store, utc_now
 from rtscope.targets import Target
 
 NAME = "campaign"
@@ -133,7 +132,7 @@ def _campaign(store: Store, spec: campaign.Spec, *, resume: bool) -> tuple[Campa
                                f"({_plan_change(previous.plan, spec.plan())}): run it without --resume "
                                "to start a new campaign")
         return previous, store.campaign_cells(previous.id)
-    new = Campaign(secrets.token_hex(8), spec.name, _utc_now(), spec.plan())
+    new = Campaign(secrets.token_hex(8), spec.name, utc_now(), spec.plan())
     store.add_campaign(new)
     return new, set()
 
@@ -210,7 +209,3 @@ def _summary(context: Context, this: Campaign) -> list[str]:
         comparison = compare.build(compare.group(docs, "cell"), compare.DEFAULT_STATISTICS)
         lines += ["", *compare.render_text(comparison, context.style)]
     return lines
-
-
-def _utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
