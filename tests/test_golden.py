@@ -3,6 +3,8 @@
 import pytest
 
 from conftest import GOLDEN, REPO
+from rtscope import result
+from rtscope.store import Store
 
 pytestmark = pytest.mark.skipif(not GOLDEN, reason="no golden files")
 
@@ -47,3 +49,15 @@ def test_worst_latency_over_time_shows_for_results_that_keep_it(rtscope):
     assert "× 1.00 s" in out and "above 100 µs" in per_cpu
     older = next(path for path in GOLDEN if "result-v2" in path.name)
     assert "Over time" not in rtscope("show", older).out
+
+
+def test_a_campaign_run_under_load_keeps_both_when_stored(rtscope, tmp_path):
+    under_load = next(path for path in GOLDEN if "under-load" in path.name)
+    out = rtscope("show", under_load).out
+    assert "Loads" in out and "cpu" in out[out.index("Loads"):]
+    # Stored, it belongs to its campaign: campaign:ID names it, and its cell groups it.
+    doc = result.load(under_load).doc
+    with Store.open(tmp_path / "store.sqlite", create=True) as store:
+        store.add(result.load(under_load))
+        (again,) = store.campaign_runs(doc["campaign"]["id"])
+    assert again.doc["campaign"]["cell"] == "load=cpu" and again.doc["loads"][0]["held"]
