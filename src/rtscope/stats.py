@@ -55,7 +55,7 @@ def mann_whitney(a: Sequence[float], b: Sequence[float]) -> float:
         below += of_a + of_b
     rank_sum_a = sum(rank * of_a for rank, of_a, _ in ranks)
     n = n1 + n2
-    if math.comb(n, n1) <= _EXACT_MANN_WHITNEY_UP_TO:
+    if _comb_at_most(n, min(n1, n2), _EXACT_MANN_WHITNEY_UP_TO):
         every_rank = [rank for rank, of_a, of_b in ranks for _ in range(of_a + of_b)]
         return _exact_mann_whitney(every_rank, n1, rank_sum_a)
     ties = sum((of_a + of_b) ** 3 - (of_a + of_b) for _, of_a, of_b in ranks)
@@ -65,6 +65,17 @@ def mann_whitney(a: Sequence[float], b: Sequence[float]) -> float:
         return 1.0  # every value equal
     z = (abs(u - n1 * n2 / 2) - 0.5) / math.sqrt(variance)
     return min(1.0, math.erfc(max(z, 0.0) / math.sqrt(2)))
+
+
+def _comb_at_most(n: int, k: int, bound: int) -> bool:
+    """Whether C(n, k) ≤ bound, without computing a coefficient of thousands of digits: C(n−k+i, i)
+    grows with i, so the product can stop as soon as it passes the bound."""
+    coefficient = 1
+    for i in range(1, k + 1):
+        coefficient = coefficient * (n - k + i) // i
+        if coefficient > bound:
+            return False
+    return True
 
 
 def _exact_mann_whitney(ranks: list[float], n1: int, rank_sum_a: float) -> float:
@@ -199,7 +210,18 @@ def _binomial_two_sided(k: int, n: int, p: float) -> float:
         return (math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
                 + i * math.log(p) + (n - i) * math.log1p(-p))
     observed = log_pmf(k) + 1e-7  # equally likely outcomes count too (relative tolerance)
-    return min(1.0, sum(math.exp(lp) for i in range(n + 1) if (lp := log_pmf(i)) <= observed))
+    # The distribution is unimodal: the outcomes no more likely than k are its two tails. Each is summed
+    # from its inner end outwards until the terms underflow to 0.0 (all beyond are smaller still).
+    mode = min(n, math.floor((n + 1) * p))
+    total = 0.0
+    for start, step, end in ((mode, -1, -1), (mode + 1, 1, n + 1)):
+        i = start
+        while i != end and log_pmf(i) > observed:
+            i += step
+        while i != end and (term := math.exp(log_pmf(i))) > 0.0:
+            total += term
+            i += step
+    return min(1.0, total)
 
 
 def _size(histogram: dict[str, Any]) -> int:
