@@ -168,7 +168,9 @@ Members = list[tuple[dict[str, Any], dict[str, Any]]]  # a group's (document, me
 
 def _time_rows(metric_id: str, per_group: list[Members], statistics: tuple[str, ...], *, ops: bool,
                adjusted: bool) -> list[Row]:
-    cycles = [[result.cycles_summary(doc, m, adjusted=adjusted) for doc, m in members] for members in per_group]
+    # Cycles only in the operation table (and only where every run has them).
+    cycles = [[result.cycles_summary(doc, m, adjusted=adjusted) for doc, m in members]
+              for members in per_group] if ops else []
     in_cycles = ops and all(c is not None for each in cycles for c in each)
     unit = "cycles" if in_cycles else _unit(per_group)
     rows = []
