@@ -10,10 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Measuring threads get a modest stack: under mlockall every byte of a
- * stack is resident, and the default 8 MiB per thread would dominate. */
-#define THREAD_STACK_BYTES (256 * 1024)
-#define PREFAULT_BYTES (64 * 1024)
 #define PROGRESS_PERIOD_NS 1000000000u
 #define SUPERVISOR_TICK_NS 50000000u
 
@@ -281,7 +277,7 @@ static void spawned_thread(void *p)
     spawn_start s = *(spawn_start *)p;
     free(p);
     if (s.ctx->run->granted.stack_prefault)
-        rts_stack_prefault(PREFAULT_BYTES);
+        rts_stack_prefault(RTS_STACK_PREFAULT_BYTES);
     s.fn(s.arg);
 }
 
@@ -294,7 +290,7 @@ rts_thread_attr rts_ctx_thread_attr(const rts_ctx *ctx, const char *name, int cp
         .policy = g->policy,
         .priority = prio < 1 && g->policy != RTS_POLICY_OTHER ? 1 : prio > 99 ? 99 : prio,
         .cpu = cpu,
-        .stack_size = THREAD_STACK_BYTES,
+        .stack_size = RTS_THREAD_STACK_BYTES,
     };
 }
 
@@ -402,13 +398,10 @@ rts_metric *rts_ctx_count_metric(rts_ctx *ctx, const char *id, const char *descr
     return m;
 }
 
-/* Longest series kept: 12 days of one-second windows, 8 MiB. */
-#define SERIES_MAX_WINDOWS (UINT64_C(1) << 20)
-
 bool rts_ctx_metric_series(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns, uint64_t window_ns)
 {
     double windows = ceil(rts_ctx_planned_s(ctx) * 1e9 / (double)window_ns) + 1.0;
-    uint64_t cap = windows < (double)SERIES_MAX_WINDOWS ? (uint64_t)windows : SERIES_MAX_WINDOWS;
+    uint64_t cap = windows < (double)RTS_SERIES_MAX_WINDOWS ? (uint64_t)windows : RTS_SERIES_MAX_WINDOWS;
     uint64_t *max = malloc(cap * sizeof *max);
     if (!max) {
         rts_ctx_fail(ctx, "out of memory for the series of metric %s", m->id);
@@ -623,7 +616,7 @@ static void watchdog_start(rts_run *run)
         .policy = g->policy,
         .priority = g->policy == RTS_POLICY_OTHER ? 0 : 99,
         .cpu = -1,
-        .stack_size = THREAD_STACK_BYTES,
+        .stack_size = RTS_THREAD_STACK_BYTES,
     };
     if (rts_thread_create(&run->watchdog.thread, &attr, watchdog_main, run) != RTS_OK) {
         run->watchdog.thread = NULL;

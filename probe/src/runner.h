@@ -6,10 +6,6 @@
 
 #include "rtscope/bench.h"
 
-#define RTS_MAX_RUN_BENCHES 32
-#define RTS_MAX_ASSIGNMENTS 64
-#define RTS_MAX_WARNINGS 16
-
 typedef struct {
     rts_policy policy;
     int priority;
@@ -22,7 +18,7 @@ typedef struct {
 
 /* --param [BENCH:]key=value, split into text. */
 typedef struct {
-    char text[256];
+    char text[RTS_ASSIGNMENT_TEXT];
     const char *bench;        /* NULL: every selected bench declaring key */
     const char *key;
     const char *value;
@@ -52,7 +48,7 @@ typedef struct {
     double values[RTS_MAX_PARAMS];
     rts_bench_status status;
     double elapsed_s;
-    char error[256];
+    char error[RTS_MESSAGE_TEXT];
     rts_metric *metrics[RTS_MAX_METRICS];
     unsigned nmetrics;
 } rts_bench_result;
@@ -79,7 +75,7 @@ struct rts_run {
     rts_sysinfo sys;
     rts_timing timing;
     rts_rtconfig granted;
-    char warnings[RTS_MAX_WARNINGS][256];
+    char warnings[RTS_MAX_WARNINGS][RTS_MESSAGE_TEXT];
     unsigned nwarnings;
     rts_bench_result results[RTS_MAX_RUN_BENCHES];
     rts_watchdog watchdog;

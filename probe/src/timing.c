@@ -3,9 +3,9 @@
 
 #include <stdlib.h>
 
+#include "rtscope/config.h"
 #include "rtscope/port.h"
 
-#define OVERHEAD_PAIRS 20001  /* odd: the median is one sample */
 #define RATIO_ROUNDS 5
 #define RATIO_SPAN_NS 20000000u /* 20 ms per round */
 
@@ -24,18 +24,18 @@ static int cmp_double(const void *a, const void *b)
 /* Median back-to-back delta of a reader: the cost of one read. */
 static double median_read_cost(uint64_t (*read)(void))
 {
-    uint64_t *d = malloc(OVERHEAD_PAIRS * sizeof *d);
+    uint64_t *d = malloc(RTS_CALIBRATION_PAIRS * sizeof *d);
     if (!d)
         return 0.0;
     for (int i = 0; i < 1000; i++) /* warm caches and the vDSO page */
         (void)read();
-    for (size_t i = 0; i < OVERHEAD_PAIRS; i++) {
+    for (size_t i = 0; i < RTS_CALIBRATION_PAIRS; i++) {
         uint64_t a = read();
         uint64_t b = read();
         d[i] = b - a;
     }
-    qsort(d, OVERHEAD_PAIRS, sizeof *d, cmp_u64);
-    double median = (double)d[OVERHEAD_PAIRS / 2];
+    qsort(d, RTS_CALIBRATION_PAIRS, sizeof *d, cmp_u64);
+    double median = (double)d[RTS_CALIBRATION_PAIRS / 2];
     free(d);
     return median;
 }

@@ -15,14 +15,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rtscope/config.h"
 #include "rtscope/port.h"
 #include "rtscope/stats.h"
 #include "rtscope/timing.h"
-
-#define RTS_MAX_PARAMS 16
-#define RTS_MAX_METRICS (RTS_MAX_CPUS + 16) /* per-CPU metrics of a bench, and more */
-#define RTS_MAX_CHECKS 16
-#define RTS_MAX_CPUS 256
 
 typedef struct {
     const char *name;
@@ -56,8 +52,6 @@ typedef struct {
     long long i;
     double d;
 } rts_check;
-
-#define RTS_METRIC_ID_MAX 48
 
 /* The worst sample of each window of a time metric: window k covers
  * [origin_ns + k*window_ns, origin_ns + (k+1)*window_ns) on the monotonic
@@ -93,7 +87,7 @@ typedef struct {
     uint64_t raw_cap, raw_len;
     _Atomic uint64_t progress; /* sample count readable by the supervisor */
     bool invalid;
-    char invalid_reason[256];
+    char invalid_reason[RTS_MESSAGE_TEXT];
     rts_check checks[RTS_MAX_CHECKS];
     unsigned nchecks;
 } rts_metric;

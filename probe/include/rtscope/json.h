@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RTS_JSON_MAX_DEPTH 32
+#include "rtscope/config.h"
 
 typedef struct {
     char *buf;

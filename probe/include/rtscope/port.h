@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtscope/config.h"
+
 /* Status codes returned by every port function. */
 typedef enum {
     RTS_OK = 0,
@@ -247,29 +249,27 @@ bool rts_stop_requested(void);
 
 /* ------------------------------------------------------- system identity */
 
-#define RTS_SYS_TEXT 512
-
 /* What the result records about the system. Text fields are "" when
  * unknown (the writer turns them into null); integers are -1 when unknown. */
 typedef struct {
-    char hostname[128];
-    char os[64];
-    char kernel_release[128];
+    char hostname[RTS_SYS_NAME];
+    char os[RTS_SYS_WORD];
+    char kernel_release[RTS_SYS_NAME];
     char kernel_version[RTS_SYS_TEXT];
     char preempt_model[16];   /* none voluntary full lazy rt dynamic unknown */
     int realtime_kernel;      /* 1, 0, -1 unknown */
     char arch[32];
-    char cpu_model[256];
+    char cpu_model[RTS_SYS_LIST];
     int cpu_count;
-    char cpus_online[64];
-    char governor[64];
-    char clocksource[64];
-    char cmdline[2048];
-    char isolated_cpus[256];
+    char cpus_online[RTS_SYS_WORD];
+    char governor[RTS_SYS_WORD];
+    char clocksource[RTS_SYS_WORD];
+    char cmdline[RTS_SYS_CMDLINE];
+    char isolated_cpus[RTS_SYS_LIST];
     int isolated_known;       /* isolated_cpus "" means none when 1 */
     long long rt_runtime_us;  /* -1: throttling off; -2: unknown */
     long long rt_period_us;   /* -2: unknown */
-    char virtualization[128];
+    char virtualization[RTS_SYS_NAME];
 } rts_sysinfo;
 
 /* Fill info with what this platform can tell. Never fails: unknown stays unknown. */

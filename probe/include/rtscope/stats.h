@@ -8,13 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtscope/config.h"
+
 /* Values below RTS_HIST_SUB are exact; above, each power of two is split
- * into RTS_HIST_SUB linear buckets, so a bucket is at most 1/128 (0.78 %)
- * of its lower bound wide. Values of 2^RTS_HIST_MAX_EXP ns (68.7 s) and more
- * are counted as overflow. 3840 buckets, 30 KiB. */
-#define RTS_HIST_SUB_BITS 7
+ * into RTS_HIST_SUB linear buckets, so a bucket is at most 1/RTS_HIST_SUB
+ * of its lower bound wide. Values of 2^RTS_HIST_MAX_EXP and more are
+ * counted as overflow. Sized in rtscope/config.h (by default 3840 buckets,
+ * 30 KiB: 0.78 % wide, up to 68.7 s in ns). */
 #define RTS_HIST_SUB (1u << RTS_HIST_SUB_BITS)
-#define RTS_HIST_MAX_EXP 36
 #define RTS_HIST_BUCKETS (RTS_HIST_SUB + (RTS_HIST_MAX_EXP - RTS_HIST_SUB_BITS) * RTS_HIST_SUB)
 #define RTS_HIST_LIMIT (UINT64_C(1) << RTS_HIST_MAX_EXP)
 

@@ -1,0 +1,150 @@
+/*
+ * The probe's sizes, in one place. Each has a default fit for a POSIX host;
+ * a small build (an RTOS on a board with tens of KiB of RAM) overrides any
+ * of them with -D, e.g. in its port/<os>/port.mk:
+ *   PORT_CPPFLAGS += -DRTS_MAX_CPUS=1 -DRTS_HIST_SUB_BITS=4 -DRTS_HIST_MAX_EXP=32
+ * Everything that is sized by one of these includes this header, so one
+ * setting holds for the whole build (the tests check that, build/test_config).
+ */
+#ifndef RTSCOPE_CONFIG_H
+#define RTSCOPE_CONFIG_H
+
+#include <stdint.h>
+
+/* ------------------------------------------------------------ the run */
+
+/* CPUs a run can name (--cpus), and CPU numbers a bench accepts (0 .. RTS_MAX_CPUS-1). */
+#ifndef RTS_MAX_CPUS
+#define RTS_MAX_CPUS 256
+#endif
+
+/* Benches in one run. */
+#ifndef RTS_MAX_RUN_BENCHES
+#define RTS_MAX_RUN_BENCHES 32
+#endif
+
+/* --param assignments in one run, and the longest one (with its NUL). */
+#ifndef RTS_MAX_ASSIGNMENTS
+#define RTS_MAX_ASSIGNMENTS 64
+#endif
+#ifndef RTS_ASSIGNMENT_TEXT
+#define RTS_ASSIGNMENT_TEXT 256
+#endif
+
+/* Warnings kept for the result (later ones are only printed). */
+#ifndef RTS_MAX_WARNINGS
+#define RTS_MAX_WARNINGS 16
+#endif
+
+/* Longest warning, bench error or metric invalid reason, with its NUL
+ * (longer ones are cut). */
+#ifndef RTS_MESSAGE_TEXT
+#define RTS_MESSAGE_TEXT 256
+#endif
+
+/* ------------------------------------------------------------ benches */
+
+/* Parameters one bench declares. */
+#ifndef RTS_MAX_PARAMS
+#define RTS_MAX_PARAMS 16
+#endif
+
+/* Metrics one bench records: one per CPU for the benches with a measuring
+ * thread per CPU (lat.wakeup), and some more. */
+#ifndef RTS_MAX_METRICS
+#define RTS_MAX_METRICS (RTS_MAX_CPUS + 16)
+#endif
+
+/* Longest metric id, with its NUL. */
+#ifndef RTS_METRIC_ID_MAX
+#define RTS_METRIC_ID_MAX 48
+#endif
+
+/* Named checks per metric. */
+#ifndef RTS_MAX_CHECKS
+#define RTS_MAX_CHECKS 16
+#endif
+
+/* Labels per metric, and the longest text value of one, with its NUL. */
+#ifndef RTS_MAX_LABELS
+#define RTS_MAX_LABELS 4
+#endif
+#ifndef RTS_LABEL_TEXT
+#define RTS_LABEL_TEXT 32
+#endif
+
+/* Stack of each measuring thread and of the watchdog. Under mlockall every
+ * byte of a stack is resident, so this stays far below the 8 MiB default
+ * of a POSIX thread. */
+#ifndef RTS_THREAD_STACK_BYTES
+#define RTS_THREAD_STACK_BYTES (256 * 1024)
+#endif
+
+/* Stack a measuring thread touches before it measures (when the run asks
+ * for stack prefault), so that page faults on it happen before. */
+#ifndef RTS_STACK_PREFAULT_BYTES
+#define RTS_STACK_PREFAULT_BYTES (64 * 1024)
+#endif
+
+/* ------------------------------------------------------------ metrics */
+
+/* The log-linear histogram of every metric (rtscope/stats.h): values below
+ * 2^RTS_HIST_SUB_BITS steps are exact, each power of two above is split
+ * into 2^RTS_HIST_SUB_BITS buckets, and values of 2^RTS_HIST_MAX_EXP steps
+ * and more count as overflow. The defaults (0.78 % wide buckets up to
+ * 68.7 s in ns) take 30 KiB per metric; 4 and 32 take 3.6 KiB (6.25 %
+ * buckets up to 4.3 s). */
+#ifndef RTS_HIST_SUB_BITS
+#define RTS_HIST_SUB_BITS 7
+#endif
+#ifndef RTS_HIST_MAX_EXP
+#define RTS_HIST_MAX_EXP 36
+#endif
+
+/* Longest series of a time metric, in windows (8 bytes each): 2^20 is 12
+ * days of one-second windows, 8 MiB. */
+#ifndef RTS_SERIES_MAX_WINDOWS
+#define RTS_SERIES_MAX_WINDOWS (UINT64_C(1) << 20)
+#endif
+
+/* Back-to-back clock reads whose median is the cost of one read (odd, 8
+ * bytes each, allocated while calibrating). */
+#ifndef RTS_CALIBRATION_PAIRS
+#define RTS_CALIBRATION_PAIRS 20001
+#endif
+
+/* ------------------------------------------------------------ output */
+
+/* Deepest nesting of the JSON writer. */
+#ifndef RTS_JSON_MAX_DEPTH
+#define RTS_JSON_MAX_DEPTH 32
+#endif
+
+/* What a port records about its system (rts_sysinfo in rtscope/port.h),
+ * each with its NUL; longer values are cut. */
+#ifndef RTS_SYS_TEXT
+#define RTS_SYS_TEXT 512 /* kernel version */
+#endif
+#ifndef RTS_SYS_NAME
+#define RTS_SYS_NAME 128 /* hostname, kernel release, virtualisation */
+#endif
+#ifndef RTS_SYS_WORD
+#define RTS_SYS_WORD 64 /* OS, online CPUs, governor, clocksource */
+#endif
+#ifndef RTS_SYS_LIST
+#define RTS_SYS_LIST 256 /* CPU model, isolated CPUs */
+#endif
+#ifndef RTS_SYS_CMDLINE
+#define RTS_SYS_CMDLINE 2048 /* kernel command line */
+#endif
+
+/* ------------------------------------------------------------ checks */
+
+_Static_assert(RTS_MAX_CPUS >= 1 && RTS_MAX_RUN_BENCHES >= 1 && RTS_MAX_METRICS >= 1, "at least one of each");
+_Static_assert(RTS_MAX_LABELS >= 1, "per-CPU metrics carry a cpu label");
+_Static_assert(RTS_HIST_SUB_BITS >= 1 && RTS_HIST_SUB_BITS < RTS_HIST_MAX_EXP && RTS_HIST_MAX_EXP <= 63,
+               "histogram: 1 <= RTS_HIST_SUB_BITS < RTS_HIST_MAX_EXP <= 63");
+_Static_assert(RTS_CALIBRATION_PAIRS % 2 == 1, "an odd number of calibration pairs has one median");
+_Static_assert(RTS_METRIC_ID_MAX >= 16 && RTS_MESSAGE_TEXT >= 64 && RTS_LABEL_TEXT >= 2, "room for text");
+
+#endif
