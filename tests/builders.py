@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from rtscope import result
+from rtscope.model import result
 from rtscope.paths import schema_path
 
 # The schema of the format version the probe writes and these builders build.

@@ -1,6 +1,6 @@
 """The bench catalogue: suites expand to their benches."""
 
-from rtscope.benches import Suite, expand_suites
+from rtscope.model.catalogue import Suite, expand_suites
 
 SUITES = [Suite("quick", "", ("ctxsw.sem", "lat.wakeup")), Suite("more", "", ("lat.wakeup", "clock.read"))]
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import process_env
-from rtscope import campaign
+from rtscope.execution import campaign_spec
 from rtscope.errors import RtscopeError
-from rtscope.store import Store
+from rtscope.store.database import Store
 
 
 def spec_file(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:
@@ -48,7 +48,7 @@ MATRIX = """\
 
 
 def test_a_spec_expands_to_its_matrix(tmp_path):
-    spec = campaign.load(spec_file(tmp_path, MATRIX))
+    spec = campaign_spec.load(spec_file(tmp_path, MATRIX))
     assert (spec.name, spec.benches, spec.repetitions, spec.duration_s) == (
         "matrix", ("ctxsw.sem", "lat.wakeup"), 2, 0.5)
     # Loads × configs × the parameter with several values; a single value is no axis.
@@ -91,18 +91,18 @@ def test_a_bad_spec_names_the_line_and_the_key(tmp_path, change, message):
         'mlock = false': 'mlock = "no"',
     }[change]
     with pytest.raises(RtscopeError, match=message):
-        campaign.load(spec_file(tmp_path, MATRIX.replace(change, replacement)))
+        campaign_spec.load(spec_file(tmp_path, MATRIX.replace(change, replacement)))
 
 
 def test_a_spec_without_a_name_or_benches_or_file(tmp_path):
     with pytest.raises(RtscopeError, match=r"spec.toml:1: name: missing"):
-        campaign.load(spec_file(tmp_path, 'benches = ["ctxsw.sem"]\n'))
+        campaign_spec.load(spec_file(tmp_path, 'benches = ["ctxsw.sem"]\n'))
     with pytest.raises(RtscopeError, match=r"spec.toml:1: benches: missing"):
-        campaign.load(spec_file(tmp_path, 'name = "x"\n'))
+        campaign_spec.load(spec_file(tmp_path, 'name = "x"\n'))
     with pytest.raises(RtscopeError, match=r"spec.toml:5: configs\[1\].name: each of several configs needs a name"):
-        campaign.load(spec_file(tmp_path, 'name = "x"\nbenches = ["a.b"]\n[[configs]]\nname = "a"\n[[configs]]\n'))
+        campaign_spec.load(spec_file(tmp_path, 'name = "x"\nbenches = ["a.b"]\n[[configs]]\nname = "a"\n[[configs]]\n'))
     with pytest.raises(RtscopeError, match=r"missing.toml: no such campaign spec"):
-        campaign.load(tmp_path / "missing.toml")
+        campaign_spec.load(tmp_path / "missing.toml")
 
 
 FAKE_SPEC = """\

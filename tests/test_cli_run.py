@@ -5,7 +5,7 @@ import json
 import pytest
 
 import builders
-from rtscope import result
+from rtscope.model import result
 
 
 def test_run_defaults_to_the_quick_set_stores_and_shows_percentiles(fake):

@@ -18,7 +18,7 @@ import pytest
 
 import builders
 from conftest import REPO
-from rtscope import result
+from rtscope.model import result
 from test_cli_errors import assert_one_line_error
 
 GOLDEN = REPO / "tests" / "golden"

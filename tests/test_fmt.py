@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from rtscope import fmt
+from rtscope.render import fmt
 
 
 @pytest.mark.parametrize(("ns", "text"), [

@@ -3,8 +3,8 @@
 import pytest
 
 from conftest import GOLDEN, REPO
-from rtscope import result
-from rtscope.store import Store
+from rtscope.model import result
+from rtscope.store.database import Store
 
 pytestmark = pytest.mark.skipif(not GOLDEN, reason="no golden files")
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from conftest import process_env
-from rtscope import result
+from rtscope.model import result
 
 BRIEF = ["--duration", "0.3"]
 

@@ -13,9 +13,9 @@ import pytest
 
 import builders
 from conftest import GOLDEN, REPO
-from rtscope import svg
-from rtscope.commands.compare import LETTERS
-from rtscope.context import Context
+from rtscope.render import svg
+from rtscope.analysis.grouping import LETTERS
+from rtscope.commands.context import Context
 from test_cli_errors import assert_one_line_error
 
 CHROMIUM = Path("/usr/bin/chromium")

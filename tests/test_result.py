@@ -6,7 +6,7 @@ import pytest
 
 import builders
 from conftest import FIXTURES, GOLDEN
-from rtscope import result
+from rtscope.model import result
 from rtscope.errors import RtscopeError
 
 

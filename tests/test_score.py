@@ -5,7 +5,7 @@ import sys
 import pytest
 
 import builders
-from rtscope import score
+from rtscope.analysis import score
 from rtscope.errors import RtscopeError
 
 PUBLISHED = score.DEFAULT_PROFILE

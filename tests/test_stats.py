@@ -7,7 +7,7 @@ import random
 import pytest
 
 import builders
-from rtscope import stats
+from rtscope.analysis import stats
 
 
 def test_mann_whitney_matches_the_reference_values():

@@ -5,9 +5,9 @@ import sqlite3
 import pytest
 
 import builders
-from rtscope import result
+from rtscope.model import result
 from rtscope.errors import RtscopeError
-from rtscope.store import Campaign, Store
+from rtscope.store.database import Campaign, Store
 
 
 def stored(run_id: str, **fields) -> result.Result:

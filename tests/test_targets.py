@@ -11,7 +11,8 @@ import pytest
 
 import builders
 from rtscope.errors import ProbeError, RtscopeError
-from rtscope.request import ParamSetting, RunRequest
+from rtscope.model.request import RunRequest
+from rtscope.model.values import ParamSetting
 from rtscope.targets import FakeTarget, LocalTarget, make_target
 
 REQUEST = RunRequest(benches=("ctxsw.sem",), duration_s=0.5, policy="fifo", priority=80)

@@ -12,7 +12,7 @@ import uuid
 import pytest
 
 from conftest import process_env
-from rtscope import result
+from rtscope.model import result
 
 HANG = ["selftest.hang", "ctxsw.sem", "--duration", "0.3", "--grace", "1", "--quiet"]
 # Generous: the run plans 0.3 s, then waits 1 s of grace; a loaded machine may add seconds.

@@ -13,7 +13,7 @@ from typing import NoReturn
 from rtscope import __version__, paths
 from rtscope.commands import campaign, check, compare, export, profile, report, run, runs, score, show
 from rtscope.commands import list as list_command
-from rtscope.context import Context
+from rtscope.commands.context import Context
 from rtscope.errors import RtscopeError
 
 COMMANDS = (list_command, run, campaign, runs, show, compare, report, export, check, score, profile)

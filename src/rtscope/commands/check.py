@@ -13,11 +13,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rtscope import argtypes, fmt, result, stats
-from rtscope.commands.compare import SHORT_ID
+from rtscope.model import values
+from rtscope.render import fmt
+from rtscope.model import result
+from rtscope.analysis import stats
+from rtscope.analysis.grouping import SHORT_ID
 from rtscope.commands.show import add_raw_times_option
-from rtscope.context import Context
-from rtscope.fmt import MISSING, Style
+from rtscope.commands.context import Context
+from rtscope.render.fmt import MISSING, Style
 
 NAME = "check"
 HELP = "CI gate: exit 1 when RUN is worse than a baseline run, beyond a threshold and significantly"
@@ -56,9 +59,9 @@ def percentage(text: str) -> float:
 
 
 def gated_statistics(text: str) -> tuple[str, ...]:
-    """Summary keys to gate on, as argtypes.statistics reads them, but not count: how many samples a
+    """Summary keys to gate on, as values.statistics reads them, but not count: how many samples a
     run took says how long it ran, not how well the system did."""
-    keys = argtypes.statistics(text)
+    keys = values.statistics(text)
     if "count" in keys:
         raise argparse.ArgumentTypeError("count is the number of samples, not a figure to gate on")
     return keys

@@ -4,9 +4,11 @@ LAVA result lines or JUnit XML (rtscope.exports renders them)."""
 import argparse
 from pathlib import Path
 
-from rtscope import argtypes, exports, files, result
+from rtscope import exporters, files
+from rtscope.model import values
+from rtscope.model import result
 from rtscope.commands.show import add_raw_times_option
-from rtscope.context import Context
+from rtscope.commands.context import Context
 from rtscope.errors import RtscopeError
 
 NAME = "export"
@@ -42,10 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "lat.wakeup")
     parser.add_argument("--hist-us", type=_rows, metavar="N",
                         help=f"cyclictest: N rows of 1 µs, as cyclictest -h N (default: up to the largest "
-                             f"maximum, at most {exports.CYCLICTEST_MAX_ROWS}); later samples count as "
+                             f"maximum, at most {exporters.CYCLICTEST_MAX_ROWS}); later samples count as "
                              f"overflows. Rows from rtscope's log-linear histogram: "
-                             f"{exports.CYCLICTEST_REBINNING}")
-    parser.add_argument("--limit", type=exports.limit, action="append", default=[], metavar="METRIC:STAT=VALUE",
+                             f"{exporters.CYCLICTEST_REBINNING}")
+    parser.add_argument("--limit", type=exporters.limit, action="append", default=[], metavar="METRIC:STAT=VALUE",
                         help="lava, junit: fail METRIC when STAT is worse than VALUE, e.g. lat.wakeup:max=100us "
                              "(times with ns, us, ms or s: a time may be at most VALUE; counts as plain "
                              "numbers: a count at least VALUE). Repeatable. A metric the run lacks fails")
@@ -76,20 +78,20 @@ def _render(args: argparse.Namespace, run_result: result.Result) -> str:
     if args.format == "json":
         return run_result.text
     if args.format == "csv":
-        return exports.csv_text(doc, exports.chosen_metrics(doc, args.metric), adjusted=adjusted)
+        return exporters.csv_text(doc, exporters.chosen_metrics(doc, args.metric), adjusted=adjusted)
     if args.format == "cyclictest":
-        return exports.cyclictest_text(doc, exports.cyclictest_metrics(doc, args.metric), adjusted=adjusted,
+        return exporters.cyclictest_text(doc, exporters.cyclictest_metrics(doc, args.metric), adjusted=adjusted,
                                        rows=args.hist_us)
-    judge = exports.Judge(tuple(args.limit), args.fail_on_threshold, adjusted)
-    metric_ids = judge.metric_ids(exports.chosen_metrics(doc, args.metric))
-    render = exports.lava_text if args.format == "lava" else exports.junit_text
+    judge = exporters.Judge(tuple(args.limit), args.fail_on_threshold, adjusted)
+    metric_ids = judge.metric_ids(exporters.chosen_metrics(doc, args.metric))
+    render = exporters.lava_text if args.format == "lava" else exporters.junit_text
     return render(doc, metric_ids, judge)
 
 
 def _rows(text: str) -> int:
     """A number of cyclictest rows: 1 to cyclictest's own maximum."""
-    rows = argtypes.positive(text)
-    if rows > exports.CYCLICTEST_MAX_ROWS:
-        raise argparse.ArgumentTypeError(f"must be at most {exports.CYCLICTEST_MAX_ROWS}, as cyclictest's -h, "
+    rows = values.positive(text)
+    if rows > exporters.CYCLICTEST_MAX_ROWS:
+        raise argparse.ArgumentTypeError(f"must be at most {exporters.CYCLICTEST_MAX_ROWS}, as cyclictest's -h, "
                                          f"not {rows}")
     return rows

@@ -4,9 +4,10 @@ import argparse
 
 import shutil
 
-from rtscope import fmt, loads
-from rtscope.benches import Bench
-from rtscope.context import Context
+from rtscope import loads
+from rtscope.render import fmt
+from rtscope.model.catalogue import Bench
+from rtscope.commands.context import Context
 
 NAME = "list"
 HELP = "list the benches and suites the target can run, and the loads to run them under"

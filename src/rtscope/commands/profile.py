@@ -6,8 +6,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from rtscope import fmt
-from rtscope.context import Context
+from rtscope.render import fmt
+from rtscope.commands.context import Context
 from rtscope.errors import RtscopeError
 from rtscope.files import AtomicFile
 

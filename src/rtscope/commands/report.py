@@ -3,9 +3,10 @@
 import argparse
 from pathlib import Path
 
-from rtscope import files, html_report
+from rtscope import files
+from rtscope.render import html_report
 from rtscope.commands.show import add_raw_times_option
-from rtscope.context import CAMPAIGN_PREFIX, Context
+from rtscope.commands.context import CAMPAIGN_PREFIX, Context
 from rtscope.errors import RtscopeError
 
 NAME = "report"

@@ -2,10 +2,11 @@
 
 import argparse
 
-from rtscope import argtypes, fmt
-from rtscope.context import Context
-from rtscope.store import RunRow
-from rtscope.summary import describe_status
+from rtscope.model import values
+from rtscope.render import fmt
+from rtscope.commands.context import Context
+from rtscope.store.database import RunRow
+from rtscope.render.summary import describe_status
 
 NAME = "runs"
 HELP = "list the stored runs, newest first"
@@ -14,7 +15,7 @@ SHORT_ID = 8
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """--limit N."""
-    parser.add_argument("--limit", type=argtypes.positive, default=20, metavar="N",
+    parser.add_argument("--limit", type=values.positive, default=20, metavar="N",
                         help="show at most N runs (default 20)")
 
 

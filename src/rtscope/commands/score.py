@@ -3,12 +3,14 @@
 import argparse
 from pathlib import Path
 
-from rtscope import argtypes, fmt, score
-from rtscope.commands.compare import LETTERS, SHORT_ID
+from rtscope.model import values
+from rtscope.render import fmt
+from rtscope.analysis import score
+from rtscope.analysis.grouping import LETTERS, SHORT_ID
 from rtscope.commands.show import add_raw_times_option
-from rtscope.context import Context
+from rtscope.commands.context import Context
 from rtscope.errors import RtscopeError
-from rtscope.fmt import MISSING
+from rtscope.render.fmt import MISSING
 
 NAME = "score"
 HELP = "score runs with the Metrics Number: 1 / Σ(time × weight) over a profile's metrics (higher is better)"
@@ -22,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", type=Path, default=score.DEFAULT_PROFILE, metavar="FILE",
                         help="weights per metric, TOML (default: the published example, "
                              "profiles/published.toml; rtscope profile derives one from a program)")
-    parser.add_argument("--stat", type=argtypes.statistic, metavar="STAT",
+    parser.add_argument("--stat", type=values.statistic, metavar="STAT",
                         help="the statistic that stands for each time: mean (as published; default unless the "
                              "profile says), or p99, max … for worst-case scoring")
     add_raw_times_option(parser)

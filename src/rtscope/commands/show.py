@@ -2,8 +2,8 @@
 
 import argparse
 
-from rtscope import summary
-from rtscope.context import Context
+from rtscope.render import summary
+from rtscope.commands.context import Context
 
 NAME = "show"
 HELP = "show one run: system, configuration, warnings and metrics"

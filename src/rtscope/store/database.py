@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rtscope import result
+from rtscope.model import result
 from rtscope.errors import RtscopeError
 
 SCHEMA_VERSION = 2

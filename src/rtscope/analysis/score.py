@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rtscope import files, result
+from rtscope import files
+from rtscope.model import result
 from rtscope.errors import RtscopeError
 from rtscope.paths import REPO_DIR
 

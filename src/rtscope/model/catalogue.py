@@ -4,7 +4,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from rtscope import fmt
+from rtscope.model.values import exact
 from rtscope.errors import ProbeError
 
 LIST_FORMAT = "rtscope-bench-list"
@@ -51,13 +51,13 @@ class Param:
         """The allowed range as "min..max", either end left empty when unbounded."""
         if self.min is None and self.max is None:
             return ""
-        return "..".join("" if bound is None else fmt.exact(bound) for bound in (self.min, self.max))
+        return "..".join("" if bound is None else exact(bound) for bound in (self.min, self.max))
 
     def _check_range(self, value: float) -> None:
         if self.min is not None and value < self.min:
-            raise ValueError(f"{self.name} must be at least {fmt.exact(self.min)}, not {value}")
+            raise ValueError(f"{self.name} must be at least {exact(self.min)}, not {value}")
         if self.max is not None and value > self.max:
-            raise ValueError(f"{self.name} must be at most {fmt.exact(self.max)}, not {value}")
+            raise ValueError(f"{self.name} must be at most {exact(self.max)}, not {value}")
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from rtscope import argtypes, files, loads
+from rtscope import files, loads
+from rtscope.model import values
 from rtscope.errors import RtscopeError
-from rtscope.request import ParamSetting
+from rtscope.model.values import ParamSetting
 
 DEFAULT_DURATION_S = 5.0
 _TOP_KEYS = ("name", "benches", "repetitions", "duration", "settle", "loads", "label", "raw", "params",
@@ -111,15 +112,15 @@ class _Reader:
             if len(configs) > 1:
                 axes.append(("config", config.name))
             axes += [(str(setting).partition("=")[0], setting.value)
-                     for setting, values in zip(params, param_axes, strict=True) if len(values) > 1]
+                     for setting, axis in zip(params, param_axes, strict=True) if len(axis) > 1]
             cells.append(Cell(tuple(axes), self._loads(load_text), config, tuple(params)))
         return Spec(
             name=name, benches=tuple(benches),
-            repetitions=self._checked(table, "repetitions", argtypes.positive, None, default=1),
-            duration_s=self._checked(table, "duration", argtypes.duration, None, default=DEFAULT_DURATION_S),
-            settle_s=self._checked(table, "settle", argtypes.duration, None, default=loads.DEFAULT_SETTLE_S),
+            repetitions=self._checked(table, "repetitions", values.positive, None, default=1),
+            duration_s=self._checked(table, "duration", values.duration, None, default=DEFAULT_DURATION_S),
+            settle_s=self._checked(table, "settle", values.duration, None, default=loads.DEFAULT_SETTLE_S),
             label=self._optional(table, "label", str, None),
-            raw=self._checked(table, "raw", argtypes.non_negative, None, default=None),
+            raw=self._checked(table, "raw", values.non_negative, None, default=None),
             cells=tuple(cells))
 
     def _loads(self, text: str) -> tuple[loads.LoadSpec, ...]:
@@ -146,8 +147,8 @@ class _Reader:
             if policy not in _POLICIES:
                 self._fail(where, "policy", f"{policy!r} is not one of {', '.join(_POLICIES)}")
             config = Config(name=name, policy=policy,
-                            priority=self._checked(entry, "priority", argtypes.priority, where, default=None),
-                            cpus=self._checked(entry, "cpus", argtypes.cpu_list, where, default=()),
+                            priority=self._checked(entry, "priority", values.priority, where, default=None),
+                            cpus=self._checked(entry, "cpus", values.cpu_list, where, default=()),
                             mlock=self._optional(entry, "mlock", bool, where) is not False,
                             cpu_latency=self._optional(entry, "cpu_latency", bool, where) is not False)
             if config.name in (c.name for c in configs):
@@ -161,11 +162,11 @@ class _Reader:
             self._fail(None, "params", "must be a table: [params] with KEY = value or [values]")
         axes = []
         for key, value in table.items():
-            values = value if isinstance(value, list) else [value]
-            if not values or not all(isinstance(v, (int, float, str, bool)) for v in values):
+            choices = value if isinstance(value, list) else [value]
+            if not choices or not all(isinstance(v, (int, float, str, bool)) for v in choices):
                 self._fail("params", key, "must be a number, a string or a non-empty list of them")
             try:
-                settings = [argtypes.param_setting(f"{key}={_toml_scalar(v)}") for v in values]
+                settings = [values.param_setting(f"{key}={_toml_scalar(v)}") for v in choices]
             except argparse.ArgumentTypeError as error:
                 self._fail("params", key, str(error))
             axes.append(settings)

@@ -5,8 +5,9 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from rtscope import fmt, result
-from rtscope.store import Store
+from rtscope.render import fmt
+from rtscope.model import result
+from rtscope.store.database import Store
 from rtscope.targets import Target, make_target
 
 LATEST = "last"

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TextIO
 
+
 MISSING = "—"
 
 # (upper bound in ns, divisor, unit): a value is shown in the first unit whose bound it is below.
@@ -22,10 +23,6 @@ def significant(value: float, digits: int = 3) -> str:
     decimals = max(0, digits - 1 - math.floor(math.log10(abs(rounded))))
     return f"{rounded:.{decimals}f}"
 
-
-def exact(value: float) -> str:
-    """A number in full, without a needless ".0": "5", "0.3", "1000000000000"."""
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def duration(ns: float | None) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rtscope import argtypes
+from rtscope.model import values
 from rtscope.errors import RtscopeError
 
 DEFAULT_SETTLE_S = 2.0
@@ -46,7 +46,7 @@ class Param:
 
 
 def _percent(text: str) -> int:
-    value = argtypes.positive(text)
+    value = values.positive(text)
     if value > 100:
         raise ValueError(f"{text!r} is not a percentage of 1..100")
     return value
@@ -62,7 +62,7 @@ def _size(text: str) -> str:
 
 def _cpus(text: str) -> str:
     """CPUs as stress-ng's --taskset reads them; "all": every CPU."""
-    return text if text == "all" else ",".join(map(str, argtypes.cpu_list(text.replace("+", ","))))
+    return text if text == "all" else ",".join(map(str, values.cpu_list(text.replace("+", ","))))
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def _stress(*args: str) -> list[str]:
 
 
 _CPUS = Param("all", "CPUs to load, e.g. 1 or 0-1 (+ joins CPUs: 0+2)", _cpus)
-_WORKERS = Param("1", "worker processes", argtypes.positive)
+_WORKERS = Param("1", "worker processes", values.positive)
 
 KINDS = {kind.name: kind for kind in (
     LoadKind("idle", "no load: the system as it is", None, None, {},
@@ -118,7 +118,7 @@ KINDS = {kind.name: kind for kind in (
                                "-t", str(MAX_LOAD_S)]],
              lambda s: 0.5),
     LoadKind("sched", "hackbench: groups of processes passing messages, scheduler-heavy", "hackbench",
-             "rt-tests", {"groups": Param("2", "hackbench groups of 20 processes", argtypes.positive)},
+             "rt-tests", {"groups": Param("2", "hackbench groups of 20 processes", values.positive)},
              lambda s, d, p: [["hackbench", "-P", "-g", str(s["groups"]), "-l", "1000000000"]],
              lambda s: 1.0),
 )}

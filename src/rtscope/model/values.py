@@ -1,14 +1,15 @@
-"""Argument types for the command line: each turns one option's text into a checked value.
+"""Text into checked values, for the command line and campaign specs alike: durations, priorities, CPU
+lists, bench parameter settings, statistic names; and numbers back into exact text.
 
-Each raises argparse.ArgumentTypeError with a message naming what is wrong, which the command line
-shows as a one-line error.
+Each parser raises argparse.ArgumentTypeError with a message naming what is wrong, which the command line
+shows as a one-line error and a campaign spec as one line naming its file, line and key.
 """
 
 import argparse
 import re
+from dataclasses import dataclass
 
-from rtscope.request import ParamSetting
-from rtscope.result import STATISTICS
+from rtscope.model.result import STATISTICS
 
 _DURATION = re.compile(r"(?P<number>[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(?P<unit>ms|s|m|min)?")
 _SECONDS_PER_UNIT = {None: 1.0, "s": 1.0, "ms": 1e-3, "m": 60.0, "min": 60.0}
@@ -19,6 +20,27 @@ _PARAM = re.compile(r"(?:(?P<bench>[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+):)?"  # a do
                     r"(?P<key>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)")
 # Statistic names people type, mapped to the summary keys.
 _STAT_KEYS = {**{key: key for key in STATISTICS}, **{name: key for key, name in STATISTICS.items()}}
+
+
+def exact(value: float) -> str:
+    """A number in full, without a needless ".0": "5", "0.3", "1000000000000"."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+@dataclass(frozen=True)
+class ParamSetting:
+    """A ``--param [BENCH:]key=value``: for one bench, or for every bench that has ``key``."""
+
+    bench: str | None
+    key: str
+    value: str
+
+    def __str__(self) -> str:
+        return f"{self.bench}:{self.key}={self.value}" if self.bench else f"{self.key}={self.value}"
+
+    def applies_to(self, bench_id: str) -> bool:
+        """Whether this setting names ``bench_id`` or names no bench at all."""
+        return self.bench in (None, bench_id)
 
 
 def duration(text: str) -> float:

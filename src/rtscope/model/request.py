@@ -2,23 +2,7 @@
 
 from dataclasses import dataclass
 
-from rtscope import fmt
-
-
-@dataclass(frozen=True)
-class ParamSetting:
-    """A ``--param [BENCH:]key=value``: for one bench, or for every bench that has ``key``."""
-
-    bench: str | None
-    key: str
-    value: str
-
-    def __str__(self) -> str:
-        return f"{self.bench}:{self.key}={self.value}" if self.bench else f"{self.key}={self.value}"
-
-    def applies_to(self, bench_id: str) -> bool:
-        """Whether this setting names ``bench_id`` or names no bench at all."""
-        return self.bench in (None, bench_id)
+from rtscope.model.values import ParamSetting, exact
 
 
 @dataclass(frozen=True)
@@ -40,7 +24,7 @@ class RunRequest:
 
     def probe_args(self) -> list[str]:
         """The arguments of ``rtscope-probe run`` for this request, output options excepted."""
-        args = [*self.benches, "--duration", fmt.exact(self.duration_s),
+        args = [*self.benches, "--duration", exact(self.duration_s),
                 "--policy", self.policy, "--priority", str(self.priority)]
         if self.cpus:
             args += ["--cpus", ",".join(map(str, self.cpus))]
@@ -57,5 +41,5 @@ class RunRequest:
         if self.refuse_privilege:
             args.append("--refuse-privilege")
         if self.grace_s is not None:
-            args += ["--grace", fmt.exact(self.grace_s)]
+            args += ["--grace", exact(self.grace_s)]
         return args

@@ -4,8 +4,10 @@ import statistics
 from datetime import datetime
 from typing import Any
 
-from rtscope import fmt, result
-from rtscope.fmt import MISSING, Style
+from rtscope.model import values
+from rtscope.render import fmt
+from rtscope.model import result
+from rtscope.render.fmt import MISSING, Style
 
 INDENT = "  "
 CONFIG_FIELDS = (("policy", "policy"), ("priority", "priority"), ("CPUs", "cpus"),
@@ -195,7 +197,7 @@ def over_time_row(metric: dict[str, Any]) -> list[str]:
         at = series["max"].index(max(worst))
         row[1:5] = [f"{fmt.count(len(series['max']))} × {fmt.seconds(series['window_s'])}",
                     fmt.duration(statistics.median(worst)), fmt.duration(max(worst)),
-                    f"{fmt.exact(at * series['window_s'])} s"]
+                    f"{values.exact(at * series['window_s'])} s"]
     if threshold:
         samples = metric["stats"]["count"]
         share = f" ({fmt.significant(100 * threshold['over'] / samples)} %)" if samples else ""

@@ -16,10 +16,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-from rtscope import result, worker
-from rtscope.benches import Bench, Param, Suite, param_type_of, parse_bench_list
+from rtscope.model import result
+from rtscope.targets import worker
+from rtscope.model.catalogue import Bench, Param, Suite, param_type_of, parse_bench_list
 from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
-from rtscope.request import RunRequest
+from rtscope.model.request import RunRequest
 
 # Fake runs all start at this moment, so that replaying is deterministic.
 _FAKE_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)

@@ -16,9 +16,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rtscope import __version__, fmt, result, summary, svg
-from rtscope.commands.compare import LETTERS, SHORT_ID
-from rtscope.fmt import MISSING
+from rtscope import __version__
+from rtscope.render import fmt
+from rtscope.model import result
+from rtscope.render import summary
+from rtscope.render import svg
+from rtscope.analysis.grouping import LETTERS, SHORT_ID
+from rtscope.render.fmt import MISSING
 
 # Statistics of the ratio tables, as `compare` shows them by default.
 _RATIO_STATISTICS = ("p50", "p99", "max")

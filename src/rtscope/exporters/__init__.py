@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from rtscope import argtypes, fmt, result
+from rtscope.model import values
+from rtscope.render import fmt
+from rtscope.model import result
 from rtscope.errors import RtscopeError
 
 NS_PER_US = 1000
@@ -59,7 +61,7 @@ def limit(text: str) -> Limit:
                                          "times in ns, us, ms or s; counts as plain numbers)")
     # Rounded, so that "2.792967ms" is 2792967 ns and not a hair less.
     value = round(float(match["number"]) * _NS_PER_UNIT.get(match["unit"], 1.0), 6)
-    return Limit(match["metric"], argtypes.statistic(match["stat"]), value, match["unit"], text.strip())
+    return Limit(match["metric"], values.statistic(match["stat"]), value, match["unit"], text.strip())
 
 
 @dataclass(frozen=True)
@@ -175,7 +177,7 @@ def csv_text(doc: dict[str, Any], metrics: list[dict[str, Any]], *, adjusted: bo
 
 
 def _plain(value: float | None) -> str:
-    return "" if value is None else fmt.exact(value)
+    return "" if value is None else values.exact(value)
 
 
 def _figures_are(adjusted: bool) -> str:
@@ -357,10 +359,10 @@ def _lava_measurement(metric_doc: dict[str, Any], key: str, value: float) -> str
     """"MEASUREMENT UNITS": times in µs to the nanosecond ("us", as LAVA's units are plain text),
     the number of samples or periods, or iterations per period."""
     if key == "count":
-        return f"{fmt.exact(value)} {'periods' if result.is_count(metric_doc) else 'samples'}"
+        return f"{values.exact(value)} {'periods' if result.is_count(metric_doc) else 'samples'}"
     if result.is_count(metric_doc):
-        return f"{fmt.exact(value)} iterations"
-    return f"{fmt.exact(round(value / NS_PER_US, 3))} us"
+        return f"{values.exact(value)} iterations"
+    return f"{values.exact(round(value / NS_PER_US, 3))} us"
 
 
 # --- JUnit -----------------------------------------------------------------------------------------------
@@ -379,7 +381,7 @@ def junit_text(doc: dict[str, Any], metric_ids: list[str], judge: Judge) -> str:
         "tests": str(len(cases)), "failures": failures, "errors": "0", "skipped": "0",
         # JUnit's timestamp has no zone; the result's times are UTC.
         "timestamp": started.strftime("%Y-%m-%dT%H:%M:%S"), "hostname": system["hostname"],
-        "time": fmt.exact(round((finished - started).total_seconds(), 3))})
+        "time": values.exact(round((finished - started).total_seconds(), 3))})
     properties = ET.SubElement(suite, "properties")
     for name, value in _junit_properties(doc, judge.adjusted):
         ET.SubElement(properties, "property", name=name, value=value)

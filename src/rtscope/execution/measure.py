@@ -1,0 +1,80 @@
+"""Measuring a request on a target: checked against the target's catalogue, run under the disturbance
+loads (started, verified and always stopped through the target's transport), and the exit status a run
+ends with."""
+
+from collections.abc import Callable
+from typing import Any
+
+from rtscope.errors import RtscopeError
+from rtscope import loads
+from rtscope.model import result
+from rtscope.model.catalogue import Bench
+from rtscope.model.request import RunRequest
+from rtscope.targets import Target
+
+# cyclictest's convention: high, but below the kernel's own threads at 99.
+DEFAULT_RT_PRIORITY = 80
+COMPLETE, FAILED, INTERRUPTED = 0, 1, 130
+
+
+def measure(target: Target, request: RunRequest, load_specs: tuple[loads.LoadSpec, ...], settle_s: float,
+            progress: Callable[[str], None]) -> result.Result:
+    """Run ``request`` on ``target`` under the loads (started, verified and always stopped around it);
+    the result records the loads and warns of any that did not hold."""
+    with loads.running(load_specs, settle_s, progress=progress) as active:
+        run_result = target.run(request)
+    return _with_loads(run_result, active) if load_specs else run_result
+
+
+def _with_loads(run_result: result.Result, active: list[loads.ActiveLoad]) -> result.Result:
+    """The result with the loads it was measured under, and a warning for each that did not hold."""
+    doc = dict(run_result.doc, loads=[load.record() for load in active])
+    for load in active:
+        if load.ended_early:
+            doc["config"]["warnings"].append(f"load {load.spec} ended during the run "
+                                             f"({'; '.join(load.ended_early)}): not every result was "
+                                             f"measured under it")
+    return result.from_doc(doc, "the run's result")
+
+
+def priority_for(policy: str, priority: int | None) -> int:
+    """The priority to request: SCHED_OTHER has only priority 0, the real-time policies 1..99."""
+    if policy == "other":
+        if priority not in (None, 0):
+            raise RtscopeError(f"--priority {priority} does not go with --policy other "
+                               "(its only priority is 0)")
+        return 0
+    if priority == 0:
+        raise RtscopeError(f"--priority must be 1..99 with --policy {policy}")
+    return DEFAULT_RT_PRIORITY if priority is None else priority
+
+
+def check_against_catalogue(request: RunRequest, catalogue: list[Bench]) -> None:
+    """Raise RtscopeError for an unknown or repeated bench, or a parameter no bench to run takes."""
+    known = {bench.id: bench for bench in catalogue}
+    for number, bench_id in enumerate(request.benches):
+        if bench_id not in known:
+            raise RtscopeError(f"unknown bench or suite {bench_id!r} (rtscope list shows them)")
+        if bench_id in request.benches[:number]:
+            raise RtscopeError(f"bench {bench_id} is named twice")
+    for setting in request.params:
+        if setting.bench is not None and setting.bench not in request.benches:
+            raise RtscopeError(f"--param {setting}: {setting.bench} is not among the benches to run")
+        params = [known[b].param(setting.key) for b in request.benches if setting.applies_to(b)]
+        if not any(params):
+            raise RtscopeError(f"--param {setting}: no bench to run has a parameter {setting.key!r} "
+                               f"(rtscope list shows them)")
+        for param in filter(None, params):
+            try:
+                param.convert(setting.value)
+            except ValueError as error:
+                raise RtscopeError(f"--param {setting}: {error}") from None
+
+
+def exit_status(doc: dict[str, Any]) -> int:
+    """0 for a complete run, 1 when the run or one of its benches failed, 130 when it was interrupted."""
+    if doc["run"]["status"] == "interrupted":
+        return INTERRUPTED
+    if doc["run"]["status"] == "failed" or any(bench["status"] == "failed" for bench in doc["benches"]):
+        return FAILED
+    return 0
