@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "rtscope/json.h"
-#include "runner.h"
+#include "params.h"
+#include "result.h"
 #include "version.h"
 
 #define EXIT_USAGE 2

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "rtscope/json.h"
-#include "runner.h"
+#include "result.h"
 #include "version.h"
 
 static const char *const run_status_names[] = { "complete", "interrupted", "failed" };

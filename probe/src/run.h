@@ -1,10 +1,11 @@
 /* The run: what was asked, what was granted, what each bench measured. */
-#ifndef RTSCOPE_RUNNER_H
-#define RTSCOPE_RUNNER_H
+#ifndef RTSCOPE_RUN_H
+#define RTSCOPE_RUN_H
 
-#include <stdio.h>
+#include <stdatomic.h>
 
 #include "rtscope/bench.h"
+#include "watchdog.h"
 
 typedef struct {
     rts_policy policy;
@@ -57,15 +58,6 @@ typedef enum { RTS_RUN_COMPLETE, RTS_RUN_INTERRUPTED, RTS_RUN_FAILED } rts_run_s
 
 typedef struct rts_run rts_run;
 
-/* What the watchdog watches: the bench being run and when it must be done. */
-typedef struct {
-    rts_thread *thread;
-    _Atomic bool quit;
-    _Atomic(struct rts_ctx *) ctx;  /* the bench running now, or NULL */
-    _Atomic uint64_t planned_end_ns; /* when it should stop measuring */
-    _Atomic uint64_t stop_seen_ns;   /* when it was first seen asked to stop (0: not yet) */
-} rts_watchdog;
-
 struct rts_run {
     const rts_run_request *req;
     char id[17];
@@ -86,11 +78,8 @@ struct rts_run {
     void *publish_arg;
 };
 
-/* Resolve each bench's parameter values (defaults, then assignments) into
- * run->results. On bad input writes one line to err and returns false. */
-bool rts_params_resolve(rts_run *run, char *err, size_t errsize);
-
-/* Measure every requested bench, then publish the run. Returns the process
+/* Measure every requested bench (run->results bound to them by
+ * rts_params_resolve), then publish the run. Returns the process
  * exit status (0 complete, 1 a bench failed or the result could not be
  * written, 130 interrupted). A bench that does not return within grace_s of
  * being asked to stop (at its planned end, by the user, or by itself) is
@@ -101,12 +90,6 @@ int rts_run_execute(rts_run *run);
 
 /* Add a warning to the run and print it (unless quiet). */
 void rts_run_warn(rts_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Write the result document (result.c). */
-bool rts_result_write(const rts_run *run, FILE *out);
-
-/* Print the human summary table (result.c). */
-void rts_result_print_summary(const rts_run *run, FILE *out);
 
 /* Free the run's metrics. */
 void rts_run_release(rts_run *run);

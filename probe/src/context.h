@@ -1,0 +1,20 @@
+/*
+ * A bench's context: what rts_ctx is behind the handle rtscope/bench.h
+ * gives benches. The run loop (run.c) makes one per bench it runs; the
+ * watchdog stops it; everything a bench does through it is in context.c.
+ */
+#ifndef RTSCOPE_CONTEXT_H
+#define RTSCOPE_CONTEXT_H
+
+#include <stdatomic.h>
+
+#include "run.h"
+
+struct rts_ctx {
+    rts_run *run;
+    rts_bench_result *result;      /* the bench's own, in run->results */
+    uint64_t started_ns, deadline_ns;
+    _Atomic bool stop;             /* measuring threads should wind down */
+};
+
+#endif

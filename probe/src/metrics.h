@@ -1,0 +1,28 @@
+/*
+ * Metrics apart from any run: making and releasing them. What benches do
+ * with a metric (record, merge, invalidate, check) is in rtscope/bench.h;
+ * the context (context.c) makes metrics for a bench and fails the bench
+ * when it cannot.
+ */
+#ifndef RTSCOPE_METRICS_H
+#define RTSCOPE_METRICS_H
+
+#include "rtscope/bench.h"
+
+/* A fresh, empty metric called id (copied) with description (kept: it must
+ * outlive the metric, e.g. a string literal), whose tick samples convert
+ * with timing, keeping its first raw_cap samples. NULL with a reason in
+ * why when out of memory or when id is longer than RTS_METRIC_ID_MAX - 1.
+ * Release with rts_metric_free. */
+rts_metric *rts_metric_new(const char *id, const char *description, const rts_timing *timing, uint64_t raw_cap,
+                           char *why, size_t whysize);
+
+/* Keep the worst sample of each window of window_ns from origin_ns, for
+ * windows windows (see rts_series), replacing any earlier series of m.
+ * False when out of memory: m is unchanged then. */
+bool rts_metric_keep_series(rts_metric *m, uint64_t origin_ns, uint64_t window_ns, uint64_t windows);
+
+/* Release m and everything it holds. NULL: nothing. */
+void rts_metric_free(rts_metric *m);
+
+#endif

@@ -1,0 +1,96 @@
+/* Parameters: defaults and --param assignments (see params.h). */
+#include "params.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rts_param_index(const rts_bench *b, const char *name)
+{
+    for (unsigned i = 0; i < b->nparams; i++)
+        if (strcmp(b->params[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Parse text as parameter p's value into *out; false with a reason. */
+static bool parse_param(const rts_param_decl *p, const char *text, double *out, char *err, size_t errsize)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || !isfinite(v)) {
+        snprintf(err, errsize, "'%s' is not a number", text);
+        return false;
+    }
+    if (p->integer && v != floor(v)) {
+        snprintf(err, errsize, "'%s' is not a whole number", text);
+        return false;
+    }
+    if (v < p->min || v > p->max) {
+        snprintf(err, errsize, "must be between %.15g and %.15g, not %s", p->min, p->max, text);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* Bind result r to bench b with b's default values; false (a bug in the
+ * bench, not bad input) when a default is not acceptable. */
+static bool apply_defaults(rts_bench_result *r, const rts_bench *b, char *err, size_t errsize)
+{
+    r->bench = b;
+    for (unsigned i = 0; i < b->nparams; i++) {
+        char why[160];
+        if (!parse_param(&b->params[i], b->params[i].def, &r->values[i], why, sizeof why)) {
+            snprintf(err, errsize, "bench %s: bad default: %s", b->id, why);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Apply one assignment to bench result r if it concerns it; returns whether it did. */
+static bool apply_assignment(rts_bench_result *r, const rts_assignment *a, char *err, size_t errsize, bool *bad)
+{
+    if (a->bench && strcmp(a->bench, r->bench->id) != 0)
+        return false;
+    int i = rts_param_index(r->bench, a->key);
+    if (i < 0)
+        return false;
+    char why[160];
+    if (!parse_param(&r->bench->params[i], a->value, &r->values[i], why, sizeof why)) {
+        snprintf(err, errsize, "bench %s: parameter %s: %s", r->bench->id, a->key, why);
+        *bad = true;
+    }
+    return true;
+}
+
+/* Apply assignment a to every bench it concerns; false when it is bad or concerns none. */
+static bool apply_everywhere(rts_run *run, const rts_assignment *a, char *err, size_t errsize)
+{
+    bool used = false, bad = false;
+    for (unsigned b = 0; b < run->req->nbenches && !bad; b++)
+        used |= apply_assignment(&run->results[b], a, err, errsize, &bad);
+    if (bad)
+        return false;
+    if (used)
+        return true;
+    if (a->bench)
+        snprintf(err, errsize, "bench %s is not selected or has no parameter '%s'", a->bench, a->key);
+    else
+        snprintf(err, errsize, "no selected bench has a parameter '%s' (rtscope-probe list shows them)", a->key);
+    return false;
+}
+
+bool rts_params_resolve(rts_run *run, char *err, size_t errsize)
+{
+    const rts_run_request *req = run->req;
+    for (unsigned b = 0; b < req->nbenches; b++)
+        if (!apply_defaults(&run->results[b], req->benches[b], err, errsize))
+            return false;
+    for (unsigned a = 0; a < req->nassignments; a++)
+        if (!apply_everywhere(run, &req->assignments[a], err, errsize))
+            return false;
+    return true;
+}

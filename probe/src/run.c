@@ -1,0 +1,134 @@
+/*
+ * The run loop: set up, measure each requested bench in turn under the
+ * watchdog, conclude and publish (see run.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "context.h"
+#include "metrics.h"
+#include "rtsetup.h"
+
+void rts_run_warn(rts_run *run, const char *fmt, ...)
+{
+    if (run->nwarnings >= RTS_MAX_WARNINGS)
+        return;
+    char *w = run->warnings[run->nwarnings++];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w, sizeof run->warnings[0], fmt, ap);
+    va_end(ap);
+    if (!run->req->quiet)
+        fprintf(stderr, "warning: %s\n", w);
+}
+
+/* ------------------------------------------------------------ conclude */
+
+/* The other of the main thread and the watchdog is ending the process. */
+static void wait_for_process_end(void)
+{
+    for (;;)
+        rts_sleep_ns(1000000000u);
+}
+
+/* Close the run and publish it, once: from whichever of the main thread and
+ * the watchdog gets here first; the other waits for the process to end.
+ * Returns the process exit status (see rts_run_execute). */
+static int conclude(rts_run *run)
+{
+    if (atomic_exchange(&run->concluded, true))
+        wait_for_process_end();
+    bool failed = false;
+    for (unsigned i = 0; i < run->req->nbenches; i++)
+        failed |= run->results[i].status == RTS_BENCH_FAILED;
+    rts_wallclock(&run->finished_sec, &run->finished_nsec);
+    run->status = rts_stop_requested() ? RTS_RUN_INTERRUPTED : failed ? RTS_RUN_FAILED : RTS_RUN_COMPLETE;
+    bool published = run->publish(run, run->publish_arg);
+    if (run->status == RTS_RUN_INTERRUPTED)
+        return 130;
+    return run->status == RTS_RUN_FAILED || !published ? 1 : 0;
+}
+
+/* The watchdog gave up on the bench of ctx (an rts_hang_fn): record it
+ * failed and the benches after it skipped, publish, end the process. */
+static void abandon_bench(void *arg, rts_ctx *ctx, double late_s, uint64_t now_ns)
+{
+    rts_run *run = arg;
+    rts_bench_result *r = ctx->result;
+    r->status = RTS_BENCH_FAILED; /* overrides "failed" reasons given before: hanging is what matters */
+    snprintf(r->error, sizeof r->error,
+             "stopped by the watchdog: still running %.1f s after it was asked to stop (hung, or not "
+             "checking the stop flag); its metrics hold what it measured until then", late_s);
+    r->elapsed_s = (double)(now_ns - ctx->started_ns) / 1e9;
+    for (rts_bench_result *later = r + 1; later < run->results + run->req->nbenches; later++) {
+        later->status = RTS_BENCH_SKIPPED;
+        snprintf(later->error, sizeof later->error, "not run: the probe ended after %s hung", r->bench->id);
+    }
+    if (!run->req->quiet)
+        fprintf(stderr, "rtscope-probe: %s failed: %s\n", r->bench->id, r->error);
+    _Exit(conclude(run));
+}
+
+/* ----------------------------------------------------------------- run */
+
+/* Measure bench result r's bench, unless the platform lacks what it needs. */
+static void run_bench(rts_run *run, rts_bench_result *r)
+{
+    const rts_bench *b = r->bench;
+    unsigned missing = b->needs_caps & ~rts_port_caps();
+    if (missing) {
+        r->status = RTS_BENCH_SKIPPED;
+        snprintf(r->error, sizeof r->error, "this platform lacks a capability it needs (0x%x)", missing);
+        return;
+    }
+    rts_ctx ctx = { .run = run, .result = r };
+    double planned_s = b->planned_s ? b->planned_s(&ctx) : 0.0;
+    if (planned_s <= 0.0)
+        planned_s = run->req->duration_s;
+    if (!run->req->quiet)
+        fprintf(stderr, "rtscope-probe: %s for %.1f s\n", b->id, planned_s);
+    ctx.started_ns = rts_time_ns();
+    ctx.deadline_ns = ctx.started_ns + (uint64_t)(planned_s * 1e9);
+    r->status = RTS_BENCH_OK;
+    rts_watchdog_watch(&run->watchdog, &ctx, ctx.deadline_ns);
+    b->run(&ctx);
+    if (!rts_watchdog_release(&run->watchdog, &ctx))
+        wait_for_process_end();
+    r->elapsed_s = (double)(rts_time_ns() - ctx.started_ns) / 1e9;
+    if (r->status == RTS_BENCH_OK && rts_stop_requested())
+        r->status = RTS_BENCH_INTERRUPTED;
+}
+
+int rts_run_execute(rts_run *run)
+{
+    rts_wallclock(&run->started_sec, &run->started_nsec);
+    rts_sysinfo_read(&run->sys);
+    rts_rtsetup_apply(run);
+    rts_timing_calibrate(&run->timing, true);
+    if (!rts_watchdog_start(&run->watchdog, run->granted.policy, run->req->grace_s, abandon_bench, run))
+        rts_run_warn(run, "the watchdog could not start: a hung bench would hang the probe");
+    for (unsigned i = 0; i < run->req->nbenches; i++) {
+        rts_bench_result *r = &run->results[i];
+        if (rts_stop_requested()) {
+            r->status = RTS_BENCH_SKIPPED;
+            snprintf(r->error, sizeof r->error, "not run: the run was interrupted");
+            continue;
+        }
+        run_bench(run, r);
+        if (r->status == RTS_BENCH_FAILED && !run->req->quiet)
+            fprintf(stderr, "rtscope-probe: %s failed: %s\n", r->bench->id, r->error);
+    }
+    rts_watchdog_stop(&run->watchdog);
+    return conclude(run);
+}
+
+void rts_run_release(rts_run *run)
+{
+    for (unsigned i = 0; i < run->req->nbenches; i++) {
+        rts_bench_result *r = &run->results[i];
+        for (unsigned k = 0; k < r->nmetrics; k++)
+            rts_metric_free(r->metrics[k]);
+        r->nmetrics = 0;
+    }
+}

@@ -1,0 +1,50 @@
+/*
+ * The watchdog: a thread above every measuring thread that holds the bench
+ * being run to its planned end, and gives up on it when it does not stop
+ * within a grace period of being asked to (hung, or not looking at its stop
+ * flag). A stuck thread cannot be stopped from outside, so giving up means
+ * ending the process, after saving what was measured: on_hang does that.
+ */
+#ifndef RTSCOPE_WATCHDOG_H
+#define RTSCOPE_WATCHDOG_H
+
+#include <stdatomic.h>
+
+#include "rtscope/bench.h"
+
+/* Called on the watchdog thread for the bench of ctx, asked to stop late_s
+ * seconds ago (now_ns on the monotonic clock). Must end the process. */
+typedef void (*rts_hang_fn)(void *arg, rts_ctx *ctx, double late_s, uint64_t now_ns);
+
+typedef struct {
+    rts_thread *thread;              /* NULL: not running */
+    uint64_t grace_ns;
+    rts_hang_fn on_hang;
+    void *arg;
+    _Atomic bool quit;
+    _Atomic(rts_ctx *) ctx;          /* the bench running now, or NULL */
+    _Atomic uint64_t planned_end_ns; /* when it should stop measuring */
+    _Atomic uint64_t stop_seen_ns;   /* when it was first seen asked to stop (0: not yet) */
+} rts_watchdog;
+
+/* Start the watchdog of w (zeroed) on any CPU, at policy and, for the
+ * real-time policies, the top priority (99): above every measuring thread.
+ * False when its thread could not start: then nothing is watched, and
+ * rts_watchdog_watch, _release and _stop still may be called. */
+bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, rts_hang_fn on_hang, void *arg);
+
+/* Watch the bench of ctx, which should be done at planned_end_ns. From
+ * then on, or once the user asks the run to stop, the watchdog sets ctx's
+ * stop flag itself (the supervising thread may be the one stuck); once ctx
+ * was asked to stop, by anyone, grace_s ago and was not released, the
+ * watchdog calls on_hang. One bench at a time. */
+void rts_watchdog_watch(rts_watchdog *w, rts_ctx *ctx, uint64_t planned_end_ns);
+
+/* The bench of ctx returned. False when the watchdog gave up on it first:
+ * on_hang is ending the process, and the caller must not go on. */
+bool rts_watchdog_release(rts_watchdog *w, rts_ctx *ctx);
+
+/* Stop the watchdog and wait for its thread to end. */
+void rts_watchdog_stop(rts_watchdog *w);
+
+#endif
