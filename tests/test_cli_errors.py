@@ -18,7 +18,7 @@ def assert_one_line_error(outcome, message):
 @pytest.mark.parametrize(("args", "message"), [
     (["show", FIXTURES / "not-json.json"], "not-json.json is not valid JSON (line 4 column 1"),
     (["show", FIXTURES / "foreign.json"], "is not an rtscope result (format is \"hyperfine-export\")"),
-    (["show", FIXTURES / "version7.json"], "result format version 7 is not supported (this rtscope reads 1, 2 and 3)"),
+    (["show", FIXTURES / "version7.json"], "result format version 7 is not supported (this rtscope reads 1, 2, 3 and 4)"),
     (["show", "missing.json"], "missing.json: no such file"),
     (["runs"], "no results database at"),
     (["show", "last"], "no results database at"),

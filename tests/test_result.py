@@ -28,7 +28,7 @@ def test_golden_files_are_valid(path):
 @pytest.mark.parametrize(("name", "message"), [
     ("not-json.json", "is not valid JSON (line"),
     ("foreign.json", 'is not an rtscope result (format is "hyperfine-export")'),
-    ("version7.json", "result format version 7 is not supported (this rtscope reads 1, 2 and 3)"),
+    ("version7.json", "result format version 7 is not supported (this rtscope reads 1, 2, 3 and 4)"),
 ])
 def test_bad_files_get_one_line_messages(name, message):
     with pytest.raises(RtscopeError, match=r".*") as raised:

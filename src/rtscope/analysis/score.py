@@ -130,7 +130,7 @@ def score_run(doc: dict[str, Any], profile: Profile, *, adjusted: bool = True) -
         if metric_doc is None:
             raise RtscopeError(f"run {doc['run']['id']} has no metric {metric_id}, which profile "
                                f"{profile.name!r} weighs (measure it, or give it no weight)")
-        if result.is_count(metric_doc):
+        if result.is_periodic(metric_doc):
             raise RtscopeError(f"{metric_id} is a count per period, not a time: it cannot be scored")
         value = result.summary(metric_doc, adjusted=adjusted)[profile.statistic]
         if value is None:

@@ -127,7 +127,7 @@ def check(baseline: dict[str, Any], checked: dict[str, Any], statistics: tuple[s
             reason = result.invalid_reason(after)
             rows.append(Row(metric_id, verdict=f"INVALID: {reason}", failure=f"is invalid: {reason}"))
         else:
-            keys = (COUNT_STATISTIC,) if result.is_count(before) else statistics
+            keys = (COUNT_STATISTIC,) if result.is_periodic(before) else statistics
             rows += [_statistic_row(metric_id, key, before, after, stats.compare(before, after, key),
                                     max_regression, adjusted) for key in keys]
     return rows
@@ -142,7 +142,7 @@ def _statistic_row(metric_id: str, key: str, before: dict[str, Any], after: dict
     if old is None or new is None:
         return Row(**cells, verdict="not compared: no figure")
     change = new / old - 1 if old else (math.inf if new > old else 0.0)
-    worse_by = -change if result.is_count(before) else change
+    worse_by = -change if result.is_periodic(before) else change
     verdict, failure = _verdict(name, worse_by, difference, max_regression)
     return Row(**cells, change=MISSING if math.isinf(change) else f"{100 * change:+.1f} %", verdict=verdict,
                failure=failure)

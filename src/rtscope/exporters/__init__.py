@@ -126,7 +126,7 @@ def _limit_broken(limit: Limit, metric_doc: dict[str, Any], value: float | None)
 def _at_least(metric_doc: dict[str, Any], key: str) -> bool:
     """Whether a figure is the better for being higher: a count of samples or periods, and a count
     metric's iterations (not their spread)."""
-    return key == "count" or (result.is_count(metric_doc) and key != "stddev")
+    return key == "count" or (result.is_periodic(metric_doc) and key != "stddev")
 
 
 def _figure_unit(metric_doc: dict[str, Any], key: str) -> str:
@@ -200,7 +200,7 @@ def cyclictest_metrics(doc: dict[str, Any], metric_ids: Iterable[str]) -> list[d
         ids = per_cpu or [CYCLICTEST_DEFAULT_METRIC]
     metrics = chosen_metrics(doc, ids)
     for metric_doc in metrics:
-        if result.is_count(metric_doc):
+        if result.is_periodic(metric_doc):
             raise RtscopeError(f"{metric_doc['id']} counts iterations: a cyclictest histogram is of times "
                                "(choose time metrics with --metric)")
     return metrics
@@ -359,8 +359,8 @@ def _lava_measurement(metric_doc: dict[str, Any], key: str, value: float) -> str
     """"MEASUREMENT UNITS": times in µs to the nanosecond ("us", as LAVA's units are plain text),
     the number of samples or periods, or iterations per period."""
     if key == "count":
-        return f"{values.exact(value)} {'periods' if result.is_count(metric_doc) else 'samples'}"
-    if result.is_count(metric_doc):
+        return f"{values.exact(value)} {'periods' if result.is_periodic(metric_doc) else 'samples'}"
+    if result.is_periodic(metric_doc):
         return f"{values.exact(value)} iterations"
     return f"{values.exact(round(value / NS_PER_US, 3))} us"
 

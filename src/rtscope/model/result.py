@@ -1,14 +1,21 @@
 """Result documents: loading, validation against the schema of their version, and metric lookup.
 
-A result document is what the probe writes (schema/result-v3.schema.json). Older versions are read as
-they are: a v2 document lacks only the metrics' ``threshold`` and ``series`` (read them with
-``metric_doc.get``), and a v1 document also has no count metrics. rtscope keeps the exact text it read next to the parsed document, so that what it stores and
-exports is what the probe wrote.
+A result document is what the probe writes (schema/result-v4.schema.json). Older versions are read as
+they are: a v3 document lacks the metrics' ``labels`` (read them with :func:`labels`) and knows only the
+units ns and count; a v2 document also lacks ``threshold`` and ``series`` (read them with
+``metric_doc.get``); a v1 document has no per-period metrics either. rtscope keeps the exact text it
+read next to the parsed document, so that what it stores and exports is what the probe wrote.
+
+Validation is the schema of the document's version, less the per-item checks of the long arrays
+(histogram buckets, raw samples, periods, series), which :func:`_check_arrays` does in a fraction of the
+time. A file of any shape — not JSON, nested without end, binary, huge, a directory — is one line.
 """
 
 import copy
 import functools
 import json
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,12 +23,15 @@ from typing import Any
 import jsonschema
 
 from rtscope import files
+from rtscope.model import units
 from rtscope.errors import RtscopeError
 from rtscope.paths import schema_path
 
 FORMAT = "rtscope-result"
-VERSION = 3  # what the probe writes, and what rtscope writes for documents it builds
-READABLE_VERSIONS = (1, 2, 3)
+VERSION = 4  # what the probe writes, and what rtscope writes for documents it builds
+READABLE_VERSIONS = (1, 2, 3, 4)
+# A result of a long run with every raw sample kept is tens of MB; a file larger than this is not one.
+MAX_FILE_BYTES = 1 << 30
 
 # Statistic keys of a summary, in display order, with the names people use for them.
 STATISTICS = {
@@ -48,6 +58,12 @@ def load(path: str | Path) -> Result:
     Raises RtscopeError with a one-line message naming the file when it cannot be read, is not JSON,
     is not an rtscope result, has another format version, or breaks the schema.
     """
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        size = 0  # missing or unreadable: read_text says which
+    if size > MAX_FILE_BYTES:
+        raise RtscopeError(f"{path} is not an rtscope result ({size / 2**30:.1f} GiB: larger than any result)")
     return parse(files.read_text(path), str(path))
 
 
@@ -79,6 +95,7 @@ def validate(doc: Any, source: str) -> dict[str, Any]:
     error = jsonschema.exceptions.best_match(_validator(version).iter_errors(doc))
     if error is not None:
         raise RtscopeError(f"{source}: invalid result at {error.json_path}: {error.message}")
+    _check_arrays(doc, source)
     _check_unique_metrics(doc, source)
     return doc
 
@@ -90,9 +107,25 @@ def metric(doc: dict[str, Any], metric_id: str) -> dict[str, Any] | None:
 
 def current_metric(metric_doc: dict[str, Any]) -> dict[str, Any]:
     """A copy of a metric of any readable version as the current version writes it: the fields older
-    versions lack (a v2 metric's ``threshold`` and ``series``) are added as null, which is what they
-    mean there."""
-    return {**copy.deepcopy(metric_doc), **{key: metric_doc.get(key) for key in ("threshold", "series")}}
+    versions lack are added with what they mean there (a v2 metric's ``threshold`` and ``series`` are
+    null, a v3 metric's ``labels`` empty)."""
+    return {**copy.deepcopy(metric_doc), **{key: metric_doc.get(key) for key in ("threshold", "series")},
+            "labels": labels(metric_doc)}
+
+
+def unit(metric_doc: dict[str, Any]) -> units.Unit:
+    """The unit of a metric: how its figures are shown and which way is better."""
+    return units.get(metric_doc["unit"])
+
+
+def labels(metric_doc: dict[str, Any]) -> dict[str, str | int]:
+    """What tells the metric apart from others of its family ({"cpu": 1}); empty before format 4."""
+    return metric_doc.get("labels") or {}
+
+
+def histogram_step(metric_doc: dict[str, Any]) -> float:
+    """The size of one histogram step in the metric's unit (1: a nanosecond for a time metric)."""
+    return (metric_doc.get("histogram") or {}).get("resolution", 1.0)
 
 
 def summary(metric_doc: dict[str, Any], *, adjusted: bool = True) -> dict[str, Any]:
@@ -117,9 +150,10 @@ def cycles_summary(doc: dict[str, Any], metric_doc: dict[str, Any], *, adjusted:
             for key, value in measured.items()}
 
 
-def is_count(metric_doc: dict[str, Any]) -> bool:
-    """True for a count metric (iterations per reporting period), False for a time metric (ns)."""
-    return metric_doc["unit"] == "count"
+def is_periodic(metric_doc: dict[str, Any]) -> bool:
+    """True for a per-period metric (a figure per reporting period, e.g. Thread-Metric's iterations),
+    False for a metric of samples (a histogram of them)."""
+    return metric_doc.get("periods") is not None
 
 
 def invalid_reason(metric_doc: dict[str, Any]) -> str:
@@ -131,6 +165,8 @@ def _parse_json(text: str, source: str) -> Any:
     try:
         # NaN and Infinity are not JSON; Python would accept them unless told otherwise.
         return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise RtscopeError(f"{source} is not an rtscope result (JSON nested too deeply)") from None
     except json.JSONDecodeError as error:
         raise RtscopeError(f"{source} is not valid JSON (line {error.lineno} column {error.colno}: "
                            f"{error.msg})") from None
@@ -151,9 +187,55 @@ def _check_unique_metrics(doc: dict[str, Any], source: str) -> None:
         seen.add(metric_doc["id"])
 
 
+_LABELLED_ID = re.compile(r"(?P<name>[^{]+)\{(?P<labels>[^}]*)\}")
+
+
+def _check_arrays(doc: dict[str, Any], source: str) -> None:
+    """What the fast schema leaves out: histogram buckets are [lower, width, count] whole numbers (width
+    and count at least 1), raw samples whole numbers, periods numbers, series windows whole numbers or
+    null, all at least 0; and a metric id with labels in braces names the labels the metric has."""
+    for metric_doc in doc["metrics"]:
+        where = f"{source}: invalid result: metric {metric_doc['id']}"
+        histogram = metric_doc.get("histogram")
+        if histogram is not None and not all(
+                type(bucket) is list and len(bucket) == 3 and all(type(v) is int for v in bucket)
+                and bucket[0] >= 0 and bucket[1] >= 1 and bucket[2] >= 1 for bucket in histogram["buckets"]):
+            raise RtscopeError(f"{where}: a histogram bucket is not [lower, width, count] in whole numbers")
+        if not all(type(v) is int and v >= 0 for v in metric_doc.get("raw") or ()):
+            raise RtscopeError(f"{where}: a raw sample is not a whole number of at least 0")
+        if not all(type(v) in (int, float) and v >= 0 for v in metric_doc.get("periods") or ()):
+            raise RtscopeError(f"{where}: a period's figure is not a number of at least 0")
+        series = metric_doc.get("series")
+        if series and not all(v is None or (type(v) is int and v >= 0) for v in series["max"]):
+            raise RtscopeError(f"{where}: a series window is not a whole number of at least 0 or null")
+        match = _LABELLED_ID.fullmatch(metric_doc["id"])
+        if match:
+            named = dict(pair.split("=", 1) for pair in match["labels"].split(","))
+            if named != {key: str(value) for key, value in labels(metric_doc).items()}:
+                raise RtscopeError(f"{where}: its id names labels {named} but it has {labels(metric_doc)}")
+
+
+# The long arrays whose items _check_arrays checks instead of the schema (jsonschema takes seconds on a
+# run with 10^5 raw samples): wherever a schema of any version describes one, its item schemas go.
+_LONG_ARRAYS = ("buckets", "raw", "periods", "max")
+
+
+def _without_item_checks(node: Any) -> None:
+    if isinstance(node, dict):
+        for key, child in node.items():
+            if key in _LONG_ARRAYS and isinstance(child, dict) and child.get("type") == "array":
+                child.pop("items", None)
+                child.pop("prefixItems", None)
+            _without_item_checks(child)
+    elif isinstance(node, list):
+        for child in node:
+            _without_item_checks(child)
+
+
 @functools.cache
 def _validator(version: int) -> jsonschema.protocols.Validator:
     schema = json.loads(schema_path(version).read_text(encoding="utf-8"))
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
+    _without_item_checks(schema)
     return validator_class(schema)

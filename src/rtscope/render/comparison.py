@@ -40,7 +40,7 @@ def _differences(groups: tuple[Group, ...], style: Style) -> list[str]:
             each = ", ".join(f"{letter} {value}" for letter, value in values.items())
             lines.append(style.warn(f"! the runs differ in {what}: {each}"))
     periods = {g.letter: sorted({fmt.seconds(m["period_s"]) for doc in g.docs for m in doc["metrics"]
-                                 if result.is_count(m)}) for g in groups}
+                                 if result.is_periodic(m)}) for g in groups}
     if len({tuple(p) for p in periods.values() if p}) > 1:
         each = ", ".join(f"{letter} {'/'.join(p)}" for letter, p in periods.items() if p)
         lines.append(style.warn(f"! the runs differ in reporting period, and counts are per period: {each}"))

@@ -1,28 +1,16 @@
 """Text formatting: numbers, durations, times and aligned tables, with optional colour."""
 
-import math
 import os
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TextIO
 
+from rtscope.model import units
+from rtscope.model.units import significant
 
-MISSING = "—"
-
-# (upper bound in ns, divisor, unit): a value is shown in the first unit whose bound it is below.
-_TIME_UNITS = ((1e3, 1.0, "ns"), (1e6, 1e3, "µs"), (1e9, 1e6, "ms"), (math.inf, 1e9, "s"))
+MISSING = units.MISSING
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def significant(value: float, digits: int = 3) -> str:
-    """``value`` rounded to ``digits`` significant digits, trailing zeros kept ("1.20", "123", "1230")."""
-    if value == 0 or not math.isfinite(value):
-        return f"{value:g}"
-    rounded = float(f"{value:.{digits - 1}e}")
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(rounded))))
-    return f"{rounded:.{decimals}f}"
-
 
 
 def duration(ns: float | None) -> str:
@@ -32,19 +20,7 @@ def duration(ns: float | None) -> str:
     are whole nanoseconds, so a zero after the point would claim precision there is not.
     None (a statistic the probe could not compute) shows as "—".
     """
-    if ns is None:
-        return MISSING
-    # Round first so that 999.7 ns becomes "1.00 µs", not "1000 ns".
-    rounded = float(significant(ns))
-    for bound, divisor, unit in _TIME_UNITS:
-        if abs(rounded) < bound:
-            digits = significant(rounded / divisor)
-            return f"{_drop_trailing_zeros(digits) if unit == 'ns' else digits} {unit}"
-    raise AssertionError("unreachable: the last unit has no upper bound")
-
-
-def _drop_trailing_zeros(digits: str) -> str:
-    return digits.rstrip("0").rstrip(".") if "." in digits else digits
+    return units.NS.format(ns)
 
 
 def seconds(value: float) -> str:
@@ -73,10 +49,8 @@ def count(value: int | None) -> str:
 
 
 def figure(value: float | None, unit: str) -> str:
-    """A statistic of a metric in its unit: a duration for "ns", a whole count for "count"."""
-    if unit == "count":
-        return count(None if value is None else round(value))
-    return duration(value)
+    """A statistic of a metric in its unit (see rtscope.model.units): "12.3 µs", "1,234", "4.56 %"."""
+    return units.get(unit).format(value)
 
 
 def ratio(value: float | None) -> str:

@@ -118,7 +118,7 @@ def render(results: Sequence[result.Result], *, adjusted: bool = True) -> str:
         for metric_doc in run.doc["metrics"]:
             first_measured.setdefault(metric_doc["id"], metric_doc)
     metric_ids = list(first_measured)
-    time_ids = [metric_id for metric_id, metric_doc in first_measured.items() if not result.is_count(metric_doc)]
+    time_ids = [metric_id for metric_id, metric_doc in first_measured.items() if not result.is_periodic(metric_doc)]
     thread_metric = _thread_metric(runs)
     ratios = _ratios(runs, metric_ids, adjusted)
     contents = [("runs", "Runs"), *((_anchor(metric_id), metric_id) for metric_id in time_ids),
@@ -440,7 +440,7 @@ def _box(metric_docs: Sequence[dict[str, Any]]) -> _Box:
 def _thread_metric(runs: Sequence[_Run]) -> list[str]:
     """Bars of each count metric's median relative to its calibration metric's, per run, on a log axis
     centred on 1 (the calibration test itself)."""
-    measured = [(run, m) for run in runs for m in run.doc["metrics"] if result.is_count(m) and m.get("baseline")]
+    measured = [(run, m) for run in runs for m in run.doc["metrics"] if result.is_periodic(m) and m.get("baseline")]
     categories = list(dict.fromkeys(m["id"] for _, m in measured if m["id"] != m["baseline"]["metric"]))
     if not categories:
         return []
@@ -508,7 +508,7 @@ Statistic = tuple[str, Callable[[dict[str, Any]], float | None], str]  # heading
 
 
 def _ratio_statistics(metric_doc: dict[str, Any], adjusted: bool) -> list[Statistic]:
-    if not result.is_count(metric_doc):
+    if not result.is_periodic(metric_doc):
         return [(result.STATISTICS[key], lambda m, key=key: result.summary(m, adjusted=adjusted)[key], "ns")
                 for key in _RATIO_STATISTICS]
     statistics: list[Statistic] = [("p50 per period", lambda m: m["stats"]["p50"], "count")]
@@ -597,8 +597,8 @@ def _loads(loads: list[dict[str, Any]]) -> Html:
 
 def _metric_tables(metrics: list[dict[str, Any]], adjusted: bool) -> list[str]:
     """The tables of `show`, cell for cell: time metrics, their worst latency over time, count metrics."""
-    times = [m for m in metrics if not result.is_count(m)]
-    counts = [m for m in metrics if result.is_count(m)]
+    times = [m for m in metrics if not result.is_periodic(m)]
+    counts = [m for m in metrics if result.is_periodic(m)]
     parts: list[str] = []
     if times:
         header = ["metric", "count", *(result.STATISTICS[key] for key in summary.STAT_COLUMNS), "validity"]

@@ -159,8 +159,8 @@ def bench_note(bench: dict[str, Any]) -> str:
 
 
 def _metric_tables(metrics: list[dict[str, Any]], style: Style, adjusted: bool) -> list[list[str]]:
-    counts = [m for m in metrics if result.is_count(m)]
-    times = [m for m in metrics if not result.is_count(m)]
+    counts = [m for m in metrics if result.is_periodic(m)]
+    times = [m for m in metrics if not result.is_periodic(m)]
     return [_metrics(times, style, adjusted) if times or not counts else [], _over_time(times, style),
             _throughput(counts, style)]
 
