@@ -9,7 +9,6 @@
  * thread's own.
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "bench_util.h"
 
@@ -82,11 +81,11 @@ static int run(rts_ctx *ctx)
     int n = rts_ctx_cpus(ctx, cpus);
     uint64_t origin = rts_time_ns();
     rts_metric *all = bench_latency_metric(ctx, "lat.wakeup", description, origin);
-    wakeup_thread *threads = calloc((size_t)n, sizeof *threads);
+    wakeup_thread *threads = rts_heap_calloc((size_t)n, sizeof *threads);
     if (!all || !threads) {
         if (all)
             rts_ctx_fail(ctx, "out of memory for %d measuring threads", n);
-        free(threads);
+        rts_heap_free(threads);
         return 1;
     }
     all->threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
@@ -114,7 +113,7 @@ static int run(rts_ctx *ctx)
     }
     if (ok && n > 1)
         merge_threads(all, threads, n);
-    free(threads);
+    rts_heap_free(threads);
     return ok ? 0 : 1;
 }
 

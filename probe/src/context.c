@@ -7,11 +7,11 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "metrics.h"
 #include "params.h"
+#include "text.h"
 
 #define PROGRESS_PERIOD_NS 1000000000u
 #define SUPERVISOR_TICK_NS 50000000u
@@ -94,7 +94,7 @@ typedef struct {
 static void spawned_thread(void *p)
 {
     spawn_start s = *(spawn_start *)p;
-    free(p);
+    rts_heap_free(p);
     if (s.ctx->run->granted.stack_prefault)
         rts_stack_prefault(RTS_STACK_PREFAULT_BYTES);
     s.fn(s.arg);
@@ -117,7 +117,7 @@ rts_thread *rts_ctx_spawn(rts_ctx *ctx, const char *name, int cpu, int prio_offs
                           void (*fn)(void *), void *arg)
 {
     rts_thread_attr attr = rts_ctx_thread_attr(ctx, name, cpu, prio_offset);
-    spawn_start *s = malloc(sizeof *s);
+    spawn_start *s = rts_heap_alloc(sizeof *s);
     if (!s) {
         rts_ctx_fail(ctx, "out of memory starting thread %s", name);
         return NULL;
@@ -126,7 +126,7 @@ rts_thread *rts_ctx_spawn(rts_ctx *ctx, const char *name, int cpu, int prio_offs
     rts_thread *t = NULL;
     rts_status st = rts_thread_create(&t, &attr, spawned_thread, s);
     if (st != RTS_OK) {
-        free(s);
+        rts_heap_free(s);
         rts_ctx_fail(ctx, "cannot start thread %s on CPU %d: %s", name, cpu, rts_status_str(st));
         return NULL;
     }
@@ -140,9 +140,9 @@ static void print_progress(const rts_ctx *ctx, const rts_metric *m, uint64_t now
 {
     if (ctx->run->req->quiet)
         return;
-    fprintf(stderr, "  %-12s %5.1f / %.1f s  %llu samples\n", ctx->result->bench->id,
-            (double)(now - start) / 1e9, rts_ctx_planned_s(ctx),
-            m ? (unsigned long long)atomic_load_explicit(&m->progress, memory_order_relaxed) : 0ull);
+    rts_text_fmt(rts_diag_write, "  %-12s %5.1f / %.1f s  %llu samples\n", ctx->result->bench->id,
+                    (double)(now - start) / 1e9, rts_ctx_planned_s(ctx),
+                    m ? (unsigned long long)atomic_load_explicit(&m->progress, memory_order_relaxed) : 0ull);
 }
 
 void rts_ctx_wait(rts_ctx *ctx, const rts_metric *m)

@@ -3,40 +3,41 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-void rts_json_init(rts_json *j) { memset(j, 0, sizeof *j); }
-
-void rts_json_free(rts_json *j)
+void rts_json_init(rts_json *j, rts_json_write_fn write, void *arg)
 {
-    free(j->buf);
-    rts_json_init(j);
+    memset(j, 0, sizeof *j);
+    j->write = write;
+    j->arg = arg;
 }
 
-bool rts_json_ok(const rts_json *j) { return !j->failed; }
+/* Hand the chunk over; a refusal fails the document. */
+static void flush(rts_json *j)
+{
+    if (j->len > 0 && !j->failed && !j->write(j->arg, j->chunk, j->len))
+        j->failed = true;
+    j->len = 0;
+}
 
-const char *rts_json_text(const rts_json *j) { return j->failed || !j->buf ? "" : j->buf; }
+bool rts_json_finish(rts_json *j)
+{
+    flush(j);
+    return !j->failed && j->depth == 0;
+}
 
 static void put(rts_json *j, const char *s, size_t n)
 {
-    if (j->failed)
-        return;
-    if (j->len + n + 1 > j->cap) {
-        size_t cap = j->cap ? j->cap : 4096;
-        while (j->len + n + 1 > cap)
-            cap *= 2;
-        char *buf = realloc(j->buf, cap);
-        if (!buf) {
-            j->failed = true;
-            return;
-        }
-        j->buf = buf;
-        j->cap = cap;
+    while (n > 0 && !j->failed) {
+        size_t room = sizeof j->chunk - j->len;
+        size_t take = n < room ? n : room;
+        memcpy(j->chunk + j->len, s, take);
+        j->len += take;
+        s += take;
+        n -= take;
+        if (j->len == sizeof j->chunk)
+            flush(j);
     }
-    memcpy(j->buf + j->len, s, n);
-    j->len += n;
-    j->buf[j->len] = '\0';
 }
 
 static void puts_(rts_json *j, const char *s) { put(j, s, strlen(s)); }

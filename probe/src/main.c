@@ -1,6 +1,7 @@
 /*
  * rtscope-probe: the measuring side of rtscope, usable alone on a target.
- * A thin command line over the runner (runner.c) and result writer (result.c).
+ * A thin command line over the run (run.c), its parameters (params.c) and
+ * its output (output.c); all text goes through the port (text.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -9,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtscope/json.h"
+#include "output.h"
 #include "params.h"
-#include "result.h"
+#include "rtscope/json.h"
+#include "text.h"
 #include "version.h"
 
 #define EXIT_USAGE 2
@@ -34,28 +36,36 @@ static const char usage[] =
     "  --grace SECONDS            how long a bench may take to stop before the watchdog\n"
     "                             ends the run (default 10)\n"
     "  --label TEXT               a label stored with the result\n"
-    "  --json FILE|-              write the result to FILE (atomically) or stdout\n"
+    "  --json FILE|-              write the result to FILE (atomically); -: standard output\n"
     "  --quiet                    no progress and no summary\n";
 
-/* One line on stderr for bad input; returns the usage exit status. */
+/* One line on diagnostics for bad input; returns the usage exit status. */
 static int fail_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail_usage(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("rtscope-probe: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    rts_text_puts(rts_diag_write, "rtscope-probe: ");
+    rts_text_vfmt(rts_diag_write, fmt, ap);
+    rts_text_puts(rts_diag_write, "\n");
     va_end(ap);
     return EXIT_USAGE;
 }
 
 /* ------------------------------------------------------------------ list */
 
+/* JSON text to the console (an rts_json_write_fn). */
+static bool to_console(void *arg, const char *data, size_t n)
+{
+    (void)arg;
+    rts_console_write(data, n);
+    return true;
+}
+
 static void list_json(void)
 {
     rts_json j;
-    rts_json_init(&j);
+    rts_json_init(&j, to_console, NULL);
     rts_json_object_begin(&j, NULL, false);
     rts_json_string(&j, "format", "rtscope-bench-list");
     rts_json_int(&j, "version", 1);
@@ -98,25 +108,24 @@ static void list_json(void)
     }
     rts_json_array_end(&j);
     rts_json_object_end(&j);
-    fputs(rts_json_text(&j), stdout);
-    rts_json_free(&j);
+    rts_json_finish(&j);
 }
 
 static void list_text(void)
 {
     for (const rts_bench *const *b = rts_benches; *b; b++) {
-        printf("%-12s %s\n", (*b)->id, (*b)->summary);
+        rts_text_fmt(rts_console_write, "%-12s %s\n", (*b)->id, (*b)->summary);
         for (unsigned i = 0; i < (*b)->nparams; i++) {
             const rts_param_decl *p = &(*b)->params[i];
-            printf("    %-12s default %-6s %s\n", p->name, p->def, p->description);
+            rts_text_fmt(rts_console_write, "    %-12s default %-6s %s\n", p->name, p->def, p->description);
         }
     }
-    printf("\nsuites:\n");
+    rts_text_puts(rts_console_write, "\nsuites:\n");
     for (const rts_suite *s = rts_suites; s->id; s++) {
-        printf("%-12s %s\n   ", s->id, s->summary);
+        rts_text_fmt(rts_console_write, "%-12s %s\n   ", s->id, s->summary);
         for (const char *const *b = s->benches; *b; b++)
-            printf(" %s", *b);
-        printf("\n");
+            rts_text_fmt(rts_console_write, " %s", *b);
+        rts_text_puts(rts_console_write, "\n");
     }
 }
 
@@ -340,54 +349,7 @@ static int parse_run_args(int argc, char **argv, rts_run_request *req)
     return 0;
 }
 
-/* ------------------------------------------------------- result output */
-
-/* Where the result goes: a temporary file beside the target, renamed over
- * it at the end, so a reader never sees half a result. */
-typedef struct {
-    const char *path;
-    char tmp[4096];
-    FILE *f;
-} output;
-
-static bool output_open(output *o, const char *path, const char *run_id)
-{
-    o->path = path;
-    o->f = NULL;
-    if (!path)
-        return true;
-    if (strcmp(path, "-") == 0) {
-        o->f = stdout;
-        return true;
-    }
-    if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s.tmp-%s", path, run_id) >= sizeof o->tmp) {
-        fprintf(stderr, "rtscope-probe: cannot write %s: path too long\n", path);
-        return false;
-    }
-    o->f = fopen(o->tmp, "wx");
-    if (!o->f) {
-        fprintf(stderr, "rtscope-probe: cannot write %s: %s\n", path, strerror(errno));
-        return false;
-    }
-    return true;
-}
-
-static bool output_commit(output *o, const rts_run *run)
-{
-    if (!o->f)
-        return true;
-    bool ok = rts_result_write(run, o->f);
-    if (o->f == stdout)
-        return ok;
-    ok = fclose(o->f) == 0 && ok;
-    if (ok && rename(o->tmp, o->path) != 0)
-        ok = false;
-    if (!ok) {
-        fprintf(stderr, "rtscope-probe: cannot write %s: %s\n", o->path, strerror(errno));
-        remove(o->tmp);
-    }
-    return ok;
-}
+/* ------------------------------------------------------------------- run */
 
 static void make_run_id(char id[17])
 {
@@ -397,23 +359,11 @@ static void make_run_id(char id[17])
         snprintf(id + 2 * i, 3, "%02x", bytes[i]);
 }
 
-/* The run's result file and summary (the run's publish step). */
-static bool publish(rts_run *run, void *arg)
-{
-    output *out = arg;
-    bool ok = output_commit(out, run);
-    if (!run->req->quiet)
-        rts_result_print_summary(run, out->f == stdout ? stderr : stdout);
-    fflush(stdout);
-    fflush(stderr);
-    return ok;
-}
-
 static int cmd_run(int argc, char **argv)
 {
     static rts_run_request req;
     static rts_run run;
-    static output out;
+    static rts_output out;
     int st = parse_run_args(argc, argv, &req);
     if (st)
         return st;
@@ -422,9 +372,9 @@ static int cmd_run(int argc, char **argv)
     if (!rts_params_resolve(&run, err, sizeof err))
         return fail_usage("%s", err);
     make_run_id(run.id);
-    if (!output_open(&out, req.json_path, run.id))
+    if (!rts_output_open(&out, req.json_path))
         return EXIT_USAGE;
-    run.publish = publish;
+    run.publish = rts_output_publish;
     run.publish_arg = &out;
     rts_stop_requests_catch();
     int status = rts_run_execute(&run);
@@ -440,13 +390,13 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc, argv);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-        printf("rtscope-probe %s (port %s)\n", RTS_PROBE_VERSION, rts_port_name());
+        rts_text_fmt(rts_console_write, "rtscope-probe %s (port %s)\n", RTS_PROBE_VERSION, rts_port_name());
         return 0;
     }
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        fputs(usage, stdout);
+        rts_text_puts(rts_console_write, usage);
         return 0;
     }
-    fputs(usage, stderr);
+    rts_text_puts(rts_diag_write, usage);
     return cmd[0] ? fail_usage("unknown command '%s'", cmd) : EXIT_USAGE;
 }

@@ -3,7 +3,6 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 rts_metric *rts_metric_new(const char *id, const char *description, const rts_timing *timing, uint64_t raw_cap,
@@ -13,10 +12,10 @@ rts_metric *rts_metric_new(const char *id, const char *description, const rts_ti
         snprintf(why, whysize, "metric id %s is too long", id);
         return NULL;
     }
-    rts_metric *m = calloc(1, sizeof *m);
-    uint64_t *raw = m && raw_cap ? calloc(raw_cap, sizeof *raw) : NULL;
+    rts_metric *m = rts_heap_calloc(1, sizeof *m);
+    uint64_t *raw = m && raw_cap ? rts_heap_calloc(raw_cap, sizeof *raw) : NULL;
     if (!m || (raw_cap && !raw)) {
-        free(m);
+        rts_heap_free(m);
         snprintf(why, whysize, "out of memory for metric %s", id);
         return NULL;
     }
@@ -33,12 +32,12 @@ rts_metric *rts_metric_new(const char *id, const char *description, const rts_ti
 
 bool rts_metric_keep_series(rts_metric *m, uint64_t origin_ns, uint64_t window_ns, uint64_t windows)
 {
-    uint64_t *max = malloc(windows * sizeof *max);
+    uint64_t *max = rts_heap_calloc(windows, sizeof *max);
     if (!max)
         return false;
     for (uint64_t i = 0; i < windows; i++)
         max[i] = RTS_SERIES_EMPTY;
-    free(m->series.max);
+    rts_heap_free(m->series.max);
     m->series = (rts_series){ .origin_ns = origin_ns, .window_ns = window_ns, .max = max, .cap = windows };
     return true;
 }
@@ -47,9 +46,9 @@ void rts_metric_free(rts_metric *m)
 {
     if (!m)
         return;
-    free(m->raw);
-    free(m->series.max);
-    free(m);
+    rts_heap_free(m->raw);
+    rts_heap_free(m->series.max);
+    rts_heap_free(m);
 }
 
 /* ------------------------------------------------------------ samples */

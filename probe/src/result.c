@@ -1,13 +1,13 @@
 /*
  * The result document (schema/result-v3.schema.json) and the human summary.
  */
+#include "result.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "rtscope/json.h"
-#include "result.h"
 #include "version.h"
 
 static const char *const run_status_names[] = { "complete", "interrupted", "failed" };
@@ -83,7 +83,7 @@ static void write_system(rts_json *j, const rts_sysinfo *s)
 static void write_timing(rts_json *j, const rts_timing *t)
 {
     rts_json_object_begin(j, "timing", false);
-    rts_json_string(j, "clock", "CLOCK_MONOTONIC");
+    rts_json_string(j, "clock", rts_time_clock_name());
     rts_json_uint(j, "clock_resolution_ns", t->clock_resolution_ns);
     rts_json_double(j, "clock_overhead_ns", t->clock_overhead_ns);
     rts_json_string(j, "cycle_counter", t->cycle_counter);
@@ -342,10 +342,10 @@ static void write_metric(rts_json *j, const rts_run *run, const rts_bench *b, co
     rts_json_object_end(j);
 }
 
-bool rts_result_write(const rts_run *run, FILE *out)
+bool rts_result_write(const rts_run *run, rts_json_write_fn write, void *arg)
 {
     rts_json j;
-    rts_json_init(&j);
+    rts_json_init(&j, write, arg);
     rts_json_object_begin(&j, NULL, false);
     rts_json_string(&j, "format", "rtscope-result");
     rts_json_int(&j, "version", 3);
@@ -360,9 +360,7 @@ bool rts_result_write(const rts_run *run, FILE *out)
             write_metric(&j, run, run->results[b].bench, run->results[b].metrics[k]);
     rts_json_array_end(&j);
     rts_json_object_end(&j);
-    bool ok = rts_json_ok(&j) && fputs(rts_json_text(&j), out) >= 0 && fflush(out) == 0 && !ferror(out);
-    rts_json_free(&j);
-    return ok;
+    return rts_json_finish(&j);
 }
 
 /* ns as "845 ns" / "12.3 us" / "4.56 ms" / "1.23 s" into buf. */
@@ -391,30 +389,34 @@ static const char *fmt_count(char *buf, size_t size, double n)
     return buf;
 }
 
-void rts_result_print_summary(const rts_run *run, FILE *out)
+/* One row of the summary: m's overhead-adjusted figures. */
+static void print_metric_row(const rts_metric *m, rts_text_fn out)
 {
-    fprintf(out, "run %s  %s  %s %s  policy %s", run->id, run_status_names[run->status], run->sys.hostname,
-            run->sys.kernel_release, rts_policy_name(run->granted.policy));
+    rts_summary s, a;
+    summarize_metric(&s, m);
+    a = rts_summary_shift(&s, m->overhead_ns);
+    const char *(*show)(char *, size_t, double) = m->counts ? fmt_count : fmt_ns;
+    char v[5][24];
+    rts_text_fmt(out, "%-14s %10llu %10s %10s %10s %10s %10s  %s\n", m->id, (unsigned long long)a.count,
+                    show(v[0], 24, a.min), show(v[1], 24, a.p50), show(v[2], 24, a.p99), show(v[3], 24, a.p9999),
+                    show(v[4], 24, a.max), m->invalid ? m->invalid_reason : a.count ? "" : "no samples");
+}
+
+void rts_result_print_summary(const rts_run *run, rts_text_fn out)
+{
+    char priority[16] = "";
     if (run->granted.policy != RTS_POLICY_OTHER)
-        fprintf(out, " %d", run->granted.priority);
-    fprintf(out, "  mlockall %s\n", run->granted.mlockall ? "yes" : "no");
-    fprintf(out, "%-14s %10s %10s %10s %10s %10s %10s  %s\n", "metric", "count", "min", "p50", "p99", "p99.99",
-            "max", "(overhead-adjusted)");
+        snprintf(priority, sizeof priority, " %d", run->granted.priority);
+    rts_text_fmt(out, "run %s  %s  %s %s  policy %s%s  mlockall %s\n", run->id, run_status_names[run->status],
+                    run->sys.hostname, run->sys.kernel_release, rts_policy_name(run->granted.policy), priority,
+                    run->granted.mlockall ? "yes" : "no");
+    rts_text_fmt(out, "%-14s %10s %10s %10s %10s %10s %10s  %s\n", "metric", "count", "min", "p50", "p99",
+                    "p99.99", "max", "(overhead-adjusted)");
     for (unsigned b = 0; b < run->req->nbenches; b++) {
         const rts_bench_result *r = &run->results[b];
         if (r->status == RTS_BENCH_FAILED || r->status == RTS_BENCH_SKIPPED)
-            fprintf(out, "%-14s %s: %s\n", r->bench->id, bench_status_names[r->status], r->error);
-        for (unsigned k = 0; k < r->nmetrics; k++) {
-            const rts_metric *m = r->metrics[k];
-            rts_summary s, a;
-            summarize_metric(&s, m);
-            a = rts_summary_shift(&s, m->overhead_ns);
-            const char *(*show)(char *, size_t, double) = m->counts ? fmt_count : fmt_ns;
-            char v[6][24];
-            fprintf(out, "%-14s %10llu %10s %10s %10s %10s %10s  %s\n", m->id, (unsigned long long)a.count,
-                    show(v[0], 24, a.min), show(v[1], 24, a.p50), show(v[2], 24, a.p99),
-                    show(v[3], 24, a.p9999), show(v[4], 24, a.max),
-                    m->invalid ? m->invalid_reason : a.count ? "" : "no samples");
-        }
+            rts_text_fmt(out, "%-14s %s: %s\n", r->bench->id, bench_status_names[r->status], r->error);
+        for (unsigned k = 0; k < r->nmetrics; k++)
+            print_metric_row(r->metrics[k], out);
     }
 }

@@ -2,15 +2,15 @@
 #ifndef RTSCOPE_RESULT_H
 #define RTSCOPE_RESULT_H
 
-#include <stdio.h>
-
+#include "rtscope/json.h"
 #include "run.h"
+#include "text.h"
 
-/* Write the result document of run (schema/result-v3.schema.json) to out;
- * false when it could not be written whole. */
-bool rts_result_write(const rts_run *run, FILE *out);
+/* Write the result document of run (schema/result-v3.schema.json) through
+ * write(arg, ...); false when it could not be written whole. */
+bool rts_result_write(const rts_run *run, rts_json_write_fn write, void *arg);
 
 /* Print the human summary table of run to out. */
-void rts_result_print_summary(const rts_run *run, FILE *out);
+void rts_result_print_summary(const rts_run *run, rts_text_fn out);
 
 #endif

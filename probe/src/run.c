@@ -9,6 +9,7 @@
 #include "context.h"
 #include "metrics.h"
 #include "rtsetup.h"
+#include "text.h"
 
 void rts_run_warn(rts_run *run, const char *fmt, ...)
 {
@@ -20,7 +21,7 @@ void rts_run_warn(rts_run *run, const char *fmt, ...)
     vsnprintf(w, sizeof run->warnings[0], fmt, ap);
     va_end(ap);
     if (!run->req->quiet)
-        fprintf(stderr, "warning: %s\n", w);
+        rts_text_fmt(rts_diag_write, "warning: %s\n", w);
 }
 
 /* ------------------------------------------------------------ conclude */
@@ -66,8 +67,8 @@ static void abandon_bench(void *arg, rts_ctx *ctx, double late_s, uint64_t now_n
         snprintf(later->error, sizeof later->error, "not run: the probe ended after %s hung", r->bench->id);
     }
     if (!run->req->quiet)
-        fprintf(stderr, "rtscope-probe: %s failed: %s\n", r->bench->id, r->error);
-    _Exit(conclude(run));
+        rts_text_fmt(rts_diag_write, "rtscope-probe: %s failed: %s\n", r->bench->id, r->error);
+    rts_process_end(conclude(run));
 }
 
 /* ----------------------------------------------------------------- run */
@@ -87,7 +88,7 @@ static void run_bench(rts_run *run, rts_bench_result *r)
     if (planned_s <= 0.0)
         planned_s = run->req->duration_s;
     if (!run->req->quiet)
-        fprintf(stderr, "rtscope-probe: %s for %.1f s\n", b->id, planned_s);
+        rts_text_fmt(rts_diag_write, "rtscope-probe: %s for %.1f s\n", b->id, planned_s);
     ctx.started_ns = rts_time_ns();
     ctx.deadline_ns = ctx.started_ns + (uint64_t)(planned_s * 1e9);
     r->status = RTS_BENCH_OK;
@@ -117,7 +118,7 @@ int rts_run_execute(rts_run *run)
         }
         run_bench(run, r);
         if (r->status == RTS_BENCH_FAILED && !run->req->quiet)
-            fprintf(stderr, "rtscope-probe: %s failed: %s\n", r->bench->id, r->error);
+            rts_text_fmt(rts_diag_write, "rtscope-probe: %s failed: %s\n", r->bench->id, r->error);
     }
     rts_watchdog_stop(&run->watchdog);
     return conclude(run);

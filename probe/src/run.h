@@ -36,7 +36,7 @@ typedef struct {
     bool refuse_privilege;    /* behave as if unprivileged (tests, comparison) */
     uint64_t raw_cap;         /* raw samples kept per metric */
     const char *label;        /* NULL: none */
-    const char *json_path;    /* NULL: none; "-": stdout */
+    const char *json_path;    /* NULL: none; RTS_SINK_CONSOLE ("-"): the console */
     bool quiet;
     int argc;
     char **argv;

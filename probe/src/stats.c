@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtscope/port.h"
+
 void rts_hist_init(rts_hist *h) { memset(h, 0, sizeof *h); }
 
 size_t rts_hist_index(uint64_t v)
@@ -153,7 +155,7 @@ void rts_summarize_exact(rts_summary *s, const rts_welford *w, const uint64_t *v
     s->mean = w->n ? w->mean : NAN;
     s->stddev = w->n ? rts_welford_stddev(w) : NAN;
     s->p50 = s->p90 = s->p99 = s->p999 = s->p9999 = NAN;
-    uint64_t *sorted = n ? malloc(n * sizeof *sorted) : NULL;
+    uint64_t *sorted = n ? rts_heap_calloc(n, sizeof *sorted) : NULL;
     if (!sorted)
         return;
     memcpy(sorted, values, n * sizeof *sorted);
@@ -163,7 +165,7 @@ void rts_summarize_exact(rts_summary *s, const rts_welford *w, const uint64_t *v
     s->p99 = interpolated_quantile(sorted, n, 0.99);
     s->p999 = interpolated_quantile(sorted, n, 0.999);
     s->p9999 = interpolated_quantile(sorted, n, 0.9999);
-    free(sorted);
+    rts_heap_free(sorted);
 }
 
 static double floor0(double v) { return v < 0.0 ? 0.0 : v; }

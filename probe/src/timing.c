@@ -24,7 +24,7 @@ static int cmp_double(const void *a, const void *b)
 /* Median back-to-back delta of a reader: the cost of one read. */
 static double median_read_cost(uint64_t (*read)(void))
 {
-    uint64_t *d = malloc(RTS_CALIBRATION_PAIRS * sizeof *d);
+    uint64_t *d = rts_heap_calloc(RTS_CALIBRATION_PAIRS, sizeof *d);
     if (!d)
         return 0.0;
     for (int i = 0; i < 1000; i++) /* warm caches and the vDSO page */
@@ -36,7 +36,7 @@ static double median_read_cost(uint64_t (*read)(void))
     }
     qsort(d, RTS_CALIBRATION_PAIRS, sizeof *d, cmp_u64);
     double median = (double)d[RTS_CALIBRATION_PAIRS / 2];
-    free(d);
+    rts_heap_free(d);
     return median;
 }
 

@@ -2,25 +2,21 @@
 #include <math.h>
 #include <string.h>
 
+#include "capture.h"
 #include "check.h"
 #include "rtscope/json.h"
 
-/* Write one string value in an array and return the text. */
-static const char *one_string(rts_json *j, const char *s)
-{
-    rts_json_init(j);
-    rts_json_array_begin(j, NULL, true);
-    rts_json_string(j, NULL, s);
-    rts_json_array_end(j);
-    return rts_json_text(j);
-}
-
 static void expect_string(const char *in, const char *want)
 {
+    capture c = { 0 };
     rts_json j;
-    const char *got = one_string(&j, in);
-    CHECK(strcmp(got, want) == 0, "escaping %s: got %s want %s", in, got, want);
-    rts_json_free(&j);
+    rts_json_init(&j, capture_write, &c);
+    rts_json_array_begin(&j, NULL, true);
+    rts_json_string(&j, NULL, in);
+    rts_json_array_end(&j);
+    CHECK(rts_json_finish(&j) && strcmp(capture_text(&c), want) == 0, "escaping %s: got %s want %s", in,
+          capture_text(&c), want);
+    capture_free(&c);
 }
 
 static void test_escaping(void)
@@ -39,8 +35,9 @@ static void test_escaping(void)
 
 static void test_layout_and_numbers(void)
 {
+    capture c = { 0 };
     rts_json j;
-    rts_json_init(&j);
+    rts_json_init(&j, capture_write, &c);
     rts_json_object_begin(&j, NULL, false);
     rts_json_int(&j, "i", -3);
     rts_json_uint(&j, "u", 18446744073709551615ull);
@@ -73,35 +70,64 @@ static void test_layout_and_numbers(void)
                        "  \"empty\": [],\n"
                        "  \"o\": {\"a\": 1, \"b\": 2}\n"
                        "}\n";
-    CHECK(rts_json_ok(&j) && strcmp(rts_json_text(&j), want) == 0, "layout:\n%s", rts_json_text(&j));
-    rts_json_free(&j);
+    CHECK(rts_json_finish(&j) && strcmp(capture_text(&c), want) == 0, "layout:\n%s", capture_text(&c));
+    capture_free(&c);
 }
 
 static void test_errors_are_sticky(void)
 {
+    capture c = { 0 };
     rts_json j;
-    rts_json_init(&j);
+    rts_json_init(&j, capture_write, &c);
     rts_json_object_end(&j); /* closing what was never opened */
-    CHECK(!rts_json_ok(&j) && strcmp(rts_json_text(&j), "") == 0, "unbalanced close fails");
-    rts_json_free(&j);
-    rts_json_init(&j);
+    rts_json_int(&j, NULL, 1);
+    CHECK(!rts_json_finish(&j) && c.len == 0, "unbalanced close fails, nothing written: %s",
+          capture_text(&c));
+    capture_free(&c);
+    rts_json_init(&j, capture_write, &c);
     for (int i = 0; i < RTS_JSON_MAX_DEPTH + 1; i++)
         rts_json_array_begin(&j, NULL, false);
-    CHECK(!rts_json_ok(&j), "nesting beyond the limit fails");
-    rts_json_free(&j);
+    for (int i = 0; i < RTS_JSON_MAX_DEPTH + 1; i++)
+        rts_json_array_end(&j);
+    CHECK(!rts_json_finish(&j), "nesting beyond the limit fails");
+    capture_free(&c);
+    rts_json_init(&j, capture_write, &c);
+    rts_json_array_begin(&j, NULL, false);
+    CHECK(!rts_json_finish(&j), "an unclosed document is not whole");
+    capture_free(&c);
 }
 
-static void test_growth(void)
+/* A long document goes out in chunks of RTS_JSON_CHUNK bytes, in order. */
+static void test_chunks(void)
 {
+    capture c = { 0 };
     rts_json j;
-    rts_json_init(&j);
+    rts_json_init(&j, capture_write, &c);
     rts_json_array_begin(&j, NULL, true);
     for (int i = 0; i < 100000; i++)
         rts_json_int(&j, NULL, i);
     rts_json_array_end(&j);
-    const char *t = rts_json_text(&j);
-    CHECK(rts_json_ok(&j) && strncmp(t, "[0, 1, 2", 8) == 0 && strstr(t, "99999]\n"), "large array");
-    rts_json_free(&j);
+    bool whole = rts_json_finish(&j);
+    const char *t = capture_text(&c);
+    CHECK(whole && strncmp(t, "[0, 1, 2", 8) == 0 && strstr(t, "99998, 99999]\n"), "large array");
+    CHECK(c.calls == (c.len + RTS_JSON_CHUNK - 1) / RTS_JSON_CHUNK, "%zu bytes in %zu writes", c.len, c.calls);
+    capture_free(&c);
+}
+
+/* A write refused stops the document: nothing more is handed over. */
+static void test_refused_write(void)
+{
+    capture c = { .refuse_after = 3 * RTS_JSON_CHUNK };
+    rts_json j;
+    rts_json_init(&j, capture_write, &c);
+    rts_json_array_begin(&j, NULL, true);
+    for (int i = 0; i < 10000; i++)
+        rts_json_int(&j, NULL, i);
+    rts_json_array_end(&j);
+    CHECK(!rts_json_finish(&j), "a refused write fails the document");
+    CHECK(c.calls == 3 && c.len == 3 * RTS_JSON_CHUNK, "writes stop at the refusal: %zu calls, %zu bytes", c.calls,
+          c.len);
+    capture_free(&c);
 }
 
 int main(void)
@@ -109,6 +135,7 @@ int main(void)
     test_escaping();
     test_layout_and_numbers();
     test_errors_are_sticky();
-    test_growth();
+    test_chunks();
+    test_refused_write();
     return check_report("test_json");
 }

@@ -1,5 +1,6 @@
 /* Contract tests of the port (include/rtscope/port.h) on this platform. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -288,6 +289,80 @@ static void test_priority_inheritance(void)
     CHECK(priority_inversion(false) == 0, "without inheritance the medium thread held the high one off");
 }
 
+/* The text of file path, at most size - 1 bytes ("" when it cannot be
+ * read). The C library's stdio, not the port: an independent reader. */
+static const char *read_back(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static bool exists(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
+#define SINK_DEST "rtscope-test-sink.json"
+
+/* A document appears at its destination whole on commit, not before. */
+static void test_sink_commit(void)
+{
+    char why[128], buf[64];
+    rts_sink *s;
+    remove(SINK_DEST);
+    CHECK(rts_sink_open(&s, SINK_DEST, why, sizeof why) == RTS_OK, "sink opened: %s", why);
+    CHECK(rts_sink_write(s, "{\"half\": ", 9) == RTS_OK, "first half written");
+    CHECK(!exists(SINK_DEST), "nothing at the destination before commit");
+    CHECK(rts_sink_write(s, "1}\n", 3) == RTS_OK, "second half written");
+    CHECK(rts_sink_commit(s, why, sizeof why) == RTS_OK, "committed: %s", why);
+    CHECK(strcmp(read_back(SINK_DEST, buf, sizeof buf), "{\"half\": 1}\n") == 0, "whole document: %s", buf);
+}
+
+/* An aborted document leaves the destination as it was; a committed one
+ * replaces it. */
+static void test_sink_abort_and_replace(void)
+{
+    char why[128], buf[64];
+    rts_sink *s;
+    CHECK(rts_sink_open(&s, SINK_DEST, why, sizeof why) == RTS_OK, "sink over an existing file");
+    rts_sink_write(s, "broken", 6);
+    rts_sink_abort(s);
+    CHECK(strcmp(read_back(SINK_DEST, buf, sizeof buf), "{\"half\": 1}\n") == 0, "abort kept the old file: %s",
+          buf);
+    CHECK(rts_sink_open(&s, SINK_DEST, why, sizeof why) == RTS_OK, "sink again");
+    rts_sink_write(s, "[]\n", 3);
+    CHECK(rts_sink_commit(s, why, sizeof why) == RTS_OK, "committed over it");
+    CHECK(strcmp(read_back(SINK_DEST, buf, sizeof buf), "[]\n") == 0, "replaced: %s", buf);
+    remove(SINK_DEST);
+}
+
+/* A destination that cannot be written is refused at open, with a reason. */
+static void test_sink_refused(void)
+{
+    char why[128] = "";
+    rts_sink *s = (rts_sink *)&s;
+    CHECK(rts_sink_open(&s, "no-such-directory/x.json", why, sizeof why) != RTS_OK, "missing directory refused");
+    CHECK(s == NULL && why[0] != '\0', "no sink, and a reason: %s", why);
+}
+
+static void test_sinks(void)
+{
+    if (!(rts_port_caps() & RTS_CAP_FILES)) {
+        printf("test_port: sink files skipped: RTS_CAP_FILES missing\n");
+        return;
+    }
+    test_sink_commit();
+    test_sink_abort_and_replace();
+    test_sink_refused();
+}
+
 int main(void)
 {
     test_semaphore();
@@ -299,5 +374,6 @@ int main(void)
     test_affinity();
     test_switch_count();
     test_priority_inheritance();
+    test_sinks();
     return check_report("test_port");
 }

@@ -115,9 +115,19 @@
 
 /* ------------------------------------------------------------ output */
 
-/* Deepest nesting of the JSON writer. */
+/* Deepest nesting of the JSON writer, and the bytes it gathers before
+ * handing them to its output (the result sink, the console). */
 #ifndef RTS_JSON_MAX_DEPTH
 #define RTS_JSON_MAX_DEPTH 32
+#endif
+#ifndef RTS_JSON_CHUNK
+#define RTS_JSON_CHUNK 512
+#endif
+
+/* A line of console or diagnostic text formatted on the stack; a longer
+ * one takes the heap for a moment. */
+#ifndef RTS_TEXT_LINE
+#define RTS_TEXT_LINE 256
 #endif
 
 /* What a port records about its system (rts_sysinfo in rtscope/port.h),
@@ -145,6 +155,7 @@ _Static_assert(RTS_MAX_LABELS >= 1, "per-CPU metrics carry a cpu label");
 _Static_assert(RTS_HIST_SUB_BITS >= 1 && RTS_HIST_SUB_BITS < RTS_HIST_MAX_EXP && RTS_HIST_MAX_EXP <= 63,
                "histogram: 1 <= RTS_HIST_SUB_BITS < RTS_HIST_MAX_EXP <= 63");
 _Static_assert(RTS_CALIBRATION_PAIRS % 2 == 1, "an odd number of calibration pairs has one median");
+_Static_assert(RTS_JSON_CHUNK >= 64 && RTS_TEXT_LINE >= 64, "output buffers of at least 64 bytes");
 _Static_assert(RTS_METRIC_ID_MAX >= 16 && RTS_MESSAGE_TEXT >= 64 && RTS_LABEL_TEXT >= 2, "room for text");
 
 #endif

@@ -1,8 +1,11 @@
 /*
- * A streaming JSON writer into a growing buffer. Strings are escaped and
- * made valid UTF-8; non-finite numbers become null. Keys are given with
- * each value (NULL inside arrays). Errors (out of memory, nesting too deep)
- * are sticky: check rts_json_ok before using the text.
+ * A streaming JSON writer: the text goes out in chunks of up to
+ * RTS_JSON_CHUNK bytes through a write function as it is made, so a
+ * document of any size needs only the writer's own few hundred bytes.
+ * Strings are escaped and made valid UTF-8; non-finite numbers become
+ * null. Keys are given with each value (NULL inside arrays). Errors (a
+ * write refused, nesting too deep, a close without an open) are sticky:
+ * nothing more is written, and rts_json_finish says so.
  */
 #ifndef RTSCOPE_JSON_H
 #define RTSCOPE_JSON_H
@@ -13,20 +16,26 @@
 
 #include "rtscope/config.h"
 
+/* Where the text goes: take n bytes at data, or return false. */
+typedef bool (*rts_json_write_fn)(void *arg, const char *data, size_t n);
+
 typedef struct {
-    char *buf;
-    size_t len, cap;
+    rts_json_write_fn write;
+    void *arg;
+    char chunk[RTS_JSON_CHUNK];         /* text not handed over yet */
+    size_t len;
     int depth;
     bool has_items[RTS_JSON_MAX_DEPTH]; /* a value was written at this depth */
     bool inline_at[RTS_JSON_MAX_DEPTH]; /* container printed on one line */
     bool failed;
 } rts_json;
 
-void rts_json_init(rts_json *j);
-void rts_json_free(rts_json *j);
-bool rts_json_ok(const rts_json *j);
-/* The text so far (NUL-terminated; "" after a failure). */
-const char *rts_json_text(const rts_json *j);
+/* Start a document whose text goes to write(arg, ...). */
+void rts_json_init(rts_json *j, rts_json_write_fn write, void *arg);
+
+/* Hand over the text still held. True when the document is whole: no
+ * error, every container closed, every byte taken by write. */
+bool rts_json_finish(rts_json *j);
 
 /* Containers; one_line prints the container without line breaks. */
 void rts_json_object_begin(rts_json *j, const char *key, bool one_line);

@@ -2,8 +2,11 @@
  * rtscope porting layer: the only place where the probe touches the OS.
  *
  * Everything a benchmark needs from an operating system goes through these
- * functions, so that porting the probe to an RTOS means writing one file
- * (see port/template/port_template.c). Each function states its contract;
+ * functions, and so does everything the probe itself needs: its memory,
+ * its text (console and diagnostics), its result document (a sink) and
+ * the end of the process. Porting the probe to an RTOS means writing one
+ * file (see port/template/port_template.c); src/ and bench/ use the C
+ * library only for what needs no OS (formatting, strings, math). Each function states its contract;
  * a port that cannot honour one clears the matching capability flag and
  * returns RTS_ENOTSUP, and benches that need it report "skipped", never a
  * number measured some other way.
@@ -46,7 +49,8 @@ enum {
     RTS_CAP_SOFT_IRQ       = 1u << 4, /* a software interrupt can be raised */
     RTS_CAP_CYCLE_COUNTER  = 1u << 5, /* invariant CPU cycle counter readable */
     RTS_CAP_SYSINFO        = 1u << 6, /* rts_sysinfo_read fills real values */
-    RTS_CAP_TIMER_IRQ      = 1u << 7  /* a periodic timer interrupt can be taken */
+    RTS_CAP_TIMER_IRQ      = 1u << 7, /* a periodic timer interrupt can be taken */
+    RTS_CAP_FILES          = 1u << 8  /* result sinks are files named by their destination */
 };
 
 /* Bitwise OR of RTS_CAP_* for this build on this machine. */
@@ -58,6 +62,9 @@ const char *rts_port_name(void);
 /* ---------------------------------------------------------------- time */
 
 #define RTS_FOREVER UINT64_MAX /* timeout meaning "wait without bound" */
+
+/* Name of the clock rts_time_ns reads, for the result (e.g. "CLOCK_MONOTONIC"). */
+const char *rts_time_clock_name(void);
 
 /* Resolution of the monotonic clock in ns (0 if unknown). */
 uint64_t rts_time_resolution_ns(void);
@@ -234,9 +241,73 @@ rts_status rts_timer_irq_stop(uint64_t *missed);
 
 /* ----------------------------------------------------------------- heap */
 
-/* General-purpose allocation (the OS's malloc), for benches of the heap. */
+/* General-purpose allocation (the OS's heap: malloc, pvPortMalloc …), for
+ * all the probe's own memory (metrics, samples, series, thread starts) and
+ * for the heap benches. Callable from any thread (not from an interrupt).
+ * NULL when the heap cannot give bytes. */
 void *rts_heap_alloc(size_t bytes);
+
+/* count * size bytes from the heap, all zero; NULL when the product
+ * overflows or the heap cannot give them. */
+void *rts_heap_calloc(size_t count, size_t size);
+
+/* Return p, from rts_heap_alloc or rts_heap_calloc, to the heap; NULL: nothing. */
 void rts_heap_free(void *p);
+
+/* ------------------------------------------- console and diagnostics */
+
+/* Write n bytes of the probe's output (the summary table, bench lists,
+ * usage, version) to the console: stdout on POSIX; on a board a UART or
+ * semihosting. Text that cannot be written is dropped: there is nowhere
+ * to report it. Callable from any thread (not from an interrupt). */
+void rts_console_write(const char *text, size_t n);
+
+/* Write n bytes of diagnostics (progress, warnings, errors, usage after a
+ * mistake) where a person watching sees them: stderr on POSIX; on a board
+ * the console itself. As rts_console_write otherwise; the bytes of one
+ * call are not interleaved with another thread's. */
+void rts_diag_write(const char *text, size_t n);
+
+/* ------------------------------------------------------- result output */
+
+/* A sink takes one result document for a destination, and makes it appear
+ * there whole or not at all: a reader of the destination never sees half a
+ * document, even when the probe is killed while writing it. */
+typedef struct rts_sink rts_sink;
+
+/* The destination that means "the console stream" (stdout on POSIX): the
+ * document goes there as it is written, and the probe's own console text
+ * (the summary) then goes to diagnostics instead. */
+#define RTS_SINK_CONSOLE "-"
+
+/* Open a sink for dest (a file path where RTS_CAP_FILES is set; a port
+ * without files may take any dest to mean its one output channel). Nothing
+ * appears at dest yet. On failure *out is NULL and why holds one line
+ * saying why (e.g. the OS's reason). dest is copied. */
+rts_status rts_sink_open(rts_sink **out, const char *dest, char *why, size_t whysize);
+
+/* Append n bytes to the document. A failure is sticky: later writes do
+ * nothing, and rts_sink_commit fails with its reason. */
+rts_status rts_sink_write(rts_sink *s, const void *data, size_t n);
+
+/* Make the document appear at the destination, whole (POSIX: flush, sync
+ * and rename a temporary file beside dest over it; a console sink is
+ * flushed), and release s. On failure (here or in an earlier write)
+ * nothing appears, the temporary is removed, s is released, and why holds
+ * one line saying why. */
+rts_status rts_sink_commit(rts_sink *s, char *why, size_t whysize);
+
+/* Drop the document (the temporary is removed) and release s. */
+void rts_sink_abort(rts_sink *s);
+
+/* -------------------------------------------------------------- process */
+
+/* End the probe now with exit status status, from any thread, whatever the
+ * others are doing (one may be stuck for good: the watchdog's case).
+ * Console and diagnostic text written before is delivered first; nothing
+ * else is cleaned up (an open sink is not committed). On a board:
+ * semihosting's exit, or a reset after the output has drained. */
+_Noreturn void rts_process_end(int status);
 
 /* ------------------------------------------------ stop requests, signals */
 

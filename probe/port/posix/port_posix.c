@@ -60,7 +60,7 @@ static rts_status from_errno(int err)
 unsigned rts_port_caps(void)
 {
     unsigned caps = RTS_CAP_PRIORITY_SCHED | RTS_CAP_AFFINITY | RTS_CAP_MLOCK |
-                    RTS_CAP_PI_MUTEX | RTS_CAP_SOFT_IRQ | RTS_CAP_SYSINFO;
+                    RTS_CAP_PI_MUTEX | RTS_CAP_SOFT_IRQ | RTS_CAP_SYSINFO | RTS_CAP_FILES;
 #ifdef SIGEV_THREAD_ID
     caps |= RTS_CAP_TIMER_IRQ;
 #endif
@@ -78,6 +78,8 @@ static struct timespec ts_from_ns(uint64_t ns)
     struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
     return ts;
 }
+
+const char *rts_time_clock_name(void) { return "CLOCK_MONOTONIC"; }
 
 uint64_t rts_time_resolution_ns(void)
 {
@@ -757,6 +759,7 @@ rts_status rts_timer_irq_stop(uint64_t *missed)
 /* ------------------------------------------------------------------ heap */
 
 void *rts_heap_alloc(size_t bytes) { return malloc(bytes); }
+void *rts_heap_calloc(size_t count, size_t size) { return calloc(count, size); }
 void rts_heap_free(void *p) { free(p); }
 
 /* -------------------------------------------------- stop requests, signals */

@@ -10,6 +10,8 @@
  * This file compiles as it is (`make check-template`), so it cannot drift
  * from the header: every function returns "not supported".
  */
+#include <stdio.h> /* snprintf only: the C library, not the OS */
+
 #include "rtscope/port.h"
 #include "port_time.h"
 
@@ -25,6 +27,9 @@ unsigned rts_port_caps(void) { return 0; }
 const char *rts_port_name(void) { return "template"; }
 
 /* ------------------------------------------------------------------ time */
+
+/* What rts_time_ns reads, e.g. "DWT_CYCCNT" or "SysTick". */
+const char *rts_time_clock_name(void) { return "none"; }
 
 /* The tick period, or the hardware timer's period in ns. */
 uint64_t rts_time_resolution_ns(void) { return 0; }
@@ -290,14 +295,92 @@ rts_status rts_timer_irq_stop(uint64_t *missed)
 
 /* ------------------------------------------------------------------ heap */
 
-/* pvPortMalloc / vPortFree, or k_malloc / k_free. */
+/* pvPortMalloc / vPortFree, or k_malloc / k_free. The probe takes its own
+ * memory here too (metrics: a histogram each, RTS_HIST_* in
+ * rtscope/config.h), so size configTOTAL_HEAP_SIZE for both. */
 void *rts_heap_alloc(size_t bytes)
 {
     (void)bytes;
     return NULL;
 }
 
+/* rts_heap_alloc of count * size (refuse when it overflows), then memset 0. */
+void *rts_heap_calloc(size_t count, size_t size)
+{
+    (void)count;
+    (void)size;
+    return NULL;
+}
+
 void rts_heap_free(void *p) { (void)p; }
+
+/* ------------------------------------------- console and diagnostics */
+
+/* A UART driven by polling (a probe prints little, and never while it
+ * measures), or semihosting SYS_WRITE to handle 1; under a scheduler, take
+ * a mutex around it so that lines do not interleave. */
+void rts_console_write(const char *text, size_t n)
+{
+    (void)text;
+    (void)n;
+}
+
+/* The same channel as the console on a board with one UART; semihosting
+ * can use handle 2. */
+void rts_diag_write(const char *text, size_t n)
+{
+    (void)text;
+    (void)n;
+}
+
+/* ------------------------------------------------------- result output */
+
+/* Semihosting: SYS_OPEN of "<dest>.tmp" on the host, SYS_WRITE, and on
+ * commit SYS_CLOSE then SYS_RENAME over dest (abort: SYS_REMOVE); set
+ * RTS_CAP_FILES. Over a UART there is no file: frame the document (a start
+ * line, the bytes, an end line with its length and a CRC) so that the host
+ * keeps only a complete one; abort sends a line that cancels it. */
+struct rts_sink {
+    int unused;
+};
+
+rts_status rts_sink_open(rts_sink **out, const char *dest, char *why, size_t whysize)
+{
+    (void)dest;
+    *out = NULL;
+    snprintf(why, whysize, "the template port has no result output");
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_sink_write(rts_sink *s, const void *data, size_t n)
+{
+    (void)s;
+    (void)data;
+    (void)n;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_sink_commit(rts_sink *s, char *why, size_t whysize)
+{
+    (void)s;
+    (void)why;
+    (void)whysize;
+    return RTS_ENOTSUP;
+}
+
+void rts_sink_abort(rts_sink *s) { (void)s; }
+
+/* -------------------------------------------------------------- process */
+
+/* Let the console drain, then semihosting SYS_EXIT (ADP_Stopped_ApplicationExit
+ * with the status: QEMU exits with it) or, on a board, NVIC_SystemReset().
+ * Never return: a stuck task cannot be stopped any other way. */
+_Noreturn void rts_process_end(int status)
+{
+    (void)status;
+    for (;;) {
+    }
+}
 
 /* -------------------------------------------------- stop requests, signals */
 

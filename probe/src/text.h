@@ -1,0 +1,29 @@
+/*
+ * Formatted text for people, through the port: rts_console_write (the
+ * probe's output) or rts_diag_write (progress, warnings, errors). Only the
+ * C library's vsnprintf underneath, no stdio streams.
+ */
+#ifndef RTSCOPE_TEXT_H
+#define RTSCOPE_TEXT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "rtscope/config.h"
+
+/* Where text goes: rts_console_write or rts_diag_write (or a test's). */
+typedef void (*rts_text_fn)(const char *text, size_t n);
+
+/* Format as printf does and hand the text to out in one call (so that a
+ * line is not interleaved with another thread's). Text longer than
+ * RTS_TEXT_LINE - 1 bytes is formatted on the heap; if the heap refuses,
+ * its first RTS_TEXT_LINE - 1 bytes are written. */
+void rts_text_fmt(rts_text_fn out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* rts_text_fmt with the arguments in ap. */
+void rts_text_vfmt(rts_text_fn out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+/* Hand the NUL-terminated text to out as it is. */
+void rts_text_puts(rts_text_fn out, const char *text);
+
+#endif
