@@ -51,7 +51,7 @@ static const rts_param_decl params[] = {
 
 static const char *const metrics[] = { "clock.read", NULL };
 
-const rts_bench rts_bench_clock_read = {
+RTS_BENCH_DEFINE(rts_bench_clock_read) = {
     .id = "clock.read",
     .summary = "cost of one monotonic clock read (back-to-back reads)",
     .metrics = metrics,

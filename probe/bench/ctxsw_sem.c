@@ -135,7 +135,7 @@ static const rts_param_decl params[] = {
 
 static const char *const metrics[] = { "ctxsw.sem", NULL };
 
-const rts_bench rts_bench_ctxsw_sem = {
+RTS_BENCH_DEFINE(rts_bench_ctxsw_sem) = {
     .id = "ctxsw.sem",
     .summary = "context switch: two threads on one CPU alternating through semaphores (round trip / 2)",
     .metrics = metrics,

@@ -152,7 +152,7 @@ static const rts_param_decl params[] = {
 
 static const char *const metrics[] = { "ctxsw.yield", NULL };
 
-const rts_bench rts_bench_ctxsw_yield = {
+RTS_BENCH_DEFINE(rts_bench_ctxsw_yield) = {
     .id = "ctxsw.yield",
     .summary = "context switch: two equal-priority threads on one CPU yielding in turn (one sample per switch)",
     .metrics = metrics,

@@ -120,7 +120,7 @@ static const rts_param_decl params[] = {
 
 static const char *const metrics[] = { "heap.malloc", "heap.free", NULL };
 
-const rts_bench rts_bench_heap = {
+RTS_BENCH_DEFINE(rts_bench_heap) = {
     .id = "heap.ops",
     .summary = "heap: one allocation of size bytes (heap.malloc) / one free (heap.free), in batches",
     .metrics = metrics,

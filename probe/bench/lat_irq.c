@@ -85,7 +85,7 @@ static const rts_param_decl params[] = {
 
 static const char *const metrics[] = { "lat.irq", NULL };
 
-const rts_bench rts_bench_lat_irq = {
+RTS_BENCH_DEFINE(rts_bench_lat_irq) = {
     .id = "lat.irq",
     .summary = "interrupt latency: periodic timer expiry to handler entry (POSIX timer signal)",
     .metrics = metrics,

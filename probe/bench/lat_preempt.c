@@ -131,7 +131,7 @@ static const rts_param_decl sem_params[] = {
 
 static const char *const sem_metrics[] = { "lat.preempt", NULL };
 
-const rts_bench rts_bench_lat_preempt = {
+RTS_BENCH_DEFINE(rts_bench_lat_preempt) = {
     .id = "lat.preempt",
     .summary = "preemption latency: a busy low-priority thread gives a semaphore, to the higher-priority taker",
     .metrics = sem_metrics,
@@ -149,7 +149,7 @@ static const rts_param_decl timer_params[] = {
 
 static const char *const timer_metrics[] = { "lat.preempt_timer", NULL };
 
-const rts_bench rts_bench_lat_preempt_timer = {
+RTS_BENCH_DEFINE(rts_bench_lat_preempt_timer) = {
     .id = "lat.preempt_timer",
     .summary = "preemption latency: a timer readies a higher-priority thread over a busy lower one",
     .metrics = timer_metrics,

@@ -133,7 +133,7 @@ static const rts_param_decl params[] = {
 
 static const char *const metrics[] = { "lat.wakeup", "lat.wakeup.cpu<N>", NULL };
 
-const rts_bench rts_bench_lat_wakeup = {
+RTS_BENCH_DEFINE(rts_bench_lat_wakeup) = {
     .id = "lat.wakeup",
     .summary = "wake-up latency of periodic threads on absolute clock_nanosleep, one per CPU (cyclictest's method)",
     .metrics = metrics,

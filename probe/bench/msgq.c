@@ -156,7 +156,7 @@ static const rts_param_decl params[] = {
 
 static const char *const metrics[] = { "msgq.send", "msgq.receive", "msgq.wake", NULL };
 
-const rts_bench rts_bench_msgq = {
+RTS_BENCH_DEFINE(rts_bench_msgq) = {
     .id = "msgq.ops",
     .summary = "message queue, 16-byte messages checked on receipt: one send and one receive by one thread "
                "(msgq.send, msgq.receive); one send that wakes a higher-priority receiver, to its first "

@@ -67,7 +67,7 @@ static const rts_param_decl params[] = {
 
 static const char *const metrics[] = { "mutex.lock", "mutex.unlock", NULL };
 
-const rts_bench rts_bench_mutex = {
+RTS_BENCH_DEFINE(rts_bench_mutex) = {
     .id = "mutex.ops",
     .summary = "uncontended mutex: one lock (mutex.lock) and one unlock (mutex.unlock) by one thread",
     .metrics = metrics,

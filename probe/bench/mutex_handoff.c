@@ -73,7 +73,7 @@ static const rts_param_decl params[] = {
 
 static const char *const metrics[] = { "mutex.handoff", NULL };
 
-const rts_bench rts_bench_mutex_handoff = {
+RTS_BENCH_DEFINE(rts_bench_mutex_handoff) = {
     .id = "mutex.handoff",
     .summary = "contended mutex: unlock to the return from lock of a higher-priority waiter blocked on it, "
                "on one CPU",

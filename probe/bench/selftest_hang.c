@@ -53,7 +53,7 @@ static const rts_param_decl params[] = {
 
 static const char *const metrics[] = { "selftest.hang", NULL };
 
-const rts_bench rts_bench_selftest_hang = {
+RTS_BENCH_DEFINE(rts_bench_selftest_hang) = {
     .id = "selftest.hang",
     .summary = "self-test of the watchdog: hangs on purpose after 1000 samples (the run fails; nothing is left running)",
     .metrics = metrics,

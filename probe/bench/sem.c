@@ -83,7 +83,7 @@ static const rts_param_decl params[] = {
 
 static const char *const metrics[] = { "sem.signal", "sem.wake", NULL };
 
-const rts_bench rts_bench_sem = {
+RTS_BENCH_DEFINE(rts_bench_sem) = {
     .id = "sem.ops",
     .summary = "semaphore: one give with no waiter (sem.signal); one give that wakes a higher-priority "
                "waiter, to its first instruction (sem.wake)",

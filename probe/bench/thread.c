@@ -149,7 +149,7 @@ static const rts_param_decl params[] = {
 
 static const char *const metrics[] = { "thread.create", "thread.start", "thread.join", NULL };
 
-const rts_bench rts_bench_thread = {
+RTS_BENCH_DEFINE(rts_bench_thread) = {
     .id = "thread.ops",
     .summary = "thread: one creation on a pre-allocated stack (thread.create), creation call to the new "
                "thread's first instruction (thread.start), one join of a finished thread (thread.join)",

@@ -8,6 +8,12 @@
 /* The reporter runs above every thread of a test, as in Thread-Metric. */
 #define TM_REPORTER_PRIO_OFFSET 10
 
+const rts_param_decl tm_params[TM_NPARAMS] = {
+    { "period", "30", 0.05, 3600, false, "reporting period in seconds (Thread-Metric: 30)" },
+    { "periods", "3", 1, TM_MAX_PERIODS, true, "reporting periods to measure" },
+    RTS_PARAM_CPU("the last CPU"),
+};
+
 double tm_planned_s(const rts_ctx *ctx)
 {
     return rts_ctx_param(ctx, "period") * rts_ctx_param(ctx, "periods") + TM_START_S;

@@ -21,11 +21,9 @@
 #define TM_MAX_PERIODS 1000
 #define TM_BASELINE "tm.basic"
 
-/* The parameters every test declares, first in its list. */
-#define TM_PARAMS                                                                        \
-    { "period", "30", 0.05, 3600, false, "reporting period in seconds (Thread-Metric: 30)" }, \
-    { "periods", "3", 1, TM_MAX_PERIODS, true, "reporting periods to measure" },            \
-    RTS_PARAM_CPU("the last CPU")
+/* The parameters every test declares: period, periods, cpu (thread_metric.c). */
+#define TM_NPARAMS 3
+extern const rts_param_decl tm_params[TM_NPARAMS];
 
 typedef struct tm_test tm_test;
 
@@ -90,21 +88,21 @@ void tm_measure(tm_test *t);
  * counted, until the run stops or op fails (t->op_failed), then reported. */
 void tm_run_loop(tm_test *t, bool (*op)(void *state));
 
-/* Define the rts_bench of a Thread-Metric test whose run() is in the file:
- * its id (also its metric's), summary and the capabilities it needs beyond
- * pinning threads. */
-#define TM_BENCH(symbol, bench_id, summary_text, caps)                                   \
-    static const rts_param_decl tm_params[] = { TM_PARAMS };                            \
-    static const char *const tm_metrics[] = { bench_id, NULL };                         \
-    const rts_bench symbol = {                                                          \
-        .id = bench_id,                                                                 \
-        .summary = summary_text,                                                        \
-        .metrics = tm_metrics,                                                          \
-        .params = tm_params,                                                            \
-        .nparams = sizeof tm_params / sizeof tm_params[0],                              \
-        .needs_caps = RTS_CAP_AFFINITY | (caps),                                        \
-        .planned_s = tm_planned_s,                                                      \
-        .run = run,                                                                     \
+/* The rts_bench of a Thread-Metric test whose run() is in the file, to
+ * initialise its definition with:
+ *   RTS_BENCH_DEFINE(rts_bench_tm_x) = TM_BENCH("tm.x", "summary", caps);
+ * its id (also its metric's), summary, and the capabilities it needs
+ * beyond pinning threads. */
+#define TM_BENCH(bench_id, summary_text, caps)                          \
+    {                                                                   \
+        .id = bench_id,                                                 \
+        .summary = summary_text,                                        \
+        .metrics = (const char *const[]){ bench_id, NULL },            \
+        .params = tm_params,                                            \
+        .nparams = TM_NPARAMS,                                          \
+        .needs_caps = RTS_CAP_AFFINITY | (caps),                        \
+        .planned_s = tm_planned_s,                                      \
+        .run = run,                                                     \
     }
 
 #endif

@@ -47,5 +47,5 @@ static int run(rts_ctx *ctx)
     return 0;
 }
 
-TM_BENCH(rts_bench_tm_basic, "tm.basic", "Thread-Metric calibration: array arithmetic passes per period, no OS service",
-         0);
+RTS_BENCH_DEFINE(rts_bench_tm_basic) =
+    TM_BENCH("tm.basic", "Thread-Metric calibration: array arithmetic passes per period, no OS service", 0);

@@ -47,6 +47,5 @@ static int run(rts_ctx *ctx)
     return 0;
 }
 
-TM_BENCH(rts_bench_tm_coop, "tm.coop",
-         "Thread-Metric cooperative scheduling: 5 equal-priority threads relinquishing in turn",
-         0);
+RTS_BENCH_DEFINE(rts_bench_tm_coop) =
+    TM_BENCH("tm.coop", "Thread-Metric cooperative scheduling: 5 equal-priority threads relinquishing in turn", 0);

@@ -53,6 +53,7 @@ static int run(rts_ctx *ctx)
     return t.m ? 0 : 1;
 }
 
-TM_BENCH(rts_bench_tm_irq, "tm.irq",
-         "Thread-Metric interrupt processing: software interrupt, handler gives a semaphore, thread takes",
-         RTS_CAP_SOFT_IRQ);
+RTS_BENCH_DEFINE(rts_bench_tm_irq) =
+    TM_BENCH("tm.irq",
+             "Thread-Metric interrupt processing: software interrupt, handler gives a semaphore, thread takes",
+             RTS_CAP_SOFT_IRQ);

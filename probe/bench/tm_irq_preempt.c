@@ -103,6 +103,7 @@ static int run(rts_ctx *ctx)
     return 0;
 }
 
-TM_BENCH(rts_bench_tm_irq_preempt, "tm.irq_preempt",
-         "Thread-Metric interrupt preemption: the handler resumes a higher-priority thread",
-         RTS_CAP_PRIORITY_SCHED | RTS_CAP_SOFT_IRQ);
+RTS_BENCH_DEFINE(rts_bench_tm_irq_preempt) =
+    TM_BENCH("tm.irq_preempt",
+             "Thread-Metric interrupt preemption: the handler resumes a higher-priority thread",
+             RTS_CAP_PRIORITY_SCHED | RTS_CAP_SOFT_IRQ);

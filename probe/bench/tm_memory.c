@@ -33,5 +33,5 @@ static int run(rts_ctx *ctx)
     return t.m ? 0 : 1;
 }
 
-TM_BENCH(rts_bench_tm_memory, "tm.memory", "Thread-Metric memory allocation: take and return a 128-byte block from a pool",
-         0);
+RTS_BENCH_DEFINE(rts_bench_tm_memory) =
+    TM_BENCH("tm.memory", "Thread-Metric memory allocation: take and return a 128-byte block from a pool", 0);

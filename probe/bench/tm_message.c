@@ -50,5 +50,5 @@ static int run(rts_ctx *ctx)
     return t.m ? 0 : 1;
 }
 
-TM_BENCH(rts_bench_tm_message, "tm.message",
-         "Thread-Metric message processing: send and receive a 16-byte message, content checked", 0);
+RTS_BENCH_DEFINE(rts_bench_tm_message) =
+    TM_BENCH("tm.message", "Thread-Metric message processing: send and receive a 16-byte message, content checked", 0);

@@ -103,6 +103,7 @@ static int run(rts_ctx *ctx)
     return 0;
 }
 
-TM_BENCH(rts_bench_tm_preempt, "tm.preempt",
-         "Thread-Metric preemptive scheduling: a chain of 5 priorities resuming upwards",
-         RTS_CAP_PRIORITY_SCHED);
+RTS_BENCH_DEFINE(rts_bench_tm_preempt) =
+    TM_BENCH("tm.preempt",
+             "Thread-Metric preemptive scheduling: a chain of 5 priorities resuming upwards",
+             RTS_CAP_PRIORITY_SCHED);

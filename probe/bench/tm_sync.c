@@ -27,4 +27,5 @@ static int run(rts_ctx *ctx)
     return t.m ? 0 : 1;
 }
 
-TM_BENCH(rts_bench_tm_sync, "tm.sync", "Thread-Metric synchronization processing: semaphore take and give", 0);
+RTS_BENCH_DEFINE(rts_bench_tm_sync) =
+    TM_BENCH("tm.sync", "Thread-Metric synchronization processing: semaphore take and give", 0);
