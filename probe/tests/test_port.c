@@ -1,13 +1,64 @@
-/* Contract tests of the port (include/rtscope/port.h) on this platform. */
+/*
+ * Contract tests of the port (include/rtscope/port.h) on this platform.
+ * A check that needs a capability the port does not claim (rts_port_caps)
+ * is skipped, and says so on a line of its own. RTSCOPE_TEST_CAPS=<hex>
+ * masks the claimed capabilities, to see what a port without them runs.
+ */
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "port_time.h"
+#include "rtscope/cycles.h"
 #include "rtscope/port.h"
 
 #define MS 1000000ull
+
+static const struct {
+    unsigned cap;
+    const char *name;
+} cap_names[] = {
+    { RTS_CAP_PRIORITY_SCHED, "RTS_CAP_PRIORITY_SCHED" }, { RTS_CAP_AFFINITY, "RTS_CAP_AFFINITY" },
+    { RTS_CAP_MLOCK, "RTS_CAP_MLOCK" },                   { RTS_CAP_PI_MUTEX, "RTS_CAP_PI_MUTEX" },
+    { RTS_CAP_SOFT_IRQ, "RTS_CAP_SOFT_IRQ" },             { RTS_CAP_CYCLE_COUNTER, "RTS_CAP_CYCLE_COUNTER" },
+    { RTS_CAP_SYSINFO, "RTS_CAP_SYSINFO" },               { RTS_CAP_TIMER_IRQ, "RTS_CAP_TIMER_IRQ" },
+    { RTS_CAP_FILES, "RTS_CAP_FILES" },
+};
+
+static int skipped;
+
+/* The capabilities the checks may rely on: the port's, masked by
+ * RTSCOPE_TEST_CAPS when set. */
+static unsigned usable_caps(void)
+{
+    const char *mask = getenv("RTSCOPE_TEST_CAPS");
+    return rts_port_caps() & (mask ? (unsigned)strtoul(mask, NULL, 16) : ~0u);
+}
+
+/* Whether the checks called what can run: true when every capability in
+ * caps is usable, else false after a line saying which are missing. */
+static bool have(unsigned caps, const char *what)
+{
+    unsigned missing = caps & ~usable_caps();
+    if (!missing)
+        return true;
+    printf("test_port: %s: skipped:", what);
+    for (size_t i = 0; i < sizeof cap_names / sizeof cap_names[0]; i++)
+        if (missing & cap_names[i].cap)
+            printf(" %s", cap_names[i].name);
+    printf(" missing\n");
+    skipped++;
+    return false;
+}
+
+/* A line for a check skipped for want of something else than a capability. */
+static void skip(const char *what, const char *why)
+{
+    printf("test_port: %s: skipped: %s\n", what, why);
+    skipped++;
+}
 
 static void test_semaphore(void)
 {
@@ -133,6 +184,8 @@ static void irq_handler(void *arg)
 
 static void test_soft_irq(void)
 {
+    if (!have(RTS_CAP_SOFT_IRQ, "software interrupt"))
+        return;
     rts_sem_create(&irq_sem, 0, 1);
     CHECK(rts_soft_irq_register(irq_handler, NULL) == RTS_OK, "handler registered");
     CHECK(rts_soft_irq_raise() == RTS_OK, "raised");
@@ -169,8 +222,12 @@ static void test_affinity(void)
     int cpu = rts_cpu_count() - 1;
     rts_thread_attr attr = { .name = "pinned", .policy = RTS_POLICY_OTHER, .cpu = cpu };
     rts_thread *t;
-    if (!rts_cpu_allowed(cpu))
+    if (!have(RTS_CAP_AFFINITY, "affinity"))
         return;
+    if (!rts_cpu_allowed(cpu)) {
+        skip("affinity", "the last CPU is not available to this process");
+        return;
+    }
     CHECK(rts_thread_create(&t, &attr, report_cpu, NULL) == RTS_OK, "pinned thread");
     rts_thread_join(t);
     CHECK(atomic_load(&seen_cpu) == cpu, "ran on CPU %d, wanted %d", atomic_load(&seen_cpu), cpu);
@@ -181,8 +238,10 @@ static void test_affinity(void)
 static void test_switch_count(void)
 {
     long long before = rts_self_switches();
-    if (before < 0)
-        return; /* not counted on this OS: nothing to check */
+    if (before < 0) {
+        skip("switch count", "the port does not count switches (-1)");
+        return;
+    }
     for (int i = 0; i < 10; i++)
         rts_sleep_ns(MS);
     /* A sleep whose timer has expired by the time the thread would block (it was preempted on
@@ -278,11 +337,11 @@ static int priority_inversion(bool inherit)
 
 static void test_priority_inheritance(void)
 {
-    if (!(rts_port_caps() & RTS_CAP_PI_MUTEX))
+    if (!have(RTS_CAP_PI_MUTEX | RTS_CAP_PRIORITY_SCHED | RTS_CAP_AFFINITY, "priority inheritance"))
         return;
     int with = priority_inversion(true);
     if (with < 0) {
-        printf("test_port: priority inheritance not observed: needs SCHED_FIFO and two CPUs\n");
+        skip("priority inheritance", "not observable: needs the privilege of a real-time policy, and two CPUs");
         return;
     }
     CHECK(with == 1, "with inheritance the high thread got the mutex while the medium one still ran");
@@ -354,13 +413,92 @@ static void test_sink_refused(void)
 
 static void test_sinks(void)
 {
-    if (!(rts_port_caps() & RTS_CAP_FILES)) {
-        printf("test_port: sink files skipped: RTS_CAP_FILES missing\n");
+    if (!have(RTS_CAP_FILES, "sink files"))
         return;
-    }
     test_sink_commit();
     test_sink_abort_and_replace();
     test_sink_refused();
+}
+
+/* ------------------------------------------------ timer interrupt */
+
+typedef struct {
+    uint64_t first_ns, period_ns;
+    _Atomic int expiries;
+    _Atomic int wrong_plan, early;
+} timer_seen;
+
+static void on_timer(void *arg, uint64_t planned_ns, uint64_t entered_ns)
+{
+    timer_seen *t = arg;
+    if ((planned_ns - t->first_ns) % t->period_ns != 0)
+        atomic_fetch_add(&t->wrong_plan, 1);
+    if (entered_ns < planned_ns)
+        atomic_fetch_add(&t->early, 1);
+    atomic_fetch_add(&t->expiries, 1);
+}
+
+/* Expiries of a 2 ms timer arrive on their grid, never early, and stop. */
+static void test_timer_irq(void)
+{
+    if (!have(RTS_CAP_TIMER_IRQ, "timer interrupt"))
+        return;
+    timer_seen t = { .first_ns = rts_time_ns() + 2 * MS, .period_ns = 2 * MS };
+    CHECK(rts_timer_irq_start(t.first_ns, t.period_ns, on_timer, &t) == RTS_OK, "timer started");
+    rts_sleep_until_ns(t.first_ns + 20 * MS + MS); /* the handler runs on this thread, from its sleep */
+    uint64_t missed = UINT64_MAX;
+    CHECK(rts_timer_irq_stop(&missed) == RTS_OK, "timer stopped");
+    int seen = atomic_load(&t.expiries);
+    CHECK(seen >= 1 && seen + (int)missed <= 11, "%d expiries and %llu missed in 20 ms of a 2 ms timer", seen,
+          (unsigned long long)missed);
+    CHECK(atomic_load(&t.wrong_plan) == 0 && atomic_load(&t.early) == 0, "planned on the grid, entered after it");
+    rts_sleep_ns(10 * MS);
+    CHECK(atomic_load(&t.expiries) == seen, "no expiry after the stop");
+}
+
+/* ------------------------------------------------ the rest of the flags */
+
+/* A cycle counter the port calls invariant counts on across a sleep. */
+static void test_cycle_counter(void)
+{
+    if (!have(RTS_CAP_CYCLE_COUNTER, "cycle counter"))
+        return;
+    uint64_t c0 = rts_cycles();
+    rts_sleep_ns(MS);
+    CHECK(rts_cycles() > c0, "the cycle counter advanced over 1 ms");
+}
+
+static void test_sysinfo(void)
+{
+    if (!have(RTS_CAP_SYSINFO, "system information"))
+        return;
+    rts_sysinfo info;
+    rts_sysinfo_read(&info);
+    CHECK(info.os[0] && info.arch[0] && info.kernel_release[0], "os, arch and kernel named: %s %s %s", info.os,
+          info.arch, info.kernel_release);
+    CHECK(info.cpu_count >= 1 && info.cpu_count == rts_cpu_count(), "%d CPUs, rts_cpu_count %d", info.cpu_count,
+          rts_cpu_count());
+}
+
+/* A port with priority scheduling grants a real-time policy or refuses it
+ * for privilege; it never calls it unsupported. */
+static void test_priority_sched(void)
+{
+    if (!have(RTS_CAP_PRIORITY_SCHED, "priority scheduling"))
+        return;
+    rts_status st = rts_self_set_sched(RTS_POLICY_FIFO, 10);
+    CHECK(st == RTS_OK || st == RTS_EPERM, "FIFO granted or refused for privilege: %s", rts_status_str(st));
+    CHECK(rts_self_set_sched(RTS_POLICY_OTHER, 0) == RTS_OK, "back to the normal policy");
+}
+
+/* Last: it locks the memory of this test process for its remaining life. */
+static void test_mlock(void)
+{
+    if (!have(RTS_CAP_MLOCK, "memory lock"))
+        return;
+    rts_status st = rts_mem_lock_all();
+    CHECK(st == RTS_OK || st == RTS_EPERM || st == RTS_ENOMEM, "locked, or refused for privilege or memory: %s",
+          rts_status_str(st));
 }
 
 int main(void)
@@ -375,5 +513,12 @@ int main(void)
     test_switch_count();
     test_priority_inheritance();
     test_sinks();
+    test_timer_irq();
+    test_cycle_counter();
+    test_sysinfo();
+    test_priority_sched();
+    test_mlock();
+    if (skipped)
+        printf("test_port: %d skipped\n", skipped);
     return check_report("test_port");
 }
