@@ -5,8 +5,8 @@
  *
  * One measuring thread per selected CPU (cyclictest -a -t with one interval
  * for all, i.e. -d 0), all on one grid of planned times. With more than
- * one thread, lat.wakeup holds all their samples and lat.wakeup.cpuN each
- * thread's own.
+ * one thread, lat.wakeup holds all their samples and lat.wakeup.cpuN (label
+ * cpu: N) each thread's own.
  */
 #include <stdio.h>
 
@@ -40,8 +40,10 @@ static rts_metric *thread_metric(rts_ctx *ctx, wakeup_thread *t, rts_metric *all
     char id[RTS_METRIC_ID_MAX];
     snprintf(id, sizeof id, "lat.wakeup.cpu%d", t->cpu);
     rts_metric *m = bench_latency_metric(ctx, id, description, t->origin_ns);
-    if (m)
+    if (m) {
         m->threshold_ns = all->threshold_ns;
+        rts_metric_label_int(m, "cpu", t->cpu);
+    }
     return m;
 }
 

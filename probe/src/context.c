@@ -141,8 +141,8 @@ static void print_progress(const rts_ctx *ctx, const rts_metric *m, uint64_t now
     if (ctx->run->req->quiet)
         return;
     rts_text_fmt(rts_diag_write, "  %-12s %5.1f / %.1f s  %llu samples\n", ctx->result->bench->id,
-                    (double)(now - start) / 1e9, rts_ctx_planned_s(ctx),
-                    m ? (unsigned long long)atomic_load_explicit(&m->progress, memory_order_relaxed) : 0ull);
+                 (double)(now - start) / 1e9, rts_ctx_planned_s(ctx),
+                 m ? (unsigned long long)atomic_load_explicit(&m->progress, memory_order_relaxed) : 0ull);
 }
 
 void rts_ctx_wait(rts_ctx *ctx, const rts_metric *m)
@@ -181,7 +181,8 @@ static rts_metric *adopt(rts_ctx *ctx, rts_metric *m, const char *why)
 rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description, bool in_ticks)
 {
     char why[RTS_MESSAGE_TEXT];
-    rts_metric *m = rts_metric_new(id, description, &ctx->run->timing, ctx->run->req->raw_cap, why, sizeof why);
+    rts_metric *m = rts_metric_new(id, description, RTS_UNIT_NS, 1.0, &ctx->run->timing, ctx->run->req->raw_cap, why,
+                                   sizeof why);
     if (m)
         m->in_ticks = in_ticks;
     return adopt(ctx, m, why);
@@ -191,17 +192,34 @@ rts_metric *rts_ctx_count_metric(rts_ctx *ctx, const char *id, const char *descr
                                  uint64_t periods, const char *baseline)
 {
     char why[RTS_MESSAGE_TEXT];
-    rts_metric *m = rts_metric_new(id, description, &ctx->run->timing, periods, why, sizeof why);
+    rts_metric *m = rts_metric_new(id, description, RTS_UNIT_COUNT, 1.0, &ctx->run->timing, periods, why, sizeof why);
     if (m) {
-        m->counts = true;
         m->period_s = period_s;
         m->baseline = baseline;
     }
     return adopt(ctx, m, why);
 }
 
+rts_metric *rts_ctx_metric_unit(rts_ctx *ctx, const char *id, const char *description, rts_unit unit,
+                                double resolution)
+{
+    char why[RTS_MESSAGE_TEXT];
+    rts_metric *m = NULL;
+    if (unit == RTS_UNIT_NS || unit == RTS_UNIT_COUNT)
+        snprintf(why, sizeof why, "metric %s: ns and count metrics come from rts_ctx_metric and rts_ctx_count_metric",
+                 id);
+    else
+        m = rts_metric_new(id, description, unit, resolution, &ctx->run->timing, ctx->run->req->raw_cap, why,
+                           sizeof why);
+    return adopt(ctx, m, why);
+}
+
 bool rts_ctx_metric_series(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns, uint64_t window_ns)
 {
+    if (m->unit != RTS_UNIT_NS) {
+        rts_ctx_fail(ctx, "metric %s: a series is kept for time metrics (ns) only", m->id);
+        return false;
+    }
     double windows = ceil(rts_ctx_planned_s(ctx) * 1e9 / (double)window_ns) + 1.0;
     uint64_t cap = windows < (double)RTS_SERIES_MAX_WINDOWS ? (uint64_t)windows : RTS_SERIES_MAX_WINDOWS;
     if (rts_metric_keep_series(m, origin_ns, window_ns, cap))

@@ -1,17 +1,37 @@
 /* Metrics: making, recording, merging, judging (see metrics.h and rtscope/bench.h). */
 #include "metrics.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-rts_metric *rts_metric_new(const char *id, const char *description, const rts_timing *timing, uint64_t raw_cap,
-                           char *why, size_t whysize)
+static const char *const unit_names[] = { "ns", "count", "ratio", "percent", "bytes/s" };
+
+const char *rts_unit_name(rts_unit unit)
 {
-    if (strlen(id) >= RTS_METRIC_ID_MAX) {
+    return (unsigned)unit < sizeof unit_names / sizeof unit_names[0] ? unit_names[unit] : "?";
+}
+
+/* Whether a metric id, unit and resolution can make a metric; why if not. */
+static bool acceptable(const char *id, rts_unit unit, double resolution, char *why, size_t whysize)
+{
+    if (strlen(id) >= RTS_METRIC_ID_MAX)
         snprintf(why, whysize, "metric id %s is too long", id);
+    else if ((unsigned)unit >= sizeof unit_names / sizeof unit_names[0])
+        snprintf(why, whysize, "metric %s: unknown unit %d", id, (int)unit);
+    else if (!(resolution > 0.0) || !isfinite(resolution))
+        snprintf(why, whysize, "metric %s: resolution %g is not a positive number", id, resolution);
+    else
+        return true;
+    return false;
+}
+
+rts_metric *rts_metric_new(const char *id, const char *description, rts_unit unit, double resolution,
+                           const rts_timing *timing, uint64_t raw_cap, char *why, size_t whysize)
+{
+    if (!acceptable(id, unit, resolution, why, whysize))
         return NULL;
-    }
     rts_metric *m = rts_heap_calloc(1, sizeof *m);
     uint64_t *raw = m && raw_cap ? rts_heap_calloc(raw_cap, sizeof *raw) : NULL;
     if (!m || (raw_cap && !raw)) {
@@ -21,6 +41,8 @@ rts_metric *rts_metric_new(const char *id, const char *description, const rts_ti
     }
     memcpy(m->id, id, strlen(id) + 1);
     m->description = description;
+    m->unit = unit;
+    m->resolution = resolution;
     m->timing = timing;
     m->raw = raw;
     m->raw_cap = raw_cap;
@@ -53,7 +75,14 @@ void rts_metric_free(rts_metric *m)
 
 /* ------------------------------------------------------------ samples */
 
-/* Record value; returns it in the metric's unit, rounded. */
+/* v (>= 0) in whole steps of resolution, rounded; the largest when beyond. */
+static uint64_t steps_of(double v, double resolution)
+{
+    double steps = v / resolution + 0.5;
+    return steps < 18446744073709551616.0 ? (uint64_t)steps : UINT64_MAX;
+}
+
+/* Record value; returns it in whole steps of the metric's resolution. */
 static uint64_t record(rts_metric *m, double value)
 {
     double v = m->in_ticks ? rts_ticks_to_ns(m->timing, value) : value; /* in the metric's unit */
@@ -62,14 +91,14 @@ static uint64_t record(rts_metric *m, double value)
     if (m->in_ticks && m->timing->use_cycles)
         rts_welford_add(&m->cycles, value);
     rts_welford_add(&m->values, v);
-    uint64_t rounded = (uint64_t)(v + 0.5);
-    rts_hist_add(&m->hist, rounded);
-    if (m->threshold_ns && rounded > m->threshold_ns)
+    uint64_t steps = steps_of(v, m->resolution);
+    rts_hist_add(&m->hist, steps);
+    if (m->threshold_ns && steps > m->threshold_ns)
         m->over_threshold++;
     if (m->raw_len < m->raw_cap)
-        m->raw[m->raw_len++] = rounded;
+        m->raw[m->raw_len++] = steps;
     atomic_store_explicit(&m->progress, m->values.n, memory_order_relaxed);
-    return rounded;
+    return steps;
 }
 
 void rts_metric_add(rts_metric *m, double value)
@@ -162,4 +191,61 @@ void rts_metric_check_bool(rts_metric *m, const char *name, bool value)
 void rts_metric_check_double(rts_metric *m, const char *name, double value)
 {
     put_check(m, (rts_check){ .name = name, .kind = RTS_CHECK_DOUBLE, .d = value });
+}
+
+/* ------------------------------------------------------------- labels */
+
+/* A label key as the result format takes it: [a-z][a-z0-9_]*. */
+static bool label_key_ok(const char *key)
+{
+    if (!key || key[0] < 'a' || key[0] > 'z')
+        return false;
+    for (const char *c = key + 1; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+            return false;
+    return true;
+}
+
+/* Put label l (its key checked) on m, replacing one of the same key; false
+ * after invalidating m when there is no room. */
+static bool put_label(rts_metric *m, const rts_label *l)
+{
+    unsigned i = 0;
+    while (i < m->nlabels && strcmp(m->labels[i].key, l->key) != 0)
+        i++;
+    if (i == RTS_MAX_LABELS) {
+        rts_metric_invalidate(m, "label %s refused: more than %d labels", l->key, RTS_MAX_LABELS);
+        return false;
+    }
+    m->labels[i] = *l;
+    if (i == m->nlabels)
+        m->nlabels++;
+    return true;
+}
+
+/* The key is fit to be a label's; else m is invalidated to say why. */
+static bool check_key(rts_metric *m, const char *key)
+{
+    if (label_key_ok(key))
+        return true;
+    rts_metric_invalidate(m, "label '%s' refused: a label key is [a-z][a-z0-9_]*", key ? key : "(null)");
+    return false;
+}
+
+bool rts_metric_label_int(rts_metric *m, const char *key, long long value)
+{
+    return check_key(m, key) && put_label(m, &(rts_label){ .key = key, .i = value });
+}
+
+bool rts_metric_label_text(rts_metric *m, const char *key, const char *value)
+{
+    if (!check_key(m, key))
+        return false;
+    rts_label l = { .key = key, .is_text = true };
+    if (strlen(value) >= sizeof l.text) {
+        rts_metric_invalidate(m, "label %s refused: its value is longer than %d bytes", key, RTS_LABEL_TEXT - 1);
+        return false;
+    }
+    memcpy(l.text, value, strlen(value) + 1);
+    return put_label(m, &l);
 }

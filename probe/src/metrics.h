@@ -10,12 +10,14 @@
 #include "rtscope/bench.h"
 
 /* A fresh, empty metric called id (copied) with description (kept: it must
- * outlive the metric, e.g. a string literal), whose tick samples convert
- * with timing, keeping its first raw_cap samples. NULL with a reason in
- * why when out of memory or when id is longer than RTS_METRIC_ID_MAX - 1.
- * Release with rts_metric_free. */
-rts_metric *rts_metric_new(const char *id, const char *description, const rts_timing *timing, uint64_t raw_cap,
-                           char *why, size_t whysize);
+ * outlive the metric, e.g. a string literal), of unit, histogrammed in
+ * steps of resolution in it, whose tick samples convert with timing,
+ * keeping its first raw_cap samples. NULL with a reason in why when out of
+ * memory, when id is longer than RTS_METRIC_ID_MAX - 1, when unit is not
+ * an rts_unit or resolution not a positive number. Release with
+ * rts_metric_free. */
+rts_metric *rts_metric_new(const char *id, const char *description, rts_unit unit, double resolution,
+                           const rts_timing *timing, uint64_t raw_cap, char *why, size_t whysize);
 
 /* Keep the worst sample of each window of window_ns from origin_ns, for
  * windows windows (see rts_series), replacing any earlier series of m.

@@ -1,5 +1,5 @@
 /*
- * The result document (schema/result-v3.schema.json) and the human summary.
+ * The result document (schema/result-v4.schema.json) and the human summary.
  */
 #include "result.h"
 
@@ -190,7 +190,8 @@ static void write_checks(rts_json *j, const rts_metric *m)
     rts_json_object_end(j);
 }
 
-static void write_histogram(rts_json *j, const rts_hist *h)
+/* A time metric's histogram, in ns; another unit's in steps of resolution. */
+static void write_histogram(rts_json *j, const rts_hist *h, double resolution)
 {
     rts_json_object_begin(j, "histogram", false);
     rts_json_string(j, "scheme", "log-linear");
@@ -208,17 +209,25 @@ static void write_histogram(rts_json *j, const rts_hist *h)
     rts_json_array_end(j);
     rts_json_uint(j, "overflow", h->overflow);
     rts_json_uint(j, "overflow_above", RTS_HIST_LIMIT);
+    if (resolution != 1.0) /* absent: 1 */
+        rts_json_double(j, "resolution", resolution);
     rts_json_object_end(j);
 }
 
+/* A count metric holds one figure per reporting period, not samples. */
+static bool per_period(const rts_metric *m) { return m->unit == RTS_UNIT_COUNT; }
+
+/* The stamp overhead inside each sample: time metrics only. */
+static double overhead_ns(const rts_metric *m) { return m->unit == RTS_UNIT_NS ? m->overhead_ns : 0.0; }
+
 /* A metric's summary in its unit: exact over the periods of a count
- * metric, from the histogram for a time metric. */
+ * metric, from the histogram otherwise. */
 static void summarize_metric(rts_summary *s, const rts_metric *m)
 {
-    if (m->counts)
+    if (per_period(m))
         rts_summarize_exact(s, &m->values, m->raw, m->raw_len);
     else
-        rts_summarize(s, &m->values, &m->hist);
+        rts_summarize(s, &m->values, &m->hist, m->resolution);
 }
 
 static const rts_metric *find_metric(const rts_run *run, const char *id)
@@ -269,7 +278,7 @@ static void write_count_metric_fields(rts_json *j, const rts_run *run, const rts
 
 static void write_threshold(rts_json *j, const rts_metric *m)
 {
-    if (!m->threshold_ns) {
+    if (!m->threshold_ns || m->unit != RTS_UNIT_NS) {
         rts_json_null(j, "threshold");
         return;
     }
@@ -299,9 +308,10 @@ static void write_series(rts_json *j, const rts_series *s)
     rts_json_object_end(j);
 }
 
-static void write_time_metric_fields(rts_json *j, const rts_metric *m, const rts_summary *s)
+/* The fields of a metric of samples (every unit but count). */
+static void write_sample_metric_fields(rts_json *j, const rts_metric *m, const rts_summary *s)
 {
-    rts_summary adjusted = rts_summary_shift(s, m->overhead_ns);
+    rts_summary adjusted = rts_summary_shift(s, overhead_ns(m));
     write_summary(j, "stats", s);
     write_summary(j, "adjusted", &adjusted);
     if (m->in_ticks && m->timing->use_cycles && s->count > 0) {
@@ -309,7 +319,7 @@ static void write_time_metric_fields(rts_json *j, const rts_metric *m, const rts
         write_summary(j, "cycles", &c);
     } else
         rts_json_null(j, "cycles");
-    write_histogram(j, &m->hist);
+    write_histogram(j, &m->hist, m->resolution);
     if (m->raw) {
         rts_json_array_begin(j, "raw", true);
         for (uint64_t i = 0; i < m->raw_len; i++)
@@ -321,6 +331,19 @@ static void write_time_metric_fields(rts_json *j, const rts_metric *m, const rts
     write_series(j, &m->series);
 }
 
+static void write_labels(rts_json *j, const rts_metric *m)
+{
+    rts_json_object_begin(j, "labels", true);
+    for (unsigned i = 0; i < m->nlabels; i++) {
+        const rts_label *l = &m->labels[i];
+        if (l->is_text)
+            rts_json_string(j, l->key, l->text);
+        else
+            rts_json_int(j, l->key, l->i);
+    }
+    rts_json_object_end(j);
+}
+
 static void write_metric(rts_json *j, const rts_run *run, const rts_bench *b, const rts_metric *m)
 {
     rts_summary s;
@@ -329,16 +352,17 @@ static void write_metric(rts_json *j, const rts_run *run, const rts_bench *b, co
     rts_json_object_begin(j, NULL, false);
     rts_json_string(j, "id", m->id);
     rts_json_string(j, "bench", b->id);
-    rts_json_string(j, "unit", m->counts ? "count" : "ns");
+    rts_json_string(j, "unit", rts_unit_name(m->unit));
+    write_labels(j, m);
     rts_json_string(j, "description", m->description);
     rts_json_bool(j, "valid", valid);
     rts_json_string(j, "invalid_reason", valid ? NULL : m->invalid ? m->invalid_reason : "no samples");
     write_checks(j, m);
-    rts_json_double(j, "overhead_ns", m->overhead_ns);
-    if (m->counts)
+    rts_json_double(j, "overhead_ns", overhead_ns(m));
+    if (per_period(m))
         write_count_metric_fields(j, run, m, &s, valid);
     else
-        write_time_metric_fields(j, m, &s);
+        write_sample_metric_fields(j, m, &s);
     rts_json_object_end(j);
 }
 
@@ -348,7 +372,7 @@ bool rts_result_write(const rts_run *run, rts_json_write_fn write, void *arg)
     rts_json_init(&j, write, arg);
     rts_json_object_begin(&j, NULL, false);
     rts_json_string(&j, "format", "rtscope-result");
-    rts_json_int(&j, "version", 3);
+    rts_json_int(&j, "version", 4);
     write_run(&j, run);
     write_system(&j, &run->sys);
     write_timing(&j, &run->timing);
@@ -379,13 +403,27 @@ static const char *fmt_ns(char *buf, size_t size, double ns)
     return buf;
 }
 
-/* A count of iterations per period, e.g. "1234567/p". */
-static const char *fmt_count(char *buf, size_t size, double n)
+/* v of m's unit for a person: "845 ns" / "12.3 us" …, "1234567/p" (a count
+ * per period), "0.0123", "12.5 %", "1.23 MB/s". */
+static const char *fmt_value(char *buf, size_t size, const rts_metric *m, double v)
 {
-    if (!isfinite(n))
+    static const char *const rates[] = { "B/s", "kB/s", "MB/s", "GB/s", "TB/s" };
+    int k = 0;
+    if (!isfinite(v))
         snprintf(buf, size, "-");
-    else
-        snprintf(buf, size, "%.0f/p", n);
+    else if (m->unit == RTS_UNIT_NS)
+        fmt_ns(buf, size, v);
+    else if (m->unit == RTS_UNIT_COUNT)
+        snprintf(buf, size, "%.0f/p", v);
+    else if (m->unit == RTS_UNIT_PERCENT)
+        snprintf(buf, size, "%.3g %%", v);
+    else if (m->unit == RTS_UNIT_RATIO)
+        snprintf(buf, size, "%.3g", v);
+    else {
+        for (; v >= 1000.0 && k < 4; k++)
+            v /= 1000.0;
+        snprintf(buf, size, "%.3g %s", v, rates[k]);
+    }
     return buf;
 }
 
@@ -394,12 +432,12 @@ static void print_metric_row(const rts_metric *m, rts_text_fn out)
 {
     rts_summary s, a;
     summarize_metric(&s, m);
-    a = rts_summary_shift(&s, m->overhead_ns);
-    const char *(*show)(char *, size_t, double) = m->counts ? fmt_count : fmt_ns;
+    a = rts_summary_shift(&s, overhead_ns(m));
     char v[5][24];
     rts_text_fmt(out, "%-14s %10llu %10s %10s %10s %10s %10s  %s\n", m->id, (unsigned long long)a.count,
-                    show(v[0], 24, a.min), show(v[1], 24, a.p50), show(v[2], 24, a.p99), show(v[3], 24, a.p9999),
-                    show(v[4], 24, a.max), m->invalid ? m->invalid_reason : a.count ? "" : "no samples");
+                 fmt_value(v[0], 24, m, a.min), fmt_value(v[1], 24, m, a.p50), fmt_value(v[2], 24, m, a.p99),
+                 fmt_value(v[3], 24, m, a.p9999), fmt_value(v[4], 24, m, a.max),
+                 m->invalid ? m->invalid_reason : a.count ? "" : "no samples");
 }
 
 void rts_result_print_summary(const rts_run *run, rts_text_fn out)
@@ -408,10 +446,10 @@ void rts_result_print_summary(const rts_run *run, rts_text_fn out)
     if (run->granted.policy != RTS_POLICY_OTHER)
         snprintf(priority, sizeof priority, " %d", run->granted.priority);
     rts_text_fmt(out, "run %s  %s  %s %s  policy %s%s  mlockall %s\n", run->id, run_status_names[run->status],
-                    run->sys.hostname, run->sys.kernel_release, rts_policy_name(run->granted.policy), priority,
-                    run->granted.mlockall ? "yes" : "no");
+                 run->sys.hostname, run->sys.kernel_release, rts_policy_name(run->granted.policy), priority,
+                 run->granted.mlockall ? "yes" : "no");
     rts_text_fmt(out, "%-14s %10s %10s %10s %10s %10s %10s  %s\n", "metric", "count", "min", "p50", "p99",
-                    "p99.99", "max", "(overhead-adjusted)");
+                 "p99.99", "max", "(overhead-adjusted)");
     for (unsigned b = 0; b < run->req->nbenches; b++) {
         const rts_bench_result *r = &run->results[b];
         if (r->status == RTS_BENCH_FAILED || r->status == RTS_BENCH_SKIPPED)

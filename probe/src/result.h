@@ -6,7 +6,7 @@
 #include "run.h"
 #include "text.h"
 
-/* Write the result document of run (schema/result-v3.schema.json) through
+/* Write the result document of run (schema/result-v4.schema.json) through
  * write(arg, ...); false when it could not be written whole. */
 bool rts_result_write(const rts_run *run, rts_json_write_fn write, void *arg);
 

@@ -110,7 +110,15 @@ double rts_welford_stddev(const rts_welford *w)
 
 static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-void rts_summarize(rts_summary *s, const rts_welford *w, const rts_hist *h)
+/* The q-quantile of h in steps of resolution, back in the unit and kept
+ * inside what was really seen: a bucket's middle can lie beyond the
+ * extreme sample that fell into it. */
+static double percentile(const rts_hist *h, double q, double resolution, const rts_welford *w)
+{
+    return clamp(rts_hist_quantile(h, q) * resolution, w->min, w->max);
+}
+
+void rts_summarize(rts_summary *s, const rts_welford *w, const rts_hist *h, double resolution)
 {
     s->count = w->n;
     if (w->n == 0) {
@@ -122,13 +130,11 @@ void rts_summarize(rts_summary *s, const rts_welford *w, const rts_hist *h)
     s->max = w->max;
     s->mean = w->mean;
     s->stddev = rts_welford_stddev(w);
-    /* Clamping keeps a percentile inside what was really seen: a bucket's
-     * middle can lie beyond the extreme sample that fell into it. */
-    s->p50 = clamp(rts_hist_quantile(h, 0.50), w->min, w->max);
-    s->p90 = clamp(rts_hist_quantile(h, 0.90), w->min, w->max);
-    s->p99 = clamp(rts_hist_quantile(h, 0.99), w->min, w->max);
-    s->p999 = clamp(rts_hist_quantile(h, 0.999), w->min, w->max);
-    s->p9999 = clamp(rts_hist_quantile(h, 0.9999), w->min, w->max);
+    s->p50 = percentile(h, 0.50, resolution, w);
+    s->p90 = percentile(h, 0.90, resolution, w);
+    s->p99 = percentile(h, 0.99, resolution, w);
+    s->p999 = percentile(h, 0.999, resolution, w);
+    s->p9999 = percentile(h, 0.9999, resolution, w);
 }
 
 static int compare_u64(const void *a, const void *b)

@@ -18,6 +18,7 @@ static void test_overridden(void)
     CHECK(RTS_MAX_METRICS == 8 + 16, "RTS_MAX_METRICS follows RTS_MAX_CPUS: %d", RTS_MAX_METRICS);
     rts_metric m;
     CHECK(COUNT_OF(m.checks) == 3, "checks per metric %zu", COUNT_OF(m.checks));
+    CHECK(COUNT_OF(m.labels) == 2 && RTS_MAX_LABELS == 2, "labels per metric %zu", COUNT_OF(m.labels));
     rts_sysinfo s;
     CHECK(sizeof s.kernel_version == 40, "kernel_version %zu bytes", sizeof s.kernel_version);
     CHECK(RTS_CALIBRATION_PAIRS == 101, "calibration pairs %d", RTS_CALIBRATION_PAIRS);

@@ -61,7 +61,7 @@ static void check_percentiles(const char *name, uint64_t *data, size_t n)
         rts_welford_add(&w, (double)data[i]);
     }
     rts_summary s;
-    rts_summarize(&s, &w, h);
+    rts_summarize(&s, &w, h, 1.0);
     qsort(data, n, sizeof *data, cmp_u64);
     const double qs[] = { 0.5, 0.9, 0.99, 0.999, 0.9999 };
     const double got[] = { s.p50, s.p90, s.p99, s.p999, s.p9999 };
@@ -106,7 +106,7 @@ static void test_overflow(void)
         rts_welford_add(&w, (double)(RTS_HIST_LIMIT + 5));
     }
     rts_summary s;
-    rts_summarize(&s, &w, &h);
+    rts_summarize(&s, &w, &h, 1.0);
     CHECK(h.overflow == 2 && h.total == 100, "overflow counted: %llu of %llu", (unsigned long long)h.overflow,
           (unsigned long long)h.total);
     CHECK(fabs(s.p50 - 1000) <= 10, "p50 within its bucket: %.1f", s.p50);
@@ -183,11 +183,11 @@ static void test_empty_and_shift(void)
     rts_hist_init(&h);
     rts_welford_init(&w);
     rts_summary s;
-    rts_summarize(&s, &w, &h);
+    rts_summarize(&s, &w, &h, 1.0);
     CHECK(s.count == 0 && isnan(s.p50) && isnan(s.mean), "empty summary is NaN");
     rts_welford_add(&w, 10);
     rts_hist_add(&h, 10);
-    rts_summarize(&s, &w, &h);
+    rts_summarize(&s, &w, &h, 1.0);
     rts_summary a = rts_summary_shift(&s, 25);
     CHECK(a.min == 0 && a.p50 == 0 && a.stddev == s.stddev, "shift floors at zero, keeps spread");
     rts_summary c = rts_summary_scale(&s, 2.5);

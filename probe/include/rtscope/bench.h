@@ -71,26 +71,51 @@ typedef struct {
     uint64_t dropped;         /* samples outside the allocated windows (still in the stats) */
 } rts_series;
 
+/* The unit of a metric (the result's registry of units). */
+typedef enum {
+    RTS_UNIT_NS,          /* durations: a time metric (rts_ctx_metric) */
+    RTS_UNIT_COUNT,       /* iterations per reporting period (rts_ctx_count_metric) */
+    RTS_UNIT_RATIO,       /* a dimensionless quotient, e.g. a relative error */
+    RTS_UNIT_PERCENT,     /* hundredths */
+    RTS_UNIT_BYTES_PER_S  /* throughput */
+} rts_unit;
+
+/* The unit's name in the result: "ns", "count", "ratio", "percent", "bytes/s". */
+const char *rts_unit_name(rts_unit unit);
+
+/* A label: what tells a metric apart from others of its family, e.g. cpu 1. */
+typedef struct {
+    const char *key;          /* [a-z][a-z0-9_]*, kept (a string literal) */
+    bool is_text;
+    long long i;              /* the value, unless is_text */
+    char text[RTS_LABEL_TEXT];
+} rts_label;
+
 /* One measured distribution. Samples are added by one thread at a time.
  * A time metric holds durations (unit ns); a count metric holds how many
  * iterations each reporting period of period_s seconds completed (unit
- * count, Thread-Metric's figure), every period kept in raw. */
+ * count, Thread-Metric's figure), every period kept in raw; a metric of
+ * another unit (ratio, percent, bytes/s) holds samples in that unit, its
+ * histogram and raw samples in whole steps of resolution. */
 typedef struct {
     char id[RTS_METRIC_ID_MAX];
     const char *description;
+    rts_unit unit;
+    double resolution;        /* one histogram step in the unit: 1 for ns and count */
+    rts_label labels[RTS_MAX_LABELS];
+    unsigned nlabels;
     const rts_timing *timing;
-    bool in_ticks;            /* samples are rts_stamp ticks (else ns or counts) */
-    bool counts;              /* a count metric */
+    bool in_ticks;            /* samples are rts_stamp ticks (else in the unit) */
     double period_s;          /* count metrics: the reporting period */
     const char *baseline;     /* count metrics: id of the calibration metric its median is divided by, or NULL */
-    double overhead_ns;       /* stamp overhead inside each sample */
+    double overhead_ns;       /* time metrics: stamp overhead inside each sample */
     uint64_t threshold_ns;    /* time metrics: count samples above it (0: none) */
     uint64_t over_threshold;
     rts_series series;        /* time metrics: worst sample per window, when asked for */
-    rts_welford values;       /* exact moments in the metric's unit (ns or count) */
+    rts_welford values;       /* exact moments in the metric's unit */
     rts_welford cycles;       /* same in cycles, when in_ticks with a cycle counter */
-    rts_hist hist;            /* ns */
-    uint64_t *raw;            /* first raw_cap samples in ns, or NULL */
+    rts_hist hist;            /* samples in whole steps of resolution */
+    uint64_t *raw;            /* first raw_cap samples in steps of resolution, or NULL */
     uint64_t raw_cap, raw_len;
     _Atomic uint64_t progress; /* sample count readable by the supervisor */
     bool invalid;
@@ -168,12 +193,23 @@ rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description
 rts_metric *rts_ctx_count_metric(rts_ctx *ctx, const char *id, const char *description, double period_s,
                                  uint64_t periods, const char *baseline);
 
+/* A metric of samples in unit (RTS_UNIT_RATIO, _PERCENT or _BYTES_PER_S;
+ * ns and count metrics come from the two above), histogrammed in whole
+ * steps of resolution (> 0) in that unit: a sample's step is rounded, so
+ * resolution is the precision of its percentiles and raw samples (exact
+ * moments are kept apart). Samples below 0 count as 0: record a magnitude.
+ * No cycles, no stamp overhead. NULL after rts_ctx_fail (e.g. a unit or
+ * resolution it does not take). */
+rts_metric *rts_ctx_metric_unit(rts_ctx *ctx, const char *id, const char *description, rts_unit unit,
+                                double resolution);
+
 /* Keep the worst sample of each window_ns window from origin_ns in m's
- * series, for windows up to the bench's planned end (plus one); samples
- * then come with rts_metric_add_at. False after rts_ctx_fail. */
+ * series (a time metric's), for windows up to the bench's planned end
+ * (plus one); samples then come with rts_metric_add_at. False after
+ * rts_ctx_fail. */
 bool rts_ctx_metric_series(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns, uint64_t window_ns);
 
-/* Record one sample: stamp ticks, ns or a count, as the metric was made. */
+/* Record one sample: stamp ticks, or a value in the unit, as the metric was made. */
 void rts_metric_add(rts_metric *m, double value);
 
 /* Record one sample of a time metric that belongs to time at_ns (e.g. the
@@ -182,11 +218,21 @@ void rts_metric_add_at(rts_metric *m, double value, uint64_t at_ns);
 
 /* Add what src holds to m (several threads' samples of one quantity): the
  * moments, histogram, threshold count and series (same origin and window).
- * Raw samples are not merged: they would lose their order. */
+ * Raw samples are not merged: they would lose their order; nor are labels:
+ * m keeps its own. Both must have one unit and resolution. */
 void rts_metric_merge(rts_metric *m, const rts_metric *src);
 
 /* Mark invalid with a reason (the first reason is kept). */
 void rts_metric_invalidate(rts_metric *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Label m with key = value, an integer or a text (copied), replacing an
+ * earlier label of that key; the result writes them in the order given.
+ * key must be [a-z][a-z0-9_]* and outlive m (a string literal). Returns
+ * false, with m invalidated to say why, when key is not such a name, when
+ * m has RTS_MAX_LABELS other labels, or when text is longer than
+ * RTS_LABEL_TEXT - 1 bytes: a label is never silently dropped. */
+bool rts_metric_label_int(rts_metric *m, const char *key, long long value);
+bool rts_metric_label_text(rts_metric *m, const char *key, const char *value);
 
 /* Record what was verified. */
 void rts_metric_check_int(rts_metric *m, const char *name, long long value);

@@ -67,8 +67,10 @@ typedef struct {
     double p50, p90, p99, p999, p9999;
 } rts_summary;
 
-/* Summary of a distribution from its Welford state and histogram. */
-void rts_summarize(rts_summary *s, const rts_welford *w, const rts_hist *h);
+/* Summary of a distribution from its Welford state and its histogram, which
+ * counts the same samples in whole steps of resolution (1: the unit itself):
+ * percentiles are read in steps and scaled back. */
+void rts_summarize(rts_summary *s, const rts_welford *w, const rts_hist *h, double resolution);
 
 /* Summary of values[0..n), all the samples of w: exact percentiles by
  * linear interpolation between the closest ranks (the median of an even

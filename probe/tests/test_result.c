@@ -1,0 +1,113 @@
+/*
+ * The result document (format 4) of a run made by hand: units, labels
+ * (escaped), histogram resolution, what other units leave out, and the
+ * summary. `test_result --print` writes the document, for a schema check:
+ *   build/test_result --print | python -m jsonschema ... schema/result-v4.schema.json
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "capture.h"
+#include "check.h"
+#include "fixture.h"
+#include "result.h"
+
+static rts_run_request req;
+static rts_run run;
+
+/* The fixture's run with an ns metric, a labelled ns metric, a ratio, a
+ * percentage and a throughput. */
+static void build(void)
+{
+    fixture_run(&run, &req);
+    rts_metric *ns = fixture_metric(&run, "fix.time", RTS_UNIT_NS, 1);
+    rts_metric *cpu = fixture_metric(&run, "fix.time.cpu3", RTS_UNIT_NS, 1);
+    rts_metric *ratio = fixture_metric(&run, "fix.error", RTS_UNIT_RATIO, 0.001);
+    rts_metric *pct = fixture_metric(&run, "fix.load", RTS_UNIT_PERCENT, 0.5);
+    rts_metric *rate = fixture_metric(&run, "fix.rate", RTS_UNIT_BYTES_PER_S, 1000);
+    for (int i = 1; i <= 100; i++) {
+        rts_metric_add(ns, 1000 + i);
+        rts_metric_add(cpu, 2000 + i);
+        rts_metric_add(ratio, i / 1000.0);
+        rts_metric_add(pct, i / 4.0);
+        rts_metric_add(rate, 1e6 * i);
+    }
+    rts_metric_label_int(cpu, "cpu", 3);
+    rts_metric_label_text(cpu, "model", "py\"th\non");
+    ratio->overhead_ns = 50; /* ignored: not a time metric */
+    ratio->threshold_ns = 10;
+}
+
+static const char *document(capture *c)
+{
+    CHECK(rts_result_write(&run, capture_write, c), "document written whole");
+    return capture_text(c);
+}
+
+/* The text of metric id's object in doc (up to the next metric). */
+static const char *metric_text(const char *doc, const char *id, char *buf, size_t size)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\"id\": \"%s\"", id);
+    const char *at = strstr(doc, key);
+    const char *end = at ? strstr(at + 1, "\"id\": ") : NULL;
+    size_t n = !at ? 0 : end ? (size_t)(end - at) : strlen(at);
+    n = n < size - 1 ? n : size - 1;
+    memcpy(buf, at ? at : "", n);
+    buf[n] = '\0';
+    return buf;
+}
+
+static void test_document(void)
+{
+    capture c = { 0 };
+    const char *doc = document(&c);
+    static char m[16384];
+    CHECK(strstr(doc, "\"version\": 4,\n"), "version 4");
+    metric_text(doc, "fix.time", m, sizeof m);
+    CHECK(strstr(m, "\"unit\": \"ns\",\n      \"labels\": {},\n"), "ns metric, no labels:\n%s", m);
+    CHECK(!strstr(m, "resolution"), "ns histogram without resolution");
+    metric_text(doc, "fix.time.cpu3", m, sizeof m);
+    CHECK(strstr(m, "\"labels\": {\"cpu\": 3, \"model\": \"py\\\"th\\non\"},"), "labels in order, escaped:\n%s", m);
+    metric_text(doc, "fix.error", m, sizeof m);
+    CHECK(strstr(m, "\"unit\": \"ratio\""), "ratio unit");
+    CHECK(strstr(m, "\"overflow_above\": 68719476736,\n        \"resolution\": 0.001\n"), "resolution:\n%s", m);
+    CHECK(strstr(m, "\"overhead_ns\": 0,") && strstr(m, "\"cycles\": null") && strstr(m, "\"threshold\": null"),
+          "no overhead, cycles or threshold outside time metrics");
+    CHECK(strstr(m, "\"p50\": 0.05"), "percentiles in the unit");
+    metric_text(doc, "fix.load", m, sizeof m);
+    CHECK(strstr(m, "\"unit\": \"percent\"") && strstr(m, "\"resolution\": 0.5"), "percent in half steps");
+    metric_text(doc, "fix.rate", m, sizeof m);
+    CHECK(strstr(m, "\"unit\": \"bytes/s\"") && strstr(m, "\"resolution\": 1000"), "bytes/s in steps of 1000");
+    capture_free(&c);
+}
+
+static capture summary;
+static void take_summary(const char *text, size_t n) { capture_write(&summary, text, n); }
+
+static void test_summary(void)
+{
+    rts_result_print_summary(&run, take_summary);
+    const char *s = capture_text(&summary);
+    CHECK(strstr(s, "run 0123456789abcdef  complete"), "summary head:\n%s", s);
+    CHECK(strstr(s, "fix.error") && strstr(s, "0.05 "), "ratio row");
+    CHECK(strstr(s, "12.5 %"), "percent row:\n%s", s);
+    CHECK(strstr(s, "50 MB/s") && strstr(s, "100 MB/s"), "throughput row:\n%s", s);
+    capture_free(&summary);
+}
+
+static bool to_stdout(void *arg, const char *data, size_t n)
+{
+    (void)arg;
+    return fwrite(data, 1, n, stdout) == n;
+}
+
+int main(int argc, char **argv)
+{
+    build();
+    if (argc > 1 && strcmp(argv[1], "--print") == 0)
+        return rts_result_write(&run, to_stdout, NULL) ? 0 : 1;
+    test_document();
+    test_summary();
+    return check_report("test_result");
+}
