@@ -3,10 +3,10 @@ and kill -9 (nothing lost, nothing twice), readers while a campaign writes."""
 
 import os
 import signal
+import shutil
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 from pathlib import Path
 
@@ -132,15 +132,32 @@ def test_a_campaign_stores_every_cell_and_compares_them(fake, tmp_path, db_path)
     assert again.status == 0 and again.out.count("\nlat.wakeup,p50,ns,") == 2
 
 
-def test_resume_and_its_refusals(fake, tmp_path, db_path):
+def test_resume_and_its_refusals(fake, tmp_path, db_path, recorded_dir):
     path = spec_file(tmp_path, FAKE_SPEC)
     assert fake("campaign", path, "--resume").err.startswith("rtscope: no campaign named 'replayed' to resume")
     assert fake("campaign", path).status == 0
     outcome = fake("campaign", path, "--resume")
     assert outcome.status == 0 and "is complete: nothing left to measure" in outcome.out
+    # More repetitions extend the campaign in place: only the new repetition is measured.
     path.write_text(FAKE_SPEC.replace("repetitions = 3", "repetitions = 4"), encoding="utf-8")
     outcome = fake("campaign", path, "--resume")
-    assert outcome.status == 2 and "changed since" in outcome.err and "repetitions was 3" in outcome.err
+    assert outcome.status == 0, outcome.err
+    assert "resuming: 6 of 8 runs already measured" in outcome.err and "measured 2 runs" in outcome.err
+    with Store.open(db_path) as store:
+        assert len(store.campaign_runs("replayed")) == 8
+        assert store.campaign("replayed").plan["repetitions"] == 4
+    # Every other change is refused, naming it; fewer repetitions too.
+    extended = FAKE_SPEC.replace("repetitions = 3", "repetitions = 4")
+    for changed, named in ((FAKE_SPEC, "repetitions was 4"), ('duration = "1s"\n' + textwrap.dedent(extended), "duration_s was 5")):
+        path.write_text(changed, encoding="utf-8")
+        outcome = fake("campaign", path, "--resume")
+        assert outcome.status == 2 and "changed since" in outcome.err and named in outcome.err, outcome.err
+    # So is another target: two machines' runs never mix in one campaign.
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(recorded_dir, elsewhere)
+    path.write_text(extended, encoding="utf-8")
+    outcome = fake("--target", f"fake:{elsewhere}", "campaign", path, "--resume")
+    assert outcome.status == 2 and "target was 'fake:" in outcome.err, outcome.err
 
 
 def test_a_mistake_in_any_cell_stops_the_campaign_before_it_measures(fake, tmp_path, db_path):
@@ -248,7 +265,7 @@ def test_ctrl_c_keeps_the_interrupted_run_and_resume_measures_it_again(tmp_path,
     os.killpg(interrupted.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
     out, err = interrupted.communicate(timeout=60)
     assert interrupted.returncode == 130, err
-    assert "does not count; rtscope campaign" in err and "--resume measures the runs left" in err
+    assert "does not count" in err and "--resume measures the runs left" in err
     with Store.open(db_path) as store:
         assert [r.status for r in store.runs()] == ["interrupted"]
     spec.write_text(textwrap.dedent(REAL_SPEC.format(duration="3s")), encoding="utf-8")

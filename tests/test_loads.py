@@ -12,8 +12,12 @@ from pathlib import Path
 import pytest
 
 from conftest import process_env
-from rtscope import loads
 from rtscope.errors import RtscopeError
+from rtscope.loads import kinds, session
+from rtscope.loads.kinds import LoadKind, Place
+from rtscope.targets.transport import LocalTransport
+
+LOCAL = LocalTransport()
 
 TOOLS = {"cpu": "stress-ng", "memory": "stress-ng", "io": "stress-ng", "net": "iperf3", "sched": "hackbench"}
 
@@ -52,13 +56,13 @@ def no_load_tools_running():
 
 
 def test_parse_names_combinations_and_parameters():
-    specs = loads.parse(["cpu,net", "memory:workers=2:bytes=64M"])
+    specs = kinds.parse(["cpu,net", "memory:workers=2:bytes=64M"])
     assert [str(spec) for spec in specs] == ["cpu", "net", "memory:workers=2:bytes=64M"]
     assert specs[2].values() == {"workers": 2, "bytes": "64M"}
-    assert loads.parse(["cpu:cpus=0+1"])[0].values()["cpus"] == "0,1"
-    one_cpu = loads.parse(["cpu:cpus=1"])[0]
-    assert one_cpu.kind.commands(one_cpu.values(), Path("/tmp"), 0)[0][:3] == ["stress-ng", "--cpu", "1"]
-    assert loads.parse([]) == ()
+    assert kinds.parse(["cpu:cpus=0+1"])[0].values()["cpus"] == "0,1"
+    one_cpu = kinds.parse(["cpu:cpus=1"])[0]
+    assert one_cpu.kind.commands(one_cpu.values(), Place("/tmp", 0, 2))[0][:3] == ["stress-ng", "--cpu", "1"]
+    assert kinds.parse([]) == ()
 
 
 @pytest.mark.parametrize("texts, message", [
@@ -72,14 +76,14 @@ def test_parse_names_combinations_and_parameters():
 ])
 def test_bad_load_specs_get_one_line(texts, message):
     with pytest.raises(RtscopeError) as raised:
-        loads.parse(texts)
+        kinds.parse(texts)
     assert str(raised.value) == message
 
 
 @pytest.mark.parametrize("name", sorted(TOOLS))
 def test_each_load_runs_is_verified_and_leaves_nothing(name):
     needs(TOOLS[name])
-    with loads.running(loads.parse([name]), settle_s=0.6) as active:
+    with session.running(LOCAL, kinds.parse([name]), settle_s=0.6) as active:
         assert processes_of((TOOLS[name],))
         record = active[0].record()
     assert record["held"] and record["cpus_used"] > 0
@@ -91,17 +95,17 @@ def test_each_load_runs_is_verified_and_leaves_nothing(name):
 
 def test_loads_are_stopped_when_the_run_fails():
     needs("stress-ng", "iperf3")
-    with pytest.raises(RuntimeError), loads.running(loads.parse(["cpu,net"]), settle_s=0.4):
+    with pytest.raises(RuntimeError), session.running(LOCAL, kinds.parse(["cpu,net"]), settle_s=0.4):
         raise RuntimeError("the probe crashed")
     assert not await_gone(("stress-ng", "iperf3"), timeout_s=2)
 
 
 def test_a_load_that_ends_during_the_run_did_not_hold(monkeypatch):
-    brief = loads.LoadKind("cpu", "busy for a second, then gone", "sh", "dash", {},
-                           lambda s, d, p: [["sh", "-c", "timeout --foreground 1 sh -c 'while :; do :; done'; exit 3"]],
-                           lambda s: 0.2)
-    monkeypatch.setitem(loads.KINDS, "cpu", brief)
-    with loads.running(loads.parse(["cpu"]), settle_s=0.2) as active:
+    brief = LoadKind("cpu", "busy for a second, then gone", "sh", "dash", {},
+                           lambda s, w: [["sh", "-c", "timeout --foreground 1 sh -c 'while :; do :; done'; exit 3"]],
+                      lambda s, w: 0.2)
+    monkeypatch.setitem(kinds.KINDS, "cpu", brief)
+    with session.running(LOCAL, kinds.parse(["cpu"]), settle_s=0.2) as active:
         time.sleep(2.5)  # the run outlives the load
     record = active[0].record()
     assert not record["held"]
@@ -109,21 +113,54 @@ def test_a_load_that_ends_during_the_run_did_not_hold(monkeypatch):
 
 
 def test_a_load_that_does_not_really_run_is_refused(monkeypatch):
-    idle_tool = loads.LoadKind("cpu", "sleeps instead of loading", "sleep", "coreutils", {},
-                               lambda s, d, p: [["sleep", "30"]], lambda s: 1.0)
-    monkeypatch.setitem(loads.KINDS, "cpu", idle_tool)
+    idle_tool = LoadKind("cpu", "sleeps instead of loading", "sleep", "coreutils", {},
+                               lambda s, w: [["sleep", "30"]], lambda s, w: 1.0)
+    monkeypatch.setitem(kinds.KINDS, "cpu", idle_tool)
     with pytest.raises(RtscopeError, match=r"load cpu is not really running: its processes used 0 CPUs"):
-        with loads.running(loads.parse(["cpu"]), settle_s=0.2):
+        with session.running(LOCAL, kinds.parse(["cpu"]), settle_s=0.2):
             pass
     assert not await_gone(("sleep 30",), timeout_s=2)
 
 
 def test_a_missing_tool_names_its_package(monkeypatch):
-    monkeypatch.setitem(loads.KINDS, "net", loads.LoadKind("net", "", "iperf3-not-here", "iperf3", {},
-                                                          lambda s, d, p: [], lambda s: 0))
-    with pytest.raises(RtscopeError, match=r"load net needs iperf3-not-here, which is not installed "
-                                           r"\(Debian package iperf3; ./setup.sh installs it\)"):
-        loads.check_tools(loads.parse(["net"]))
+    monkeypatch.setitem(kinds.KINDS, "net", LoadKind("net", "", "iperf3-not-here", "iperf3", {},
+                                                          lambda s, w: [], lambda s, w: 0))
+    with pytest.raises(RtscopeError, match=r"load net needs iperf3-not-here, which is not installed on the target "
+                                           r"local \(Debian package iperf3; ./setup.sh installs it here\)"):
+        kinds.check_tools(LOCAL, kinds.parse(["net"]))
+
+
+def test_a_session_keeps_a_load_across_runs_and_checks_it_for_each():
+    needs("stress-ng")
+    notes: list[str] = []
+    cpu = kinds.parse(["cpu:load=50"])
+    with session.Session(LOCAL, settle_s=0.4, progress=notes.append) as loads:
+        with loads.hold(cpu) as first:
+            time.sleep(0.3)
+        leader = first[0].processes[0].pid
+        with loads.hold(cpu) as second:  # the same loads: kept, not settled again
+            time.sleep(0.3)
+        assert second[0].processes[0].pid == leader and len(notes) == 1
+        assert second[0].record()["held"] and second[0].cpus_used > 0.2  # measured over this run
+        with loads.hold(()) as none:  # another set: the old one is stopped
+            assert none == [] and not await_gone(("stress-ng",), timeout_s=5)
+        with loads.hold(cpu):
+            assert len(notes) == 2  # started and settled again
+    assert not await_gone(("stress-ng",), timeout_s=5)
+
+
+def test_a_kept_load_that_ended_is_refused_before_the_next_run(monkeypatch):
+    brief = LoadKind("cpu", "busy for a second, then gone", "sh", "dash", {},
+                     lambda s, w: [["sh", "-c", "timeout --foreground 1 sh -c 'while :; do :; done'"]],
+                     lambda s, w: 0.2)
+    monkeypatch.setitem(kinds.KINDS, "cpu", brief)
+    with session.Session(LOCAL, settle_s=0.2) as loads:
+        with loads.hold(kinds.parse(["cpu"])):
+            pass
+        time.sleep(1.5)
+        with pytest.raises(RtscopeError, match="load cpu ended since the run before: sh exited with status"):
+            with loads.hold(kinds.parse(["cpu"])):
+                pass
 
 
 def test_a_run_under_load_records_it(probe, rtscope, tmp_path):
@@ -133,7 +170,7 @@ def test_a_run_under_load_records_it(probe, rtscope, tmp_path):
                       "--settle", "0.6", "--json", out)
     assert outcome.status == 0, outcome.err
     doc = json.loads(out.read_text())
-    assert doc["version"] == 3
+    assert doc["version"] == 4 and doc["target"] == {"name": "local", "kind": "local", "time_base": "hardware"}
     [record] = doc["loads"]
     assert record["name"] == "cpu" and record["settings"] == {"cpus": "all", "load": "50"}
     assert record["held"] and record["cpus_used"] > 0.3

@@ -10,13 +10,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from rtscope import loads
 from rtscope.analysis.compare import DEFAULT_STATISTICS, build
 from rtscope.analysis.grouping import group
 from rtscope.commands.context import Context
 from rtscope.execution import campaign_spec
-from rtscope.execution.campaign import Progress, open_campaign, planned_s, requests_for, tagged
-from rtscope.execution.measure import FAILED, INTERRUPTED, exit_status, measure
+from rtscope.execution.campaign import Progress, measure_all, open_campaign, planned_s, requests_for
+from rtscope.execution.measure import FAILED, INTERRUPTED
+from rtscope.loads import kinds
 from rtscope.render import comparison as comparison_text
 from rtscope.render import fmt
 from rtscope.store.database import Campaign
@@ -44,35 +44,20 @@ def run(args: argparse.Namespace, context: Context) -> int:
     target = context.target()
     requests = requests_for(spec, target)
     for cell in spec.cells:
-        loads.check_tools(cell.loads)
+        kinds.check_tools(target.transport, cell.loads)
     total = len(spec.cells) * spec.repetitions
     if args.dry_run:
         context.print(_dry_run(spec, total, planned_s(spec, requests)))
         return 0
     store = context.store(create=True)
-    this, done = open_campaign(store, spec, resume=args.resume)
-    todo = [(repetition, cell) for repetition in range(1, spec.repetitions + 1) for cell in spec.cells
-            if (cell.text, repetition) not in done]
+    this, done = open_campaign(store, spec, target, resume=args.resume)
     progress = Progress(total, len(done), planned_s(spec, requests))
-    resume_hint = f"rtscope campaign {args.spec} --resume measures the runs left"
-    failed = 0
     try:
-        for repetition, cell in todo:
-            progress.starting(repetition, cell)
-            run_result = tagged(measure(target, requests[cell.text](repetition), cell.loads, spec.settle_s,
-                                         progress=progress.note), this, cell, repetition, spec.repetitions)
-            store.add(run_result)
-            if run_result.doc["run"]["status"] == "interrupted":
-                progress.note(f"interrupted: the run of {cell.text} #{repetition} is stored "
-                              f"({run_result.run_id[:8]}) but does not count; {resume_hint}")
-                return INTERRUPTED
-            failed += exit_status(run_result.doc) == FAILED
-            progress.finished(run_result)
+        failed = measure_all(spec, target, store, this, done, requests, progress)
     except KeyboardInterrupt:
-        progress.note(f"interrupted before measuring; {resume_hint}")
-        raise
-    progress.close()
-    if todo:
+        progress.note(f"interrupted; rtscope campaign {args.spec} --resume measures the runs left")
+        return INTERRUPTED
+    if len(done) < total:
         context.print(_summary(context, this))
     else:
         context.print([f"campaign {this.name} ({this.id}) is complete: nothing left to measure"])

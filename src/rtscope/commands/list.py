@@ -2,12 +2,11 @@
 
 import argparse
 
-import shutil
-
-from rtscope import loads
+from rtscope.loads import kinds
 from rtscope.render import fmt
 from rtscope.model.catalogue import Bench
 from rtscope.commands.context import Context
+from rtscope.targets.transport import Transport, has_command
 
 NAME = "list"
 HELP = "list the benches and suites the target can run, and the loads to run them under"
@@ -27,16 +26,16 @@ def run(args: argparse.Namespace, context: Context) -> int:
         rows = [[suite.id, suite.summary, " ".join(suite.benches)] for suite in suites]
         blocks.append([context.style.heading("Suites"),
                        *("  " + line for line in fmt.table(["suite", "what", "benches"], rows, "lll"))])
-    blocks.append(_loads(context.style))
+    blocks.append(_loads(target.transport, context.style))
     context.print(fmt.blocks(blocks))
     return 0
 
 
-def _loads(style: fmt.Style) -> list[str]:
+def _loads(transport: Transport, style: fmt.Style) -> list[str]:
     rows = []
-    for kind in loads.KINDS.values():
+    for kind in kinds.KINDS.values():
         params = " ".join(f"{name}={param.default}" for name, param in kind.params.items()) or fmt.MISSING
-        if kind.tool is None or shutil.which(kind.tool):
+        if kind.tool is None or has_command(transport, kind.tool):
             tool = kind.tool or fmt.MISSING
         else:
             tool = style.warn(f"{kind.tool} missing (package {kind.package})")

@@ -5,12 +5,13 @@ import contextlib
 import sys
 from pathlib import Path
 
-from rtscope import loads
 from rtscope.commands.context import Context
 from rtscope.commands.show import add_raw_times_option
 from rtscope.execution.measure import (DEFAULT_RT_PRIORITY, FAILED, INTERRUPTED, check_against_catalogue,
                                        exit_status, measure, priority_for)
 from rtscope.files import AtomicFile
+from rtscope.loads import kinds
+from rtscope.loads.session import DEFAULT_SETTLE_S, Session
 from rtscope.model import values
 from rtscope.model.catalogue import expand_suites
 from rtscope.model.request import RunRequest
@@ -48,9 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="measure under these loads: idle, cpu, memory, io, net, sched; combine with a comma "
                              "or by repeating --load; parameters after the name: cpu:cpus=1:load=50 "
                              "(rtscope list shows them)")
-    parser.add_argument("--settle", type=values.duration, default=loads.DEFAULT_SETTLE_S, metavar="S",
+    parser.add_argument("--settle", type=values.duration, default=DEFAULT_SETTLE_S, metavar="S",
                         help=f"time the loads run before measuring; their activity is checked over its second "
-                             f"half (default {loads.DEFAULT_SETTLE_S:g})")
+                             f"half (default {DEFAULT_SETTLE_S:g})")
     parser.add_argument("--label", metavar="TEXT", help="a label to tell this run by")
     parser.add_argument("--raw", type=values.non_negative, metavar="N",
                         help="also keep the first N raw samples of each metric")
@@ -80,11 +81,12 @@ def run(args: argparse.Namespace, context: Context) -> int:
     target = context.target()
     request = _request(args, expand_suites(tuple(args.benches) or DEFAULT_BENCHES, target.list_suites()))
     check_against_catalogue(request, target.list_benches())
-    load_specs = loads.parse(args.load)
-    loads.check_tools(load_specs)
+    load_specs = kinds.parse(args.load)
+    kinds.check_tools(target.transport, load_specs)
     with AtomicFile(args.json) if args.json else contextlib.nullcontext() as json_file:
         store = context.store(create=True) if args.store else None
-        run_result = measure(target, request, load_specs, args.settle, progress=note)
+        with Session(target.transport, args.settle, note) as session:
+            run_result = measure(target, request, load_specs, session)
         if json_file:
             json_file.commit(run_result.text)
     if store:

@@ -7,7 +7,8 @@ import time
 
 from rtscope.errors import RtscopeError
 from rtscope.execution import campaign_spec
-from rtscope.execution.measure import check_against_catalogue, priority_for
+from rtscope.execution.measure import FAILED, check_against_catalogue, exit_status, measure, priority_for
+from rtscope.loads.session import Session
 from rtscope.model import result
 from rtscope.model.catalogue import expand_suites
 from rtscope.model.request import RunRequest
@@ -52,28 +53,64 @@ class RequestFor:
                           raw=self.spec.raw, mlock=config.mlock, cpu_latency=config.cpu_latency)
 
 
-def open_campaign(store: Store, spec: campaign_spec.Spec, *, resume: bool) -> tuple[Campaign, set[tuple[str, int]]]:
+def open_campaign(store: Store, spec: campaign_spec.Spec, target: Target, *, resume: bool
+                  ) -> tuple[Campaign, set[tuple[str, int]]]:
     """The campaign to measure into and the (cell, repetition) pairs it already has: with ``resume``
-    the newest of this name (refused when its plan differs from the spec's), else a new one."""
-    if resume:
-        try:
-            previous = store.campaign(spec.name)
-        except RtscopeError:
-            raise RtscopeError(f"no campaign named {spec.name!r} to resume in {store.path}") from None
-        if previous.plan != spec.plan():
+    the newest of this name, else a new one. A resumed campaign must have the same plan — target
+    included, so that two machines' runs never mix in one campaign — but for a higher number of
+    repetitions, which extends it in place; any other change is refused, naming it."""
+    plan = spec.plan(target.name)
+    if not resume:
+        new = Campaign(secrets.token_hex(8), spec.name, utc_now(), plan)
+        store.add_campaign(new)
+        return new, set()
+    try:
+        previous = store.campaign(spec.name)
+    except RtscopeError:
+        raise RtscopeError(f"no campaign named {spec.name!r} to resume in {store.path}") from None
+    # Campaigns stored before plans named their target could only have run here.
+    stored = None if previous.plan is None else {"target": "local", **previous.plan}
+    if stored != plan:
+        extended = stored is not None and stored["repetitions"] < plan["repetitions"] and \
+            {**stored, "repetitions": plan["repetitions"]} == plan
+        if not extended:
             raise RtscopeError(f"the spec of campaign {spec.name} changed since {previous.id} started "
-                               f"({plan_change(previous.plan, spec.plan())}): run it without --resume "
-                               "to start a new campaign")
-        return previous, store.campaign_cells(previous.id)
-    new = Campaign(secrets.token_hex(8), spec.name, utc_now(), spec.plan())
-    store.add_campaign(new)
-    return new, set()
+                               f"({plan_change(stored, plan)}): run it without --resume to start a new "
+                               "campaign (only a higher repetitions extends one)")
+        store.set_campaign_plan(previous.id, plan)
+        previous = Campaign(previous.id, previous.name, previous.started, plan)
+    return previous, store.campaign_cells(previous.id)
 
 
 def plan_change(old: dict | None, new: dict) -> str:
+    """What differs between two plans, in words ("repetitions was 3, target was 'local'")."""
     if old is None:
         return "its plan was not stored"
     return ", ".join(f"{key} was {old.get(key)!r}" for key in new if old.get(key) != new[key])
+
+
+def measure_all(spec: campaign_spec.Spec, target: Target, store: Store, this: Campaign,
+                done: set[tuple[str, int]], requests: dict[str, "RequestFor"], progress: "Progress") -> int:
+    """Measure every (repetition, cell) not in ``done``, repetitions interleaved, storing each run as it
+    ends; a load is kept running across consecutive cells that ask for it. Returns how many runs had a
+    failed bench; KeyboardInterrupt (after storing what was measured) when interrupted."""
+    todo = [(repetition, cell) for repetition in range(1, spec.repetitions + 1) for cell in spec.cells
+            if (cell.text, repetition) not in done]
+    failed = 0
+    with Session(target.transport, spec.settle_s, progress.note) as session:
+        for repetition, cell in todo:
+            progress.starting(repetition, cell)
+            run_result = tagged(measure(target, requests[cell.text](repetition), cell.loads, session),
+                                this, cell, repetition, spec.repetitions)
+            store.add(run_result)
+            if run_result.doc["run"]["status"] == "interrupted":
+                progress.note(f"interrupted: the run of {cell.text} #{repetition} is stored "
+                              f"({run_result.run_id[:8]}) but does not count")
+                raise KeyboardInterrupt
+            failed += exit_status(run_result.doc) == FAILED
+            progress.finished(run_result)
+    progress.close()
+    return failed
 
 
 def tagged(run_result: result.Result, this: Campaign, cell: campaign_spec.Cell, repetition: int,

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from rtscope import files, loads
+from rtscope import files
+from rtscope.loads import kinds
+from rtscope.loads.session import DEFAULT_SETTLE_S
 from rtscope.model import values
 from rtscope.errors import RtscopeError
 from rtscope.model.values import ParamSetting
@@ -47,7 +49,7 @@ class Cell:
     """One point of the matrix: its axes' values (for the text and the result), loads, config, params."""
 
     axes: tuple[tuple[str, str], ...]
-    loads: tuple[loads.LoadSpec, ...]
+    loads: tuple[kinds.LoadSpec, ...]
     config: Config
     params: tuple[ParamSetting, ...]
 
@@ -69,11 +71,12 @@ class Spec:
     raw: int | None
     cells: tuple[Cell, ...]
 
-    def plan(self) -> dict[str, Any]:
-        """What the campaign measures, as stored with it: a resumed campaign must have the same plan."""
+    def plan(self, target: str) -> dict[str, Any]:
+        """What the campaign measures on ``target``, as stored with it: a resumed campaign must have the
+        same plan (but may have more repetitions)."""
         return {"benches": list(self.benches), "repetitions": self.repetitions, "duration_s": self.duration_s,
                 "settle_s": self.settle_s, "label": self.label, "raw": self.raw,
-                "cells": [cell.text for cell in self.cells]}
+                "cells": [cell.text for cell in self.cells], "target": target}
 
 
 def load(path: Path) -> Spec:
@@ -118,14 +121,14 @@ class _Reader:
             name=name, benches=tuple(benches),
             repetitions=self._checked(table, "repetitions", values.positive, None, default=1),
             duration_s=self._checked(table, "duration", values.duration, None, default=DEFAULT_DURATION_S),
-            settle_s=self._checked(table, "settle", values.duration, None, default=loads.DEFAULT_SETTLE_S),
+            settle_s=self._checked(table, "settle", values.duration, None, default=DEFAULT_SETTLE_S),
             label=self._optional(table, "label", str, None),
             raw=self._checked(table, "raw", values.non_negative, None, default=None),
             cells=tuple(cells))
 
-    def _loads(self, text: str) -> tuple[loads.LoadSpec, ...]:
+    def _loads(self, text: str) -> tuple[kinds.LoadSpec, ...]:
         try:
-            return loads.parse([text])
+            return kinds.parse([text])
         except RtscopeError as error:
             self._fail(None, "loads", str(error))
 

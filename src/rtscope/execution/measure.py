@@ -2,11 +2,11 @@
 loads (started, verified and always stopped through the target's transport), and the exit status a run
 ends with."""
 
-from collections.abc import Callable
 from typing import Any
 
 from rtscope.errors import RtscopeError
-from rtscope import loads
+from rtscope.loads.kinds import LoadSpec
+from rtscope.loads.session import ActiveLoad, Session
 from rtscope.model import result
 from rtscope.model.catalogue import Bench
 from rtscope.model.request import RunRequest
@@ -17,23 +17,29 @@ DEFAULT_RT_PRIORITY = 80
 COMPLETE, FAILED, INTERRUPTED = 0, 1, 130
 
 
-def measure(target: Target, request: RunRequest, load_specs: tuple[loads.LoadSpec, ...], settle_s: float,
-            progress: Callable[[str], None]) -> result.Result:
-    """Run ``request`` on ``target`` under the loads (started, verified and always stopped around it);
-    the result records the loads and warns of any that did not hold."""
-    with loads.running(load_specs, settle_s, progress=progress) as active:
+def measure(target: Target, request: RunRequest, load_specs: tuple[LoadSpec, ...], session: Session
+            ) -> result.Result:
+    """Run ``request`` on ``target`` under the loads the session holds for it (started and verified, or
+    kept from the run before and checked again); the result records the target, the loads, and a
+    warning for each load that did not hold until the probe ended."""
+    with session.hold(load_specs) as active:
         run_result = target.run(request)
-    return _with_loads(run_result, active) if load_specs else run_result
+    return _annotated(run_result, target, active if load_specs else [])
 
 
-def _with_loads(run_result: result.Result, active: list[loads.ActiveLoad]) -> result.Result:
-    """The result with the loads it was measured under, and a warning for each that did not hold."""
-    doc = dict(run_result.doc, loads=[load.record() for load in active])
-    for load in active:
-        if load.ended_early:
-            doc["config"]["warnings"].append(f"load {load.spec} ended during the run "
-                                             f"({'; '.join(load.ended_early)}): not every result was "
-                                             f"measured under it")
+def _annotated(run_result: result.Result, target: Target, active: list[ActiveLoad]) -> result.Result:
+    """The result with what only the analyzer knows: the target (format 4 has a place for it), the
+    loads it was measured under, and a warning for each that did not hold."""
+    doc = dict(run_result.doc)
+    if doc["version"] >= 4:
+        doc["target"] = target.record()
+    if active:
+        doc["loads"] = [load.record() for load in active]
+        doc["config"] = dict(doc["config"], warnings=[*doc["config"]["warnings"], *(
+            f"load {load.spec} ended during the run ({'; '.join(load.ended_early)}): not every result was "
+            f"measured under it" for load in active if load.ended_early)])
+    if doc == run_result.doc:
+        return run_result
     return result.from_doc(doc, "the run's result")
 
 

@@ -160,6 +160,11 @@ class Store:
         except sqlite3.IntegrityError:
             raise RtscopeError(f"campaign {campaign.id} is already stored") from None
 
+    def set_campaign_plan(self, campaign_id: str, plan: dict[str, Any]) -> None:
+        """Replace a stored campaign's plan (a resumed campaign extended to more repetitions)."""
+        with self._db:
+            self._db.execute("UPDATE campaigns SET plan = ? WHERE id = ?", (json.dumps(plan), campaign_id))
+
     def campaign(self, name_or_id: str) -> Campaign:
         """The campaign with this id (or unique id prefix), else the newest campaign of this name.
 

@@ -1,0 +1,178 @@
+"""The kinds of disturbance load a run can measure under (idle, CPU, memory, disk I/O, network,
+scheduler), their parameters, and ``--load`` values read into load specs.
+
+Each kind names the real tool behind it, the commands that start it and how much CPU it should use;
+rtscope.loads.session starts, verifies and stops them on the target.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rtscope.model import values
+from rtscope.errors import RtscopeError
+from rtscope.targets.transport import Transport, has_command
+
+# Longest a load may run: it bounds the network stream even if everything else failed.
+MAX_LOAD_S = 3600
+
+
+@dataclass(frozen=True)
+class Param:
+    """A load parameter: its default (as text), what it means, and how its text is read."""
+
+    default: str
+    description: str
+    convert: Callable[[str], Any]
+
+
+def _percent(text: str) -> int:
+    value = values.positive(text)
+    if value > 100:
+        raise ValueError(f"{text!r} is not a percentage of 1..100")
+    return value
+
+
+def _size(text: str) -> str:
+    """A size stress-ng reads: a number with an optional K, M or G."""
+    digits = text[:-1] if text[-1:].upper() in ("K", "M", "G") else text
+    if not digits.isdigit() or int(digits) == 0:
+        raise ValueError(f"{text!r} is not a size such as 256M")
+    return text
+
+
+def _cpus(text: str) -> str:
+    """CPUs as stress-ng's --taskset reads them; "all": every CPU."""
+    return text if text == "all" else ",".join(map(str, values.cpu_list(text.replace("+", ","))))
+
+
+@dataclass(frozen=True)
+class LoadKind:
+    """One kind of load: the tool behind it, its parameters, the processes it starts, what it should use."""
+
+    name: str
+    summary: str
+    tool: str | None          # the executable it needs (None: idle)
+    package: str | None       # the Debian package that provides it
+    params: dict[str, Param]
+    # (settings, where it runs) -> the commands to start, in order
+    commands: Callable[[dict[str, Any], "Place"], list[list[str]]]
+    # (settings, where it runs) -> CPUs' worth of time its processes should use when running
+    expected_cpus: Callable[[dict[str, Any], "Place"], float]
+
+
+@dataclass(frozen=True)
+class Place:
+    """What a load's commands depend on about the machine they run on (the target, not this one)."""
+
+    scratch: str      # a private directory there, for files the load writes
+    port: int         # a free loopback port there
+    cpus: int         # CPUs online there
+
+
+def _cpu_count(settings: dict[str, Any], place: Place) -> int:
+    return place.cpus if settings["cpus"] == "all" else len(settings["cpus"].split(","))
+
+
+def _taskset(settings: dict[str, Any]) -> list[str]:
+    return [] if settings["cpus"] == "all" else ["--taskset", settings["cpus"]]
+
+
+def _stress(*args: str) -> list[str]:
+    return ["stress-ng", *args, "--timeout", f"{MAX_LOAD_S}s", "--quiet"]
+
+
+_CPUS = Param("all", "CPUs to load, e.g. 1 or 0-1 (+ joins CPUs: 0+2)", _cpus)
+_WORKERS = Param("1", "worker processes", values.positive)
+
+KINDS = {kind.name: kind for kind in (
+    LoadKind("idle", "no load: the system as it is", None, None, {},
+             lambda s, w: [], lambda s, w: 0.0),
+    LoadKind("cpu", "stress-ng CPU stressors, one per CPU", "stress-ng", "stress-ng",
+             {"cpus": _CPUS, "load": Param("100", "percent of each CPU to use", _percent)},
+             lambda s, w: [_stress("--cpu", str(_cpu_count(s, w)), "--cpu-load", str(s["load"]), *_taskset(s))],
+             lambda s, w: _cpu_count(s, w) * s["load"] / 100),
+    LoadKind("memory", "stress-ng vm: workers writing and checking memory", "stress-ng", "stress-ng",
+             {"workers": _WORKERS, "bytes": Param("256M", "memory per worker", _size)},
+             lambda s, w: [_stress("--vm", str(s["workers"]), "--vm-bytes", s["bytes"])],
+             lambda s, w: s["workers"] * 0.5),
+    LoadKind("io", "stress-ng hdd: workers writing and reading files in a scratch directory", "stress-ng",
+             "stress-ng", {"workers": _WORKERS, "bytes": Param("64M", "file size per worker", _size)},
+             lambda s, w: [_stress("--hdd", str(s["workers"]), "--hdd-bytes", s["bytes"], "--temp-path", w.scratch)],
+             lambda s, w: s["workers"] * 0.1),
+    LoadKind("net", "iperf3 UDP stream over loopback at full speed (server and client)", "iperf3", "iperf3",
+             {"bitrate": Param("0", "target bits/s, e.g. 100M; 0: as fast as it goes", lambda t: t if t == "0"
+                               else _size(t))},
+             lambda s, w: [["iperf3", "-s", "-B", "127.0.0.1", "-p", str(w.port)],
+                           ["iperf3", "-c", "127.0.0.1", "-p", str(w.port), "-u", "-b", s["bitrate"],
+                            "-t", str(MAX_LOAD_S)]],
+             lambda s, w: 0.5),
+    LoadKind("sched", "hackbench: groups of processes passing messages, scheduler-heavy", "hackbench",
+             "rt-tests", {"groups": Param("2", "hackbench groups of 20 processes", values.positive)},
+             lambda s, w: [["hackbench", "-P", "-g", str(s["groups"]), "-l", "1000000000"]],
+             lambda s, w: 1.0),
+)}
+
+
+@dataclass(frozen=True)
+class LoadSpec:
+    """A load to run: its kind and parameter settings (text, as given)."""
+
+    kind: LoadKind
+    settings: tuple[tuple[str, str], ...] = ()
+
+    def __str__(self) -> str:
+        return ":".join([self.kind.name, *(f"{key}={value}" for key, value in self.settings)])
+
+    def values(self) -> dict[str, Any]:
+        """Every parameter's value: the settings given, the defaults for the rest."""
+        given = dict(self.settings)
+        return {name: param.convert(given.get(name, param.default)) for name, param in self.kind.params.items()}
+
+
+def parse(texts: list[str]) -> tuple[LoadSpec, ...]:
+    """The loads of ``--load`` values: "cpu,net" (names), or one load with parameters, "cpu:cpus=1:load=50".
+
+    Raises RtscopeError naming the value for an unknown load or parameter, a bad value, a load named
+    twice, or idle combined with another load.
+    """
+    specs: list[LoadSpec] = []
+    for text in texts:
+        specs += [_parse_one(text)] if ":" in text else [_parse_one(name) for name in text.split(",")]
+    names = [spec.kind.name for spec in specs]
+    for name in names:
+        if names.count(name) > 1:
+            raise RtscopeError(f"--load: {name} is named twice")
+    if "idle" in names and len(names) > 1:
+        raise RtscopeError("--load: idle cannot be combined with another load")
+    return tuple(specs)
+
+
+def _parse_one(text: str) -> LoadSpec:
+    name, *pairs = text.strip().split(":")
+    kind = KINDS.get(name)
+    if kind is None:
+        raise RtscopeError(f"--load {text}: unknown load {name!r} (known: {', '.join(KINDS)})")
+    settings = []
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or key not in kind.params:
+            known = ", ".join(kind.params) or "none"
+            raise RtscopeError(f"--load {text}: {pair!r} is not KEY=VALUE with a parameter of {name} "
+                               f"(its parameters: {known})")
+        settings.append((key, value))
+    spec = LoadSpec(kind, tuple(settings))
+    try:
+        spec.values()
+    except ValueError as error:
+        raise RtscopeError(f"--load {text}: {error}") from None
+    return spec
+
+
+def check_tools(transport: Transport, specs: tuple[LoadSpec, ...]) -> None:
+    """Raise RtscopeError naming the package to install when a load's tool is missing on the target."""
+    for spec in specs:
+        kind = spec.kind
+        if kind.tool and not has_command(transport, kind.tool):
+            raise RtscopeError(f"load {kind.name} needs {kind.tool}, which is not installed on the target "
+                               f"{transport.name} (Debian package {kind.package}; ./setup.sh installs it here)")

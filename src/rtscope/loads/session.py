@@ -1,0 +1,266 @@
+"""Running disturbance loads on the target, through its transport.
+
+Each load is the real tool started in its own process group before the probe, given time to settle,
+checked to be really running (its processes' CPU use, and for ``net`` the bytes through loopback), and
+always stopped: on success, error or Ctrl-C (leaving the :class:`Session`), and if rtscope itself dies
+(the transport kills what it spawned). A session keeps a load running from one run to the next while
+the next run asks for the same loads — a campaign's consecutive cells of one load settle it once — and
+checks it again for every run: still running before the probe starts, and its CPU use during the run
+recorded. A load that ended before the probe did held not for the whole run; the result says so.
+"""
+
+import contextlib
+import random
+import signal
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from rtscope.errors import RtscopeError
+from rtscope.loads.kinds import LoadSpec, Place
+from rtscope.targets.transport import Process, Transport, cpu_count
+
+DEFAULT_SETTLE_S = 2.0
+STOP_TIMEOUT_S = 5.0
+# A load is running when its processes use at least this share of the CPU time it should take (a
+# stalled or failed tool uses next to none; loads that together ask for more CPUs than there are get
+# their share of what there is).
+MIN_EXPECTED_SHARE = 0.25
+# Every process's stat line, read in one command on the target (fixed text: no user input in it).
+_ALL_STATS = ["sh", "-c", "cat /proc/[0-9]*/stat 2>/dev/null; true"]
+_PORTS = (20000, 60000)  # where a loopback port for iperf3 is drawn from
+_LISTEN_TIMEOUT_S = 5.0
+
+
+@dataclass
+class ActiveLoad:
+    """A started load: its processes (each leads its own process group) and what was measured of it."""
+
+    spec: LoadSpec
+    place: Place
+    processes: list[Process] = field(default_factory=list)
+    commands: list[list[str]] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+    cpus_used: float | None = None
+    loopback_bytes_per_s: float | None = None
+    ended_early: list[str] = field(default_factory=list)
+    left_behind: int = 0
+
+    @property
+    def expected_cpus(self) -> float:
+        return self.spec.kind.expected_cpus(self.spec.values(), self.place)
+
+    def record(self) -> dict[str, Any]:
+        """What the result keeps of this load."""
+        return {"name": self.spec.kind.name, "settings": {k: str(v) for k, v in self.spec.values().items()},
+                "commands": self.commands, "cpus_used": self.cpus_used,
+                "loopback_bytes_per_s": self.loopback_bytes_per_s,
+                "held": not self.ended_early, "ended_early": self.ended_early}
+
+
+class Session:
+    """Loads on one target, kept from run to run while they stay the same. Use as a ``with`` block:
+    whatever runs is stopped on leaving it."""
+
+    def __init__(self, transport: Transport, settle_s: float = DEFAULT_SETTLE_S,
+                 progress: Callable[[str], None] = lambda line: None):
+        self.transport, self.settle_s, self.progress = transport, settle_s, progress
+        self._specs: tuple[LoadSpec, ...] | None = None
+        self._active: list[ActiveLoad] = []
+        self._scratch: contextlib.ExitStack | None = None
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop_all()
+
+    @contextlib.contextmanager
+    def hold(self, specs: tuple[LoadSpec, ...]) -> Iterator[list[ActiveLoad]]:
+        """Have ``specs`` running for the length of the ``with`` block and yield them: started and
+        settled when they are not what ran before, else checked to be still running. On leaving, each
+        notes whether it held and the CPUs' worth of time it used meanwhile. RtscopeError when a load
+        cannot start, is not really running, or has ended since the run before."""
+        if specs != self._specs:
+            self._stop_all()
+            self._start_all(specs)
+        started = [load for load in self._active if load.processes]
+        for load in started:
+            _note_ended(self.transport, load)
+            if load.ended_early:
+                raise RtscopeError(f"load {load.spec} ended since the run before: {'; '.join(load.ended_early)}")
+        meter = _Meter(self.transport, started)
+        try:
+            yield self._active
+        finally:
+            meter.record()
+            for load in started:
+                _note_ended(self.transport, load)
+
+    def _start_all(self, specs: tuple[LoadSpec, ...]) -> None:
+        self._specs = specs
+        tools = [spec for spec in specs if spec.kind.tool]
+        self._scratch = contextlib.ExitStack()
+        place = Place(self._scratch.enter_context(self.transport.temp_dir()) if tools else "",
+                      random.randint(*_PORTS), cpu_count(self.transport))
+        self._active = [ActiveLoad(spec, place) for spec in specs]
+        started = [load for load in self._active if load.spec.kind.tool]
+        if not started:
+            return
+        try:
+            for load in started:
+                _start(self.transport, load)
+            self.progress(f"load {', '.join(str(load.spec) for load in started)}: settling {self.settle_s:g} s")
+            self._settle_and_verify(started)
+        except BaseException:
+            self._stop_all()
+            raise
+
+    def _settle_and_verify(self, started: list[ActiveLoad]) -> None:
+        """Wait half the settle time, then check each load's CPU use over the other half."""
+        time.sleep(self.settle_s / 2)
+        meter = _Meter(self.transport, started)
+        time.sleep(self.settle_s / 2)
+        meter.record()
+        wanted = sum(load.expected_cpus for load in started)
+        crowding = min(1.0, started[0].place.cpus / wanted) if wanted else 1.0
+        for load in started:
+            _note_ended(self.transport, load)
+            if load.ended_early:
+                raise RtscopeError(f"load {load.spec} ended while settling: {'; '.join(load.ended_early)}")
+            assert load.cpus_used is not None  # the meter recorded it
+            if load.cpus_used < load.expected_cpus * crowding * MIN_EXPECTED_SHARE:
+                raise RtscopeError(f"load {load.spec} is not really running: its processes used "
+                                   f"{load.cpus_used:g} CPUs in the settle time, expected about "
+                                   f"{load.expected_cpus * crowding:.3g}")
+
+    def _stop_all(self) -> None:
+        for load in self._active:
+            _stop(self.transport, load)
+        self._active, self._specs = [], None
+        if self._scratch is not None:
+            self._scratch.close()
+            self._scratch = None
+
+
+@contextlib.contextmanager
+def running(transport: Transport, specs: tuple[LoadSpec, ...], settle_s: float = DEFAULT_SETTLE_S,
+            progress: Callable[[str], None] = lambda line: None) -> Iterator[list[ActiveLoad]]:
+    """``specs`` started, settled and verified for one run; stopped on leaving."""
+    with Session(transport, settle_s, progress) as session, session.hold(specs) as active:
+        yield active
+
+
+class _Meter:
+    """The CPU time of the loads' process groups and the loopback traffic from now to :meth:`record`."""
+
+    def __init__(self, transport: Transport, loads: list[ActiveLoad]):
+        self.transport, self.loads = transport, loads
+        self.started = time.monotonic()
+        snapshot = _processes(transport) if loads else []
+        self.cpu = [_group_cpu_s(snapshot, load) for load in loads]
+        self.loopback = _loopback_bytes(transport) if any(load.spec.kind.name == "net" for load in loads) else 0
+
+    def record(self) -> None:
+        """Set each load's CPUs' worth of time used, and for net the bytes per second through loopback."""
+        if not self.loads:
+            return
+        elapsed = max(time.monotonic() - self.started, 1e-3)
+        snapshot = _processes(self.transport)
+        for load, before in zip(self.loads, self.cpu, strict=True):
+            load.cpus_used = round((_group_cpu_s(snapshot, load) - before) / elapsed, 3)
+            if load.spec.kind.name == "net":
+                load.loopback_bytes_per_s = round((_loopback_bytes(self.transport) - self.loopback) / elapsed)
+
+
+def _start(transport: Transport, load: ActiveLoad) -> None:
+    for number, command in enumerate(load.spec.kind.commands(load.spec.values(), load.place)):
+        log = f"{load.place.scratch}/{load.spec.kind.name}-{number}.log"
+        try:
+            process = transport.spawn(command, log)
+        except RtscopeError as error:
+            raise RtscopeError(f"load {load.spec}: {error}") from None
+        load.processes.append(process)
+        load.commands.append(command)
+        load.logs.append(log)
+        if command[:2] == ["iperf3", "-s"]:
+            _await_listening(transport, load.place.port, process)
+
+
+def _await_listening(transport: Transport, port: int, server: Process) -> None:
+    """Wait until a socket listens on 127.0.0.1:port there (/proc/net/tcp, state 0A: LISTEN)."""
+    wanted = f"0100007F:{port:04X}"
+    deadline = time.monotonic() + _LISTEN_TIMEOUT_S
+    while time.monotonic() < deadline and server.poll() is None:
+        table = transport.read_file("/proc/net/tcp").decode(errors="replace").splitlines()[1:]
+        if any(fields[1] == wanted and fields[3] == "0A" for fields in (line.split() for line in table)
+               if len(fields) > 3):
+            return
+        time.sleep(0.05)
+    raise RtscopeError(f"load net: the iperf3 server did not start listening on 127.0.0.1:{port}")
+
+
+Snapshot = list[tuple[int, str, int]]  # each process: its group, its state letter, CPU ticks used
+
+
+def _processes(transport: Transport) -> Snapshot:
+    """Every process on the target now (/proc/PID/stat)."""
+    snapshot = []
+    for line in transport.run(_ALL_STATS, timeout_s=30).stdout.decode(errors="replace").splitlines():
+        # Fields after the parenthesised command: state ppid pgrp … utime(14) stime(15).
+        fields = line.rsplit(")", 1)[-1].split()
+        if len(fields) > 12:
+            snapshot.append((int(fields[2]), fields[0], int(fields[11]) + int(fields[12])))
+    return snapshot
+
+
+# Linux counts CPU time in USER_HZ ticks, 100 per second on every architecture.
+_TICKS_PER_S = 100
+
+
+def _group_cpu_s(snapshot: Snapshot, load: ActiveLoad) -> float:
+    """CPU seconds used so far by the live processes of the load's process groups."""
+    groups = {process.pid for process in load.processes}
+    return sum(ticks for group, _, ticks in snapshot if group in groups) / _TICKS_PER_S
+
+
+def _loopback_bytes(transport: Transport) -> int:
+    """Bytes sent over the loopback interface there since boot (/proc/net/dev)."""
+    for line in transport.read_file("/proc/net/dev").decode(errors="replace").splitlines():
+        name, _, counters = line.partition(":")
+        if name.strip() == "lo":
+            return int(counters.split()[8])
+    return 0
+
+
+def _note_ended(transport: Transport, load: ActiveLoad) -> None:
+    """Note each of the load's processes that is no longer running, with its status and last words."""
+    for process, command, log in zip(load.processes, load.commands, load.logs, strict=True):
+        status = process.poll()
+        if status is not None and not any(note.startswith(command[0]) for note in load.ended_early):
+            said: list[str] = []
+            with contextlib.suppress(OSError):
+                said = transport.read_file(log).decode(errors="replace").strip().splitlines()
+            tail = f" ({said[-1].strip()})" if said else ""
+            load.ended_early.append(f"{command[0]} exited with status {status}{tail}")
+
+
+def _stop(transport: Transport, load: ActiveLoad) -> None:
+    """SIGTERM each process group, SIGKILL what is left after STOP_TIMEOUT_S; count what survived."""
+    for process in load.processes:
+        process.signal_group(signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    for process in load.processes:
+        while _group_alive(transport, process.pid) and time.monotonic() < deadline:
+            process.poll()
+            time.sleep(0.02)
+        if _group_alive(transport, process.pid):
+            process.signal_group(signal.SIGKILL)
+        process.wait(STOP_TIMEOUT_S)
+    load.left_behind = sum(_group_alive(transport, process.pid) for process in load.processes)
+
+
+def _group_alive(transport: Transport, pgid: int) -> bool:
+    """Whether a process of group pgid other than a zombie remains."""
+    return any(group == pgid and state != "Z" for group, state, _ in _processes(transport))

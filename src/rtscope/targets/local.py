@@ -1,0 +1,88 @@
+"""The probe on this machine, through the local transport."""
+
+import functools
+import os
+from pathlib import Path
+from typing import Any
+
+from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
+from rtscope.model import result
+from rtscope.model.catalogue import Bench, Suite, parse_bench_list
+from rtscope.model.request import RunRequest
+from rtscope.targets import worker
+from rtscope.targets.transport import LocalTransport, Transport
+
+
+class LocalTarget:
+    """Runs the probe binary on this machine, streaming its progress and warnings to stderr."""
+
+    name = "local"
+
+    def __init__(self, probe: Path, transport: Transport | None = None):
+        self.probe = probe
+        self.transport = transport or LocalTransport()
+
+    def list_benches(self) -> list[Bench]:
+        """The benches of ``rtscope-probe list --json``."""
+        return self._catalogue[0]
+
+    def list_suites(self) -> list[Suite]:
+        """The suites of ``rtscope-probe list --json``."""
+        return self._catalogue[1]
+
+    def record(self) -> dict[str, Any]:
+        """This machine, on its own clocks."""
+        return {"name": self.name, "kind": "local", "time_base": "hardware"}
+
+    @functools.cached_property
+    def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
+        completed = self.transport.run([self._executable(), "list", "--json"], timeout_s=60)
+        if completed.status != 0:
+            reason = worker.last_line(completed.stderr.decode(errors="replace")) or f"exit status {completed.status}"
+            raise ProbeError(f"{self.probe} list failed: {reason}")
+        return parse_bench_list(completed.stdout.decode(errors="replace"), f"{self.probe} list --json")
+
+    def run(self, request: RunRequest) -> result.Result:
+        """Run the probe on ``request``; it writes its result to a scratch file that is read back.
+
+        Exit status 2 from the probe (bad input) raises ProbeRejected: the probe printed why;
+        a crash or a missing or invalid result raises ProbeError.
+        """
+        probe = self._executable()
+        with self.transport.temp_dir() as scratch:
+            output = f"{scratch}/result.json"
+            status, last_line = self.transport.run_streaming([probe, "run", *request.probe_args(), "--json", output])
+            return read_outcome(self.transport, status, last_line, output)
+
+    def _executable(self) -> str:
+        if not self.probe.exists():
+            raise RtscopeError(f"probe not built at {self.probe} (run make -C probe)")
+        if self.probe.is_dir() or not os.access(self.probe, os.X_OK):
+            raise RtscopeError(f"probe at {self.probe} is not an executable file")
+        return str(self.probe)
+
+
+def read_outcome(transport: Transport, status: int, last_line: str, output: str) -> result.Result:
+    """The result the probe wrote to ``output`` on the transport's machine, given how it exited."""
+    if status == 2:
+        raise ProbeRejected(last_line or "the probe rejected its arguments")
+    if status < 0:
+        raise ProbeError(f"the probe was killed by {worker.signal_name(-status)}" + _quoted(last_line))
+    if status not in (0, 1, 130):
+        raise ProbeError(f"the probe exited with status {status}" + _quoted(last_line))
+    try:
+        text = transport.read_file(output).decode("utf-8")
+    except FileNotFoundError:
+        if status == 130:
+            raise KeyboardInterrupt from None  # stopped before it had anything to write
+        raise ProbeError(f"the probe exited with status {status} without writing a result") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ProbeError(f"cannot read the probe's result: {error}") from None
+    try:
+        return result.parse(text, "the probe's result")
+    except RtscopeError as error:
+        raise ProbeError(str(error)) from None
+
+
+def _quoted(line: str) -> str:
+    return f": {line}" if line else ""

@@ -1,0 +1,158 @@
+"""How rtscope reaches the machine it measures: the only way the analyzer touches it.
+
+A transport runs commands there (an argv, never a shell string built from user input), starts
+background processes (loads) that end when rtscope does, and moves and reads files. The probe, the
+loads and the facts about the measured system all go through the target's transport, so that a load
+stresses the machine the probe runs on and its checks read that machine's /proc. LocalTransport is
+this machine; SSH and QEMU transports implement the same protocol.
+"""
+
+import contextlib
+import ctypes
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from rtscope.errors import RtscopeError
+from rtscope.targets import worker
+
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class Completed:
+    """How a command ended: its exit status (negative: killed by that signal) and what it printed."""
+
+    status: int
+    stdout: bytes
+    stderr: bytes
+
+
+class Process(Protocol):
+    """A background process started by a transport, leading its own process group."""
+
+    pid: int
+
+    def poll(self) -> int | None:
+        """Its exit status once it has ended, else None."""
+
+    def signal_group(self, signum: int) -> None:
+        """Send ``signum`` to its whole process group (nothing when the group is gone)."""
+
+    def wait(self, timeout_s: float) -> int | None:
+        """Wait up to ``timeout_s`` for it to end; its exit status, or None when it still runs."""
+
+
+class Transport(Protocol):
+    """The operations rtscope needs on the measured machine."""
+
+    name: str
+
+    def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed:
+        """Run ``argv`` to its end and return its status and output. RtscopeError when it cannot start
+        or outlives ``timeout_s`` (it is killed then)."""
+
+    def run_streaming(self, argv: Sequence[str]) -> tuple[int, str]:
+        """Run ``argv`` with its stderr copied to rtscope's as it comes; its exit status and the last
+        line it printed. Ctrl-C reaches it and is waited out, so that it can write what it has."""
+
+    def spawn(self, argv: Sequence[str], log: str) -> Process:
+        """Start ``argv`` in the background in a process group of its own, its output to the file
+        ``log`` there; it is killed if rtscope ends, however rtscope ends."""
+
+    def read_file(self, path: str) -> bytes:
+        """The bytes of the file at ``path`` there; FileNotFoundError when there is none."""
+
+    def temp_dir(self) -> contextlib.AbstractContextManager[str]:
+        """A new private directory there, removed with what it holds on leaving the ``with`` block."""
+
+
+class LocalProcess:
+    """A process of this machine started by LocalTransport.spawn."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]):
+        self._popen = popen
+        self.pid = popen.pid
+
+    def poll(self) -> int | None:
+        return self._popen.poll()
+
+    def signal_group(self, signum: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signum)
+
+    def wait(self, timeout_s: float) -> int | None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            return self._popen.wait(timeout=timeout_s)
+        return None
+
+
+class LocalTransport:
+    """This machine, through subprocess and the file system."""
+
+    name = "local"
+
+    def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed:
+        try:
+            completed = subprocess.run(list(argv), stdin=subprocess.DEVNULL, capture_output=True,
+                                       timeout=timeout_s, check=False)
+        except OSError as error:
+            raise RtscopeError(f"cannot run {argv[0]}: {error.strerror}") from None
+        except subprocess.TimeoutExpired:
+            raise RtscopeError(f"{argv[0]} did not finish within {timeout_s:g} s") from None
+        return Completed(completed.returncode, completed.stdout, completed.stderr)
+
+    def run_streaming(self, argv: Sequence[str]) -> tuple[int, str]:
+        return worker.run(list(argv))
+
+    def spawn(self, argv: Sequence[str], log: str) -> LocalProcess:
+        # Output to a file: a pipe nobody reads could fill and stall the process.
+        with open(log, "wb") as output:
+            try:
+                popen = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=output, stderr=output,
+                                         start_new_session=True, preexec_fn=_die_with_parent)
+            except OSError as error:
+                raise RtscopeError(f"cannot start {argv[0]}: {error.strerror}") from None
+        return LocalProcess(popen)
+
+    def read_file(self, path: str) -> bytes:
+        return Path(path).read_bytes()
+
+    @contextlib.contextmanager
+    def temp_dir(self) -> Iterator[str]:
+        directory = tempfile.mkdtemp(prefix="rtscope-")
+        try:
+            yield directory
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL it when rtscope ends, however it ends (Linux)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def has_command(transport: Transport, tool: str) -> bool:
+    """Whether ``tool`` is an executable on the PATH there. The name travels as an argument, not as
+    shell text."""
+    return transport.run(["sh", "-c", 'command -v "$1" >/dev/null', "sh", tool], timeout_s=30).status == 0
+
+
+def cpu_count(transport: Transport) -> int:
+    """How many CPUs are online there (/sys/devices/system/cpu/online), at least 1."""
+    try:
+        online = transport.read_file("/sys/devices/system/cpu/online").decode().strip()
+    except OSError:
+        return 1
+    count = 0
+    for part in filter(None, online.split(",")):
+        first, _, last = part.partition("-")
+        count += int(last or first) - int(first) + 1
+    return max(count, 1)
