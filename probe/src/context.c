@@ -70,7 +70,7 @@ void rts_ctx_fail(rts_ctx *ctx, const char *fmt, ...)
     if (r->status != RTS_BENCH_FAILED) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(r->error, sizeof r->error, fmt, ap);
+        rts_text_vinto(r->error, sizeof r->error, fmt, ap);
         va_end(ap);
         r->status = RTS_BENCH_FAILED;
     }

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text.h"
+
 static const char *const unit_names[] = { "ns", "count", "ratio", "percent", "bytes/s" };
 
 const char *rts_unit_name(rts_unit unit)
@@ -161,7 +163,7 @@ void rts_metric_invalidate(rts_metric *m, const char *fmt, ...)
     m->invalid = true;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(m->invalid_reason, sizeof m->invalid_reason, fmt, ap);
+    rts_text_vinto(m->invalid_reason, sizeof m->invalid_reason, fmt, ap);
     va_end(ap);
 }
 

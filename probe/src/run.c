@@ -18,7 +18,7 @@ void rts_run_warn(rts_run *run, const char *fmt, ...)
     char *w = run->warnings[run->nwarnings++];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w, sizeof run->warnings[0], fmt, ap);
+    rts_text_vinto(w, sizeof run->warnings[0], fmt, ap);
     va_end(ap);
     if (!run->req->quiet)
         rts_text_fmt(rts_diag_write, "warning: %s\n", w);
@@ -58,13 +58,14 @@ static void abandon_bench(void *arg, rts_ctx *ctx, double late_s, uint64_t now_n
     rts_run *run = arg;
     rts_bench_result *r = ctx->result;
     r->status = RTS_BENCH_FAILED; /* overrides "failed" reasons given before: hanging is what matters */
-    snprintf(r->error, sizeof r->error,
-             "stopped by the watchdog: still running %.1f s after it was asked to stop (hung, or not "
-             "checking the stop flag); its metrics hold what it measured until then", late_s);
+    rts_text_into(r->error, sizeof r->error,
+                  "stopped by the watchdog: still running %.1f s after it was asked to stop (hung, or not "
+                  "checking the stop flag); its metrics hold what it measured until then",
+                  late_s);
     r->elapsed_s = (double)(now_ns - ctx->started_ns) / 1e9;
     for (rts_bench_result *later = r + 1; later < run->results + run->req->nbenches; later++) {
         later->status = RTS_BENCH_SKIPPED;
-        snprintf(later->error, sizeof later->error, "not run: the probe ended after %s hung", r->bench->id);
+        rts_text_into(later->error, sizeof later->error, "not run: the probe ended after %s hung", r->bench->id);
     }
     if (!run->req->quiet)
         rts_text_fmt(rts_diag_write, "rtscope-probe: %s failed: %s\n", r->bench->id, r->error);
@@ -80,7 +81,7 @@ static void run_bench(rts_run *run, rts_bench_result *r)
     unsigned missing = b->needs_caps & ~rts_port_caps();
     if (missing) {
         r->status = RTS_BENCH_SKIPPED;
-        snprintf(r->error, sizeof r->error, "this platform lacks a capability it needs (0x%x)", missing);
+        rts_text_into(r->error, sizeof r->error, "this platform lacks a capability it needs (0x%x)", missing);
         return;
     }
     rts_ctx ctx = { .run = run, .result = r };
@@ -113,7 +114,7 @@ int rts_run_execute(rts_run *run)
         rts_bench_result *r = &run->results[i];
         if (rts_stop_requested()) {
             r->status = RTS_BENCH_SKIPPED;
-            snprintf(r->error, sizeof r->error, "not run: the run was interrupted");
+            rts_text_into(r->error, sizeof r->error, "not run: the run was interrupted");
             continue;
         }
         run_bench(run, r);

@@ -33,4 +33,19 @@ void rts_text_fmt(rts_text_fn out, const char *fmt, ...)
     va_end(ap);
 }
 
+void rts_text_vinto(char *buf, size_t size, const char *fmt, va_list ap)
+{
+    int n = vsnprintf(buf, size, fmt, ap);
+    if (n >= 0 && (size_t)n >= size && size >= sizeof "...")
+        memcpy(buf + size - sizeof "...", "...", sizeof "...");
+}
+
+void rts_text_into(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rts_text_vinto(buf, size, fmt, ap);
+    va_end(ap);
+}
+
 void rts_text_puts(rts_text_fn out, const char *text) { out(text, strlen(text)); }

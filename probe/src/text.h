@@ -23,6 +23,14 @@ void rts_text_fmt(rts_text_fn out, const char *fmt, ...) __attribute__((format(p
 /* rts_text_fmt with the arguments in ap. */
 void rts_text_vfmt(rts_text_fn out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
+/* Format as snprintf does into buf of size bytes; a text that does not fit
+ * is cut and ends with "..." so that a reader sees it was (a small build
+ * shrinks the message buffers, RTS_MESSAGE_TEXT). */
+void rts_text_into(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* rts_text_into with the arguments in ap. */
+void rts_text_vinto(char *buf, size_t size, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+
 /* Hand the NUL-terminated text to out as it is. */
 void rts_text_puts(rts_text_fn out, const char *text);
 

@@ -38,10 +38,23 @@ static void test_puts(void)
     capture_free(&taken);
 }
 
+/* Text that does not fit its buffer is cut visibly. */
+static void test_into(void)
+{
+    char buf[12];
+    rts_text_into(buf, sizeof buf, "%s", "short");
+    CHECK(strcmp(buf, "short") == 0, "fits: %s", buf);
+    rts_text_into(buf, sizeof buf, "%s %d", "much too long", 42);
+    CHECK(strcmp(buf, "much too...") == 0, "cut: %s", buf);
+    rts_text_into(buf, sizeof buf, "%s", "exactly 11c");
+    CHECK(strcmp(buf, "exactly 11c") == 0, "the last byte that fits: %s", buf);
+}
+
 int main(void)
 {
     test_short_line();
     test_long_line();
     test_puts();
+    test_into();
     return check_report("test_text");
 }
