@@ -108,7 +108,7 @@ def test_profile_counts_the_switches_of_a_program_that_sleeps(tmp_path, rtscope)
 
 
 @pytest.mark.parametrize(("program", "message"), [
-    (["/nonexistent/program"], "cannot start /nonexistent/program: No such file or directory"),
+    (["/nonexistent/program"], "cannot start /nonexistent/program: no such program on the target local"),
     ([sys.executable, "-c", "raise SystemExit(3)"], "exited with status 3"),
     ([], "name the program to profile after --"),
 ])

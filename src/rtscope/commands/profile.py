@@ -1,18 +1,17 @@
 """rtscope profile: derive Metrics Number weights from a real program by counting what it made the OS do."""
 
 import argparse
-import os
-import subprocess
-import time
+import dataclasses
 from pathlib import Path
 
 from rtscope.render import fmt
 from rtscope.commands.context import Context
+from rtscope.execution.profile import profile
 from rtscope.errors import RtscopeError
 from rtscope.files import AtomicFile
 
 NAME = "profile"
-HELP = "run a program and write a score profile from its context switches, preemptions and interrupts"
+HELP = "run a program on the target and write a score profile from its context switches, preemptions and interrupts"
 # The metric each counted event weighs (see docs/score.md).
 SWITCH_METRIC, PREEMPT_METRIC, IRQ_METRIC = "ctxsw.sem", "lat.preempt", "lat.irq"
 
@@ -32,49 +31,14 @@ def run(args: argparse.Namespace, context: Context) -> int:
     if not command:
         raise RtscopeError("name the program to profile after --, e.g. rtscope profile -o app.toml -- ./app")
     with AtomicFile(args.output) as output:
-        counts = _measure(command)
+        usage = profile(context.target().transport, command)
+        counts = dataclasses.asdict(usage)
         name = args.name or " ".join(command)
         output.commit(_profile_text(name, command, counts))
     context.print([f"profile {args.output}: {counts['voluntary_switches']:,} voluntary switches, "
                    f"{counts['involuntary_switches']:,} preemptions, {counts['interrupts']:,} interrupts "
                    f"in {fmt.seconds(counts['seconds'])}"])
     return 0
-
-
-def _measure(command: list[str]) -> dict[str, float]:
-    """Run ``command`` and return what it did: its threads' voluntary and involuntary context switches
-    (of the program and the children it waited for) and the interrupts all CPUs took meanwhile."""
-    interrupts_before = _interrupts()
-    started = time.monotonic()
-    try:
-        process = subprocess.Popen(command)
-    except OSError as error:
-        raise RtscopeError(f"cannot start {command[0]}: {error.strerror or error}") from None
-    try:
-        _, status, usage = os.wait4(process.pid, 0)
-    except KeyboardInterrupt:
-        process.kill()
-        process.wait()
-        raise
-    seconds = time.monotonic() - started
-    interrupts = _interrupts() - interrupts_before
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        raise RtscopeError(f"{command[0]} exited with status {code}: a profile of a failed run is not written")
-    return {"voluntary_switches": usage.ru_nvcsw, "involuntary_switches": usage.ru_nivcsw,
-            "interrupts": interrupts, "seconds": seconds}
-
-
-def _interrupts() -> int:
-    """Interrupts serviced since boot, all CPUs (the first figure of the "intr" line of /proc/stat)."""
-    try:
-        with open("/proc/stat", encoding="ascii") as stat:
-            for line in stat:
-                if line.startswith("intr "):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    raise RtscopeError("cannot count interrupts: /proc/stat has no intr line (profile needs Linux)")
 
 
 def _profile_text(name: str, command: list[str], counts: dict[str, float]) -> str:
