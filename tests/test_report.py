@@ -57,7 +57,7 @@ def campaign_doc(number: int, *, repetitions: int, windows: int) -> dict[str, An
     campaign runs them: its latency metrics, load and campaign cell."""
     cell, repetition = divmod(number, repetitions)
     load = ("idle", "cpu", "memory", "io")[cell % 4]
-    doc = builders.result_doc(run_id=f"{number:016x}", benches={})
+    doc = builders.result_doc(run_id=f"{number:02x}" * 8, benches={})
     doc["metrics"] = [latency_metric(metric_id, typical * (1 + cell / 2), windows=windows, seed=number)
                       for metric_id, typical in (("lat.wakeup", 15_000), ("lat.wakeup.cpu0", 14_000),
                                                  ("lat.wakeup.cpu1", 16_000), ("lat.irq", 9_000))]
@@ -121,7 +121,7 @@ def test_a_report_of_every_result_format(rtscope, tmp_path):
     assert "Thread-Metric, relative to its calibration test" in text and "tm.memory" in text
     assert "Worst latency over time" in text and "threshold 100 µs" in text
     assert "! not as requested" in text  # the refused golden run
-    assert "Ratios to the first run" in text
+    assert "Verdict: which is best" in text and "Comparison: every group" in text
     # Per time metric a histogram and a box plot, per metric with series one more; the Thread-Metric bars.
     assert len(PLOT.findall(text)) == 2 * 6 + 4 + 1
 
@@ -150,19 +150,28 @@ def test_stored_runs_and_runs_in_campaign_cells(fake, tmp_path):
     assert fake("run", "--label", "stored").status == 0
     campaign = write_campaign_runs(tmp_path / "campaign", 6, repetitions=3, windows=30)
     text = report(fake, tmp_path, "last", *campaign)
-    assert "stored" in text and "lab: load=idle #3" in text and "repetition 2 of 3" in text
-    # One box per campaign cell, its runs named; the stored run, labelled, is a group of its own.
-    assert "lab: load=idle (B, C, D)" in text and "lab: load=cpu (E, F, G)" in text and "stored (A)" in text
-    # In a box of several runs, a dot for each run's own p99.
+    assert "A stored" in text and "D lab: load=idle #3" in text and "<th>repetition</th><td>2 of 3</td>" in text
+    # Not every run is a campaign's: as compare groups them, each run is a group, a box of its own.
     spread = re.search(r'aria-label="lat.irq: spread across runs".*?</svg>', text).group()
-    assert spread.count('<circle r="2"') == 6
+    assert spread.count("<rect") == 6 and '<circle r="2"' not in spread
+
+
+def test_runs_of_campaign_cells_are_grouped_by_cell(rtscope, tmp_path):
+    text = report(rtscope, tmp_path, *write_campaign_runs(tmp_path / "campaign", 6, repetitions=3, windows=30))
+    # Compare's groups: one per campaign cell, its runs named by the group's letter and their place in it.
+    assert "A1 lab: load=idle #1" in text and "B3 lab: load=cpu #3" in text
+    assert "<td>B</td><td>load=cpu</td><td>3</td>" in text  # the comparison's groups
+    # One box per cell, its runs named; in a box of several runs, a dot for each run's own p99.
+    assert "A load=idle (A1, A2, A3)" in text and "B load=cpu (B1, B2, B3)" in text
+    spread = re.search(r'aria-label="lat.irq: spread across runs".*?</svg>', text).group()
+    assert spread.count("<rect") == 2 and spread.count('<circle r="2"') == 6
 
 
 def test_many_runs_are_spread_over_charts_of_distinct_colours(rtscope, tmp_path):
     runs = write_campaign_runs(tmp_path / "campaign", len(svg.PALETTE) + 2, windows=20)
     text = report(rtscope, tmp_path, *runs)
     histograms = re.findall(r'aria-label="lat.irq: histogram of runs ([^"]*)"', text)
-    assert histograms == ["A, B, C, D, E, F, G, H", "I, J"]
+    assert histograms == ["A1, A2, A3, A4, A5, B1, B2, B3", "B4, B5"]
 
 
 def test_thread_metric_bars_relative_to_the_calibration_test(rtscope, tmp_path):

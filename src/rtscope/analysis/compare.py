@@ -129,3 +129,11 @@ def _verdicts(per_group: list[Members], key: str) -> tuple[stats.Difference | No
                  or not all(m["valid"] for _, m in (*first, *other))
                  else stats.compare_groups([m for _, m in first], [m for _, m in other], key)
                  for other in per_group[1:])
+
+
+def difference(first: Group, other: Group, metric_id: str, key: str) -> stats.Difference | None:
+    """Whether group ``other`` differs from group ``first`` in statistic ``key`` of ``metric_id``: the
+    verdict :func:`build` gives each group against the first, for any two groups (None: not told)."""
+    per_group = [[(doc, m) for doc in g.docs if (m := result.metric(doc, metric_id)) is not None]
+                 for g in (first, other)]
+    return _verdicts(per_group, key)[0]

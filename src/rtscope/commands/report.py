@@ -1,10 +1,10 @@
-"""rtscope report: runs as one self-contained HTML page of tables and plots (rtscope.html_report)."""
+"""rtscope report: runs as one self-contained HTML page of tables and plots (rtscope.render.report)."""
 
 import argparse
 from pathlib import Path
 
 from rtscope import files
-from rtscope.render import html_report
+from rtscope.render import report
 from rtscope.commands.show import add_raw_times_option
 from rtscope.commands.context import CAMPAIGN_PREFIX, Context
 from rtscope.errors import RtscopeError
@@ -31,6 +31,6 @@ def run(args: argparse.Namespace, context: Context) -> int:
         runs = context.load_runs(args.runs)
         if not runs:
             raise RtscopeError(f"no runs to report: {' '.join(args.runs)} holds none")
-        output.commit(html_report.render(runs, adjusted=not args.raw_times))
+        output.commit(report.render(runs, adjusted=not args.raw_times))
     context.print([f"wrote {args.output}: {len(runs)} run{'s' if len(runs) != 1 else ''}"])
     return 0

@@ -120,6 +120,10 @@ class Style:
         """Text that marks something wrong (invalid metrics, failed benches), in red."""
         return self._paint(text, "31")
 
+    def good(self, text: str) -> str:
+        """Text that marks something shown to be so (a real difference), in green."""
+        return self._paint(text, "32")
+
     def heading(self, text: str) -> str:
         """A section heading, in bold."""
         return self._paint(text, "1")

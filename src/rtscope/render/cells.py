@@ -1,0 +1,70 @@
+"""Cells that several sections make from a result document: statuses, validity, settings, the system's
+kernel and CPU, and a metric's name with its labels."""
+
+from collections.abc import Iterable
+from typing import Any
+
+from rtscope.model import result
+from rtscope.render.document import Cell
+from rtscope.render.fmt import MISSING
+
+GOOD_STATUSES = ("complete", "ok")
+
+
+def status(text: str) -> Cell:
+    """A run or bench status, marked bad when it is not a good one."""
+    return Cell(text, "" if text in GOOD_STATUSES else "bad")
+
+
+def validity(metric_doc: dict[str, Any]) -> Cell:
+    """"valid", or "invalid: REASON" marked bad."""
+    return Cell("valid") if metric_doc["valid"] else Cell(f"invalid: {result.invalid_reason(metric_doc)}", "bad")
+
+
+def config_value(value: Any) -> str:
+    """A requested or granted setting as text ("none", "yes"/"no", a CPU list or "any" …)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ",".join(map(str, value)) or "any"
+    return str(value)
+
+
+def kernel_text(system: dict[str, Any]) -> str:
+    """The kernel release with its preemption model and whether it is a realtime kernel."""
+    realtime = {True: ", realtime", False: ", not realtime", None: ""}[system["realtime_kernel"]]
+    return f"{system['kernel_release']} (preempt {system['preempt_model']}{realtime})"
+
+
+def cpu_text(system: dict[str, Any]) -> str:
+    """"AMD EPYC × 2 (online 0-1)": the CPU model, how many, and which are online when known."""
+    online = f" (online {system['cpus_online']})" if system["cpus_online"] else ""
+    return f"{system['cpu_model'] or 'unknown model'} × {system['cpu_count']}{online}"
+
+
+def or_missing(value: str | None) -> str:
+    """A text the system may not have told, "—" when it did not."""
+    return MISSING if value is None or value == "" else value
+
+
+def labels_shown(metric_docs: Iterable[dict[str, Any]]) -> bool:
+    """Whether a table of these metrics needs a labels column: some metric has labels that its id does
+    not spell out (an id may carry them in braces, and validation holds them to be the same)."""
+    return any(result.labels(m) and "{" not in m["id"] for m in metric_docs)
+
+
+def labels_text(metric_doc: dict[str, Any]) -> str:
+    """A metric's labels as "cpu=1 model=python", "—" when it has none."""
+    return " ".join(f"{key}={value}" for key, value in result.labels(metric_doc).items()) or MISSING
+
+
+def metric_cells(metric_doc: dict[str, Any], with_labels: bool) -> list[str]:
+    """The cells that name a metric in a table: its id, and its labels when the table has the column."""
+    return [metric_doc["id"], *([labels_text(metric_doc)] if with_labels else [])]
+
+
+def metric_header(with_labels: bool) -> list[str]:
+    """The header cells over :func:`metric_cells`."""
+    return ["metric", *(["labels"] if with_labels else [])]

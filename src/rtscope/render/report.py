@@ -1,0 +1,56 @@
+"""The page of `rtscope report`: runs as one self-contained HTML file, opening with the verdict on them.
+
+Sections, in order: the verdict (which group is best per metric and statistic, by how much, and whether
+really), the runs, per metric of samples its distribution, worst samples over time and spread across
+groups, Thread-Metric, compare's table, then each run as `show` tells it. Groups are compare's (the one
+grouping rule). Tables show times overhead-adjusted unless asked otherwise, as `show` does; plots show
+them as measured, because that is what the probe's histograms and series hold.
+"""
+
+from collections.abc import Sequence
+
+from rtscope import __version__
+from rtscope.model import result
+from rtscope.render import page, subjects
+from rtscope.render.document import Paragraph, Section, heading
+from rtscope.render.sections import (benches, campaign, comparison, configuration, distribution, kernel, loads,
+                                     metrics, over_time, overview, run, spread, system, thread_metric, throughput,
+                                     timing, verdict, warnings, worst_over_time)
+from rtscope.render.subjects import OneRun, Report, Run
+
+# The sections on all the runs, before the per-metric ones and after them.
+OPENING = (verdict.build, overview.build)
+CLOSING = (thread_metric.build, comparison.build)
+# Per metric of samples.
+PER_METRIC = (distribution.build, worst_over_time.build, spread.build)
+# Per run: what `show` tells, and the run's campaign cell and kernel build.
+PER_RUN = (run.build, campaign.build, system.build, kernel.build, timing.build, configuration.build, loads.build, warnings.build,
+           benches.build, metrics.build, over_time.build, throughput.build)
+
+
+def render(results: Sequence[result.Result], *, adjusted: bool = True) -> str:
+    """The report on ``results``, in the order given, as the text of an HTML file; the tables' times are
+    overhead-adjusted unless ``adjusted`` is False."""
+    report = subjects.report([run_result.doc for run_result in results], adjusted=adjusted)
+    sampled = [metric_id for metric_id, m in report.first_measured().items() if not result.is_periodic(m)]
+    sections = [*(build(report) for build in OPENING), *(_metric(report, metric_id) for metric_id in sampled),
+                *(build(report) for build in CLOSING), *(_run(report, one) for one in report.runs)]
+    count = f"{len(report.runs)} run{'s' if len(report.runs) != 1 else ''}"
+    intro = Paragraph((f"{count}; made by rtscope {__version__}. Tables: times "
+                       f"{'overhead-adjusted' if adjusted else 'as measured'}. Plots: times as measured (the probe's "
+                       "histograms and series).",))
+    return page.render(f"rtscope report: {count}", (intro,), [section for section in sections if section])
+
+
+def _metric(report: Report, metric_id: str) -> Section:
+    subsections = tuple(filter(None, (build(report, metric_id) for build in PER_METRIC)))
+    description = report.first_measured()[metric_id]["description"]
+    return Section(heading(metric_id), (Paragraph((description if subsections else
+                                                   f"{description}. No run has a sample of it.",)),),
+                   subsections=subsections, anchor=f"metric-{metric_id}")
+
+
+def _run(report: Report, one: Run) -> Section:
+    subject = OneRun(one.doc, report.adjusted)
+    return Section(heading(f"Run {one.caption}"), subsections=tuple(filter(None, (build(subject) for build in PER_RUN))),
+                   anchor=one.anchor)

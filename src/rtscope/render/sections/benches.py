@@ -1,0 +1,21 @@
+"""The benches the run ran: status, time taken, and their parameters or error."""
+
+from typing import Any
+
+from rtscope.render import cells, fmt
+from rtscope.render.document import Section, heading, table
+from rtscope.render.subjects import OneRun
+
+
+def build(subject: OneRun) -> Section:
+    """A row per bench."""
+    rows = [[bench["id"], cells.status(bench["status"]), fmt.seconds(bench["elapsed_s"]), _note(bench)]
+            for bench in subject.doc["benches"]]
+    return Section(heading("Benches"), (table(None, rows, "llrl"),))
+
+
+def _note(bench: dict[str, Any]) -> str:
+    """What to say of a bench beside its status: its error, else its parameters."""
+    if bench["error"]:
+        return f"error: {bench['error']}"
+    return " ".join(f"{key}={value}" for key, value in bench["params"].items())

@@ -1,0 +1,150 @@
+"""A comparison (rtscope.analysis.compare) as sections: which group is which, the settings that differ
+between them, the table of figures, ratios and verdicts with its legend, and the invalid metrics.
+`rtscope compare` shows them as text and markdown; the report shows them after its verdict."""
+
+from typing import Any
+
+from rtscope.analysis import stats
+from rtscope.analysis.compare import Comparison, Figure, Row, SETTINGS_TO_MATCH
+from rtscope.analysis.grouping import SHORT_ID, Group
+from rtscope.model import result, units
+from rtscope.render import cells, fmt
+from rtscope.render.document import Cell, Items, Paragraph, Section, Table, heading, table
+from rtscope.render.fmt import MISSING
+from rtscope.render.subjects import Report
+
+INVALID_MARK = " *"
+# The unit column of the operation table: what a figure counts.
+_UNIT_NAMES = {"ns": "time"}
+
+
+def build(report: Report) -> Section | None:
+    """The report's comparison: its groups, the table and legend, and the invalid metrics."""
+    if report.comparison is None:
+        return None
+    comparison = report.comparison
+    return Section(heading("Comparison", ": every group's figures, ratios to A and verdicts"),
+                   (group_table(comparison), figures_table(comparison), legend(comparison)),
+                   invalid_notes(comparison.groups), anchor="comparison")
+
+
+def names(comparison: Comparison) -> Section:
+    """Which group is which: "Runs" when each is one run (its id, label, host, kernel, start), else
+    "Groups" (name, runs, hosts, run ids); the settings that differ between them as its notes."""
+    groups = comparison.groups
+    if all(len(g.docs) == 1 for g in groups):
+        rows = [[g.letter, doc["run"]["id"][:SHORT_ID], doc["run"]["label"] or MISSING, doc["system"]["hostname"],
+                 doc["system"]["kernel_release"], fmt.local_time(doc["run"]["started"])]
+                for g in groups for doc in g.docs]
+        return Section(heading("Runs"), (table(None, rows, "llllll"),), differences(groups))
+    rows = [[g.letter, g.name, f"{len(g.docs)} run{'s' if len(g.docs) > 1 else ''}",
+             " ".join(sorted({doc["system"]["hostname"] for doc in g.docs})),
+             " ".join(doc["run"]["id"][:SHORT_ID] for doc in g.docs)] for g in groups]
+    return Section(heading("Groups"), (table(None, rows, "lllll"),), differences(groups))
+
+
+def group_table(comparison: Comparison) -> Table:
+    """Each group's letter, name and number of runs."""
+    return table(["group", "name", "runs"], [[g.letter, g.name, str(len(g.docs))] for g in comparison.groups],
+                 "lll")
+
+
+def differences(groups: tuple[Group, ...]) -> tuple[Cell, ...]:
+    """Warnings of the settings that make figures incomparable when they differ between the groups, and
+    of reporting periods that differ (counts are per period)."""
+    notes = []
+    for what, read in SETTINGS_TO_MATCH:
+        values = {g.letter: "/".join(sorted({read(doc) for doc in g.docs})) for g in groups}
+        if len(set(values.values())) > 1:
+            each = ", ".join(f"{letter} {value}" for letter, value in values.items())
+            notes.append(Cell(f"! the runs differ in {what}: {each}", "warn"))
+    periods = {g.letter: sorted({fmt.seconds(m["period_s"]) for doc in g.docs for m in doc["metrics"]
+                                 if result.is_periodic(m)}) for g in groups}
+    if len({tuple(p) for p in periods.values() if p}) > 1:
+        each = ", ".join(f"{letter} {'/'.join(p)}" for letter, p in periods.items() if p)
+        notes.append(Cell(f"! the runs differ in reporting period, and counts are per period: {each}", "warn"))
+    return tuple(notes)
+
+
+def figures_table(comparison: Comparison) -> Table:
+    """Per metric and statistic: each group's figure (± its spread over runs), its ratio to A and
+    whether it really differs from A."""
+    letters = [g.letter for g in comparison.groups]
+    others = letters[1:]
+    with_spread = _with_spread(comparison)
+    unit = ["unit"] if comparison.ops else []
+    metric_docs = first_metric_docs(comparison)
+    with_labels = cells.labels_shown(metric_docs.values())
+    header = ["operation" if comparison.ops else "metric", *(["labels"] if with_labels else []), "stat", *unit,
+              *letters, *(f"{x}/A" for x in others), *(f"{x}≠A?" for x in others)]
+    rows, previous = [], None
+    for row in comparison.rows:
+        first = row.metric != previous
+        named = cells.metric_cells(metric_docs[row.metric], with_labels) if first else [""] * (1 + with_labels)
+        rows.append([*named, row.stat, *([_UNIT_NAMES.get(row.unit, row.unit)] if unit else []),
+                     *(_figure(f, row, with_spread) for f in row.figures),
+                     *(fmt.ratio(f.ratio) for f in row.figures[1:]),
+                     *(verdict_text(v) for v in row.verdicts), *[""] * (len(others) - len(row.verdicts))])
+        previous = row.metric
+    align = "l" * with_labels + "ll" + "l" * len(unit) + "r" * (2 * len(letters) - 1) + "l" * len(others)
+    return table(header, rows, align)
+
+
+def first_metric_docs(comparison: Comparison) -> dict[str, dict[str, Any]]:
+    """Each compared metric as the first run that measured it recorded it (its labels, its unit)."""
+    return {row.metric: next(m for g in comparison.groups for doc in g.docs
+                             if (m := result.metric(doc, row.metric)) is not None) for row in comparison.rows}
+
+
+def _with_spread(comparison: Comparison) -> bool:
+    return any(len(g.docs) > 1 for g in comparison.groups)
+
+
+def figure_text(figure: Figure, row: Row) -> str:
+    """A group's figure in the row's unit; a calibration ratio ("× tm.basic") as a ratio."""
+    # compare gives a calibration ratio the unit "ratio", which documents also use for plain quotients.
+    if row.unit == units.RATIO.name and row.stat.startswith("×"):
+        return fmt.ratio(figure.value)
+    return units.get(row.unit).format(figure.value)
+
+
+def _figure(figure: Figure, row: Row, with_spread: bool) -> Cell:
+    text = figure_text(figure, row)
+    if with_spread and figure.spread is not None:
+        text += f" ±{fmt.significant(100 * figure.spread, 2)}%"
+    return Cell(text + INVALID_MARK, "bad") if figure.invalid else Cell(text)
+
+
+def verdict_text(verdict: stats.Difference | None) -> str:
+    """"yes p<0.001 CI", "no p=0.420 tail", "no: within spread (…)" or "—" when no test could tell."""
+    if verdict is None:
+        return MISSING
+    p = fmt.p_value(verdict.p_value)
+    if verdict.beyond_spread is False and verdict.p_value < stats.SIGNIFICANCE:
+        return f"no: within spread ({p} {verdict.test})"
+    return f"{'yes' if verdict.real else 'no'} {p} {verdict.test}"
+
+
+def legend(comparison: Comparison) -> Paragraph:
+    """How to read the verdicts, and what a group's figure is."""
+    lines = (f"X≠A?: does group X differ from A in this statistic ({100 * stats.CONFIDENCE:.0f} % confidence)? "
+             "MW: Mann–Whitney U on the raw samples",
+             "(--raw N when running) or on Thread-Metric periods; CI: the bootstrap interval of each median, "
+             "from the histograms;",
+             "tail (p90 … max): how the samples beyond A's figure split between A and X, against their sizes "
+             "(binomial).")
+    if _with_spread(comparison):
+        return Paragraph((*lines, "A group's figure is the median over its runs, ± half their range; a difference "
+                                  "the runs themselves span is not called one."))
+    return Paragraph((*lines, "One run each: repeat runs (rtscope campaign) to see the run-to-run spread."))
+
+
+def invalid_notes(groups: tuple[Group, ...]) -> tuple[Cell, ...]:
+    """A note per invalid metric of a run, with its reason (and, in a group of several, which run)."""
+    return tuple(Cell(f"{INVALID_MARK.strip()} {g.letter}{_which(g, doc)} {m['id']} is invalid: "
+                      f"{result.invalid_reason(m)}", "bad")
+                 for g in groups for doc in g.docs for m in doc["metrics"] if not m["valid"])
+
+
+def _which(g: Group, doc: dict[str, Any]) -> str:
+    return f" ({doc['run']['id'][:SHORT_ID]})" if len(g.docs) > 1 else ""

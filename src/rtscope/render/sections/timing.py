@@ -1,0 +1,23 @@
+"""How the run took time: its clock and cycle counter, their resolution and the cost of a read."""
+
+from rtscope.render import fmt
+from rtscope.render.document import Section, heading, table
+from rtscope.render.fmt import MISSING
+from rtscope.render.subjects import OneRun
+
+
+def build(subject: OneRun) -> Section:
+    """The clock and the cycle counter ("none usable" when there is none)."""
+    timing = subject.doc["timing"]
+    clock = (f"{timing['clock']}: resolution {fmt.duration(timing['clock_resolution_ns'])}, "
+             f"{fmt.duration(timing['clock_overhead_ns'])} per read")
+    if timing["cycle_counter"] is None:
+        counter = "none usable"
+    else:
+        counter = (f"{timing['cycle_counter']}: {_plain(timing['cycles_per_ns'])} cycles/ns, "
+                   f"{_plain(timing['cycle_overhead_cycles'])} cycles per read")
+    return Section(heading("Timing"), (table(None, [("clock", clock), ("cycle counter", counter)], "ll"),))
+
+
+def _plain(number: float | None) -> str:
+    return MISSING if number is None else f"{number:.3g}"
