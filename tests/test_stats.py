@@ -5,6 +5,7 @@ import math
 import random
 
 import pytest
+from scipy import stats as scipy_stats
 
 import builders
 from rtscope.analysis import stats
@@ -16,6 +17,9 @@ def test_mann_whitney_matches_the_reference_values():
     assert stats.mann_whitney([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]) == pytest.approx(2 / 252)
     # Three periods against three: no split is rarer than 2 in 20, however different they are.
     assert stats.mann_whitney([5e6] * 3, [2e7] * 3) == pytest.approx(0.1)
+    # Ties across the groups: of the 126 splits of 1 2 2 3 | 2 3 3 4 5, 10 have a U as low as this one's
+    # (scipy.stats.mannwhitneyu with a PermutationMethod: p = 20 / 126).
+    assert stats.mann_whitney([1, 2, 2, 3], [2, 3, 3, 4, 5]) == pytest.approx(20 / 126)
     # Large samples: normal approximation with continuity correction; 1..30 against 31..60 has U = 0,
     # mean 450 and variance 30·30·61/12, so z = 449.5 / 67.64 and p = erfc(z / √2).
     assert stats.mann_whitney(range(1, 31), range(31, 61)) == pytest.approx(
@@ -25,14 +29,32 @@ def test_mann_whitney_matches_the_reference_values():
         stats.mann_whitney([], [1.0])
 
 
+def histogram_metric(buckets: list[list[int]], *, step: float | None = None) -> dict:
+    """A time metric whose histogram has these buckets (and, given, this step)."""
+    metric = builders.metric("lat.wakeup", 10_000.0)
+    metric["histogram"]["buckets"] = buckets
+    if step is not None:
+        metric["histogram"]["resolution"] = step
+    return metric
+
+
 def test_median_interval_of_a_known_histogram():
     # 1000 samples, one at each of 1 … 1000 ns: the 95 % interval of the median is ranks 469 … 532.
-    histogram = {"buckets": [[v, 1, 1] for v in range(1, 1001)], "overflow": 0, "overflow_above": 1 << 36}
-    assert stats.median_interval(histogram) == (469, 532)
+    thousand = stats.pooled([histogram_metric([[v, 1, 1] for v in range(1, 1001)])])
+    assert stats.median_interval(thousand) == (469, 532)
     # Few samples: the exact binomial. Of 10, ranks 2 … 9 (P(X < 2) = 0.011 ≤ 0.025 < P(X < 3) = 0.055).
-    few = {"buckets": [[v, 1, 1] for v in range(10, 20)], "overflow": 0, "overflow_above": 1 << 36}
-    assert stats.median_interval(few) == (11, 18)
-    assert stats.median_interval({"buckets": [], "overflow": 0, "overflow_above": 1}) is None
+    assert stats.median_interval(stats.pooled([histogram_metric([[v, 1, 1] for v in range(10, 20)])])) == (11, 18)
+    assert stats.median_interval(stats.pooled([histogram_metric([])])) is None
+
+
+def test_histograms_are_read_in_their_step_and_pooled_only_when_steps_agree():
+    # Steps of 0.5 (say, half a percent): bucket [40, 4] holds 20.0 … 21.5.
+    half = histogram_metric([[10, 1, 3], [40, 4, 5]], step=0.5)
+    histogram = stats.pooled([half, half])
+    assert histogram.size == 16 and histogram.value_at(7, upper=False) == 20.0
+    assert histogram.value_at(7, upper=True) == 21.5 and histogram.count_above(5.0) == 10
+    assert histogram.value_at(17, upper=True) == math.inf  # beyond the buckets: in the overflow
+    assert stats.pooled([half, histogram_metric([[10, 1, 3]])]) is None
 
 
 def skewed(rng: random.Random, n: int, shift: float = 0.0) -> list[int]:
@@ -140,3 +162,32 @@ def test_the_binomial_test_matches_reference_values():
     assert stats._binomial_two_sided(3, 10, 0.5) == pytest.approx(0.34375)
     assert stats._binomial_two_sided(10, 10, 0.5) == pytest.approx(2 / 1024)
     assert stats._binomial_two_sided(0, 0, 0.5) == 1.0
+
+
+@pytest.mark.parametrize(("k", "n", "p"), [(0, 7, 0.3), (17, 40, 0.25), (120, 1000, 0.1), (4990, 10000, 0.5),
+                                           (3, 20000, 0.0004), (60000, 100000, 0.6)])
+def test_the_binomial_test_is_scipys(k, n, p):
+    assert stats._binomial_two_sided(k, n, p) == pytest.approx(scipy_stats.binomtest(k, n, p).pvalue, rel=1e-6)
+
+
+def test_mann_whitney_is_scipys_on_large_samples_with_ties():
+    rng = random.Random(41)
+    for shift in (0, 3, 30):
+        a = [round(rng.lognormvariate(4, 0.5)) for _ in range(3000)]
+        b = [round(rng.lognormvariate(4, 0.5)) + shift for _ in range(2000)]
+        expected = scipy_stats.mannwhitneyu(a, b, method="asymptotic").pvalue
+        assert stats.mann_whitney(a, b) == pytest.approx(expected, rel=1e-9, abs=1e-300)
+
+
+def test_mann_whitney_counts_every_raw_sample():
+    # Two runs a side, 30,000 raw samples each: the test sees all 60,000 of each group, overhead taken off.
+    rng = random.Random(42)
+    runs = [[round(rng.lognormvariate(8, 0.3)) for _ in range(30_000)] for _ in range(4)]
+    metrics = []
+    for samples in runs:
+        metric = as_metric(samples, raw=True)
+        metric["overhead_ns"] = 25.0
+        metrics.append(metric)
+    every = [v - 25.0 for samples in runs for v in samples]
+    expected = scipy_stats.mannwhitneyu(every[:60_000], every[60_000:], method="asymptotic").pvalue
+    assert stats.compare_groups(metrics[:2], metrics[2:]).p_value == pytest.approx(expected, rel=1e-9)
