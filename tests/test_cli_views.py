@@ -1,5 +1,6 @@
 """rtscope list, runs, show and compare on stored runs and result files."""
 
+import copy
 import csv
 import io
 import json
@@ -7,6 +8,8 @@ import json
 import pytest
 
 import builders
+from rtscope.render import fmt, markdown, svg, text
+from rtscope.render.document import Cell, Figure, Items, Paragraph, Section, heading, table
 
 
 def store_runs(fake, *labels):
@@ -223,3 +226,64 @@ def test_compare_by_cell_needs_campaign_runs(tmp_path, rtscope):
     paths = _labelled_files(tmp_path, {"a": [3000.0], "b": [3100.0]})
     outcome = rtscope("compare", *paths, "--by", "cell")
     assert outcome.status == 2 and "run 00000000 belongs to no campaign" in outcome.err
+
+
+def format_4_doc(run_id: str = "7777777777777777", *, percent: float = 2.5) -> dict:
+    """A result of format 4: a metric whose labels its id does not spell out (lat.wakeup.cpu0), one whose
+    id carries them and whose unit is percent, histogrammed in steps of 0.01 %."""
+    doc = builders.result_doc(run_id=run_id, benches={"lat.wakeup": 15500.0, "lat.wakeup.cpu0": 15000.0})
+    doc["version"] = 4
+    for metric in doc["metrics"]:
+        metric["labels"] = {"cpu": 0} if metric["id"] == "lat.wakeup.cpu0" else {}
+    wave = builders.metric("wave.period_error{model=python}", percent)
+    wave.update(bench="wave.python", unit="percent", labels={"model": "python"}, overhead_ns=0.0, cycles=None,
+                adjusted=copy.deepcopy(wave["stats"]))
+    steps = round(percent * 100)
+    wave["histogram"].update(buckets=[[steps - 50, 2, 30_000], [steps + 50, 4, 10_000]], resolution=0.01)
+    doc["metrics"].append(wave)
+    return doc
+
+
+def test_show_lists_labels_and_each_metric_in_its_unit(tmp_path, rtscope):
+    outcome = rtscope("show", builders.write(tmp_path / "v4.json", format_4_doc()))
+    assert outcome.status == 0, outcome.err
+    metrics = outcome.out.split("Metrics")[1].splitlines()
+    assert metrics[1].split()[:3] == ["metric", "labels", "count"]
+    assert metrics[3].split()[:4] == ["lat.wakeup.cpu0", "cpu=0", "40,000", "13.5"]
+    assert metrics[4].split()[:6] == ["wave.period_error{model=python}", "model=python", "40,000", "2.25", "%", "2.50"]
+
+
+def test_no_labels_column_without_labels(tmp_path, rtscope):
+    doc = format_4_doc()
+    doc["metrics"] = [m for m in doc["metrics"] if m["id"] == "lat.wakeup"]
+    outcome = rtscope("show", builders.write(tmp_path / "v4.json", doc))
+    assert "labels" not in outcome.out
+
+
+def test_compare_lists_labels_in_text_and_markdown(tmp_path, rtscope):
+    paths = [builders.write(tmp_path / f"{n}.json", format_4_doc(run_id * 16, percent=percent))
+             for n, (run_id, percent) in enumerate((("a", 2.5), ("b", 5.0)))]
+    lines = rtscope("compare", *paths, "--stat", "p50").out.splitlines()
+    assert next(line for line in lines if line.startswith("metric")).split()[:3] == ["metric", "labels", "stat"]
+    row = next(line for line in lines if line.startswith("wave.period_error")).split()
+    assert row[:7] == ["wave.period_error{model=python}", "model=python", "p50", "2.50", "%", "5.00", "%"]
+    md = rtscope("compare", *paths, "--stat", "p50", "--format", "markdown").out
+    assert "| lat.wakeup.cpu0 | cpu=0 | p50 | 15.0 µs | 15.0 µs | 1.00× |" in md
+
+
+def test_text_draws_titles_indented_parts_and_notes_and_figures_as_a_line():
+    chart = svg.Chart(svg.Axis(1, 10, label="x", tick_text=svg.tick_number), svg.Bands(["a"]), title="a plot")
+    sections = [Section(heading("Title", ", aside"), (table(None, [("key", Cell("value", "warn"))], "ll"),
+                                                      Paragraph(("one", "two")), Items((Cell("item"),))),
+                        notes=(Cell("a note", "bad"),)),
+                Section(parts=(table(["h", "n"], [("x", "1"), ("yy", "22")], "lr"),),
+                        subsections=(Section(heading("Sub"), (Figure(chart),)),))]
+    assert text.render(sections, fmt.Style(enabled=False)) == [
+        "Title, aside", "  key  value", "", "  one", "  two", "", "  item", "a note", "",
+        "h    n", "x    1", "yy  22", "", "Sub", "  [plot: a plot]"]
+    coloured = text.render(sections[:1], fmt.Style(enabled=True))
+    assert coloured[0] == "\x1b[1mTitle\x1b[0m, aside" and "\x1b[33mvalue\x1b[0m" in coloured[1]
+    assert coloured[-1] == "\x1b[31ma note\x1b[0m"
+    assert markdown.render(sections) == (
+        "## Title, aside\n\n|  |  |\n|---|---|\n| key | value |\n\none\ntwo\n\n- item\n\n- a note\n\n"
+        "| h | n |\n|---|---|\n| x | 1 |\n| yy | 22 |\n\n### Sub\n")

@@ -1,6 +1,7 @@
 """rtscope report: the HTML page of runs, read as text and opened in headless Chromium."""
 
 import copy
+import html
 import json
 import math
 import os
@@ -17,6 +18,7 @@ from rtscope.render import svg
 from rtscope.analysis.grouping import LETTERS
 from rtscope.commands.context import Context
 from test_cli_errors import assert_one_line_error
+from test_cli_views import format_4_doc
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -186,6 +188,73 @@ def test_thread_metric_bars_relative_to_the_calibration_test(rtscope, tmp_path):
     charts = re.findall(r'<svg [^>]*aria-label="Thread-Metric relative to tm.basic, runs A".*?</svg>', text)
     assert len(charts) == 1 and charts[0].count("<rect") == 2 and len(PLOT.findall(text)) == 1
     assert "No bar: B tm.coop, B tm.sync (no ratio" in text
+
+
+def section_rows(text: str, anchor: str) -> list[list[str]]:
+    """The cells of each table row of section ``anchor`` (up to its first subsection), as plain text."""
+    section = re.search(rf'<section id="{anchor}">(.*?)(?:</section>|<section)', text, re.DOTALL).group(1)
+    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", section)]
+
+
+def test_the_verdict_names_the_best_group_its_margin_and_whether_it_is_real(rtscope, tmp_path):
+    # Cells idle, cpu and memory given worst first: the best (idle, C) and the next best (cpu, B) are not A.
+    runs = write_campaign_runs(tmp_path / "campaign", 6, repetitions=2, windows=10)[::-1]
+    text = report(rtscope, tmp_path, *runs)
+    assert text.index('id="verdict"') < text.index('id="runs"')  # the page opens with it
+    rows = section_rows(text, "verdict")
+    assert rows[0] == ["metric", "stat", "best", "its figure", "better by", "next best", "its figure",
+                       "real difference?"]
+    assert rows[1] == ["lat.wakeup", "p50", "C load=idle", "15.0 µs", "1.50× lower", "B load=cpu", "22.5 µs",
+                       "yes p<0.001 CI"]
+    assert [row[:3] for row in rows[2:4]] == [["", "p99", "C load=idle"], ["", "max", "C load=idle"]]
+    assert '<span class="good">yes p&lt;0.001 CI</span>' in text
+    # The comparison below it holds every figure, against A.
+    assert ["lat.wakeup", "p50", "30.0 µs", "22.5 µs", "15.0 µs", "0.750×", "0.500×", "yes p<0.001 CI",
+            "yes p<0.001 CI"] in [[cell.split(" ±")[0] for cell in row] for row in section_rows(text, "comparison")]
+
+
+def test_the_verdict_on_iterations_is_the_highest(rtscope, tmp_path):
+    paths = []
+    for run_id, sync in (("a1" * 8, 1000), ("b2" * 8, 3000)):
+        doc = builders.result_doc(run_id=run_id, label=f"sync {sync}", benches={})
+        doc["metrics"] = [builders.count_metric("tm.basic", [1000, 1010, 990], baseline_ratio=1.0),
+                          builders.count_metric("tm.sync", [sync, sync + 10, sync - 10], baseline_ratio=sync / 1000)]
+        paths.append(builders.write(tmp_path / f"{run_id}.json", doc))
+    rows = section_rows(report(rtscope, tmp_path, *paths), "verdict")
+    # Three periods against three: never significant (exact Mann–Whitney p = 0.1). No row of the ratio to
+    # tm.basic: compare tests the median it is the ratio of.
+    assert rows[1:] == [["tm.basic", "p50", "A sync 1000", "1,000", "equal", "B sync 3000", "1,000",
+                         "no p=1.000 MW"],
+                        ["tm.sync", "p50", "B sync 3000", "3,000", "3.00× higher", "A sync 1000", "1,000",
+                         "no p=0.100 MW"]]
+
+
+def test_labels_and_units_of_format_4(rtscope, tmp_path):
+    paths = [builders.write(tmp_path / f"{n}.json", format_4_doc(run_id * 16, percent=percent))
+             for n, (run_id, percent) in enumerate((("a", 5.0), ("b", 2.5)))]
+    text = report(rtscope, tmp_path, *paths)
+    wave = next(row for row in section_rows(text, "verdict") if row[0].startswith("wave"))
+    assert wave[:7] == ["wave.period_error{model=python}", "model=python", "p50", "B fixture-host bbbbbbbb",
+                        "2.50 %", "2.00× lower", "A fixture-host aaaaaaaa"]
+    # Each plot's value axis in the metric's unit.
+    for metric_id, label in (("wave.period_error{model=python}", "percentage, % (log scale)"),
+                             ("lat.wakeup", "time, µs (log scale)")):
+        for plot in ("histogram of runs A, B", "spread across runs"):
+            svg_text = re.search(rf'aria-label="{re.escape(metric_id)}: {plot}".*?</svg>', text).group()
+            assert f">{label}</text>" in svg_text
+
+
+def test_no_verdict_for_one_run_and_why_not_when_compare_refuses(rtscope, tmp_path):
+    assert 'id="verdict"' not in report(rtscope, tmp_path, GOLDEN[0])
+    text = report(rtscope, tmp_path, *write_campaign_runs(tmp_path / "campaign", 2, repetitions=2, windows=5))
+    assert "No verdict: compare needs two or more runs or groups, not 1 (2 runs by cell)." in text
+    assert 'id="comparison"' not in text and "Run B lab: load=idle #2" in text
+    many = [builders.write(tmp_path / f"{n}.json", builders.result_doc(run_id=f"{n:02x}" * 8,
+                                                                       benches={"ctxsw.sem": 3000.0 + n}))
+            for n in range(len(LETTERS) + 1)]
+    text = report(rtscope, tmp_path, *many)
+    assert "No verdict: compare takes at most 26 groups, not 27 (by run)." in text and 'id="run-AA"' in text
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -19,7 +19,6 @@ MARGIN = 1.5  # factor of room around the data on a log axis
 class Scale:
     """How figures of a unit are drawn: divided by ``divisor``, the axis saying ``suffix`` ("µs")."""
 
-    unit: Unit
     divisor: float
     suffix: str
 
@@ -39,7 +38,7 @@ def scale(unit: Unit, low: float, high: float) -> Scale:
     middle: µs for 10 µs to 3 ms); a unit shown in whole numbers is drawn as it is."""
     middle = math.sqrt(max(low, 0) * max(high, 0))
     step = next(((divisor, suffix.strip()) for bound, divisor, suffix in unit.steps if abs(middle) < bound), None)
-    return Scale(unit, *step) if step else Scale(unit, 1.0, "")
+    return Scale(*step) if step else Scale(1.0, "")
 
 
 def by_colour(measured: Sequence[Measured]) -> list[list[Measured]]:

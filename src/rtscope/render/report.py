@@ -24,16 +24,16 @@ CLOSING = (thread_metric.build, comparison.build)
 # Per metric of samples.
 PER_METRIC = (distribution.build, worst_over_time.build, spread.build)
 # Per run: what `show` tells, and the run's campaign cell and kernel build.
-PER_RUN = (run.build, campaign.build, system.build, kernel.build, timing.build, configuration.build, loads.build, warnings.build,
-           benches.build, metrics.build, over_time.build, throughput.build)
+PER_RUN = (run.build, campaign.build, system.build, kernel.build, timing.build, configuration.build, loads.build,
+           warnings.build, benches.build, metrics.build, over_time.build, throughput.build)
 
 
 def render(results: Sequence[result.Result], *, adjusted: bool = True) -> str:
     """The report on ``results``, in the order given, as the text of an HTML file; the tables' times are
     overhead-adjusted unless ``adjusted`` is False."""
     report = subjects.report([run_result.doc for run_result in results], adjusted=adjusted)
-    sampled = [metric_id for metric_id, m in report.first_measured().items() if not result.is_periodic(m)]
-    sections = [*(build(report) for build in OPENING), *(_metric(report, metric_id) for metric_id in sampled),
+    sampled = [m for m in report.first_measured().values() if not result.is_periodic(m)]
+    sections = [*(build(report) for build in OPENING), *(_metric(report, m["id"], m["description"]) for m in sampled),
                 *(build(report) for build in CLOSING), *(_run(report, one) for one in report.runs)]
     count = f"{len(report.runs)} run{'s' if len(report.runs) != 1 else ''}"
     intro = Paragraph((f"{count}; made by rtscope {__version__}. Tables: times "
@@ -42,9 +42,8 @@ def render(results: Sequence[result.Result], *, adjusted: bool = True) -> str:
     return page.render(f"rtscope report: {count}", (intro,), [section for section in sections if section])
 
 
-def _metric(report: Report, metric_id: str) -> Section:
+def _metric(report: Report, metric_id: str, description: str) -> Section:
     subsections = tuple(filter(None, (build(report, metric_id) for build in PER_METRIC)))
-    description = report.first_measured()[metric_id]["description"]
     return Section(heading(metric_id), (Paragraph((description if subsections else
                                                    f"{description}. No run has a sample of it.",)),),
                    subsections=subsections, anchor=f"metric-{metric_id}")
@@ -52,5 +51,5 @@ def _metric(report: Report, metric_id: str) -> Section:
 
 def _run(report: Report, one: Run) -> Section:
     subject = OneRun(one.doc, report.adjusted)
-    return Section(heading(f"Run {one.caption}"), subsections=tuple(filter(None, (build(subject) for build in PER_RUN))),
-                   anchor=one.anchor)
+    return Section(heading(f"Run {one.caption}"), anchor=one.anchor,
+                   subsections=tuple(filter(None, (build(subject) for build in PER_RUN))))

@@ -68,13 +68,16 @@ class Report:
 
     def caption(self, of: Group) -> str:
         """A group as the report names it: its run's caption when it is one run, else its letter and name."""
-        runs = [run for run in self.runs if run.group is of]
+        runs = self._runs_of(of)
         return runs[0].caption if len(runs) == 1 else f"{of.letter} {of.name}"
 
     def swatch(self, of: Group) -> str | None:
         """The colour of a group of one run in the plots (a group of several has none of its own)."""
-        runs = [run for run in self.runs if run.group is of]
+        runs = self._runs_of(of)
         return runs[0].colour if len(runs) == 1 else None
+
+    def _runs_of(self, of: Group) -> list[Run]:
+        return [run for run in self.runs if run.group is of]
 
     def first_measured(self) -> dict[str, dict[str, Any]]:
         """Each metric any run measured, as the first run that did recorded it, in order of appearance."""
@@ -107,7 +110,7 @@ def report(docs: Sequence[dict[str, Any]], *, adjusted: bool = True) -> Report:
 
 
 def _each_alone(docs: Sequence[dict[str, Any]]) -> list[Group]:
-    """Each run a group of its own, named A … Z, then AA, AB …, as compare names runs (beyond 26 too)."""
+    """Each run a group of its own, named A … Z as compare names them, then AA, AB … (compare stops at Z)."""
     groups = []
     for index, doc in enumerate(docs):
         number, letters = index + 1, ""

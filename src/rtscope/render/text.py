@@ -12,24 +12,24 @@ INDENT = "  "
 
 def render(sections: Iterable[Section | None], style: Style) -> list[str]:
     """The lines of ``sections`` (None: a section that had nothing to show) in turn."""
-    return fmt.blocks(section_lines(section, style) for section in sections if section)
+    return fmt.blocks(_section_lines(section, style) for section in sections if section)
 
 
-def section_lines(section: Section, style: Style) -> list[str]:
-    """A section's title, its parts and subsections (indented when it has a title), then its notes."""
-    body = fmt.blocks([*filter(None, (part_lines(part, style) for part in section.parts)),
-                       *(section_lines(sub, style) for sub in section.subsections)])
+def _section_lines(section: Section, style: Style) -> list[str]:
+    """A section's title, its parts and subsections (indented under a title), then its notes."""
+    body = fmt.blocks([*filter(None, (_part_lines(part, style) for part in section.parts)),
+                       *(_section_lines(sub, style) for sub in section.subsections)])
     if section.title:
-        body = [title(section.title, style), *(INDENT + line if line else line for line in body)]
+        body = [_title(section.title, style), *(INDENT + line if line else line for line in body)]
     return body + [paint(note, style) for note in section.notes]
 
 
-def title(pieces: Cells, style: Style) -> str:
+def _title(pieces: Cells, style: Style) -> str:
     """A title's pieces, each as stressed."""
     return "".join(paint(piece, style) for piece in pieces)
 
 
-def part_lines(part: Part, style: Style) -> list[str]:
+def _part_lines(part: Part, style: Style) -> list[str]:
     """The lines of one part."""
     if isinstance(part, Table):
         rows = [[paint(cell, style) for cell in row] for row in part.rows]

@@ -9,7 +9,7 @@ from rtscope.analysis.compare import Comparison, Figure, Row, SETTINGS_TO_MATCH
 from rtscope.analysis.grouping import SHORT_ID, Group
 from rtscope.model import result, units
 from rtscope.render import cells, fmt
-from rtscope.render.document import Cell, Items, Paragraph, Section, Table, heading, table
+from rtscope.render.document import Cell, Paragraph, Section, Table, heading, table
 from rtscope.render.fmt import MISSING
 from rtscope.render.subjects import Report
 

@@ -10,7 +10,8 @@ from rtscope.render.subjects import Report, Run
 def build(report: Report) -> Section | None:
     """Bars of each per-period metric's ratio to its calibration metric, per run, on a log axis centred
     on 1 (the calibration test itself); nothing when no run has such a metric."""
-    measured = [(run, m) for run in report.runs for m in run.doc["metrics"] if result.is_periodic(m) and m.get("baseline")]
+    measured = [(run, m) for run in report.runs for m in run.doc["metrics"]
+                if result.is_periodic(m) and m.get("baseline")]
     categories = list(dict.fromkeys(m["id"] for _, m in measured if m["id"] != m["baseline"]["metric"]))
     if not categories:
         return None
@@ -31,7 +32,8 @@ def build(report: Report) -> Section | None:
             chart.bars(index, [_bar(run, metric_id) for run, _ in chart_runs], base=1)
         chart.reference(1, baseline)
         parts.append(Figure(chart, plots.legend([run for run, _ in chart_runs])))
-    missing = [f"{run.name} {m['id']}" for run, m in measured if m["id"] in categories and m["baseline"]["ratio"] is None]
+    missing = [f"{run.name} {m['id']}" for run, m in measured
+               if m["id"] in categories and m["baseline"]["ratio"] is None]
     if missing:
         parts.append(Paragraph((f"No bar: {', '.join(missing)} (no ratio: the metric or {baseline} is invalid or "
                                 "missing).",)))

@@ -43,7 +43,8 @@ def build(report: Report) -> Section | None:
         named = cells.metric_cells(metric_docs[row.metric], with_labels)
         rows.append([*(named if row.metric != previous else [""] * len(named)), row.stat,
                      Cell(report.caption(best), "strong", report.swatch(best)), compared.figure_text(best_figure, row),
-                     _margin(best_figure, runner_up_figure, units.get(row.unit)), Cell(report.caption(runner_up), swatch=report.swatch(runner_up)),
+                     _margin(best_figure, runner_up_figure, units.get(row.unit)),
+                     Cell(report.caption(runner_up), swatch=report.swatch(runner_up)),
                      compared.figure_text(runner_up_figure, row),
                      Cell(compared.verdict_text(verdict), "good" if verdict and verdict.real else "")])
         previous = row.metric
@@ -91,7 +92,10 @@ def _verdict(comparison: Comparison, row: Row, best: Group, runner_up: Group) ->
 
 
 def _margin(best: Figure, runner_up: Figure, unit: units.Unit) -> str:
-    """"1.36× lower": how many times better the best figure is than the next best's, in the unit's way."""
+    """"1.36× lower": how many times better the best figure is than the next best's, in the unit's way;
+    "equal" for a tie, and no ratio to a figure of 0."""
     low, high = sorted((best.value, runner_up.value))
     word = "lower" if unit.lower_is_better else "higher"
-    return f"{fmt.ratio(high / low)} {word}" if low else word
+    if low == high:
+        return "equal"
+    return f"{fmt.ratio(high / low)} {word}" if low else f"{word}, no ratio to 0"

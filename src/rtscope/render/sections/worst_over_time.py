@@ -40,8 +40,9 @@ def build(report: Report, metric_id: str) -> Section | None:
         for threshold in thresholds:
             chart.reference(scale(threshold), f"threshold {fmt.duration(threshold)}")
         for run, m in chart_runs:
+            worst_window = max(v for v in m["series"]["max"] if v is not None)
             chart.line([point and (point[0], scale(point[1])) for point in _window_steps(m["series"])], run.colour,
-                       title=f"{run.caption}: worst {fmt.duration(max(v for v in m['series']['max'] if v is not None))}")
+                       title=f"{run.caption}: worst {fmt.duration(worst_window)}")
         figures.append(Figure(chart, plots.legend([run for run, _ in chart_runs]), tuple(notes)))
     return Section(heading("Worst latency over time"), tuple(figures))
 
