@@ -201,9 +201,9 @@ def _check_arrays(doc: dict[str, Any], source: str) -> None:
                 type(bucket) is list and len(bucket) == 3 and all(type(v) is int for v in bucket)
                 and bucket[0] >= 0 and bucket[1] >= 1 and bucket[2] >= 1 for bucket in histogram["buckets"]):
             raise RtscopeError(f"{where}: a histogram bucket is not [lower, width, count] in whole numbers")
-        if not all(type(v) is int and v >= 0 for v in metric_doc.get("raw") or ()):
+        if not _all_of(metric_doc.get("raw"), {int}):
             raise RtscopeError(f"{where}: a raw sample is not a whole number of at least 0")
-        if not all(type(v) in (int, float) and v >= 0 for v in metric_doc.get("periods") or ()):
+        if not _all_of(metric_doc.get("periods"), {int, float}):
             raise RtscopeError(f"{where}: a period's figure is not a number of at least 0")
         series = metric_doc.get("series")
         if series and not all(v is None or (type(v) is int and v >= 0) for v in series["max"]):
@@ -213,6 +213,11 @@ def _check_arrays(doc: dict[str, Any], source: str) -> None:
             named = dict(pair.split("=", 1) for pair in match["labels"].split(","))
             if named != {key: str(value) for key, value in labels(metric_doc).items()}:
                 raise RtscopeError(f"{where}: its id names labels {named} but it has {labels(metric_doc)}")
+
+
+def _all_of(items: list[Any] | None, types: set[type]) -> bool:
+    """Whether every item is of one of ``types`` and at least 0 (type and min at C speed: 10^5 samples)."""
+    return not items or (set(map(type, items)) <= types and min(items) >= 0)
 
 
 # The long arrays whose items _check_arrays checks instead of the schema (jsonschema takes seconds on a
