@@ -8,6 +8,7 @@ import statistics
 import pytest
 
 import builders
+from rtscope.analysis import judge
 from test_cli_errors import assert_one_line_error
 
 # One latency distribution, skewed as latencies are: a body around 15 µs and a tail.
@@ -151,7 +152,7 @@ def test_an_invalid_or_missing_metric_fails_and_a_new_one_does_not(rtscope, tmp_
     outcome = check(rtscope, invalid, baseline)
     assert outcome.status == 1
     assert verdict(outcome, "ctxsw.sem") == "INVALID: the partner thread did not run on the same CPU"
-    assert "  ctxsw.sem is invalid: the partner thread did not run on the same CPU" in outcome.out
+    assert "  ctxsw.sem invalid: the partner thread did not run on the same CPU" in outcome.out
 
     fewer = builders.write(tmp_path / "fewer.json", builders.result_doc(benches={"ctxsw.sem": 3200.0,
                                                                                "lat.wakeup": 15500.0,
@@ -160,7 +161,7 @@ def test_an_invalid_or_missing_metric_fails_and_a_new_one_does_not(rtscope, tmp_
     assert outcome.status == 1
     assert verdict(outcome, "clock.read") == "MISSING from the run"
     assert verdict(outcome, "mutex.lock") == "new: not in the baseline"
-    assert "check failed: 1 of 4 metrics\n  clock.read is missing from the run\n" in outcome.out
+    assert "check failed: 1 of 4 metrics\n  clock.read not measured in this run\n" in outcome.out
 
 
 def test_a_metric_invalid_in_the_baseline_is_not_held_against_the_run(rtscope, tmp_path):
@@ -194,3 +195,33 @@ def test_a_missing_baseline_is_one_line(rtscope, tmp_path):
     path = builders.write(tmp_path / "a.json", builders.result_doc())
     assert_one_line_error(check(rtscope, path, tmp_path / "nope.json"), "nope.json: no such file")
     assert_one_line_error(rtscope("check", path), "the following arguments are required: --baseline")
+
+
+def throughput_doc(periods: list[float], *, stddev: float = 0.0) -> dict:
+    """A result (format 4) whose one metric is a throughput per period: bytes/s, the higher the better."""
+    doc = builders.result_doc(benches={})
+    doc["version"] = 4
+    metric = builders.count_metric("crypto.aes", periods)
+    metric.update(unit="bytes/s", labels={"cipher": "aes128"})
+    for figures in (metric["stats"], metric["adjusted"]):
+        figures["stddev"] = stddev
+    doc["metrics"] = [metric]
+    return doc
+
+
+def test_the_judge_holds_a_figure_to_the_way_its_unit_is_better():
+    baseline = throughput_doc([100e6] * 8)
+    (slower,) = judge.Judge(baseline=baseline).verdicts(throughput_doc([50e6] * 8))
+    assert slower.failed and slower.changes[0].verdict == "REGRESSED"
+    assert slower.findings[0].message.startswith("p50 50.0 % worse (more than 10 %, p<0.001 MW)")
+    (faster,) = judge.Judge(baseline=baseline).verdicts(throughput_doc([200e6] * 8))
+    assert not faster.failed and faster.changes[0].verdict == "ok"
+    # A limit on a throughput is a minimum; on its spread, in any unit, a maximum.
+    limits = (judge.limit("crypto.aes:p50=80000000"), judge.limit("crypto.aes:stddev=1000000"))
+    (held,) = judge.Judge(limits=limits).verdicts(throughput_doc([100e6] * 8, stddev=5e5))
+    assert not held.failed
+    (broken,) = judge.Judge(limits=limits).verdicts(throughput_doc([50e6] * 8, stddev=2e6))
+    assert [(f.stat, f.message) for f in broken.findings] == [
+        ("p50", "p50 50.0 MB/s is below the limit 80.0 MB/s"),
+        ("stddev", "stddev 2.00 MB/s is above the limit 1.00 MB/s")]
+    assert broken.fails("p50") and not broken.fails("max")

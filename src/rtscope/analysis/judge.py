@@ -1,0 +1,212 @@
+"""Whether a run passes: the one judge behind rtscope check (a run against a baseline run) and the LAVA
+and JUnit exports (a run against a user's limits).
+
+A metric fails when
+- it is not measured, though a limit names it or the baseline measured it;
+- it is invalid — against a baseline, unless the baseline's is invalid too: nothing to hold it to;
+- when asked (``fail_on_threshold``), any sample passed the threshold its bench was given;
+- a statistic is worse than a limit on it;
+- a statistic is worse than the baseline's by more than ``max_regression`` AND the two runs really
+  differ in it (rtscope.analysis.stats): a worse figure that chance could explain passes — a gate that
+  fails on noise is soon ignored.
+
+Worse is as the statistic's unit has it (rtscope.model.units): a time higher, iterations or a
+throughput lower; in any unit a spread is worse higher and a number of samples lower.
+"""
+
+import argparse
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from rtscope.analysis import stats
+from rtscope.errors import RtscopeError
+from rtscope.model import result, units, values
+
+# A finding about the samples over the bench's threshold is about this, as if it were a statistic.
+OVER_THRESHOLD = "over_threshold"
+# Against a baseline, p99 by default: the tail a deadline sees, yet stable from run to run where the max
+# is one sample, often a VM's pause.
+DEFAULT_STATISTICS = ("p99",)
+DEFAULT_MAX_REGRESSION = 0.10
+# A per-period metric (iterations per period) is held to its baseline by its median period, as compare
+# shows it.
+PERIODIC_STATISTIC = "p50"
+
+_NS_PER_TIME_UNIT = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+_LIMIT = re.compile(r"(?P<metric>[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+):(?P<stat>[^=]+)="
+                    r"(?P<number>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(?P<unit>ns|us|µs|ms|s)?")
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A user's limit on one statistic of one metric, as ``--limit METRIC:STAT=VALUE`` gives it: how bad
+    the figure may get. ``value`` is in ns when ``unit`` is given, else in the statistic's own unit."""
+
+    metric: str
+    stat: str          # a summary key: "max", "p999" …
+    value: float
+    unit: str | None   # the time unit as written ("us", "ms" …); None for a plain number
+    text: str
+
+
+def limit(text: str) -> Limit:
+    """A limit from "lat.wakeup:max=100us", "lat.irq:p99.9=0.5ms" or "tm.basic:p50=2000000"; an
+    argparse.ArgumentTypeError names what is wrong."""
+    match = _LIMIT.fullmatch(text.strip())
+    if not match:
+        raise argparse.ArgumentTypeError(f"bad limit {text!r} (METRIC:STAT=VALUE, e.g. lat.wakeup:max=100us; "
+                                         "times in ns, us, ms or s; other figures as plain numbers)")
+    # Rounded, so that "2.792967ms" is 2792967 ns and not a hair less.
+    value = round(float(match["number"]) * _NS_PER_TIME_UNIT.get(match["unit"], 1.0), 6)
+    return Limit(match["metric"], values.statistic(match["stat"]), value, match["unit"], text.strip())
+
+
+def statistic_unit(metric_doc: dict[str, Any], key: str) -> units.Unit:
+    """The unit statistic ``key`` of a metric is in, with the way it is better: the metric's unit, but
+    the number of samples or periods is a count (the more, the better) and a spread is better lower
+    whatever the unit."""
+    if key == "count":
+        return units.COUNT
+    unit = result.unit(metric_doc)
+    return replace(unit, lower_is_better=True) if key == "stddev" else unit
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reason a metric fails: what it concerns — a summary key, OVER_THRESHOLD, or None for the
+    whole metric — and why, in words ("p99 23.2 µs is above the limit 20.0 µs")."""
+
+    stat: str | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Change:
+    """A statistic of a metric against the baseline's: both figures, the test of whether the runs
+    differ in it, and the judge's word on it ("ok", "ok: worse, within 10 %" … "REGRESSED")."""
+
+    stat: str
+    unit: units.Unit
+    baseline: float | None
+    value: float | None
+    difference: stats.Difference | None
+    verdict: str
+
+    @property
+    def relative(self) -> float | None:
+        """(value − baseline) / baseline; None without both figures, or from a baseline of 0 to more."""
+        if self.baseline is None or self.value is None or (self.baseline == 0 and self.value != 0):
+            return None
+        return self.value / self.baseline - 1 if self.baseline else 0.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judge's word on one metric of a run: the metric as a whole in words (empty when its changes
+    say it all), each statistic held to the baseline's, and every reason it fails (none: it passes)."""
+
+    metric: str
+    metric_doc: dict[str, Any] | None   # None: the run did not measure it
+    status: str
+    changes: tuple[Change, ...]
+    findings: tuple[Finding, ...]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.findings)
+
+    def fails(self, stat: str) -> bool:
+        """Whether a finding concerns the whole metric or ``stat`` (a summary key or OVER_THRESHOLD)."""
+        return any(finding.stat in (None, stat) for finding in self.findings)
+
+
+@dataclass(frozen=True)
+class Judge:
+    """The rules a run is held to: limits, the threshold (when ``fail_on_threshold``) and a baseline run,
+    any of them; figures overhead-adjusted unless ``adjusted`` is False."""
+
+    limits: tuple[Limit, ...] = ()
+    fail_on_threshold: bool = False
+    baseline: dict[str, Any] | None = None
+    statistics: tuple[str, ...] = DEFAULT_STATISTICS   # held to the baseline (per-period metrics: their median)
+    max_regression: float = DEFAULT_MAX_REGRESSION
+    adjusted: bool = True
+
+    def verdicts(self, doc: dict[str, Any], metric_ids: Iterable[str] = ()) -> list[Verdict]:
+        """The verdict on each metric of result document ``doc`` to judge: ``metric_ids`` (by default the
+        baseline's metrics and then the run's others, or without a baseline the run's), then any other
+        metric a limit names — measured or not: a limit on a metric the run lacks is a failure."""
+        ids = list(metric_ids) or [m["id"] for source in (self.baseline, doc) if source for m in source["metrics"]]
+        return [self._verdict(metric_id, result.metric(doc, metric_id))
+                for metric_id in dict.fromkeys([*ids, *(each.metric for each in self.limits)])]
+
+    def _verdict(self, metric_id: str, metric_doc: dict[str, Any] | None) -> Verdict:
+        if metric_doc is None:
+            return Verdict(metric_id, None, "MISSING from the run", (), (Finding(None, "not measured in this run"),))
+        before = None if self.baseline is None else result.metric(self.baseline, metric_id)
+        status, changes, findings = "", (), []
+        if self.baseline is not None and before is None:
+            status = "new: not in the baseline"
+        elif before is not None and not before["valid"]:
+            status = f"not checked: invalid in the baseline ({result.invalid_reason(before)})"
+        elif not metric_doc["valid"]:
+            status = f"INVALID: {result.invalid_reason(metric_doc)}"
+            findings.append(Finding(None, f"invalid: {result.invalid_reason(metric_doc)}"))
+        elif before is not None:
+            keys = (PERIODIC_STATISTIC,) if result.is_periodic(before) else self.statistics
+            changes, regressions = zip(*(self._change(before, metric_doc, key) for key in keys))
+            findings += filter(None, regressions)
+        findings += filter(None, [self._over_threshold(metric_doc),
+                                  *(self._limit_broken(each, metric_doc) for each in self.limits
+                                    if each.metric == metric_id)])
+        return Verdict(metric_id, metric_doc, status, tuple(changes), tuple(findings))
+
+    def _change(self, before: dict[str, Any], after: dict[str, Any], key: str) -> tuple[Change, Finding | None]:
+        """Statistic ``key`` of a metric against the baseline's, and the finding when it regressed."""
+        old, new = (result.summary(m, adjusted=self.adjusted)[key] for m in (before, after))
+        unit = statistic_unit(before, key)
+        difference = stats.compare(before, after, key)
+        if old is None or new is None:
+            return Change(key, unit, old, new, difference, "not compared: no figure"), None
+        worse_by, allowed = unit.worse_by(old, new), f"{100 * self.max_regression:g} %"
+        regressed = worse_by > self.max_regression and difference is not None and difference.real
+        if worse_by <= 0:
+            verdict = "ok"
+        elif worse_by <= self.max_regression:
+            verdict = f"ok: worse, within {allowed}"
+        elif difference is None:
+            verdict = "ok: worse, but no test tells whether it is real"
+        else:
+            verdict = "REGRESSED" if regressed else "ok: worse, but not significantly"
+        change = Change(key, unit, old, new, difference, verdict)
+        if not regressed:
+            return change, None
+        how_much = "from 0" if math.isinf(worse_by) else f"{100 * worse_by:.1f} % worse"
+        return change, Finding(key, f"{result.STATISTICS[key]} {how_much} (more than {allowed}, {difference})")
+
+    def _over_threshold(self, metric_doc: dict[str, Any]) -> Finding | None:
+        threshold = metric_doc.get("threshold")
+        if not (self.fail_on_threshold and threshold and threshold["over"] > 0):
+            return None
+        return Finding(OVER_THRESHOLD, f"{units.COUNT.format(threshold['over'])} samples above "
+                                       f"{units.NS.format(threshold['ns'])}")
+
+    def _limit_broken(self, limit: Limit, metric_doc: dict[str, Any]) -> Finding | None:
+        """Why the metric does not hold ``limit``, or None when it does. A limit in the wrong kind of
+        unit (a time for a figure that is not one, or the other way round) is bad input: an RtscopeError."""
+        unit, name = statistic_unit(metric_doc, limit.stat), result.STATISTICS[limit.stat]
+        is_time = unit.quantity == units.NS.quantity
+        if is_time != (limit.unit is not None):
+            wanted = "a time with its unit (e.g. 100us)" if is_time else "a plain number"
+            raise RtscopeError(f"--limit {limit.text}: {limit.metric} {name} is {'' if is_time else 'not '}a time; "
+                               f"give {wanted}")
+        value = result.summary(metric_doc, adjusted=self.adjusted)[limit.stat]
+        if value is None:
+            return Finding(limit.stat, f"{name}: no value to hold to the limit {unit.format(limit.value)}")
+        if unit.worse_by(limit.value, value) <= 0:
+            return None
+        side = "above" if unit.lower_is_better else "below"
+        return Finding(limit.stat, f"{name} {unit.format(value)} is {side} the limit {unit.format(limit.value)}")
