@@ -18,6 +18,9 @@ import pytest
 
 import builders
 from conftest import REPO
+from rtscope import exporters
+from rtscope.exporters import comparison
+from rtscope.exporters.base import RunExport
 from rtscope.model import result
 from test_cli_errors import assert_one_line_error
 
@@ -253,7 +256,7 @@ def test_an_unwritable_output_is_one_line_and_leaves_nothing(rtscope, tmp_path):
     (["--format", "junit", "--limit", "lat.wakeup:max=-5us"], "bad limit 'lat.wakeup:max=-5us'"),
     (["--format", "junit", "--limit", "lat.wakeup:p42=5us"], "unknown statistic p42"),
     (["--format", "junit", "--limit", "lat.wakeup:max=100"], "lat.wakeup max is a time; give a time with its unit"),
-    (["--format", "lava", "--limit", "lat.wakeup:count=10ms"], "lat.wakeup count is a count; give a plain number"),
+    (["--format", "lava", "--limit", "lat.wakeup:count=10ms"], "lat.wakeup count is not a time; give a plain number"),
     (["--format", "csv", "--metric", "lat.nope"], "has no metric lat.nope (it has lat.wakeup, lat.wakeup.cpu0"),
 ])
 def test_bad_export_options_are_one_line(rtscope, args, message):
@@ -263,7 +266,7 @@ def test_bad_export_options_are_one_line(rtscope, args, message):
 def test_cyclictest_needs_time_metrics(rtscope):
     assert_one_line_error(rtscope("export", THREADMETRIC, "--format", "cyclictest"), "has no metric lat.wakeup")
     assert_one_line_error(rtscope("export", THREADMETRIC, "--format", "cyclictest", "--metric", "tm.sync"),
-                          "tm.sync counts iterations: a cyclictest histogram is of times")
+                          "tm.sync measures iterations: a cyclictest histogram is of times")
 
 
 def test_limits_take_every_unit(rtscope):
@@ -271,3 +274,36 @@ def test_limits_take_every_unit(rtscope):
         out = export(rtscope, LATENCY, "--format", "lava", "--metric", "lat.wakeup", "--limit",
                      f"lat.wakeup:max={value}")
         assert "lat.wakeup.max pass" in out, value  # lat.wakeup's max is 2792967 ns: equal holds the limit
+
+
+def test_csv_gives_each_metric_its_labels(rtscope, tmp_path):
+    doc = builders.result_doc(benches={"lat.wakeup": 15000.0, "ctxsw.sem": 3200.0})
+    doc["version"] = 4  # labels came with result format 4
+    for metric in doc["metrics"]:
+        metric["labels"] = {}
+    doc["metrics"][0]["labels"] = {"model": "python", "cpu": 1}
+    rows = csv.DictReader(io.StringIO(export(rtscope, builders.write(tmp_path / "r.json", doc), "--format", "csv")))
+    assert [row["labels"] for row in rows] == ["cpu=1;model=python", ""]
+
+
+def test_csv_numbers_read_back_exactly(rtscope, tmp_path):
+    # More digits than six significant ones: run CSV and compare's CSV both keep every one.
+    mean = 15123.456789012345
+    docs = []
+    for number, scale in enumerate((1, 3)):
+        doc = builders.result_doc(run_id=str(number) * 16, benches={"lat.wakeup": 15000.0})
+        doc["metrics"][0]["adjusted"]["mean"] = mean * scale
+        docs.append(builders.write(tmp_path / f"{number}.json", doc))
+    (row,) = csv.DictReader(io.StringIO(export(rtscope, docs[0], "--format", "csv")))
+    assert float(row["mean"]) == mean and row["count"] == "40000"
+    outcome = rtscope("compare", *docs, "--stat", "mean", "--format", "csv")
+    first, second = csv.DictReader(io.StringIO(outcome.out))
+    assert (float(first["value"]), float(second["value"]), float(second["ratio_to_A"])) == (mean, 3 * mean, 3.0)
+
+
+def test_every_format_is_an_exporter_written_with_its_suffix(rtscope, tmp_path):
+    for exporter in exporters.RUN_EXPORTERS.values():
+        path = tmp_path / f"latency{exporter.suffix}"
+        assert rtscope("export", LATENCY, "--format", exporter.name, "-o", path).status == 0
+        assert path.read_text(encoding="utf-8") == exporter.write(RunExport(result.load(LATENCY)))
+    assert set(comparison.WRITERS) == set(comparison.COMPARISON_EXPORTERS) == {"markdown", "csv", "json"}

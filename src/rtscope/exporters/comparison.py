@@ -1,5 +1,22 @@
-"""A comparison (rtscope.analysis.compare) in the formats scripts and documents read: markdown, CSV and
-JSON."""
+"""A comparison (rtscope.analysis.compare) in the formats scripts and documents read: markdown (drawn
+by rtscope.render.comparison), CSV and JSON.
+
+CSV: one line per metric, statistic and group, numbers as every rtscope CSV writes them
+(rtscope.exporters.base.csv_number: exact, so nothing is lost reading them back).
+
+JSON: a document that says what it is, as result documents do::
+
+    {"format": "rtscope-comparison", "version": 1,
+     "groups": [{"letter": "A", "name": …, "runs": [run id, …]}, …],
+     "metrics": [{"id": metric id,
+                  "rows": [{"stat": "p99", "unit": "ns",
+                            "figures": [{"value", "spread", "ratio", "invalid"} per group],
+                            "differs_from_first": [null | {"real", "p_value", "test", "beyond_spread"}
+                                                   per group after the first]}]}]}
+
+``version`` grows when a reader of the previous version could misread the document; keys may be
+added within a version.
+"""
 
 import csv
 import io
@@ -9,7 +26,11 @@ from typing import Any
 
 from rtscope.analysis import stats
 from rtscope.analysis.compare import Comparison
+from rtscope.exporters.base import Exporter, csv_number
 from rtscope.render import comparison as comparison_text
+
+FORMAT = "rtscope-comparison"
+VERSION = 1
 
 
 def _csv(comparison: Comparison) -> str:
@@ -20,23 +41,21 @@ def _csv(comparison: Comparison) -> str:
     for row in comparison.rows:
         verdicts = row.verdicts or (None,) * (len(comparison.groups) - 1)
         for g, figure, verdict in zip(comparison.groups, row.figures, (None, *verdicts), strict=True):
-            writer.writerow([row.metric, row.stat, row.unit, g.letter, g.name, len(g.docs), _plain(figure.value),
-                             _plain(figure.spread), _plain(figure.ratio), int(figure.invalid),
+            writer.writerow([row.metric, row.stat, row.unit, g.letter, g.name, len(g.docs), csv_number(figure.value),
+                             csv_number(figure.spread), csv_number(figure.ratio), int(figure.invalid),
                              *(_verdict_fields(verdict) if verdict else ["", "", "", ""])])
     return out.getvalue()
 
 
 def _verdict_fields(verdict: stats.Difference) -> list[Any]:
-    return [int(verdict.real), f"{verdict.p_value:.6g}", verdict.test,
+    return [int(verdict.real), csv_number(verdict.p_value), verdict.test,
             "" if verdict.beyond_spread is None else int(verdict.beyond_spread)]
-
-
-def _plain(value: float | None) -> str:
-    return "" if value is None else f"{value:.6g}"
 
 
 def _json(comparison: Comparison) -> str:
     doc = {
+        "format": FORMAT,
+        "version": VERSION,
         "groups": [{"letter": g.letter, "name": g.name, "runs": [doc["run"]["id"] for doc in g.docs]}
                    for g in comparison.groups],
         "metrics": [
@@ -53,5 +72,10 @@ def _json(comparison: Comparison) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-WRITERS: dict[str, Callable[[Comparison], str]] = {"markdown": comparison_text.markdown, "csv": _csv,
-                                                  "json": _json}
+COMPARISON_EXPORTERS: dict[str, Exporter[Comparison]] = {exporter.name: exporter for exporter in (
+    Exporter("markdown", ".md", "the table and its legend as markdown", comparison_text.markdown),
+    Exporter("csv", ".csv", "one line per metric, statistic and group; times in ns", _csv),
+    Exporter("json", ".json", f"a {FORMAT} document, version {VERSION}", _json),
+)}
+# What compare writes in each format but text (which it prints itself, in colour on a terminal).
+WRITERS: dict[str, Callable[[Comparison], str]] = {name: e.write for name, e in COMPARISON_EXPORTERS.items()}
