@@ -27,7 +27,7 @@ bool bench_more(const rts_ctx *ctx, uint64_t i, uint64_t warmup, uint64_t count)
     return !rts_ctx_stopping(ctx) && (count == 0 || i < warmup + count);
 }
 
-bool bench_await(const _Atomic uint64_t *v, uint64_t want, uint64_t timeout_ns)
+bool bench_await(const bench_counter *v, uint64_t want, uint64_t timeout_ns)
 {
     uint64_t deadline = 0;
     while (atomic_load_explicit(v, memory_order_acquire) != want) {

@@ -8,16 +8,22 @@
 
 #include "rtscope/bench.h"
 
+/* A count, or a round number, that threads share: as wide as a pointer, so
+ * that its atomics are the CPU's plain loads and stores everywhere (64 bits
+ * on a 64-bit host; 32 on a Cortex-M3, which has no 64-bit atomics and
+ * would take a lock for one, at another cost than Thread-Metric's counter). */
+typedef _Atomic uintptr_t bench_counter;
+
 /* A counter with one writing thread, read by others: a plain load and
  * store, not a locked read-modify-write, so counting costs what a
  * Thread-Metric counter costs on an RTOS. */
-static inline void bench_count(_Atomic uint64_t *counter)
+static inline void bench_count(bench_counter *counter)
 {
     atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
                           memory_order_relaxed);
 }
 
-static inline uint64_t bench_read(const _Atomic uint64_t *counter)
+static inline uint64_t bench_read(const bench_counter *counter)
 {
     return atomic_load_explicit(counter, memory_order_relaxed);
 }
@@ -50,7 +56,7 @@ bool bench_more(const rts_ctx *ctx, uint64_t i, uint64_t warmup, uint64_t count)
 /* Yield the CPU until *v reads want; false if timeout_ns passed first.
  * Never stops early for the stop flag: callers use it to finish a hand-over
  * another thread is blocked in. */
-bool bench_await(const _Atomic uint64_t *v, uint64_t want, uint64_t timeout_ns);
+bool bench_await(const bench_counter *v, uint64_t want, uint64_t timeout_ns);
 
 /* Start fn(arg) on cpu at the granted priority plus prio_offset, supervise
  * the run (progress of metric progress), and join it. False when it could

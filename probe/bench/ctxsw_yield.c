@@ -31,10 +31,10 @@ struct yield_state {
     rts_metric *m;
     int cpu;
     uint64_t warmup, count;
-    _Atomic uint64_t ready;  /* threads at the start line */
+    bench_counter ready;  /* threads at the start line */
     _Atomic unsigned turn;   /* index of the thread whose turn it is */
     uint64_t stamp;          /* written by the turn's holder only */
-    _Atomic uint64_t passes; /* turns passed on; written by the turn's holder only */
+    bench_counter passes; /* turns passed on; written by the turn's holder only */
     bool start_timed_out;
     yielder threads[2];
 };

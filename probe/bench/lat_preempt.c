@@ -71,7 +71,7 @@ typedef struct {
     rts_metric *m;
     uint64_t origin_ns, interval_ns, warmup;
     bench_periodic counts;
-    _Atomic uint64_t spins;
+    bench_counter spins;
     bench_watch high_watch, low_watch;
 } timer_source;
 

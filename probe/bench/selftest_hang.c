@@ -13,7 +13,7 @@ typedef struct {
     rts_metric *m;
     rts_sem *never_given;
     bool spin;
-    _Atomic uint64_t spins;
+    bench_counter spins;
 } hang_state;
 
 static void hanger(void *p)

@@ -27,7 +27,7 @@ typedef struct {
     rts_thread_attr attr;       /* the new threads' attributes, stack included */
     void *stack_block;          /* the stack's allocation (attr.stack is inside it) */
     uint64_t warmup, count;
-    _Atomic uint64_t started;   /* new threads that have run */
+    bench_counter started;   /* new threads that have run */
     uint64_t first_stamp;       /* the last new thread's first stamp */
     uint64_t threads, ran_during_create;
 } thread_state;

@@ -40,7 +40,7 @@ bool tm_init(tm_test *t, rts_ctx *ctx, const char *id, const char *description, 
     return true;
 }
 
-void tm_add_counter(tm_test *t, _Atomic uint64_t *counter)
+void tm_add_counter(tm_test *t, bench_counter *counter)
 {
     if (t->ncounters < TM_MAX_COUNTERS)
         t->counters[t->ncounters++] = counter;

@@ -42,7 +42,7 @@ struct tm_test {
      * reads them while the test's threads are preempted: a period's count is
      * what their sum gained, and each must stay within one of their mean, as
      * Thread-Metric checks. */
-    _Atomic uint64_t *counters[TM_MAX_COUNTERS];
+    bench_counter *counters[TM_MAX_COUNTERS];
     unsigned ncounters;
     void *state;                         /* the test's own state */
     /* Called once the test is asked to stop, to release threads blocked in
@@ -54,7 +54,7 @@ struct tm_test {
     rts_sem *stop_reporter;              /* given when the run stops early */
     /* One-thread tests (tm_run_loop): one iteration, false when the service failed. */
     bool (*op)(void *state);
-    _Atomic uint64_t loops;
+    bench_counter loops;
     bool op_failed;
     uint64_t late_max_ns;                /* latest end of a period, past its plan */
     double spread_max;                   /* largest distance of a counter from their mean */
@@ -70,7 +70,7 @@ double tm_planned_s(const rts_ctx *ctx);
  * False after rts_ctx_fail. */
 bool tm_init(tm_test *t, rts_ctx *ctx, const char *id, const char *description, void *state);
 
-void tm_add_counter(tm_test *t, _Atomic uint64_t *counter);
+void tm_add_counter(tm_test *t, bench_counter *counter);
 
 /* Start the test's next thread: fn(thread), at the granted priority plus
  * prio_offset on the test's CPU. False after rts_ctx_fail. */

@@ -8,8 +8,8 @@
 #define THREADS 5
 
 typedef struct {
-    _Atomic uint64_t counters[THREADS];
-    _Atomic uint64_t ready;
+    bench_counter counters[THREADS];
+    bench_counter ready;
     bool start_timed_out;
 } coop_state;
 

@@ -11,7 +11,7 @@
 #include "thread_metric.h"
 
 typedef struct {
-    _Atomic uint64_t handler_counter;
+    bench_counter handler_counter;
     rts_sem *sem;
 } irq_state;
 

@@ -13,9 +13,9 @@
 #include "thread_metric.h"
 
 typedef struct {
-    _Atomic uint64_t raiser_counter, resumed_counter, handler_counter;
-    _Atomic uint64_t suspended; /* the higher thread reached its first suspend */
-    _Atomic uint64_t spawned;   /* its handle is known */
+    bench_counter raiser_counter, resumed_counter, handler_counter;
+    bench_counter suspended; /* the higher thread reached its first suspend */
+    bench_counter spawned;   /* its handle is known */
     rts_thread *resumed;
     uint64_t raised, preempted;
     bool start_timed_out;

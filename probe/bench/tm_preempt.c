@@ -14,9 +14,9 @@
 #define THREADS 5
 
 typedef struct {
-    _Atomic uint64_t counters[THREADS];
-    _Atomic uint64_t suspended; /* threads 1..4 that reached their first suspend */
-    _Atomic uint64_t spawned;   /* set once every handle is known */
+    bench_counter counters[THREADS];
+    bench_counter suspended; /* threads 1..4 that reached their first suspend */
+    bench_counter spawned;   /* set once every handle is known */
     uint64_t resumes[THREADS], preempted[THREADS];
     bool start_timed_out;
 } preempt_state;

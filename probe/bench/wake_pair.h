@@ -47,7 +47,7 @@ typedef struct {
     int waker_offset;   /* priority offset to start the waker with (rts_ctx_spawn) */
     rts_sem *go;
     rts_thread *waiter;
-    _Atomic uint64_t armed, answered; /* last round announced / answered by the waiter */
+    bench_counter armed, answered; /* last round announced / answered by the waiter */
     _Atomic bool quit;
     /* the waiter's answer, published by answered */
     uint64_t woken_stamp;

@@ -99,7 +99,7 @@ static uint64_t record(rts_metric *m, double value)
         m->over_threshold++;
     if (m->raw_len < m->raw_cap)
         m->raw[m->raw_len++] = steps;
-    atomic_store_explicit(&m->progress, m->values.n, memory_order_relaxed);
+    atomic_store_explicit(&m->progress, (size_t)m->values.n, memory_order_relaxed);
     return steps;
 }
 
@@ -151,7 +151,7 @@ void rts_metric_merge(rts_metric *m, const rts_metric *src)
     rts_hist_merge(&m->hist, &src->hist);
     m->over_threshold += src->over_threshold;
     series_merge(&m->series, &src->series);
-    atomic_store_explicit(&m->progress, m->values.n, memory_order_relaxed);
+    atomic_store_explicit(&m->progress, (size_t)m->values.n, memory_order_relaxed);
 }
 
 /* ------------------------------------------------------------ judging */

@@ -3,8 +3,6 @@
  * watchdog, conclude and publish (see run.h).
  */
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "context.h"
 #include "metrics.h"

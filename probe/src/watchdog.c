@@ -3,20 +3,40 @@
 
 #define WATCHDOG_TICK_NS 50000000u
 
-/* The watched bench, once asked to stop (by the watchdog itself at its
- * planned end or on the user's request: the main thread may be the one
- * stuck), has overrun its grace: true when the watchdog takes it. */
-static bool overran(rts_watchdog *w, rts_ctx *ctx, uint64_t now)
+/* The lock, where the watchdog has one (it has none when it did not start:
+ * then only the supervising thread touches w). */
+static void lock(rts_watchdog *w)
 {
-    if (now >= atomic_load(&w->planned_end_ns) || rts_stop_requested())
+    if (w->lock)
+        rts_mutex_lock(w->lock);
+}
+
+static void unlock(rts_watchdog *w)
+{
+    if (w->lock)
+        rts_mutex_unlock(w->lock);
+}
+
+/* One look at the watched bench, under the lock: stop it at its planned end
+ * or on the user's request (the supervising thread may be the one stuck),
+ * note when it was first seen asked to stop, and take it when it overran
+ * its grace. Returns the context taken, or NULL. */
+static rts_ctx *look(rts_watchdog *w, uint64_t now, double *late_s)
+{
+    rts_ctx *ctx = w->ctx;
+    if (!ctx)
+        return NULL;
+    if (now >= w->planned_end_ns || rts_stop_requested())
         rts_ctx_stop(ctx);
-    uint64_t expected = 0;
-    if (rts_ctx_stopping(ctx))
-        atomic_compare_exchange_strong(&w->stop_seen_ns, &expected, now);
-    uint64_t seen = atomic_load(&w->stop_seen_ns);
-    if (seen == 0 || now - seen < w->grace_ns)
-        return false;
-    return atomic_compare_exchange_strong(&w->ctx, &ctx, NULL);
+    if (!w->stop_seen && rts_ctx_stopping(ctx)) {
+        w->stop_seen = true;
+        w->stop_seen_ns = now;
+    }
+    if (!w->stop_seen || now - w->stop_seen_ns < w->grace_ns)
+        return NULL;
+    w->ctx = NULL;
+    *late_s = (double)(now - w->stop_seen_ns) / 1e9;
+    return ctx;
 }
 
 static void watchdog_main(void *arg)
@@ -24,10 +44,13 @@ static void watchdog_main(void *arg)
     rts_watchdog *w = arg;
     while (!atomic_load(&w->quit)) {
         rts_sleep_ns(WATCHDOG_TICK_NS);
-        rts_ctx *ctx = atomic_load(&w->ctx);
         uint64_t now = rts_time_ns();
-        if (ctx && overran(w, ctx, now)) {
-            w->on_hang(w->arg, ctx, (double)(now - atomic_load(&w->stop_seen_ns)) / 1e9, now);
+        double late_s = 0.0;
+        lock(w);
+        rts_ctx *hung = look(w, now, &late_s);
+        unlock(w);
+        if (hung) {
+            w->on_hang(w->arg, hung, late_s, now);
             return;
         }
     }
@@ -38,6 +61,12 @@ bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, rts_
     w->grace_ns = (uint64_t)(grace_s * 1e9);
     w->on_hang = on_hang;
     w->arg = arg;
+    /* Inheriting where it can: the supervising thread holds the lock at a
+     * normal priority, for a moment, while the watchdog waits at the top. */
+    if (rts_mutex_create(&w->lock, (rts_port_caps() & RTS_CAP_PI_MUTEX) != 0) != RTS_OK) {
+        w->lock = NULL;
+        return false;
+    }
     rts_thread_attr attr = {
         .name = "watchdog",
         .policy = policy,
@@ -48,20 +77,28 @@ bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, rts_
     if (rts_thread_create(&w->thread, &attr, watchdog_main, w) == RTS_OK)
         return true;
     w->thread = NULL;
+    rts_mutex_destroy(w->lock);
+    w->lock = NULL;
     return false;
 }
 
 void rts_watchdog_watch(rts_watchdog *w, rts_ctx *ctx, uint64_t planned_end_ns)
 {
-    atomic_store(&w->planned_end_ns, planned_end_ns);
-    atomic_store(&w->stop_seen_ns, 0);
-    atomic_store(&w->ctx, ctx);
+    lock(w);
+    w->ctx = ctx;
+    w->planned_end_ns = planned_end_ns;
+    w->stop_seen = false;
+    unlock(w);
 }
 
 bool rts_watchdog_release(rts_watchdog *w, rts_ctx *ctx)
 {
-    rts_ctx *expected = ctx;
-    return atomic_compare_exchange_strong(&w->ctx, &expected, NULL);
+    lock(w);
+    bool mine = w->ctx == ctx;
+    if (mine)
+        w->ctx = NULL;
+    unlock(w);
+    return mine;
 }
 
 void rts_watchdog_stop(rts_watchdog *w)
@@ -70,5 +107,7 @@ void rts_watchdog_stop(rts_watchdog *w)
         return;
     atomic_store(&w->quit, true);
     rts_thread_join(w->thread);
+    rts_mutex_destroy(w->lock);
     w->thread = NULL;
+    w->lock = NULL;
 }

@@ -17,19 +17,22 @@
 typedef void (*rts_hang_fn)(void *arg, rts_ctx *ctx, double late_s, uint64_t now_ns);
 
 typedef struct {
-    rts_thread *thread;              /* NULL: not running */
+    rts_thread *thread;       /* NULL: not running */
+    rts_mutex *lock;          /* guards ctx and the times: the watchdog never
+                               * touches a context after it was released */
+    rts_ctx *ctx;             /* the bench running now, or NULL */
+    uint64_t planned_end_ns;  /* when it should stop measuring */
+    bool stop_seen;           /* it was seen asked to stop, at stop_seen_ns */
+    uint64_t stop_seen_ns;
     uint64_t grace_ns;
     rts_hang_fn on_hang;
     void *arg;
     _Atomic bool quit;
-    _Atomic(rts_ctx *) ctx;          /* the bench running now, or NULL */
-    _Atomic uint64_t planned_end_ns; /* when it should stop measuring */
-    _Atomic uint64_t stop_seen_ns;   /* when it was first seen asked to stop (0: not yet) */
 } rts_watchdog;
 
 /* Start the watchdog of w (zeroed) on any CPU, at policy and, for the
  * real-time policies, the top priority (99): above every measuring thread.
- * False when its thread could not start: then nothing is watched, and
+ * False when it could not start: then nothing is watched, and
  * rts_watchdog_watch, _release and _stop still may be called. */
 bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, rts_hang_fn on_hang, void *arg);
 
@@ -40,8 +43,9 @@ bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, rts_
  * watchdog calls on_hang. One bench at a time. */
 void rts_watchdog_watch(rts_watchdog *w, rts_ctx *ctx, uint64_t planned_end_ns);
 
-/* The bench of ctx returned. False when the watchdog gave up on it first:
- * on_hang is ending the process, and the caller must not go on. */
+/* The bench of ctx returned: the watchdog lets go of ctx. False when it
+ * gave up on it first: on_hang is ending the process, and the caller must
+ * not go on. */
 bool rts_watchdog_release(rts_watchdog *w, rts_ctx *ctx);
 
 /* Stop the watchdog and wait for its thread to end. */

@@ -117,7 +117,8 @@ typedef struct {
     rts_hist hist;            /* samples in whole steps of resolution */
     uint64_t *raw;            /* first raw_cap samples in steps of resolution, or NULL */
     uint64_t raw_cap, raw_len;
-    _Atomic uint64_t progress; /* sample count readable by the supervisor */
+    atomic_size_t progress;   /* samples so far, for the supervisor's progress lines
+                               * (pointer-wide: lock-free on a 32-bit MCU too) */
     bool invalid;
     char invalid_reason[RTS_MESSAGE_TEXT];
     rts_check checks[RTS_MAX_CHECKS];
@@ -132,6 +133,7 @@ double rts_ctx_param(const rts_ctx *ctx, const char *name);
 /* Replace a parameter's recorded value (e.g. a CPU the bench chose itself). */
 void rts_ctx_param_set(rts_ctx *ctx, const char *name, double value);
 
+/* The run's calibrated timestamps (rts_stamp and its overhead). */
 const rts_timing *rts_ctx_timing(const rts_ctx *ctx);
 
 /* How long the bench measures (its planned time, else the run's --duration). */

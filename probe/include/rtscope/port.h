@@ -178,8 +178,12 @@ typedef struct rts_mutex rts_mutex;
 /* Create a mutex; with inherit true it applies priority inheritance
  * (RTS_ENOTSUP where RTS_CAP_PI_MUTEX is missing). */
 rts_status rts_mutex_create(rts_mutex **out, bool inherit);
+
+/* Take m, waiting without bound; release m, held by the calling thread. */
 rts_status rts_mutex_lock(rts_mutex *m);
 rts_status rts_mutex_unlock(rts_mutex *m);
+
+/* Release a mutex nobody holds or waits on. */
 void rts_mutex_destroy(rts_mutex *m);
 
 /* --------------------------------------------------------- message queues */
@@ -196,6 +200,7 @@ rts_status rts_queue_send(rts_queue *q, const void *msg, uint64_t timeout_ns);
  * timeout_ns if empty. Messages come out in the order they were sent. */
 rts_status rts_queue_receive(rts_queue *q, void *msg, uint64_t timeout_ns);
 
+/* Release a queue nobody waits on; messages still in it are dropped. */
 void rts_queue_destroy(rts_queue *q);
 
 /* ------------------------------------------------------ fixed-block pools */
@@ -211,6 +216,7 @@ rts_status rts_pool_alloc(rts_pool *p, void **block);
 /* Return a block taken from this pool. */
 rts_status rts_pool_free(rts_pool *p, void *block);
 
+/* Release the pool and all its blocks, taken or not. */
 void rts_pool_destroy(rts_pool *p);
 
 /* ---------------------------------------------------- software interrupt */

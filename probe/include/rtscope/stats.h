@@ -52,6 +52,7 @@ typedef struct {
     double mean, m2, min, max;
 } rts_welford;
 
+/* No samples yet; then one more sample x. */
 void rts_welford_init(rts_welford *w);
 void rts_welford_add(rts_welford *w, double x);
 /* w becomes the state of w's and src's samples together (Chan et al.'s

@@ -143,9 +143,11 @@ static void read_virtualization(rts_sysinfo *info)
         snprintf(info->virtualization, sizeof info->virtualization, "none");
         return;
     }
-    snprintf(info->virtualization, sizeof info->virtualization, "%s%s%s%s%s",
-             hypervisor ? "vm" : "", hypervisor && vendor[0] ? " (" : "", hypervisor ? vendor : "",
-             hypervisor && vendor[0] ? ")" : "", container ? (hypervisor ? ", container" : "container") : "");
+    char text[sizeof vendor + 32]; /* room for it all: cut below, to the size configured */
+    snprintf(text, sizeof text, "%s%s%s%s%s", hypervisor ? "vm" : "", hypervisor && vendor[0] ? " (" : "",
+             hypervisor ? vendor : "", hypervisor && vendor[0] ? ")" : "",
+             container ? (hypervisor ? ", container" : "container") : "");
+    copy_text(info->virtualization, sizeof info->virtualization, text);
 }
 
 void rts_sysinfo_read(rts_sysinfo *info)
