@@ -331,6 +331,8 @@ static void write_sample_metric_fields(rts_json *j, const rts_metric *m, const r
     write_series(j, &m->series);
 }
 
+/* What tells m apart from others of its family: key -> integer or text, in
+ * the order the bench gave them ({} when nothing does). */
 static void write_labels(rts_json *j, const rts_metric *m)
 {
     rts_json_object_begin(j, "labels", true);
@@ -403,12 +405,20 @@ static const char *fmt_ns(char *buf, size_t size, double ns)
     return buf;
 }
 
+/* Bytes per second with an SI prefix, e.g. "1.23 MB/s". */
+static void fmt_rate(char *buf, size_t size, double v)
+{
+    static const char *const units[] = { "B/s", "kB/s", "MB/s", "GB/s", "TB/s" };
+    size_t k = 0;
+    for (; v >= 1000.0 && k + 1 < sizeof units / sizeof units[0]; k++)
+        v /= 1000.0;
+    snprintf(buf, size, "%.3g %s", v, units[k]);
+}
+
 /* v of m's unit for a person: "845 ns" / "12.3 us" …, "1234567/p" (a count
  * per period), "0.0123", "12.5 %", "1.23 MB/s". */
 static const char *fmt_value(char *buf, size_t size, const rts_metric *m, double v)
 {
-    static const char *const rates[] = { "B/s", "kB/s", "MB/s", "GB/s", "TB/s" };
-    int k = 0;
     if (!isfinite(v))
         snprintf(buf, size, "-");
     else if (m->unit == RTS_UNIT_NS)
@@ -419,11 +429,8 @@ static const char *fmt_value(char *buf, size_t size, const rts_metric *m, double
         snprintf(buf, size, "%.3g %%", v);
     else if (m->unit == RTS_UNIT_RATIO)
         snprintf(buf, size, "%.3g", v);
-    else {
-        for (; v >= 1000.0 && k < 4; k++)
-            v /= 1000.0;
-        snprintf(buf, size, "%.3g %s", v, rates[k]);
-    }
+    else
+        fmt_rate(buf, size, v);
     return buf;
 }
 

@@ -7,8 +7,12 @@
  * Anything the OS cannot do: leave it returning RTS_ENOTSUP and clear its
  * flag in rts_port_caps(); benches that need it then report "skipped".
  *
- * This file compiles as it is (`make check-template`), so it cannot drift
- * from the header: every function returns "not supported".
+ * This file compiles as it is (`make check-template`), and the whole probe
+ * links against it for a Cortex-M3 (`make check-cross`), so it cannot drift
+ * from the header: every function does nothing or returns "not supported".
+ * Two things a 32-bit MCU port also needs to know: the probe uses no 64-bit
+ * atomics (a Cortex-M3 has none), and its sizes shrink in
+ * include/rtscope/config.h with -D in this folder's port.mk.
  */
 #include <stdio.h> /* snprintf only: the C library, not the OS */
 
