@@ -194,6 +194,7 @@ rts_metric *rts_ctx_count_metric(rts_ctx *ctx, const char *id, const char *descr
     char why[RTS_MESSAGE_TEXT];
     rts_metric *m = rts_metric_new(id, description, RTS_UNIT_COUNT, 1.0, &ctx->run->timing, periods, why, sizeof why);
     if (m) {
+        m->per_period = true;
         m->period_s = period_s;
         m->baseline = baseline;
     }
@@ -205,9 +206,8 @@ rts_metric *rts_ctx_metric_unit(rts_ctx *ctx, const char *id, const char *descri
 {
     char why[RTS_MESSAGE_TEXT];
     rts_metric *m = NULL;
-    if (unit == RTS_UNIT_NS || unit == RTS_UNIT_COUNT)
-        snprintf(why, sizeof why, "metric %s: ns and count metrics come from rts_ctx_metric and rts_ctx_count_metric",
-                 id);
+    if (unit == RTS_UNIT_NS)
+        snprintf(why, sizeof why, "metric %s: time metrics (ns) come from rts_ctx_metric", id);
     else
         m = rts_metric_new(id, description, unit, resolution, &ctx->run->timing, ctx->run->req->raw_cap, why,
                            sizeof why);

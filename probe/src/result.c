@@ -214,17 +214,14 @@ static void write_histogram(rts_json *j, const rts_hist *h, double resolution)
     rts_json_object_end(j);
 }
 
-/* A count metric holds one figure per reporting period, not samples. */
-static bool per_period(const rts_metric *m) { return m->unit == RTS_UNIT_COUNT; }
-
 /* The stamp overhead inside each sample: time metrics only. */
 static double overhead_ns(const rts_metric *m) { return m->unit == RTS_UNIT_NS ? m->overhead_ns : 0.0; }
 
-/* A metric's summary in its unit: exact over the periods of a count
+/* A metric's summary in its unit: exact over the periods of a per-period
  * metric, from the histogram otherwise. */
 static void summarize_metric(rts_summary *s, const rts_metric *m)
 {
-    if (per_period(m))
+    if (m->per_period)
         rts_summarize_exact(s, &m->values, m->raw, m->raw_len);
     else
         rts_summarize(s, &m->values, &m->hist, m->resolution);
@@ -259,7 +256,7 @@ static void write_baseline(rts_json *j, const rts_run *run, const rts_metric *m,
     rts_json_object_end(j);
 }
 
-static void write_count_metric_fields(rts_json *j, const rts_run *run, const rts_metric *m, const rts_summary *s,
+static void write_period_metric_fields(rts_json *j, const rts_run *run, const rts_metric *m, const rts_summary *s,
                                       bool valid)
 {
     write_summary(j, "stats", s);
@@ -308,7 +305,7 @@ static void write_series(rts_json *j, const rts_series *s)
     rts_json_object_end(j);
 }
 
-/* The fields of a metric of samples (every unit but count). */
+/* The fields of a metric of samples (not per period). */
 static void write_sample_metric_fields(rts_json *j, const rts_metric *m, const rts_summary *s)
 {
     rts_summary adjusted = rts_summary_shift(s, overhead_ns(m));
@@ -361,8 +358,8 @@ static void write_metric(rts_json *j, const rts_run *run, const rts_bench *b, co
     rts_json_string(j, "invalid_reason", valid ? NULL : m->invalid ? m->invalid_reason : "no samples");
     write_checks(j, m);
     rts_json_double(j, "overhead_ns", overhead_ns(m));
-    if (per_period(m))
-        write_count_metric_fields(j, run, m, &s, valid);
+    if (m->per_period)
+        write_period_metric_fields(j, run, m, &s, valid);
     else
         write_sample_metric_fields(j, m, &s);
     rts_json_object_end(j);
@@ -416,7 +413,7 @@ static void fmt_rate(char *buf, size_t size, double v)
 }
 
 /* v of m's unit for a person: "845 ns" / "12.3 us" …, "1234567/p" (a count
- * per period), "0.0123", "12.5 %", "1.23 MB/s". */
+ * per period), "12", "0.0123", "12.5 %", "1.23 MB/s". */
 static const char *fmt_value(char *buf, size_t size, const rts_metric *m, double v)
 {
     if (!isfinite(v))
@@ -424,7 +421,7 @@ static const char *fmt_value(char *buf, size_t size, const rts_metric *m, double
     else if (m->unit == RTS_UNIT_NS)
         fmt_ns(buf, size, v);
     else if (m->unit == RTS_UNIT_COUNT)
-        snprintf(buf, size, "%.0f/p", v);
+        snprintf(buf, size, m->per_period ? "%.0f/p" : "%.4g", v);
     else if (m->unit == RTS_UNIT_PERCENT)
         snprintf(buf, size, "%.3g %%", v);
     else if (m->unit == RTS_UNIT_RATIO)

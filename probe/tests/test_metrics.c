@@ -135,8 +135,9 @@ static void test_merge(void)
     rts_metric_free(one);
 }
 
-/* What a bench's context refuses: units of their own makers, a series of a
- * metric that is not a time metric. */
+/* What a bench's context refuses: ns through rts_ctx_metric_unit (time
+ * metrics have their own maker), a series of a metric that is not a time
+ * metric. */
 static void test_context_refuses(void)
 {
     static rts_run_request req;
@@ -146,8 +147,10 @@ static void test_context_refuses(void)
     CHECK(rts_ctx_metric_unit(&ctx, "x.ns", "d", RTS_UNIT_NS, 1) == NULL && run.results[0].status == RTS_BENCH_FAILED,
           "ns through rts_ctx_metric_unit refused: %s", run.results[0].error);
     run.results[0].status = RTS_BENCH_OK;
+    rts_metric *count = rts_ctx_metric_unit(&ctx, "x.count", "d", RTS_UNIT_COUNT, 1);
+    CHECK(count && !count->per_period && run.results[0].status == RTS_BENCH_OK, "a count of samples");
     rts_metric *m = rts_ctx_metric_unit(&ctx, "x.ratio", "d", RTS_UNIT_RATIO, 0.01);
-    CHECK(m && run.results[0].nmetrics == 1 && m->unit == RTS_UNIT_RATIO, "a ratio metric");
+    CHECK(m && run.results[0].nmetrics == 2 && m->unit == RTS_UNIT_RATIO, "a ratio metric");
     CHECK(m && !rts_ctx_metric_series(&ctx, m, 0, 1000000) && strstr(run.results[0].error, "time metrics"),
           "no series of a ratio: %s", run.results[0].error);
     for (unsigned i = 0; i < run.results[0].nmetrics; i++)

@@ -25,13 +25,20 @@ static void build(void)
     rts_metric *ratio = fixture_metric(&run, "fix.error", RTS_UNIT_RATIO, 0.001);
     rts_metric *pct = fixture_metric(&run, "fix.load", RTS_UNIT_PERCENT, 0.5);
     rts_metric *rate = fixture_metric(&run, "fix.rate", RTS_UNIT_BYTES_PER_S, 1000);
+    rts_metric *retries = fixture_metric(&run, "fix.retries", RTS_UNIT_COUNT, 1);
+    rts_metric *periods = fixture_metric(&run, "fix.periods", RTS_UNIT_COUNT, 1);
+    periods->per_period = true;
+    periods->period_s = 0.5;
     for (int i = 1; i <= 100; i++) {
         rts_metric_add(ns, 1000 + i);
         rts_metric_add(cpu, 2000 + i);
         rts_metric_add(ratio, i / 1000.0);
         rts_metric_add(pct, i / 4.0);
         rts_metric_add(rate, 1e6 * i);
+        rts_metric_add(retries, i % 7);
     }
+    rts_metric_add(periods, 1200);
+    rts_metric_add(periods, 1100);
     rts_metric_label_int(cpu, "cpu", 3);
     rts_metric_label_text(cpu, "model", "py\"th\non");
     ratio->overhead_ns = 50; /* ignored: not a time metric */
@@ -79,6 +86,13 @@ static void test_document(void)
     CHECK(strstr(m, "\"unit\": \"percent\"") && strstr(m, "\"resolution\": 0.5"), "percent in half steps");
     metric_text(doc, "fix.rate", m, sizeof m);
     CHECK(strstr(m, "\"unit\": \"bytes/s\"") && strstr(m, "\"resolution\": 1000"), "bytes/s in steps of 1000");
+    metric_text(doc, "fix.retries", m, sizeof m);
+    CHECK(strstr(m, "\"unit\": \"count\"") && strstr(m, "\"scheme\": \"log-linear\"") && !strstr(m, "periods"),
+          "a count of samples has a histogram:\n%s", m);
+    metric_text(doc, "fix.periods", m, sizeof m);
+    CHECK(strstr(m, "\"histogram\": null") && strstr(m, "\"period_s\": 0.5") &&
+              strstr(m, "\"periods\": [1200, 1100]") && strstr(m, "\"baseline\": null"),
+          "a per-period count has periods:\n%s", m);
     capture_free(&c);
 }
 
@@ -93,6 +107,7 @@ static void test_summary(void)
     CHECK(strstr(s, "fix.error") && strstr(s, "0.05 "), "ratio row");
     CHECK(strstr(s, "12.5 %"), "percent row:\n%s", s);
     CHECK(strstr(s, "50 MB/s") && strstr(s, "100 MB/s"), "throughput row:\n%s", s);
+    CHECK(strstr(s, "1200/p"), "per-period row:\n%s", s);
     capture_free(&summary);
 }
 

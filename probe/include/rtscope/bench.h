@@ -94,9 +94,9 @@ typedef struct {
 /* One measured distribution. Samples are added by one thread at a time.
  * A time metric holds durations (unit ns); a count metric holds how many
  * iterations each reporting period of period_s seconds completed (unit
- * count, Thread-Metric's figure), every period kept in raw; a metric of
- * another unit (ratio, percent, bytes/s) holds samples in that unit, its
- * histogram and raw samples in whole steps of resolution. */
+ * count, Thread-Metric's figure: per_period, every period kept in raw); a
+ * metric of another unit holds samples in that unit, its histogram and raw
+ * samples in whole steps of resolution. */
 typedef struct {
     char id[RTS_METRIC_ID_MAX];
     const char *description;
@@ -106,8 +106,9 @@ typedef struct {
     unsigned nlabels;
     const rts_timing *timing;
     bool in_ticks;            /* samples are rts_stamp ticks (else in the unit) */
-    double period_s;          /* count metrics: the reporting period */
-    const char *baseline;     /* count metrics: id of the calibration metric its median is divided by, or NULL */
+    bool per_period;          /* figures per reporting period (rts_ctx_count_metric), not samples */
+    double period_s;          /* per-period metrics: the reporting period */
+    const char *baseline;     /* per-period metrics: id of the calibration metric its median is divided by, or NULL */
     double overhead_ns;       /* time metrics: stamp overhead inside each sample */
     uint64_t threshold_ns;    /* time metrics: count samples above it (0: none) */
     uint64_t over_threshold;
@@ -195,13 +196,12 @@ rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description
 rts_metric *rts_ctx_count_metric(rts_ctx *ctx, const char *id, const char *description, double period_s,
                                  uint64_t periods, const char *baseline);
 
-/* A metric of samples in unit (RTS_UNIT_RATIO, _PERCENT or _BYTES_PER_S;
- * ns and count metrics come from the two above), histogrammed in whole
- * steps of resolution (> 0) in that unit: a sample's step is rounded, so
- * resolution is the precision of its percentiles and raw samples (exact
- * moments are kept apart). Samples below 0 count as 0: record a magnitude.
- * No cycles, no stamp overhead. NULL after rts_ctx_fail (e.g. a unit or
- * resolution it does not take). */
+/* A metric of samples in unit (any but RTS_UNIT_NS: time metrics come from
+ * rts_ctx_metric), histogrammed in whole steps of resolution (> 0) in that
+ * unit: a sample's step is rounded, so resolution is the precision of its
+ * percentiles and raw samples (exact moments are kept apart). Samples
+ * below 0 count as 0: record a magnitude. No cycles, no stamp overhead.
+ * NULL after rts_ctx_fail (e.g. a unit or resolution it does not take). */
 rts_metric *rts_ctx_metric_unit(rts_ctx *ctx, const char *id, const char *description, rts_unit unit,
                                 double resolution);
 
