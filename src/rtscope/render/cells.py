@@ -1,5 +1,5 @@
-"""Cells that several sections make from a result document: statuses, validity, settings, the system's
-kernel and CPU, and a metric's name with its labels."""
+"""Cells that several sections make from a result document: statuses, validity, the system's kernel and
+CPU, and a metric's name with its labels."""
 
 from collections.abc import Iterable
 from typing import Any
@@ -19,17 +19,6 @@ def status(text: str) -> Cell:
 def validity(metric_doc: dict[str, Any]) -> Cell:
     """"valid", or "invalid: REASON" marked bad."""
     return Cell("valid") if metric_doc["valid"] else Cell(f"invalid: {result.invalid_reason(metric_doc)}", "bad")
-
-
-def config_value(value: Any) -> str:
-    """A requested or granted setting as text ("none", "yes"/"no", a CPU list or "any" …)."""
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list):
-        return ",".join(map(str, value)) or "any"
-    return str(value)
 
 
 def kernel_text(system: dict[str, Any]) -> str:
@@ -55,14 +44,14 @@ def labels_shown(metric_docs: Iterable[dict[str, Any]]) -> bool:
     return any(result.labels(m) and "{" not in m["id"] for m in metric_docs)
 
 
-def labels_text(metric_doc: dict[str, Any]) -> str:
+def _labels_text(metric_doc: dict[str, Any]) -> str:
     """A metric's labels as "cpu=1 model=python", "—" when it has none."""
     return " ".join(f"{key}={value}" for key, value in result.labels(metric_doc).items()) or MISSING
 
 
 def metric_cells(metric_doc: dict[str, Any], with_labels: bool) -> list[str]:
     """The cells that name a metric in a table: its id, and its labels when the table has the column."""
-    return [metric_doc["id"], *([labels_text(metric_doc)] if with_labels else [])]
+    return [metric_doc["id"], *([_labels_text(metric_doc)] if with_labels else [])]
 
 
 def metric_header(with_labels: bool) -> list[str]:

@@ -1,6 +1,7 @@
 """The real-time setup the run asked for and what it was granted, a difference marked."""
 
-from rtscope.render import cells
+from typing import Any
+
 from rtscope.render.document import Cell, Section, heading, table
 from rtscope.render.subjects import OneRun
 
@@ -14,7 +15,18 @@ def build(subject: OneRun) -> Section:
     rows = []
     for name, key in FIELDS:
         requested, granted = config["requested"][key], config["granted"][key]
-        row = [name, cells.config_value(requested), cells.config_value(granted)]
+        row = [name, _value(requested), _value(granted)]
         rows.append([*row, ""] if requested == granted
                     else [Cell(text, "warn") for text in (*row, "! not as requested")])
     return Section(heading("Configuration"), (table(["", "requested", "granted", ""], rows, "llll"),))
+
+
+def _value(value: Any) -> str:
+    """A requested or granted setting as text ("none", "yes"/"no", a CPU list or "any" …)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ",".join(map(str, value)) or "any"
+    return str(value)

@@ -15,20 +15,20 @@ def build(subject: OneRun) -> Section:
         ("CPU", cells.cpu_text(system)),
         ("clocksource", cells.or_missing(system["clocksource"])),
         ("governor", cells.or_missing(system["governor"])),
-        ("isolated CPUs", isolated_cpus_text(system["isolated_cpus"])),
-        ("RT throttling", rt_throttling_text(system["rt_runtime_us"], system["rt_period_us"])),
+        ("isolated CPUs", _isolated_cpus_text(system["isolated_cpus"])),
+        ("RT throttling", _rt_throttling_text(system["rt_runtime_us"], system["rt_period_us"])),
         ("virtualization", cells.or_missing(system["virtualization"])),
     ], "ll"),))
 
 
-def isolated_cpus_text(cpus: str | None) -> str:
+def _isolated_cpus_text(cpus: str | None) -> str:
     """The isolated CPUs as the kernel lists them, "none", or "—" when unknown."""
     if cpus is None:
         return MISSING
     return cpus or "none"
 
 
-def rt_throttling_text(runtime_us: int | None, period_us: int | None) -> str:
+def _rt_throttling_text(runtime_us: int | None, period_us: int | None) -> str:
     """"95 % (950000/1000000 µs)"; "off" when the runtime is -1 (no throttling)."""
     if runtime_us == -1:
         return "off (RT tasks may use all CPU time)"
