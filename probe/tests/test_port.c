@@ -256,11 +256,14 @@ static void test_switch_count(void)
  * medium to finish. Every spin is bounded in time. */
 typedef struct {
     rts_mutex *m;
-    _Atomic int low_locked, high_trying;
+    _Atomic int low_locked, high_trying, medium_created;
     _Atomic uint64_t high_got_ns, medium_end_ns;
 } inversion;
 
-#define LOW_WORK_NS (30 * MS)
+/* Low holds the mutex until medium exists, not for a fixed time: a slow
+ * thread creation (a busy VM) must not let low finish before medium could
+ * preempt it. The bound only ends a scenario whose medium never came. */
+#define LOW_HOLD_MAX_NS (5000 * MS)
 #define MEDIUM_SPIN_NS (300 * MS)
 
 static void spin_until(uint64_t t)
@@ -269,12 +272,17 @@ static void spin_until(uint64_t t)
         ;
 }
 
+/* Without inheritance medium preempts low the moment it is created, so low
+ * sees medium_created only after medium ends; with it, low runs at high's
+ * priority, sees the flag at once and hands the mutex over. */
 static void inversion_low(void *p)
 {
     inversion *v = p;
     rts_mutex_lock(v->m);
     atomic_store(&v->low_locked, 1);
-    spin_until(rts_time_ns() + LOW_WORK_NS);
+    uint64_t give_up = rts_time_ns() + LOW_HOLD_MAX_NS;
+    while (!atomic_load(&v->medium_created) && rts_time_ns() < give_up)
+        ;
     rts_mutex_unlock(v->m);
 }
 
@@ -325,6 +333,7 @@ static int priority_inversion(bool inherit)
     wait_flag(&v.high_trying);
     rts_sleep_ns(2 * MS); /* high is blocked on the mutex now */
     bool medium_made = rts_thread_create(&tm, &medium, inversion_medium, &v) == RTS_OK;
+    atomic_store(&v.medium_created, 1);
     CHECK(medium_made, "medium-priority thread created");
     if (medium_made)
         rts_thread_join(tm);
