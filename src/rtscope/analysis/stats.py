@@ -131,7 +131,7 @@ def _asymptotic_mann_whitney(a: _Tally, b: _Tally) -> float:
     shared_rank = np.cumsum(tied) - (tied - 1) / 2
     n1, n2 = float(of_a.sum()), float(of_b.sum())
     n = n1 + n2
-    u = float(shared_rank @ of_a) - n1 * (n1 + 1) / 2
+    u = float((shared_rank * of_a).sum()) - n1 * (n1 + 1) / 2
     variance = n1 * n2 / 12 * ((n + 1) - float((tied ** 3 - tied).sum()) / (n * (n - 1)))
     if variance <= 0:
         return 1.0  # every value equal
