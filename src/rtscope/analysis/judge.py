@@ -3,7 +3,8 @@ and JUnit exports (a run against a user's limits).
 
 A metric fails when
 - it is not measured, though a limit names it or the baseline measured it;
-- it is invalid — against a baseline, unless the baseline's is invalid too: nothing to hold it to;
+- it is invalid — against a baseline, only where the baseline measured it validly: a metric new to
+  the run, or invalid in both, has nothing to be held to;
 - when asked (``fail_on_threshold``), any sample passed the threshold its bench was given;
 - a statistic is worse than a limit on it;
 - a statistic is worse than the baseline's by more than ``max_regression`` AND the two runs really
