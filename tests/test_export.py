@@ -307,3 +307,12 @@ def test_every_format_is_an_exporter_written_with_its_suffix(rtscope, tmp_path):
         assert rtscope("export", LATENCY, "--format", exporter.name, "-o", path).status == 0
         assert path.read_text(encoding="utf-8") == exporter.write(RunExport(result.load(LATENCY)))
     assert set(comparison.WRITERS) == set(comparison.COMPARISON_EXPORTERS) == {"markdown", "csv", "json"}
+
+
+def test_cyclictest_reads_buckets_in_their_histogram_step(rtscope, tmp_path):
+    # Steps of 2 ns (result format 4's histogram resolution): bucket [2500, 16] holds 5000 … 5031 ns.
+    doc = histogram_doc([[2500, 16, 4], [4000, 8, 2]], low=5002, high=8010)
+    doc["version"] = 4
+    doc["metrics"][0].update(labels={})
+    doc["metrics"][0]["histogram"]["resolution"] = 2
+    assert cyclictest_rows(rtscope, tmp_path, doc) == ({5: 4, 8: 2}, 0)
