@@ -287,3 +287,11 @@ def test_text_draws_titles_indented_parts_and_notes_and_figures_as_a_line():
     assert markdown.render(sections) == (
         "## Title, aside\n\n|  |  |\n|---|---|\n| key | value |\n\none\ntwo\n\n- item\n\n- a note\n\n"
         "| h | n |\n|---|---|\n| x | 1 |\n| yy | 22 |\n\n### Sub\n")
+
+
+def test_runs_sharing_a_short_id_stay_apart(rtscope, tmp_path):
+    first = builders.write(tmp_path / "a.json", builders.result_doc(run_id="0123456789abcdef"))
+    second = builders.write(tmp_path / "b.json", builders.result_doc(run_id="01234567ffffffff"))
+    outcome = rtscope("compare", first, second)
+    assert outcome.status == 0, outcome.err
+    assert "B/A" in outcome.out

@@ -56,14 +56,14 @@ def build(groups: list[Group], statistics: tuple[str, ...], *, ops: bool = False
           ) -> Comparison:
     """The comparison of ``groups``: per metric, a row per statistic (in cycles in the operation table
     where every run has them) with the verdict on each group against the first, and the calibration
-    ratio of count metrics."""
+    ratio of per-period metrics."""
     rows: list[Row] = []
     metric_ids = dict.fromkeys(m["id"] for g in groups for doc in g.docs for m in doc["metrics"])
     for metric_id in metric_ids:
         per_group = [[(doc, m) for doc in g.docs if (m := result.metric(doc, metric_id)) is not None]
                      for g in groups]
-        if _unit(per_group) == "count" and not ops:
-            rows += _count_rows(metric_id, per_group)
+        if _periodic(per_group) and not ops:
+            rows += _period_rows(metric_id, per_group)
         else:
             rows += _time_rows(metric_id, per_group, statistics, ops=ops, adjusted=adjusted)
     return Comparison(tuple(groups), tuple(rows), ops)
@@ -94,11 +94,15 @@ def _unit(per_group: list[Members]) -> str:
     return next(m["unit"] for members in per_group for _, m in members)
 
 
-def _count_rows(metric_id: str, per_group: list[Members]) -> list[Row]:
-    """A count metric (Thread-Metric) compares by its median per period and, the figure that carries
-    across processors, that median relative to its calibration metric ("× tm.basic")."""
+def _periodic(per_group: list[Members]) -> bool:
+    return next(result.is_periodic(m) for members in per_group for _, m in members)
+
+
+def _period_rows(metric_id: str, per_group: list[Members]) -> list[Row]:
+    """A per-period metric (Thread-Metric's iterations) compares by its median period and, the figure
+    that carries across processors, that median relative to its calibration metric ("× tm.basic")."""
     medians = [[m["stats"]["p50"] for _, m in members] for members in per_group]
-    rows = [Row(metric_id, "p50", "count", _figures(medians, per_group), _verdicts(per_group, "p50"))]
+    rows = [Row(metric_id, "p50", _unit(per_group), _figures(medians, per_group), _verdicts(per_group, "p50"))]
     baseline = next((m["baseline"]["metric"] for members in per_group for _, m in members if m["baseline"]), None)
     if baseline is not None:
         relative = [[m["baseline"]["ratio"] if m["baseline"] else None for _, m in members]

@@ -34,19 +34,24 @@ def group(docs: list[dict[str, Any]], by: str) -> list[Group]:
     """The runs in groups (in order of first appearance): each run alone, or by campaign cell (named with
     its campaign when runs of several campaigns are compared), label or loads."""
     campaigns = {doc["campaign"]["id"] for doc in docs if "campaign" in doc}
-    keys: dict[str, list[dict[str, Any]]] = {}
+    keys: dict[str, tuple[str, list[dict[str, Any]]]] = {}
     for doc in docs:
-        keys.setdefault(group_key(doc, by, several_campaigns=len(campaigns) > 1), []).append(doc)
+        name = group_name(doc, by, several_campaigns=len(campaigns) > 1)
+        # A run is itself by its whole id: two runs may share the short id their name shows.
+        key = doc["run"]["id"] if by == "run" else name
+        keys.setdefault(key, (name, []))[1].append(doc)
     if len(keys) < 2:
         raise RtscopeError(f"compare needs two or more runs or groups, not {len(keys)} "
                            f"({len(docs)} run{'s' if len(docs) > 1 else ''} by {by})")
     if len(keys) > len(LETTERS):
         raise RtscopeError(f"compare takes at most {len(LETTERS)} groups, not {len(keys)} (by {by})")
     return [Group(letter, name, tuple(members))
-            for letter, (name, members) in zip(LETTERS, keys.items(), strict=False)]
+            for letter, (name, members) in zip(LETTERS, keys.values(), strict=False)]
 
 
-def group_key(doc: dict[str, Any], by: str, *, several_campaigns: bool) -> str:
+def group_name(doc: dict[str, Any], by: str, *, several_campaigns: bool) -> str:
+    """The name of the group ``doc`` belongs to by ``by``: a run's short id and label, its label, its
+    loads, or its campaign cell (with the campaign's name when several campaigns are compared)."""
     if by == "run":
         return f"{doc['run']['id'][:SHORT_ID]} {doc['run']['label'] or ''}".strip()
     if by == "label":

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rtscope.analysis import compare
-from rtscope.analysis.grouping import LETTERS, Group, default_grouping, group, group_key
+from rtscope.analysis.grouping import LETTERS, Group, default_grouping, group, group_name
 from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.render import svg
@@ -117,5 +117,5 @@ def _each_alone(docs: Sequence[dict[str, Any]]) -> list[Group]:
         while number:
             number, digit = divmod(number - 1, len(LETTERS))
             letters = LETTERS[digit] + letters
-        groups.append(Group(letters, group_key(doc, "run", several_campaigns=False), (doc,)))
+        groups.append(Group(letters, group_name(doc, "run", several_campaigns=False), (doc,)))
     return groups
