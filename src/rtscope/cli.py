@@ -5,18 +5,34 @@ Ctrl-C as "rtscope: interrupted" and exit status 130. Never a traceback for bad 
 """
 
 import argparse
+import importlib
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from rtscope import __version__, paths
-from rtscope.commands import campaign, check, compare, export, profile, report, run, runs, score, show
-from rtscope.commands import list as list_command
 from rtscope.commands.context import Context
 from rtscope.errors import RtscopeError
 
-COMMANDS = (list_command, run, campaign, runs, show, compare, report, export, check, score, profile)
+# Each command is the module of its name in rtscope.commands, imported only when it runs: a command
+# should not pay at start-up for what another one needs (numpy, the report's renderers).
+COMMANDS = {
+    "list": "list the benches and suites the target can run, and the loads to run them under",
+    "run": "run benches, store the result and show it",
+    "campaign": "run a campaign spec (benches × params × loads × configs × repetitions), storing every cell",
+    "runs": "list the stored runs, newest first",
+    "show": "show one run: system, configuration, warnings and metrics",
+    "compare": "compare runs or groups of runs (campaign cells, labels, loads): values, ratios, real differences",
+    "report": "write runs as one HTML page: the verdict, systems, configuration, tables and plots",
+    "export": "write one run as CSV, JSON, a cyclictest histogram, LAVA result lines or JUnit XML",
+    "check": "CI gate: exit 1 when RUN is worse than a baseline run, beyond a threshold and significantly",
+    "score": "score runs with the Metrics Number: 1 / Σ(time × weight) over a profile's metrics (higher is better)",
+    "profile": "run a program on the target and write a score profile from its context switches, preemptions and interrupts",
+}
+# Global options that take a value: a word after one of them is its value, not the command.
+_VALUED_OPTIONS = ("--db", "--probe", "--target")
 INTERRUPTED = 130
 
 
@@ -30,7 +46,8 @@ class _Parser(argparse.ArgumentParser):
 def main(argv: list[str] | None = None) -> int:
     """Run rtscope with ``argv`` (default: the process's arguments) and return its exit status."""
     try:
-        args = build_parser().parse_args(argv)
+        arguments = sys.argv[1:] if argv is None else argv
+        args = build_parser(_command_in(arguments)).parse_args(arguments)
         context = Context(args.db or paths.default_db_path(), args.probe or paths.default_probe_path(),
                           args.target)
         with context:
@@ -49,20 +66,36 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser for the whole command line; each subcommand sets ``command`` to its module."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser for the whole command line. Every command is listed; ``command`` (the one the line
+    names) also gets its arguments and sets ``command`` to its module."""
     parser = _Parser(prog="rtscope", description="Measure how well an operating system serves real-time "
                                                  "work, store the results and compare them.")
     parser.add_argument("--version", action="version", version=f"rtscope {__version__}")
     _add_global_options(parser, after_command=False)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
-    for module in COMMANDS:
-        subparser = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+    for name, summary in COMMANDS.items():
+        subparser = subparsers.add_parser(name, help=summary, description=summary)
         # Global options may also follow the command; SUPPRESS keeps the ones given before it.
         _add_global_options(subparser, after_command=True)
-        module.add_arguments(subparser)
-        subparser.set_defaults(command=module)
+        if name == command:
+            module = importlib.import_module(f"rtscope.commands.{name}")
+            module.add_arguments(subparser)
+            subparser.set_defaults(command=module)
     return parser
+
+
+def _command_in(arguments: Sequence[str]) -> str | None:
+    """The command a command line names: its first word that is not an option or an option's value."""
+    words = iter(arguments)
+    for word in words:
+        if word in _VALUED_OPTIONS:
+            next(words, None)
+        elif word in COMMANDS:
+            return word
+        elif not word.startswith("-"):
+            return None
+    return None
 
 
 def _add_global_options(parser: argparse.ArgumentParser, *, after_command: bool) -> None:

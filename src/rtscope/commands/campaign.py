@@ -21,9 +21,6 @@ from rtscope.render import comparison as comparison_text
 from rtscope.render import fmt
 from rtscope.store.database import Campaign
 
-NAME = "campaign"
-HELP = "run a campaign spec (benches × params × loads × configs × repetitions), storing every cell"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """SPEC, --resume, --dry-run."""

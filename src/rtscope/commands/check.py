@@ -18,8 +18,6 @@ from rtscope.model import result, values
 from rtscope.render import fmt
 from rtscope.render.fmt import MISSING, Style
 
-NAME = "check"
-HELP = "CI gate: exit 1 when RUN is worse than a baseline run, beyond a threshold and significantly"
 REGRESSED = 1
 _PERCENTAGE = re.compile(r"(?P<number>[-+]?[0-9]*\.?[0-9]+)\s*%?")
 

@@ -16,8 +16,6 @@ from rtscope.exporters import comparison as comparison_formats
 from rtscope.model import values
 from rtscope.render import comparison as comparison_text
 
-NAME = "compare"
-HELP = "compare runs or groups of runs (campaign cells, labels, loads): values, ratios, real differences"
 FORMATS = ("text", "markdown", "csv", "json")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -14,8 +14,6 @@ from rtscope.exporters import cyclictest
 from rtscope.exporters.base import RunExport
 from rtscope.model import values
 
-NAME = "export"
-HELP = "write one run as CSV, JSON, a cyclictest histogram, LAVA result lines or JUnit XML"
 
 # Options that only some formats take: (argument, option, the formats that take it).
 _FORMAT_OPTIONS = (

@@ -8,9 +8,6 @@ from rtscope.model.catalogue import Bench
 from rtscope.commands.context import Context
 from rtscope.targets.transport import Transport, has_command
 
-NAME = "list"
-HELP = "list the benches and suites the target can run, and the loads to run them under"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """No arguments beyond the global ones."""

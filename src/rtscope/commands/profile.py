@@ -10,8 +10,6 @@ from rtscope.execution.profile import profile
 from rtscope.errors import RtscopeError
 from rtscope.files import AtomicFile
 
-NAME = "profile"
-HELP = "run a program on the target and write a score profile from its context switches, preemptions and interrupts"
 # The metric each counted event weighs (see docs/score.md).
 SWITCH_METRIC, PREEMPT_METRIC, IRQ_METRIC = "ctxsw.sem", "lat.preempt", "lat.irq"
 

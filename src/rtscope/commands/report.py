@@ -9,9 +9,6 @@ from rtscope.commands.show import add_raw_times_option
 from rtscope.commands.context import CAMPAIGN_PREFIX, Context
 from rtscope.errors import RtscopeError
 
-NAME = "report"
-HELP = "write runs as one HTML page: systems, configuration, summary tables, plots and ratios"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """RUN|CAMPAIGN…, -o FILE, --raw-times."""

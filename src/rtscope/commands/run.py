@@ -17,8 +17,6 @@ from rtscope.model.catalogue import expand_suites
 from rtscope.model.request import RunRequest
 from rtscope.render import summary
 
-NAME = "run"
-HELP = "run benches, store the result and show it"
 DEFAULT_BENCHES = ("ctxsw.sem", "lat.wakeup")
 DEFAULT_DURATION_S = 5.0
 # What the last line on stderr says when a run did not simply complete, by exit status.

@@ -8,8 +8,6 @@ from rtscope.commands.context import Context
 from rtscope.store.database import RunRow
 from rtscope.render.summary import describe_status
 
-NAME = "runs"
-HELP = "list the stored runs, newest first"
 SHORT_ID = 8
 
 

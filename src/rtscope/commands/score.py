@@ -12,8 +12,6 @@ from rtscope.commands.context import Context
 from rtscope.errors import RtscopeError
 from rtscope.render.fmt import MISSING
 
-NAME = "score"
-HELP = "score runs with the Metrics Number: 1 / Σ(time × weight) over a profile's metrics (higher is better)"
 INVALID_MARK = " *"
 
 

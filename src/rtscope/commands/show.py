@@ -5,9 +5,6 @@ import argparse
 from rtscope.render import summary
 from rtscope.commands.context import Context
 
-NAME = "show"
-HELP = "show one run: system, configuration, warnings and metrics"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """RUN, --json, --raw-times."""

@@ -38,11 +38,6 @@ def clock_time(value: float) -> str:
     return f"{whole // 3600} h {whole % 3600 // 60} min" if whole % 3600 // 60 else f"{whole // 3600} h"
 
 
-def p_value(value: float) -> str:
-    """A test's p-value as "p<0.001" or "p=0.042"."""
-    return "p<0.001" if value < 0.001 else f"p={value:.3f}"
-
-
 def count(value: int | None) -> str:
     """An integer with thousands separators ("1,234,567"); None shows as "—"."""
     return MISSING if value is None else f"{value:,}"

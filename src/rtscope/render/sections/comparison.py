@@ -119,10 +119,9 @@ def verdict_text(verdict: stats.Difference | None) -> str:
     """"yes p<0.001 CI", "no p=0.420 tail", "no: within spread (…)" or "—" when no test could tell."""
     if verdict is None:
         return MISSING
-    p = fmt.p_value(verdict.p_value)
     if verdict.beyond_spread is False and verdict.p_value < stats.SIGNIFICANCE:
-        return f"no: within spread ({p} {verdict.test})"
-    return f"{'yes' if verdict.real else 'no'} {p} {verdict.test}"
+        return f"no: within spread ({verdict})"
+    return f"{'yes' if verdict.real else 'no'} {verdict}"
 
 
 def legend(comparison: Comparison) -> Paragraph:
