@@ -37,8 +37,9 @@ class Row:
     """One statistic of one metric across the groups."""
 
     metric: str
-    stat: str                 # a statistic's name ("p99"), or "× tm.basic" for a calibration ratio
-    unit: str                 # "ns", "cycles", "count" or "ratio"
+    key: str                  # the statistic's key in a summary ("p999"); a calibration ratio's is its median's
+    stat: str                 # the statistic's name ("p99.9"), or "× tm.basic" for a calibration ratio
+    unit: str                 # a unit of rtscope.model.units: the metric's, "cycles", or "ratio"
     figures: tuple[Figure, ...]
     verdicts: tuple[stats.Difference | None, ...]  # each group after A against A (None: not told; empty: no test)
 
@@ -85,7 +86,7 @@ def _time_rows(metric_id: str, per_group: list[Members], statistics: tuple[str, 
             values = [[c[key] for c in each] for each in cycles]
         else:
             values = [[result.summary(m, adjusted=adjusted)[key] for _, m in members] for members in per_group]
-        rows.append(Row(metric_id, result.STATISTICS[key], "count" if key == "count" else unit,
+        rows.append(Row(metric_id, key, result.STATISTICS[key], "count" if key == "count" else unit,
                         _figures(values, per_group), _verdicts(per_group, key)))
     return rows
 
@@ -102,12 +103,13 @@ def _period_rows(metric_id: str, per_group: list[Members]) -> list[Row]:
     """A per-period metric (Thread-Metric's iterations) compares by its median period and, the figure
     that carries across processors, that median relative to its calibration metric ("× tm.basic")."""
     medians = [[m["stats"]["p50"] for _, m in members] for members in per_group]
-    rows = [Row(metric_id, "p50", _unit(per_group), _figures(medians, per_group), _verdicts(per_group, "p50"))]
+    rows = [Row(metric_id, "p50", "p50", _unit(per_group), _figures(medians, per_group),
+                _verdicts(per_group, "p50"))]
     baseline = next((m["baseline"]["metric"] for members in per_group for _, m in members if m["baseline"]), None)
     if baseline is not None:
         relative = [[m["baseline"]["ratio"] if m["baseline"] else None for _, m in members]
                     for members in per_group]
-        rows.append(Row(metric_id, f"× {baseline}", "ratio", _figures(relative, per_group), ()))
+        rows.append(Row(metric_id, "p50", f"× {baseline}", "ratio", _figures(relative, per_group), ()))
     return rows
 
 

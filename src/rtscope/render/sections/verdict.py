@@ -10,14 +10,11 @@ compare tests every group against A — the same verdict as the comparison's tab
 from rtscope.analysis import compare, stats
 from rtscope.analysis.compare import Comparison, Figure, Row
 from rtscope.analysis.grouping import Group
-from rtscope.model import result, units
+from rtscope.model import units
 from rtscope.render import cells, fmt
 from rtscope.render.document import Cell, Items, Paragraph, Section, Table, heading, table
 from rtscope.render.sections import comparison as compared
 from rtscope.render.subjects import Report
-
-_KEYS = {name: key for key, name in result.STATISTICS.items()}  # compare's rows name their statistic
-
 
 def build(report: Report) -> Section | None:
     """The verdict table, with how to read it, the settings that differ between the groups and the
@@ -88,7 +85,7 @@ def _verdict(comparison: Comparison, row: Row, best: Group, runner_up: Group) ->
     first, other = sorted((best, runner_up), key=comparison.groups.index)
     if first is comparison.groups[0]:
         return row.verdicts[comparison.groups.index(other) - 1]
-    return compare.difference(first, other, row.metric, _KEYS[row.stat])
+    return compare.difference(first, other, row.metric, row.key)
 
 
 def _margin(best: Figure, runner_up: Figure, unit: units.Unit) -> str:
