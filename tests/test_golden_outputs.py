@@ -47,6 +47,8 @@ def utc(monkeypatch):
 
 
 def _matches(name: str, text: str) -> None:
+    # Outputs name the files given by path: pinned as FIXTURES/…, wherever this checkout is.
+    text = text.replace(str(FIXTURES), "FIXTURES")
     path = OUTPUTS / name
     if os.environ.get("RTSCOPE_REGOLD"):
         path.write_text(text, encoding="utf-8")
