@@ -1,0 +1,57 @@
+/*
+ * Edge analysis of a square wave (docs/wave.md): whoever observed the
+ * edges — the probe's observer polling a pin, a GPIO line, a logic
+ * analyzer's capture — feeds them here, and the same periods, high times,
+ * errors and checks come out.
+ *
+ * Edges come in time order with their level after the edge. Blind
+ * intervals (when the observer was not looking) come in time order too,
+ * before any edge later than their start; a period that overlaps one is
+ * not judged. Memory is bounded: nothing is kept per edge.
+ */
+#ifndef RTSCOPE_EDGES_H
+#define RTSCOPE_EDGES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What the analysis judged and counted, beside the per-period samples. */
+typedef struct {
+    uint64_t edges_seen;        /* changes of level fed */
+    uint64_t periods_judged;    /* rising-to-rising periods given to on_period */
+    uint64_t periods_blind;     /* periods overlapping a blind interval: not judged */
+    uint64_t missed_periods;    /* judged periods longer than 1.5 × nominal */
+    uint64_t repeated_levels;   /* an edge to the level already held (a glitch the observer missed) */
+    uint64_t blind_ns;          /* total time blind */
+    uint64_t first_ns, last_ns; /* first and last edge seen */
+} rts_edge_counts;
+
+/* One judged period: rising edge at start_ns, falling at start_ns + high_ns,
+ * next rising at start_ns + period_ns. */
+typedef struct {
+    uint64_t start_ns, period_ns, high_ns;
+} rts_period;
+
+typedef struct {
+    uint64_t nominal_period_ns;
+    void (*on_period)(void *arg, const rts_period *p); /* each judged period */
+    void *arg;
+    /* state */
+    int level;                   /* -1: unknown yet */
+    uint64_t rise_ns, fall_ns;   /* last rising edge (0: none yet), falling edge after it (0: none) */
+    uint64_t blind_until_ns;     /* end of the latest blind interval */
+    bool rise_blind;             /* a blind interval started after the last rising edge */
+    rts_edge_counts counts;
+} rts_edges;
+
+/* Start an analysis of a wave of the given nominal period. */
+void rts_edges_init(rts_edges *e, uint64_t nominal_period_ns, void (*on_period)(void *arg, const rts_period *p),
+                    void *arg);
+
+/* The observer was blind from from_ns to to_ns (to_ns > from_ns). */
+void rts_edges_blind(rts_edges *e, uint64_t from_ns, uint64_t to_ns);
+
+/* The level became level (0 or 1) at at_ns. */
+void rts_edges_edge(rts_edges *e, uint64_t at_ns, int level);
+
+#endif
