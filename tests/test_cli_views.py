@@ -295,3 +295,20 @@ def test_runs_sharing_a_short_id_stay_apart(rtscope, tmp_path):
     outcome = rtscope("compare", first, second)
     assert outcome.status == 0, outcome.err
     assert "B/A" in outcome.out
+
+
+def test_show_and_compare_say_where_and_on_what_time_base(rtscope, tmp_path):
+    hardware = builders.result_doc(run_id="0123456789abcdef")
+    emulated = builders.result_doc(run_id="fedcba9876543210")
+    emulated["target"] = {"name": "qemu:aarch64:rt", "kind": "qemu", "time_base": "instructions"}
+    for doc in (hardware, emulated):
+        doc["version"] = 4
+        for metric_doc in doc["metrics"]:
+            metric_doc["labels"] = {}
+    first, second = builders.write(tmp_path / "a.json", hardware), builders.write(tmp_path / "b.json", emulated)
+    shown = rtscope("show", second)
+    assert shown.status == 0, shown.err
+    assert "measured on  qemu:aarch64:rt: instruction time on emulated hardware, not a hardware latency" in shown.out
+    assert "measured on" not in rtscope("show", first).out  # a run that does not say where, is not told
+    compared = rtscope("compare", first, second)
+    assert "! the runs differ in time base: A hardware, B instructions" in compared.out

@@ -1,10 +1,20 @@
-"""The run: its id, label and status, when it started and how long it took, the probe and its command."""
+"""The run: its id, label and status, when it started and how long it took, where and on what time base
+it was measured, the probe and its command."""
 
 from datetime import datetime
 
 from rtscope.render import cells, fmt
 from rtscope.render.document import Cell, Section, table
 from rtscope.render.subjects import OneRun
+
+# What each time base makes of a figure, said wherever a run is shown: an emulator's instruction time
+# is no hardware latency.
+TIME_BASES = {
+    "hardware": "hardware time",
+    "instructions": "instruction time on emulated hardware, not a hardware latency",
+    "simulator": "an OS simulator's time, not the OS's",
+    "replayed": "replayed from a recording, not measured now",
+}
 
 
 def build(subject: OneRun) -> Section:
@@ -15,6 +25,12 @@ def build(subject: OneRun) -> Section:
     return Section((Cell(f"Run {run['id']}{label}: ", "strong"), cells.status(run["status"])), (table(None, [
         ("started", f"{fmt.local_time(run['started'], with_seconds=True)} (took "
                     f"{fmt.seconds(elapsed.total_seconds())})"),
+        *([("measured on", measured_on(target))] if (target := subject.doc.get("target")) else []),
         ("probe", f"{run['probe_version']}, {run['port']} port"),
         ("command", " ".join(run["argv"])),
     ], "ll"),))
+
+
+def measured_on(target: dict) -> str:
+    """"local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …"."""
+    return f"{target['name']}: {TIME_BASES[target['time_base']]}"
