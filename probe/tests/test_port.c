@@ -24,7 +24,8 @@ static const struct {
     { RTS_CAP_MLOCK, "RTS_CAP_MLOCK" },                   { RTS_CAP_PI_MUTEX, "RTS_CAP_PI_MUTEX" },
     { RTS_CAP_SOFT_IRQ, "RTS_CAP_SOFT_IRQ" },             { RTS_CAP_CYCLE_COUNTER, "RTS_CAP_CYCLE_COUNTER" },
     { RTS_CAP_SYSINFO, "RTS_CAP_SYSINFO" },               { RTS_CAP_TIMER_IRQ, "RTS_CAP_TIMER_IRQ" },
-    { RTS_CAP_FILES, "RTS_CAP_FILES" },
+    { RTS_CAP_FILES, "RTS_CAP_FILES" },                   { RTS_CAP_PROCESSES, "RTS_CAP_PROCESSES" },
+    { RTS_CAP_TICKER, "RTS_CAP_TICKER" },
 };
 
 static int skipped;
@@ -510,8 +511,176 @@ static void test_mlock(void)
           rts_status_str(st));
 }
 
-int main(void)
+/* ------------------------------------------------------------ processes */
+
+/* This test program run as a child: "report-cpu" prints the CPU it runs on. */
+#define CHILD_REPORT_CPU "report-cpu"
+
+/* Start argv (with env) on cpu; NULL after a failed CHECK. */
+static rts_proc *start(const char *const *argv, const char *const *env, int cpu)
 {
+    char why[160] = "";
+    rts_proc *p = NULL;
+    rts_proc_attr attr = { .argv = argv, .env = env, .cpu = cpu };
+    CHECK(rts_proc_spawn(&p, &attr, why, sizeof why) == RTS_OK && p, "%s started: %s", argv[0], why);
+    return p;
+}
+
+/* Its exit status, its extra environment and its last line of output come back. */
+static void test_proc_output(void)
+{
+    const char *const argv[] = { "sh", "-c", "printf 'one\\n%s\\n' \"$RTSCOPE_TEST_X\"; exit 3", NULL };
+    const char *const env[] = { "RTSCOPE_TEST_X=toggles 3", NULL };
+    rts_proc *p = start(argv, env, -1);
+    if (!p)
+        return;
+    int status = -1;
+    CHECK(rts_proc_wait(p, RTS_FOREVER, &status) == RTS_OK && status == 3, "exit status 3, got %d", status);
+    CHECK(strcmp(rts_proc_last_line(p), "toggles 3") == 0, "last line '%s'", rts_proc_last_line(p));
+    rts_proc_release(p);
+    const char *const unterminated[] = { "sh", "-c", "printf 'a\\nlast'", NULL };
+    p = start(unterminated, NULL, -1);
+    if (!p)
+        return;
+    rts_proc_wait(p, RTS_FOREVER, &status);
+    CHECK(strcmp(rts_proc_last_line(p), "last") == 0, "unterminated last line '%s'", rts_proc_last_line(p));
+    rts_proc_release(p);
+}
+
+/* A program that cannot run is refused at the start, with a reason. */
+static void test_proc_missing(void)
+{
+    const char *const argv[] = { "rtscope-no-such-program", NULL };
+    char why[160] = "";
+    rts_proc *p = (rts_proc *)&p;
+    rts_proc_attr attr = { .argv = argv, .cpu = -1 };
+    CHECK(rts_proc_spawn(&p, &attr, why, sizeof why) != RTS_OK, "a missing program refused");
+    CHECK(p == NULL && strstr(why, "rtscope-no-such-program"), "no process, and a reason naming it: %s", why);
+    CHECK(!rts_proc_findable("rtscope-no-such-program") && rts_proc_findable("sh"), "sh found, the missing not");
+}
+
+/* A bounded wait times out on a running process; asked to end, it ends
+ * (SIGTERM: 128 + 15); one that ignores the request ends when forced. */
+static void test_proc_stop(void)
+{
+    const char *const sleeper[] = { "sleep", "30", NULL };
+    rts_proc *p = start(sleeper, NULL, -1);
+    if (!p)
+        return;
+    int status = -1;
+    CHECK(rts_proc_wait(p, 20 * MS, &status) == RTS_ETIMEDOUT, "still running after 20 ms");
+    CHECK(rts_proc_signal(p, false) == RTS_OK, "asked to end");
+    CHECK(rts_proc_wait(p, 2000 * MS, &status) == RTS_OK && status == 143, "ended by the request: %d", status);
+    CHECK(rts_proc_signal(p, false) == RTS_OK, "asking an ended process is no error");
+    rts_proc_release(p);
+    const char *const stubborn[] = { "sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.01; done", NULL };
+    p = start(stubborn, NULL, -1);
+    if (!p)
+        return;
+    for (int i = 0; i < 200 && strcmp(rts_proc_last_line(p), "ready") != 0; i++)
+        rts_proc_wait(p, 10 * MS, NULL);
+    rts_proc_signal(p, false);
+    CHECK(rts_proc_wait(p, 100 * MS, &status) == RTS_ETIMEDOUT, "a process ignoring the request runs on");
+    CHECK(rts_proc_signal(p, true) == RTS_OK, "forced");
+    CHECK(rts_proc_wait(p, 2000 * MS, &status) == RTS_OK && status == 137, "killed (128 + 9): %d", status);
+    rts_proc_release(p);
+    p = start(sleeper, NULL, -1);
+    uint64_t t0 = rts_time_ns();
+    rts_proc_release(p);
+    CHECK(rts_time_ns() - t0 < 2000 * MS, "releasing a running process ends it at once");
+}
+
+/* The process runs on the CPU it was given (this program, run again). */
+static void test_proc_cpu(void)
+{
+    char self[4096];
+    int cpu = rts_cpu_count() - 1;
+    if (!have(RTS_CAP_AFFINITY, "process on a CPU"))
+        return;
+    if (rts_proc_self_path(self, sizeof self) != RTS_OK || !rts_cpu_allowed(cpu)) {
+        skip("process on a CPU", "no path to this program, or the last CPU is not available");
+        return;
+    }
+    const char *const argv[] = { self, CHILD_REPORT_CPU, NULL };
+    rts_proc *p = start(argv, NULL, cpu);
+    if (!p)
+        return;
+    char want[32];
+    snprintf(want, sizeof want, "cpu %d", cpu);
+    rts_proc_wait(p, RTS_FOREVER, NULL);
+    CHECK(strcmp(rts_proc_last_line(p), want) == 0, "'%s', wanted '%s'", rts_proc_last_line(p), want);
+    rts_proc_release(p);
+}
+
+static void test_processes(void)
+{
+    if (!have(RTS_CAP_PROCESSES, "processes"))
+        return;
+    test_proc_output();
+    test_proc_missing();
+    test_proc_stop();
+    test_proc_cpu();
+}
+
+/* ------------------------------------------------------------------ pins */
+
+/* What one side writes, through the file or the mapping, the other sees;
+ * the file goes with its creator's close only. */
+static void test_pins(void)
+{
+    char why[160] = "", buf[8];
+    rts_pin *made = NULL, *opened = NULL;
+    if (!have(RTS_CAP_FILES, "pins"))
+        return;
+    CHECK(rts_pin_create(&made, why, sizeof why) == RTS_OK && made, "pin created: %s", why);
+    if (!made)
+        return;
+    const char *path = rts_pin_path(made);
+    CHECK(*rts_pin_byte(made) == '0' && read_back(path, buf, sizeof buf)[0] == '0', "a new pin is low");
+    CHECK(rts_pin_open(&opened, path, why, sizeof why) == RTS_OK && opened, "pin opened: %s", why);
+    if (opened) {
+        CHECK(rts_pin_write(opened, '1') == RTS_OK, "written through the file");
+        CHECK(*rts_pin_byte(made) == '1', "seen in the other mapping");
+        *rts_pin_byte(opened) = '0';
+        CHECK(*rts_pin_byte(made) == '0' && read_back(path, buf, sizeof buf)[0] == '0', "a store is seen by both");
+        rts_pin_close(opened);
+        CHECK(exists(path), "the file stays when an opener closes");
+    }
+    char kept[256];
+    snprintf(kept, sizeof kept, "%s", path);
+    rts_pin_close(made);
+    CHECK(!exists(kept), "the creator's close removed %s", kept);
+    CHECK(rts_pin_open(&opened, "no-such-directory/pin", why, sizeof why) != RTS_OK && !opened && why[0],
+          "a missing pin refused, with a reason: %s", why);
+}
+
+/* ---------------------------------------------------------------- ticker */
+
+/* Expiries of a 2 ms ticker come on their grid, never early. */
+static void test_ticker(void)
+{
+    if (!have(RTS_CAP_TICKER, "ticker"))
+        return;
+    rts_ticker *t = NULL;
+    uint64_t first = rts_time_ns() + 2 * MS, seen = 0;
+    CHECK(rts_ticker_start(&t, first, 2 * MS) == RTS_OK && t, "ticker started");
+    if (!t)
+        return;
+    for (int i = 0; i < 5; i++) {
+        uint64_t n = 0;
+        CHECK(rts_ticker_wait(t, &n) == RTS_OK && n >= 1, "wait %d: %llu expiries", i, (unsigned long long)n);
+        seen += n;
+        CHECK(rts_time_ns() >= first + (seen - 1) * 2 * MS, "expiry %llu not early", (unsigned long long)seen);
+    }
+    rts_ticker_stop(t);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], CHILD_REPORT_CPU) == 0) {
+        printf("cpu %d\n", rts_self_cpu());
+        return 0;
+    }
     test_semaphore();
     test_suspend_resume();
     test_queue();
@@ -523,6 +692,9 @@ int main(void)
     test_priority_inheritance();
     test_sinks();
     test_timer_irq();
+    test_processes();
+    test_pins();
+    test_ticker();
     test_cycle_counter();
     test_sysinfo();
     test_priority_sched();

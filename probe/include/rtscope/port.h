@@ -50,7 +50,9 @@ enum {
     RTS_CAP_CYCLE_COUNTER  = 1u << 5, /* invariant CPU cycle counter readable */
     RTS_CAP_SYSINFO        = 1u << 6, /* rts_sysinfo_read fills real values */
     RTS_CAP_TIMER_IRQ      = 1u << 7, /* a periodic timer interrupt can be taken */
-    RTS_CAP_FILES          = 1u << 8  /* result sinks are files named by their destination */
+    RTS_CAP_FILES          = 1u << 8, /* result sinks are files named by their destination */
+    RTS_CAP_PROCESSES      = 1u << 9, /* other programs can be started as processes (rts_proc_*) */
+    RTS_CAP_TICKER         = 1u << 10 /* a thread can wait on a periodic kernel timer (rts_ticker_*) */
 };
 
 /* Bitwise OR of RTS_CAP_* for this build on this machine. */
@@ -357,5 +359,111 @@ void rts_wallclock(int64_t *sec, long *nsec);
 
 /* Fill buf with n unpredictable bytes (run ids). */
 void rts_random_bytes(void *buf, size_t n);
+
+/* ------------------------------------------------------------ processes */
+
+/* Another program, run as a process of its own: a square-wave generator
+ * (docs/wave.md) or any program that follows an interface of the probe's.
+ * RTS_ENOTSUP everywhere where RTS_CAP_PROCESSES is missing (an RTOS). */
+typedef struct rts_proc rts_proc;
+
+typedef struct {
+    const char *const *argv;  /* the program and its arguments, NULL-terminated; argv[0]
+                               * without a '/' is looked up on the search path (PATH) */
+    const char *const *env;   /* "NAME=value" added to the probe's environment
+                               * (replacing a variable of that name), NULL-terminated; may be NULL */
+    int cpu;                  /* pin the process to this CPU; -1: any */
+} rts_proc_attr;
+
+/* Start the program of attr as a new process: pinned to attr->cpu from
+ * before its first instruction, at the normal policy (other) whatever the
+ * caller's, in a process group of its own (a user's Ctrl-C at a terminal
+ * does not reach it: the probe stops it), its standard input empty, its
+ * standard output captured for rts_proc_last_line, its standard error the
+ * probe's. On failure nothing runs, *out is NULL and why holds one line
+ * (e.g. "cannot run node: No such file or directory"). The process is
+ * killed with its group if the probe ends through rts_process_end before
+ * releasing it, and, where the OS allows (Linux), if the probe is killed
+ * or the thread that started it ends: start processes from a thread that
+ * outlives them (a bench's supervising thread). */
+rts_status rts_proc_spawn(rts_proc **out, const rts_proc_attr *attr, char *why, size_t whysize);
+
+/* Wait up to timeout_ns (0: only look; RTS_FOREVER) for p to end, reading
+ * its standard output meanwhile (so that it never blocks on a full pipe).
+ * RTS_OK once it ended: *status (may be NULL) is its exit status, or 128
+ * plus the number of the signal that ended it, as shells report it.
+ * RTS_ETIMEDOUT while it still runs. Callable again after it ended. */
+rts_status rts_proc_wait(rts_proc *p, uint64_t timeout_ns, int *status);
+
+/* Ask p's whole process group to end (POSIX: SIGTERM), or with force end
+ * it without asking (SIGKILL). RTS_OK also when it has ended already. */
+rts_status rts_proc_signal(rts_proc *p, bool force);
+
+/* The last non-empty line p wrote to its standard output so far (read by
+ * rts_proc_wait), without its newline and cut to its first 127 bytes; ""
+ * when none. Valid until the next call on p. */
+const char *rts_proc_last_line(const rts_proc *p);
+
+/* Release p: a process still running is killed with its group first, and
+ * the process is reaped. p is invalid afterwards; NULL: nothing. */
+void rts_proc_release(rts_proc *p);
+
+/* The program the probe runs as (its executable's path) into buf of size
+ * bytes. RTS_EFAIL when it cannot be told or does not fit. */
+rts_status rts_proc_self_path(char *buf, size_t size);
+
+/* Whether program (a name without '/', looked up on the search path, or
+ * a path) can be run by rts_proc_spawn. */
+bool rts_proc_findable(const char *program);
+
+/* ------------------------------------------------------------------ pins */
+
+/* A pin (docs/wave.md): the first byte of a file of one page, '0' low and
+ * '1' high, mapped shared so that an observer reads its level with a plain
+ * load while another process writes it. Needs RTS_CAP_FILES (RTS_ENOTSUP
+ * otherwise). */
+typedef struct rts_pin rts_pin;
+
+/* Create a new pin file, low ('0' then zeros to a page), in a place fit for
+ * shared memory (POSIX: /dev/shm when there is one, else the temporary
+ * directory), and map it. Its path is for the other process; the file is
+ * removed by rts_pin_close. On failure *out is NULL and why holds one line. */
+rts_status rts_pin_create(rts_pin **out, char *why, size_t whysize);
+
+/* Open the existing pin file path and map it (the generator's side); the
+ * file stays when closed. On failure *out is NULL and why holds one line. */
+rts_status rts_pin_open(rts_pin **out, const char *path, char *why, size_t whysize);
+
+/* The pin's file, for another process (RTSCOPE_PIN). */
+const char *rts_pin_path(const rts_pin *p);
+
+/* The pin's byte in the shared mapping: loads see another process's
+ * writes, stores are seen by it (no system call either way). */
+volatile unsigned char *rts_pin_byte(const rts_pin *p);
+
+/* Write the pin's byte through the file, as a driver's device file is
+ * written (POSIX: one pwrite of one byte at offset 0; never truncating). */
+rts_status rts_pin_write(rts_pin *p, unsigned char byte);
+
+/* Unmap and close p; remove its file if rts_pin_create made it. NULL: nothing. */
+void rts_pin_close(rts_pin *p);
+
+/* ------------------------------------------------------------ ticker */
+
+/* A periodic kernel timer a thread blocks on (Linux: a timerfd), one per
+ * thread: expiries at first_ns on the monotonic clock, then every period_ns.
+ * RTS_ENOTSUP where RTS_CAP_TICKER is missing. */
+typedef struct rts_ticker rts_ticker;
+
+rts_status rts_ticker_start(rts_ticker **out, uint64_t first_ns, uint64_t period_ns);
+
+/* Block until the next expiry; *expiries (may be NULL) is how many passed
+ * since the last wait (more than 1: the waiter was late by whole periods).
+ * Returns early with RTS_EAGAIN when a signal interrupts the wait, so that
+ * a stop request is seen. */
+rts_status rts_ticker_wait(rts_ticker *t, uint64_t *expiries);
+
+/* Stop and release t. NULL: nothing. */
+void rts_ticker_stop(rts_ticker *t);
 
 #endif

@@ -12,12 +12,18 @@
 
 #include "rtscope/port.h"
 
+void rts_posix_proc_kill_all(void); /* proc_posix.c */
+
 void rts_console_write(const char *text, size_t n) { fwrite(text, 1, n, stdout); }
 
 void rts_diag_write(const char *text, size_t n) { fwrite(text, 1, n, stderr); }
 
+/* A process the probe started and did not release yet (a generator) goes
+ * with it: the watchdog ends the probe this way, and nothing may be left
+ * running then. */
 _Noreturn void rts_process_end(int status)
 {
+    rts_posix_proc_kill_all();
     fflush(stdout);
     fflush(stderr);
     _Exit(status);

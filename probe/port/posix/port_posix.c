@@ -60,9 +60,12 @@ static rts_status from_errno(int err)
 unsigned rts_port_caps(void)
 {
     unsigned caps = RTS_CAP_PRIORITY_SCHED | RTS_CAP_AFFINITY | RTS_CAP_MLOCK |
-                    RTS_CAP_PI_MUTEX | RTS_CAP_SOFT_IRQ | RTS_CAP_SYSINFO | RTS_CAP_FILES;
+                    RTS_CAP_PI_MUTEX | RTS_CAP_SOFT_IRQ | RTS_CAP_SYSINFO | RTS_CAP_FILES | RTS_CAP_PROCESSES;
 #ifdef SIGEV_THREAD_ID
     caps |= RTS_CAP_TIMER_IRQ;
+#endif
+#ifdef __linux__
+    caps |= RTS_CAP_TICKER; /* timerfd (pin_posix.c) */
 #endif
     if (HAVE_CYCLE_COUNTER && rts_posix_cycle_counter_invariant())
         caps |= RTS_CAP_CYCLE_COUNTER;

@@ -417,3 +417,111 @@ void rts_random_bytes(void *buf, size_t n)
     for (size_t i = 0; i < n; i++)
         p[i] = (unsigned char)(rts_time_ns() >> (i % 8));
 }
+
+/* ------------------------------------------------------------ processes */
+
+/* An RTOS runs one program: no processes (RTS_CAP_PROCESSES stays clear),
+ * so wave.square is skipped; a pin there is a GPIO line, observed by a
+ * bench of its own. */
+rts_status rts_proc_spawn(rts_proc **out, const rts_proc_attr *attr, char *why, size_t whysize)
+{
+    (void)attr;
+    *out = NULL;
+    snprintf(why, whysize, "this port cannot start processes");
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_proc_wait(rts_proc *p, uint64_t timeout_ns, int *status)
+{
+    (void)p;
+    (void)timeout_ns;
+    (void)status;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_proc_signal(rts_proc *p, bool force)
+{
+    (void)p;
+    (void)force;
+    return RTS_ENOTSUP;
+}
+
+const char *rts_proc_last_line(const rts_proc *p)
+{
+    (void)p;
+    return "";
+}
+
+void rts_proc_release(rts_proc *p) { (void)p; }
+
+rts_status rts_proc_self_path(char *buf, size_t size)
+{
+    (void)buf;
+    (void)size;
+    return RTS_ENOTSUP;
+}
+
+bool rts_proc_findable(const char *program)
+{
+    (void)program;
+    return false;
+}
+
+/* ------------------------------------------------------------------ pins */
+
+/* Without files (RTS_CAP_FILES clear) there is no pin file to share. */
+rts_status rts_pin_create(rts_pin **out, char *why, size_t whysize)
+{
+    *out = NULL;
+    snprintf(why, whysize, "this port has no files for a pin");
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_pin_open(rts_pin **out, const char *path, char *why, size_t whysize)
+{
+    (void)path;
+    return rts_pin_create(out, why, whysize);
+}
+
+const char *rts_pin_path(const rts_pin *p)
+{
+    (void)p;
+    return "";
+}
+
+volatile unsigned char *rts_pin_byte(const rts_pin *p)
+{
+    (void)p;
+    return NULL;
+}
+
+rts_status rts_pin_write(rts_pin *p, unsigned char byte)
+{
+    (void)p;
+    (void)byte;
+    return RTS_ENOTSUP;
+}
+
+void rts_pin_close(rts_pin *p) { (void)p; }
+
+/* ---------------------------------------------------------------- ticker */
+
+/* A periodic software timer whose callback gives a semaphore the waiter
+ * takes (xTimerCreate with auto-reload / k_timer with a period) would do;
+ * set RTS_CAP_TICKER then. */
+rts_status rts_ticker_start(rts_ticker **out, uint64_t first_ns, uint64_t period_ns)
+{
+    (void)first_ns;
+    (void)period_ns;
+    *out = NULL;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_ticker_wait(rts_ticker *t, uint64_t *expiries)
+{
+    (void)t;
+    (void)expiries;
+    return RTS_ENOTSUP;
+}
+
+void rts_ticker_stop(rts_ticker *t) { (void)t; }
