@@ -24,6 +24,12 @@ double rts_ctx_param(const rts_ctx *ctx, const char *name)
     return i < 0 ? NAN : ctx->result->values[i];
 }
 
+const char *rts_ctx_param_text(const rts_ctx *ctx, const char *name)
+{
+    int i = rts_param_index(ctx->result->bench, name);
+    return i < 0 ? NULL : ctx->result->texts[i];
+}
+
 void rts_ctx_param_set(rts_ctx *ctx, const char *name, double value)
 {
     int i = rts_param_index(ctx->result->bench, name);

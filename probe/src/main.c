@@ -62,6 +62,37 @@ static bool to_console(void *arg, const char *data, size_t n)
     return true;
 }
 
+/* One parameter of the bench list: its type is "int", "float" or "string";
+ * a number has its range (min, max), text has none (null), and a choice
+ * parameter lists its choices. */
+static void list_json_param(rts_json *j, const rts_param_decl *p)
+{
+    static const char *const type_names[] = {
+        [RTS_PARAM_KIND_FLOAT] = "float", [RTS_PARAM_KIND_INT] = "int",
+        [RTS_PARAM_KIND_TEXT] = "string", [RTS_PARAM_KIND_CHOICE] = "string",
+    };
+    bool number = p->kind == RTS_PARAM_KIND_FLOAT || p->kind == RTS_PARAM_KIND_INT;
+    rts_json_object_begin(j, NULL, true);
+    rts_json_string(j, "name", p->name);
+    rts_json_string(j, "type", type_names[p->kind]);
+    rts_json_string(j, "default", p->def);
+    rts_json_double(j, "min", number ? p->min : NAN);
+    rts_json_double(j, "max", number ? p->max : NAN);
+    const char *choices = rts_param_choices(p);
+    if (choices) {
+        rts_json_array_begin(j, "choices", true);
+        size_t n;
+        for (const char *word, *cursor = choices; (word = rts_param_choice_next(&cursor, &n));) {
+            char copy[RTS_PARAM_TEXT_MAX];
+            snprintf(copy, sizeof copy, "%.*s", (int)n, word);
+            rts_json_string(j, NULL, copy);
+        }
+        rts_json_array_end(j);
+    }
+    rts_json_string(j, "description", p->description);
+    rts_json_object_end(j);
+}
+
 static void list_json(void)
 {
     rts_json j;
@@ -80,17 +111,8 @@ static void list_json(void)
             rts_json_string(&j, NULL, *m);
         rts_json_array_end(&j);
         rts_json_array_begin(&j, "params", false);
-        for (unsigned i = 0; i < (*b)->nparams; i++) {
-            const rts_param_decl *p = &(*b)->params[i];
-            rts_json_object_begin(&j, NULL, true);
-            rts_json_string(&j, "name", p->name);
-            rts_json_string(&j, "type", p->integer ? "int" : "float");
-            rts_json_string(&j, "default", p->def);
-            rts_json_double(&j, "min", p->min);
-            rts_json_double(&j, "max", p->max);
-            rts_json_string(&j, "description", p->description);
-            rts_json_object_end(&j);
-        }
+        for (unsigned i = 0; i < (*b)->nparams; i++)
+            list_json_param(&j, &(*b)->params[i]);
         rts_json_array_end(&j);
         rts_json_object_end(&j);
     }
@@ -117,7 +139,9 @@ static void list_text(void)
         rts_text_fmt(rts_console_write, "%-12s %s\n", (*b)->id, (*b)->summary);
         for (unsigned i = 0; i < (*b)->nparams; i++) {
             const rts_param_decl *p = &(*b)->params[i];
-            rts_text_fmt(rts_console_write, "    %-12s default %-6s %s\n", p->name, p->def, p->description);
+            const char *choices = rts_param_choices(p);
+            rts_text_fmt(rts_console_write, "    %-12s default %-6s %s%s%s%s\n", p->name, p->def, p->description,
+                         choices ? " (one of " : "", choices ? choices : "", choices ? ")" : "");
         }
     }
     rts_text_puts(rts_console_write, "\nsuites:\n");

@@ -6,6 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *rts_param_choices(const rts_param_decl *p)
+{
+    return p->kind == RTS_PARAM_KIND_CHOICE ? p->def + strlen(p->def) + 1 : NULL;
+}
+
+const char *rts_param_choice_next(const char **cursor, size_t *len)
+{
+    const char *word = *cursor;
+    if (!word)
+        return NULL;
+    *len = strcspn(word, ",");
+    *cursor = word[*len] ? word + *len + 1 : NULL;
+    return word;
+}
+
 int rts_param_index(const rts_bench *b, const char *name)
 {
     for (unsigned i = 0; i < b->nparams; i++)
@@ -14,8 +29,8 @@ int rts_param_index(const rts_bench *b, const char *name)
     return -1;
 }
 
-/* Parse text as parameter p's value into *out; false with a reason. */
-static bool parse_param(const rts_param_decl *p, const char *text, double *out, char *err, size_t errsize)
+/* Parse text as numeric parameter p's value into *out; false with a reason. */
+static bool parse_number(const rts_param_decl *p, const char *text, double *out, char *err, size_t errsize)
 {
     char *end;
     double v = strtod(text, &end);
@@ -23,7 +38,7 @@ static bool parse_param(const rts_param_decl *p, const char *text, double *out, 
         snprintf(err, errsize, "'%s' is not a number", text);
         return false;
     }
-    if (p->integer && v != floor(v)) {
+    if (p->kind == RTS_PARAM_KIND_INT && v != floor(v)) {
         snprintf(err, errsize, "'%s' is not a whole number", text);
         return false;
     }
@@ -35,6 +50,46 @@ static bool parse_param(const rts_param_decl *p, const char *text, double *out, 
     return true;
 }
 
+/* True when text is one of the comma-separated words of choices. */
+static bool is_choice(const char *choices, const char *text)
+{
+    size_t n;
+    for (const char *word, *cursor = choices; (word = rts_param_choice_next(&cursor, &n));)
+        if (n == strlen(text) && strncmp(word, text, n) == 0)
+            return true;
+    return false;
+}
+
+/* Check text as text parameter p's value; false with a reason. */
+static bool check_text(const rts_param_decl *p, const char *text, char *err, size_t errsize)
+{
+    if (strlen(text) >= RTS_PARAM_TEXT_MAX) {
+        snprintf(err, errsize, "'%.24s...' is longer than %d characters", text, RTS_PARAM_TEXT_MAX - 1);
+        return false;
+    }
+    const char *choices = rts_param_choices(p);
+    if (choices && !is_choice(choices, text)) {
+        snprintf(err, errsize, "'%.40s' is not one of %s", text, choices);
+        return false;
+    }
+    return true;
+}
+
+/* Set parameter i of result r to text, checked against its declaration;
+ * false with a reason (r unchanged). A text value is text itself, which
+ * outlives the run: a declared default or a request's assignment. */
+static bool parse_param(rts_bench_result *r, unsigned i, const char *text, char *err, size_t errsize)
+{
+    const rts_param_decl *p = &r->bench->params[i];
+    if (p->kind == RTS_PARAM_KIND_FLOAT || p->kind == RTS_PARAM_KIND_INT)
+        return parse_number(p, text, &r->values[i], err, errsize);
+    if (!check_text(p, text, err, errsize))
+        return false;
+    r->values[i] = NAN;
+    r->texts[i] = text;
+    return true;
+}
+
 /* Bind result r to bench b with b's default values; false (a bug in the
  * bench, not bad input) when a default is not acceptable. */
 static bool apply_defaults(rts_bench_result *r, const rts_bench *b, char *err, size_t errsize)
@@ -42,7 +97,7 @@ static bool apply_defaults(rts_bench_result *r, const rts_bench *b, char *err, s
     r->bench = b;
     for (unsigned i = 0; i < b->nparams; i++) {
         char why[160];
-        if (!parse_param(&b->params[i], b->params[i].def, &r->values[i], why, sizeof why)) {
+        if (!parse_param(r, i, b->params[i].def, why, sizeof why)) {
             snprintf(err, errsize, "bench %s: bad default: %s", b->id, why);
             return false;
         }
@@ -59,7 +114,7 @@ static bool apply_assignment(rts_bench_result *r, const rts_assignment *a, char 
     if (i < 0)
         return false;
     char why[160];
-    if (!parse_param(&r->bench->params[i], a->value, &r->values[i], why, sizeof why)) {
+    if (!parse_param(r, (unsigned)i, a->value, why, sizeof why)) {
         snprintf(err, errsize, "bench %s: parameter %s: %s", r->bench->id, a->key, why);
         *bad = true;
     }

@@ -4,6 +4,14 @@
 
 #include "run.h"
 
+/* The choices of choice parameter p, words separated by commas (see
+ * RTS_PARAM_CHOICE); NULL for a parameter of another kind. */
+const char *rts_param_choices(const rts_param_decl *p);
+
+/* The next word of a list of choices: its start, its length in *len, and
+ * *cursor (first set to the list) moved past it; NULL after the last. */
+const char *rts_param_choice_next(const char **cursor, size_t *len);
+
 /* Index of the parameter called name among b's declared ones, or -1. */
 int rts_param_index(const rts_bench *b, const char *name);
 

@@ -133,10 +133,13 @@ static void write_benches(rts_json *j, const rts_run *run)
         rts_json_string(j, "id", r->bench->id);
         rts_json_object_begin(j, "params", true);
         for (unsigned i = 0; i < r->bench->nparams; i++) {
-            if (r->bench->params[i].integer)
-                rts_json_int(j, r->bench->params[i].name, (long long)r->values[i]);
+            const char *name = r->bench->params[i].name;
+            if (r->texts[i])
+                rts_json_string(j, name, r->texts[i]);
+            else if (r->bench->params[i].kind == RTS_PARAM_KIND_INT)
+                rts_json_int(j, name, (long long)r->values[i]);
             else
-                rts_json_double(j, r->bench->params[i].name, r->values[i]);
+                rts_json_double(j, name, r->values[i]);
         }
         rts_json_object_end(j);
         rts_json_string(j, "status", bench_status_names[r->status]);

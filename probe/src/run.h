@@ -46,7 +46,8 @@ typedef enum { RTS_BENCH_OK, RTS_BENCH_FAILED, RTS_BENCH_INTERRUPTED, RTS_BENCH_
 
 typedef struct {
     const rts_bench *bench;
-    double values[RTS_MAX_PARAMS];
+    double values[RTS_MAX_PARAMS];     /* numeric parameters' values (NAN for text ones) */
+    const char *texts[RTS_MAX_PARAMS]; /* text parameters' values (NULL for numeric ones) */
     rts_bench_status status;
     double elapsed_s;
     char error[RTS_MESSAGE_TEXT];

@@ -21,13 +21,38 @@
 #include "rtscope/stats.h"
 #include "rtscope/timing.h"
 
+/* What a parameter's value is. FLOAT and INT are 0 and 1 so that a
+ * numeric declaration written positionally, { name, def, min, max,
+ * false|true, description }, reads as it always has. */
+typedef enum {
+    RTS_PARAM_KIND_FLOAT = 0, /* a number in [min, max] */
+    RTS_PARAM_KIND_INT = 1,   /* a whole number in [min, max] */
+    RTS_PARAM_KIND_TEXT,      /* any text shorter than RTS_PARAM_TEXT_MAX (RTS_PARAM_TEXT) */
+    RTS_PARAM_KIND_CHOICE     /* one of declared words (RTS_PARAM_CHOICE) */
+} rts_param_kind;
+
 typedef struct {
     const char *name;
-    const char *def;          /* default, as text */
-    double min, max;          /* accepted range (inclusive) */
-    bool integer;             /* whole numbers only */
+    /* Default, as text. A choice parameter's default literal also carries
+     * its choices, after the default's NUL (RTS_PARAM_CHOICE writes it):
+     * the declaration keeps six fields, so every numeric one written
+     * positionally stays valid under -Wmissing-field-initializers. */
+    const char *def;
+    double min, max;          /* numbers: accepted range (inclusive); text: unused */
+    rts_param_kind kind;
     const char *description;
 } rts_param_decl;
+
+/* A parameter whose value is one of choices, a string literal of words
+ * separated by commas, e.g.
+ *   RTS_PARAM_CHOICE("format", "auto", "auto,csv,vcd", "how the capture is written") */
+#define RTS_PARAM_CHOICE(name_, default_, choices_, description_) \
+    { .name = name_, .def = default_ "\0" choices_, .kind = RTS_PARAM_KIND_CHOICE, .description = description_ }
+
+/* A parameter whose value is any text shorter than RTS_PARAM_TEXT_MAX
+ * bytes ("" allowed), e.g. a file name. */
+#define RTS_PARAM_TEXT(name_, default_, description_) \
+    { .name = name_, .def = default_, .kind = RTS_PARAM_KIND_TEXT, .description = description_ }
 
 typedef struct rts_ctx rts_ctx;
 
@@ -128,10 +153,16 @@ typedef struct {
 
 /* ---- parameters and setup ---- */
 
-/* Value of parameter name (declared by the bench; validated by the runner). */
+/* Value of numeric parameter name (declared by the bench; validated by the
+ * runner); NAN for a text parameter. */
 double rts_ctx_param(const rts_ctx *ctx, const char *name);
 
-/* Replace a parameter's recorded value (e.g. a CPU the bench chose itself). */
+/* Value of text parameter name (RTS_PARAM_TEXT or RTS_PARAM_CHOICE;
+ * validated by the runner: shorter than RTS_PARAM_TEXT_MAX, one of the choices),
+ * valid for the whole run; NULL for a numeric or undeclared parameter. */
+const char *rts_ctx_param_text(const rts_ctx *ctx, const char *name);
+
+/* Replace a numeric parameter's recorded value (e.g. a CPU the bench chose itself). */
 void rts_ctx_param_set(rts_ctx *ctx, const char *name, double value);
 
 /* The run's calibrated timestamps (rts_stamp and its overhead). */

@@ -49,6 +49,11 @@
 #define RTS_MAX_PARAMS 16
 #endif
 
+/* Longest value of a text parameter (a file name, a command), with its NUL. */
+#ifndef RTS_PARAM_TEXT_MAX
+#define RTS_PARAM_TEXT_MAX 256
+#endif
+
 /* Metrics one bench records: one per CPU for the benches with a measuring
  * thread per CPU (lat.wakeup), and some more. */
 #ifndef RTS_MAX_METRICS
@@ -156,6 +161,7 @@ _Static_assert(RTS_HIST_SUB_BITS >= 1 && RTS_HIST_SUB_BITS < RTS_HIST_MAX_EXP &&
                "histogram: 1 <= RTS_HIST_SUB_BITS < RTS_HIST_MAX_EXP <= 63");
 _Static_assert(RTS_CALIBRATION_PAIRS % 2 == 1, "an odd number of calibration pairs has one median");
 _Static_assert(RTS_JSON_CHUNK >= 64 && RTS_TEXT_LINE >= 64, "output buffers of at least 64 bytes");
+_Static_assert(RTS_PARAM_TEXT_MAX >= 16, "a text parameter holds at least a word such as c-timerfd");
 _Static_assert(RTS_METRIC_ID_MAX >= 16 && RTS_MESSAGE_TEXT >= 64 && RTS_LABEL_TEXT >= 2, "room for text");
 
 #endif

@@ -17,7 +17,8 @@ _BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, 
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of a bench. The default is text, as the probe lists it; min and max are numbers."""
+    """One parameter of a bench. The default is text, as the probe lists it; min and max are numbers; a
+    text parameter may declare the only values it takes (choices)."""
 
     name: str
     type: str
@@ -25,13 +26,17 @@ class Param:
     min: float | None
     max: float | None
     description: str
+    choices: tuple[str, ...] = ()
 
     def convert(self, text: str) -> ParamValue:
         """The typed value of ``text`` for this parameter (int, float, bool or text).
 
-        Raises ValueError with a message fit for the user when ``text`` is not of the parameter's type
-        or is out of its range. Types rtscope does not know pass through as text for the probe to check.
+        Raises ValueError with a message fit for the user when ``text`` is not of the parameter's type,
+        is out of its range or is not one of its choices. Types rtscope does not know pass through as text
+        for the probe to check.
         """
+        if self.choices and text not in self.choices:
+            raise ValueError(f"{self.name} expects one of {', '.join(self.choices)}, not {text!r}")
         if self.type == "bool":
             if text.lower() not in _BOOLEANS:
                 raise ValueError(f"{self.name} expects true or false, not {text!r}")
@@ -48,7 +53,10 @@ class Param:
         return value
 
     def range_text(self) -> str:
-        """The allowed range as "min..max", either end left empty when unbounded."""
+        """The allowed range as "min..max", either end left empty when unbounded, or the choices as
+        "a|b|c"."""
+        if self.choices:
+            return "|".join(self.choices)
         if self.min is None and self.max is None:
             return ""
         return "..".join("" if bound is None else exact(bound) for bound in (self.min, self.max))
@@ -126,8 +134,8 @@ def param_type_of(value: ParamValue) -> str:
 
 
 def _bench(entry: dict[str, Any]) -> Bench:
-    params = tuple(Param(p["name"], p["type"], p["default"], _number(p["min"]), _number(p["max"]),
-                         p["description"])
+    params = tuple(Param(p["name"], p["type"], p["default"], _number(p.get("min")), _number(p.get("max")),
+                         p["description"], tuple(p.get("choices", ())))
                    for p in entry["params"])
     return Bench(entry["id"], entry["summary"], tuple(entry["metrics"]), params)
 
