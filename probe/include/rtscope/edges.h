@@ -54,4 +54,10 @@ void rts_edges_blind(rts_edges *e, uint64_t from_ns, uint64_t to_ns);
 /* The level became level (0 or 1) at at_ns. */
 void rts_edges_edge(rts_edges *e, uint64_t at_ns, int level);
 
+/* What docs/wave.md records of a judged period p of a wave of nominal
+ * period nominal_ns: its relative error |period - nominal| / nominal (a
+ * ratio), and its duty cycle, high time / period x 100 (percent). */
+double rts_period_rel_error(const rts_period *p, uint64_t nominal_ns);
+double rts_period_duty(const rts_period *p);
+
 #endif
