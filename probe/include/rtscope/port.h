@@ -50,7 +50,7 @@ enum {
     RTS_CAP_CYCLE_COUNTER  = 1u << 5, /* invariant CPU cycle counter readable */
     RTS_CAP_SYSINFO        = 1u << 6, /* rts_sysinfo_read fills real values */
     RTS_CAP_TIMER_IRQ      = 1u << 7, /* a periodic timer interrupt can be taken */
-    RTS_CAP_FILES          = 1u << 8, /* result sinks are files named by their destination */
+    RTS_CAP_FILES          = 1u << 8, /* result sinks are files named by their destination; files can be read (rts_file_*) */
     RTS_CAP_PROCESSES      = 1u << 9, /* other programs can be started as processes (rts_proc_*) */
     RTS_CAP_TICKER         = 1u << 10 /* a thread can wait on a periodic kernel timer (rts_ticker_*) */
 };
@@ -465,5 +465,24 @@ rts_status rts_ticker_wait(rts_ticker *t, uint64_t *expiries);
 
 /* Stop and release t. NULL: nothing. */
 void rts_ticker_stop(rts_ticker *t);
+
+/* ----------------------------------------------------------------- files */
+
+/* A file read once from start to end, in chunks of the caller's size, so
+ * that a file of any length takes bounded memory (a logic analyzer's
+ * capture: wave.import). RTS_ENOTSUP where RTS_CAP_FILES is missing. */
+typedef struct rts_file rts_file;
+
+/* Open the existing file path for reading. On failure *out is NULL and
+ * why holds one line (e.g. "cannot open x.csv: No such file or directory"). */
+rts_status rts_file_open(rts_file **out, const char *path, char *why, size_t whysize);
+
+/* Read the next bytes of f, at most size of them, into buf: *got is how
+ * many, fewer than size only at the end of the file (0: nothing is left).
+ * RTS_EFAIL when the OS cannot read it (*got is 0 then). */
+rts_status rts_file_read(rts_file *f, void *buf, size_t size, size_t *got);
+
+/* Close f. NULL: nothing. */
+void rts_file_close(rts_file *f);
 
 #endif

@@ -525,3 +525,26 @@ rts_status rts_ticker_wait(rts_ticker *t, uint64_t *expiries)
 }
 
 void rts_ticker_stop(rts_ticker *t) { (void)t; }
+
+/* ----------------------------------------------------------------- files */
+
+/* Without files (RTS_CAP_FILES clear) there is nothing to read: a board
+ * with a file system (FatFs, littlefs) opens and reads one here. */
+rts_status rts_file_open(rts_file **out, const char *path, char *why, size_t whysize)
+{
+    (void)path;
+    *out = NULL;
+    snprintf(why, whysize, "this port has no files");
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_file_read(rts_file *f, void *buf, size_t size, size_t *got)
+{
+    (void)f;
+    (void)buf;
+    (void)size;
+    *got = 0;
+    return RTS_ENOTSUP;
+}
+
+void rts_file_close(rts_file *f) { (void)f; }
