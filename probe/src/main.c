@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generate.h"
 #include "output.h"
 #include "params.h"
 #include "rtscope/json.h"
@@ -21,6 +22,8 @@
 static const char usage[] =
     "usage: rtscope-probe list [--json]\n"
     "       rtscope-probe run BENCH|SUITE [BENCH|SUITE...] [options]\n"
+    "       rtscope-probe generate c-file|c-mmap|c-rt|c-busy|c-timerfd\n"
+    "                                   a square-wave generator (docs/wave.md; wave.square runs it)\n"
     "       rtscope-probe version\n"
     "\n"
     "run options:\n"
@@ -413,6 +416,8 @@ int main(int argc, char **argv)
         return cmd_list(argc, argv);
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc, argv);
+    if (strcmp(cmd, "generate") == 0)
+        return rts_generate_main(argc, argv);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         rts_text_fmt(rts_console_write, "rtscope-probe %s (port %s)\n", RTS_PROBE_VERSION, rts_port_name());
         return 0;

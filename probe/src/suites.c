@@ -13,12 +13,16 @@ static const char *const threadmetric[] = {
 
 static const char *const latency[] = { "lat.wakeup", "lat.preempt", "lat.preempt_timer", "lat.irq", NULL };
 
+static const char *const wave[] = { "wave.square", NULL };
+
 static const char *const quick[] = { "ctxsw.sem", "lat.wakeup", NULL };
 
 const rts_suite rts_suites[] = {
     { "micro", "per-operation cost of OS services (one sample per operation, ns and cycles)", micro },
     { "threadmetric", "Thread-Metric: service throughput per reporting period, relative to tm.basic", threadmetric },
     { "latency", "worst cases: periodic wake-up, preemption (semaphore and timer), timer interrupt", latency },
+    { "wave", "a square wave toggled by a generator process, timed edge by edge (model and period_us as params)",
+      wave },
     { "quick", "a first look: context switch and wake-up latency", quick },
     { NULL, NULL, NULL },
 };

@@ -1,0 +1,605 @@
+/*
+ * wave.square — how precisely a program toggles a pin (docs/wave.md).
+ *
+ * A generator process (a script run by its real interpreter, the probe
+ * itself as `rtscope-probe generate c-…`, or the user's own program) toggles
+ * a pin — the first byte of a shared one-page file — every half-period, on
+ * a CPU of its own. An observer thread on another CPU, at the granted
+ * priority, polls the pin as an oscilloscope would and timestamps each
+ * change; the edge analysis (rtscope/edges.h) turns the edges into judged
+ * periods. The observer times its own loop on every iteration: the median
+ * gap is its resolution, a gap over the blind limit is a blind interval
+ * (descheduled, RT-throttled, a VM pause) whose periods are not judged.
+ *
+ * The run ends when the generator has made its periods (it exits) or at the
+ * planned end (the run's --duration, or the user's stop): whichever comes
+ * first; the generator is then asked to stop (SIGTERM) and killed with its
+ * process group if it does not (SIGKILL). A generator that dies, hangs,
+ * never toggles or must be killed fails the bench with the reason; nothing
+ * is left running (the port kills it also when the probe itself ends).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "rtscope/edges.h"
+
+#define MS UINT64_C(1000000)
+#define CALIBRATION_NS (20 * MS)          /* the observer's first look at its own resolution */
+#define CALIBRATION_WAIT_NS (2000 * MS)   /* how long the supervisor waits for that look */
+#define STARTUP_NS (5000 * MS)            /* an interpreter's start, before a first edge is due */
+#define HANG_MIN_NS (1000 * MS)           /* no edge for max(10 periods, this): hung */
+#define STOP_GRACE_NS (1000 * MS)         /* SIGTERM to SIGKILL (plus a half-period) */
+#define WATCH_SLICE_NS (20 * MS)          /* how often the generator is looked at */
+#define MIN_PERIODS_OF_RESOLUTION 4       /* a period below this many resolutions is refused */
+#define MAX_ARGS 16
+
+/* ------------------------------------------------------------ models */
+
+typedef enum { RUN_SCRIPT, RUN_SELF, RUN_CUSTOM } model_kind;
+
+typedef struct {
+    const char *name;
+    model_kind kind;
+    const char *interpreter;  /* scripts: the program that runs them */
+    const char *script;       /* scripts: the file in the scripts directory */
+    const char *package;      /* scripts: the Debian package of the interpreter */
+    unsigned needs_caps;      /* beyond processes and files */
+} wave_model;
+
+static const wave_model models[] = {
+    { "bash", RUN_SCRIPT, "bash", "wave.sh", "bash", 0 },
+    { "python", RUN_SCRIPT, "python3", "wave.py", "python3", 0 },
+    { "node", RUN_SCRIPT, "node", "wave.js", "nodejs", 0 },
+    { "c-file", RUN_SELF, NULL, NULL, NULL, 0 },
+    { "c-mmap", RUN_SELF, NULL, NULL, NULL, 0 },
+    { "c-rt", RUN_SELF, NULL, NULL, NULL, RTS_CAP_PRIORITY_SCHED | RTS_CAP_MLOCK },
+    { "c-busy", RUN_SELF, NULL, NULL, NULL, 0 },
+    { "c-timerfd", RUN_SELF, NULL, NULL, NULL, RTS_CAP_TICKER },
+    { "custom", RUN_CUSTOM, NULL, NULL, NULL, 0 },
+};
+
+static const wave_model *find_model(const char *name)
+{
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+        if (strcmp(models[i].name, name) == 0)
+            return &models[i];
+    return NULL;
+}
+
+/* --------------------------------------------------------- the observer */
+
+typedef struct {
+    rts_ctx *ctx;
+    volatile unsigned char *pin;
+    uint64_t half_ns, nominal_ns;
+    uint64_t blind_limit_ns;  /* set by the observer after calibrating */
+    uint64_t blind_from_ns;   /* blind_us as given */
+    rts_edges edges;
+    rts_hist *gaps;           /* every loop gap, ns: the median is the resolution */
+    uint64_t calibrated_ns;   /* the calibration's median, published by calibrated */
+    uint64_t hideable;        /* edges the blind intervals can have hidden */
+    uint64_t first_ns, last_ns;
+    rts_metric *period, *high, *rel_error, *duty;
+    bench_counter calibrated, edges_seen, quit;
+    rts_thread *thread;
+} observer;
+
+/* One judged period (edges.h's on_period), on the observer's thread. */
+static void on_period(void *arg, const rts_period *p)
+{
+    observer *o = arg;
+    rts_metric_add(o->period, (double)p->period_ns);
+    rts_metric_add(o->high, (double)p->high_ns);
+    rts_metric_add(o->rel_error, rts_period_rel_error(p, o->nominal_ns));
+    rts_metric_add(o->duty, rts_period_duty(p));
+}
+
+/* The observer was not looking from from_ns to to_ns: its periods are not
+ * judged, and the generator may have toggled meanwhile unseen (at most once
+ * per half-period, and an edge at either end). */
+static void blind(observer *o, uint64_t from_ns, uint64_t to_ns)
+{
+    rts_edges_blind(&o->edges, from_ns, to_ns);
+    o->hideable += (to_ns - from_ns) / o->half_ns + 2;
+}
+
+/* Poll for CALIBRATION_NS with no blind limit yet, then publish the median
+ * gap and the blind limit it gives: max(blind_us, 10 resolutions). */
+static uint64_t calibrate(observer *o)
+{
+    uint64_t start = rts_time_ns(), prev = start, now;
+    while ((now = rts_time_ns()) - start < CALIBRATION_NS) {
+        (void)*o->pin;
+        rts_hist_add(o->gaps, now - prev);
+        prev = now;
+    }
+    uint64_t res = (uint64_t)rts_hist_quantile(o->gaps, 0.5);
+    o->calibrated_ns = res;
+    o->blind_limit_ns = o->blind_from_ns > 10 * res ? o->blind_from_ns : 10 * res;
+    atomic_store_explicit(&o->calibrated, 1, memory_order_release);
+    return now;
+}
+
+static void observe(void *arg)
+{
+    observer *o = arg;
+    uint64_t prev = calibrate(o);
+    int level = *o->pin == '1';
+    o->first_ns = prev;
+    for (bool last = false; !last;) {
+        /* 1. One more look after the supervisor said quit: the generator
+         *    has ended by then, so its last edge is seen. */
+        last = atomic_load_explicit(&o->quit, memory_order_acquire) != 0;
+        /* 2. Read the pin, then the clock: an edge happened since the last
+         *    read, so at most one gap before now. */
+        int now_level = *o->pin == '1';
+        uint64_t now = rts_time_ns();
+        /* 3. The loop gap: a sample of the resolution, or a blind interval. */
+        uint64_t gap = now - prev;
+        rts_hist_add(o->gaps, gap);
+        if (gap > o->blind_limit_ns)
+            blind(o, prev, now);
+        /* 4. A change of level is an edge, stamped now. */
+        if (now_level != level) {
+            rts_edges_edge(&o->edges, now, now_level);
+            bench_count(&o->edges_seen);
+            level = now_level;
+        }
+        prev = now;
+    }
+    o->last_ns = prev;
+}
+
+/* ------------------------------------------------------ the generator */
+
+/* What starts the generator: its argv and extra environment, kept here. */
+typedef struct {
+    const char *argv[MAX_ARGS + 1];
+    const char *env[5];
+    char self[512], script[512], command[RTS_PARAM_TEXT_MAX];
+    char pin_env[300], half_env[48], periods_env[48], prio_env[32];
+} gen_plan;
+
+/* The scripts directory: the parameter, else probe/wave beside the probe's
+ * build directory (probe/build/rtscope-probe -> probe/wave). */
+static void script_path(rts_ctx *ctx, gen_plan *g, const char *file)
+{
+    const char *dir = rts_ctx_param_text(ctx, "scripts");
+    if (dir && dir[0]) {
+        snprintf(g->script, sizeof g->script, "%s/%s", dir, file);
+        return;
+    }
+    char *slash = strrchr(g->self, '/');
+    int len = slash ? (int)(slash - g->self) : 1;
+    snprintf(g->script, sizeof g->script, "%.*s/../wave/%s", len, slash ? g->self : ".", file);
+}
+
+/* The custom command split on spaces into argv: a program and plain
+ * arguments, no shell (no quoting, no expansion): what runs is what was
+ * written. False when it names nothing or has too many words. */
+static bool split_command(gen_plan *g, const char *command)
+{
+    snprintf(g->command, sizeof g->command, "%s", command);
+    int n = 0;
+    for (char *c = g->command; *c; c++) {
+        if (*c == ' ')
+            *c = '\0';
+        else if (c == g->command || c[-1] == '\0') {
+            if (n == MAX_ARGS)
+                return false;
+            g->argv[n++] = c;
+        }
+    }
+    g->argv[n] = NULL;
+    return n > 0;
+}
+
+/* The argv of model m into g; false after rts_ctx_fail with one line. */
+static bool plan_argv(rts_ctx *ctx, gen_plan *g, const wave_model *m)
+{
+    if (m->kind != RUN_CUSTOM && rts_proc_self_path(g->self, sizeof g->self) != RTS_OK) {
+        rts_ctx_fail(ctx, "model %s: cannot tell where the probe's binary is", m->name);
+        return false;
+    }
+    if (m->kind == RUN_SELF) {
+        memcpy(g->argv, (const char *[]){ g->self, "generate", m->name, NULL }, 4 * sizeof g->argv[0]);
+        return true;
+    }
+    if (m->kind == RUN_CUSTOM) {
+        const char *command = rts_ctx_param_text(ctx, "command");
+        if (!split_command(g, command ? command : "")) {
+            rts_ctx_fail(ctx, "model custom: command must name a program and at most %d words in all", MAX_ARGS);
+            return false;
+        }
+        return true;
+    }
+    script_path(ctx, g, m->script);
+    memcpy(g->argv, (const char *[]){ m->interpreter, g->script, NULL }, 3 * sizeof g->argv[0]);
+    return true;
+}
+
+/* Refuse what cannot run, before anything starts: one line each. */
+static bool runnable(rts_ctx *ctx, const gen_plan *g, const wave_model *m)
+{
+    unsigned missing = m->needs_caps & ~rts_port_caps();
+    if (missing)
+        rts_ctx_fail(ctx, "model %s needs what this platform lacks (capabilities 0x%x)", m->name, missing);
+    else if (m->kind == RUN_SCRIPT && !rts_proc_findable(m->interpreter))
+        rts_ctx_fail(ctx, "model %s: %s is not installed (Debian package %s)", m->name, m->interpreter, m->package);
+    else if (m->kind == RUN_SCRIPT && !rts_proc_findable(g->script))
+        rts_ctx_fail(ctx, "model %s: no script %s (the scripts parameter names their directory)", m->name, g->script);
+    else if (m->kind == RUN_CUSTOM && !rts_proc_findable(g->argv[0]))
+        rts_ctx_fail(ctx, "model custom: cannot find the program %s", g->argv[0]);
+    else if (strcmp(m->name, "c-rt") == 0 && rts_ctx_thread_attr(ctx, NULL, -1, 0).policy == RTS_POLICY_OTHER)
+        rts_ctx_fail(ctx, "model c-rt needs a real-time policy, and the run has none (no privilege, or --policy other)");
+    else
+        return true;
+    return false;
+}
+
+/* The generator interface's environment (docs/wave.md). */
+static void plan_env(rts_ctx *ctx, gen_plan *g, const rts_pin *pin, uint64_t half_ns, uint64_t periods)
+{
+    rts_thread_attr granted = rts_ctx_thread_attr(ctx, NULL, -1, 0);
+    int n = 0;
+    snprintf(g->pin_env, sizeof g->pin_env, "RTSCOPE_PIN=%s", rts_pin_path(pin));
+    snprintf(g->half_env, sizeof g->half_env, "RTSCOPE_HALF_PERIOD_NS=%llu", (unsigned long long)half_ns);
+    snprintf(g->periods_env, sizeof g->periods_env, "RTSCOPE_PERIODS=%llu", (unsigned long long)periods);
+    g->env[n++] = g->pin_env;
+    g->env[n++] = g->half_env;
+    g->env[n++] = g->periods_env;
+    if (granted.policy != RTS_POLICY_OTHER) {
+        snprintf(g->prio_env, sizeof g->prio_env, "RTSCOPE_PRIORITY=%d", granted.priority);
+        g->env[n++] = g->prio_env;
+    }
+    g->env[n] = NULL;
+}
+
+/* ------------------------------------------------------------ the watch */
+
+/* Watches the generator while the supervisor waits in rts_ctx_wait: stops
+ * the bench when the generator ends, or hangs (no edge for too long). */
+typedef struct {
+    rts_ctx *ctx;
+    rts_proc *proc;
+    const observer *obs;
+    uint64_t hang_ns;
+    bool ended, hung;
+    int status;
+    uint64_t quiet_ns;        /* hung: how long without an edge */
+    rts_thread *thread;
+} gen_watch;
+
+static void watch(void *arg)
+{
+    gen_watch *w = arg;
+    uint64_t seen = 0, since = rts_time_ns();
+    while (!rts_ctx_stopping(w->ctx)) {
+        if (rts_proc_wait(w->proc, WATCH_SLICE_NS, &w->status) == RTS_OK) {
+            w->ended = true;
+            break;
+        }
+        uint64_t edges = bench_read(&w->obs->edges_seen), now = rts_time_ns();
+        uint64_t limit = w->hang_ns + (edges ? 0 : STARTUP_NS);
+        if (edges != seen) {
+            seen = edges;
+            since = now;
+        } else if (now - since > limit) {
+            w->hung = true;
+            w->quiet_ns = now - since;
+            break;
+        }
+    }
+    rts_ctx_stop(w->ctx);
+}
+
+/* ------------------------------------------------------------ the run */
+
+/* Everything one run holds, released by wave_release. */
+typedef struct {
+    rts_ctx *ctx;
+    const wave_model *model;
+    const char *model_name;
+    int cpu, gen_cpu;
+    uint64_t half_ns, periods;
+    rts_pin *pin;
+    observer obs;
+    gen_plan plan;
+    gen_watch watch;
+    bool killed;              /* did not end within the grace of SIGTERM */
+} wave_run;
+
+static const char *const metric_ids[] = { "wave.period", "wave.high", "wave.rel_error", "wave.duty", NULL };
+
+/* Label m {"model": M, "period_us": P}: P a whole number when it is one. */
+static void label(rts_metric *m, const char *model, double period_us)
+{
+    rts_metric_label_text(m, "model", model);
+    if (period_us == floor(period_us)) {
+        rts_metric_label_int(m, "period_us", (long long)period_us);
+    } else {
+        char text[32];
+        snprintf(text, sizeof text, "%g", period_us);
+        rts_metric_label_text(m, "period_us", text);
+    }
+}
+
+static bool make_metrics(wave_run *w, double period_us)
+{
+    observer *o = &w->obs;
+    rts_ctx *ctx = w->ctx;
+    o->period = rts_ctx_metric(ctx, "wave.period", "a period of the wave, rising edge to rising edge", false);
+    o->high = rts_ctx_metric(ctx, "wave.high", "a high time of the wave, rising edge to falling edge", false);
+    o->rel_error = rts_ctx_metric_unit(ctx, "wave.rel_error", "|period - nominal| / nominal", RTS_UNIT_RATIO, 1e-6);
+    o->duty = rts_ctx_metric_unit(ctx, "wave.duty", "high time / period x 100", RTS_UNIT_PERCENT, 0.01);
+    if (!o->period || !o->high || !o->rel_error || !o->duty)
+        return false;
+    rts_metric *all[] = { o->period, o->high, o->rel_error, o->duty };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        label(all[i], w->model_name, period_us);
+    return true;
+}
+
+/* The generator's CPU: the parameter, else the highest allowed one that is
+ * not the observer's; -1 when there is none. */
+static int generator_cpu(rts_ctx *ctx, int observer_cpu)
+{
+    int cpu = (int)rts_ctx_param(ctx, "gen_cpu");
+    for (int c = rts_cpu_count() - 1; cpu < 0 && c >= 0; c--)
+        if (c != observer_cpu && rts_cpu_allowed(c))
+            cpu = c;
+    rts_ctx_param_set(ctx, "gen_cpu", cpu);
+    return cpu;
+}
+
+/* Model, CPUs, the generator's plan and the pin; false after rts_ctx_fail. */
+static bool prepare(wave_run *w)
+{
+    rts_ctx *ctx = w->ctx;
+    char why[RTS_MESSAGE_TEXT];
+    w->model_name = rts_ctx_param_text(ctx, "model");
+    w->model = find_model(w->model_name ? w->model_name : "");
+    if (!w->model) {
+        rts_ctx_fail(ctx, "unknown model %s", w->model_name ? w->model_name : "(none)");
+        return false;
+    }
+    if (!plan_argv(ctx, &w->plan, w->model) || !runnable(ctx, &w->plan, w->model))
+        return false;
+    w->cpu = rts_ctx_cpu(ctx, rts_ctx_last_allowed_cpu());
+    w->gen_cpu = generator_cpu(ctx, w->cpu);
+    if (w->gen_cpu < 0 || w->gen_cpu == w->cpu || !rts_cpu_allowed(w->gen_cpu)) {
+        rts_ctx_fail(ctx, "the generator needs a CPU of its own, not the observer's (CPU %d): gen_cpu %d", w->cpu,
+                     w->gen_cpu);
+        return false;
+    }
+    if (rts_pin_create(&w->pin, why, sizeof why) != RTS_OK) {
+        rts_ctx_fail(ctx, "%s", why);
+        return false;
+    }
+    plan_env(ctx, &w->plan, w->pin, w->half_ns, w->periods);
+    return true;
+}
+
+/* Start the observer and wait for its resolution; refuse a period it
+ * cannot resolve. False after rts_ctx_fail. */
+static bool start_observer(wave_run *w)
+{
+    observer *o = &w->obs;
+    rts_ctx *ctx = w->ctx;
+    o->ctx = ctx;
+    o->pin = rts_pin_byte(w->pin);
+    o->half_ns = w->half_ns;
+    o->nominal_ns = 2 * w->half_ns;
+    o->blind_from_ns = (uint64_t)(rts_ctx_param(ctx, "blind_us") * 1000.0);
+    o->gaps = rts_heap_alloc(sizeof *o->gaps);
+    if (!o->gaps) {
+        rts_ctx_fail(ctx, "out of memory for the observer's loop gaps");
+        return false;
+    }
+    rts_hist_init(o->gaps);
+    rts_edges_init(&o->edges, o->nominal_ns, on_period, o);
+    o->thread = rts_ctx_spawn(ctx, "wave-observer", w->cpu, 0, observe, o);
+    if (!o->thread)
+        return false;
+    bool ready = bench_await(&o->calibrated, 1, CALIBRATION_WAIT_NS);
+    atomic_thread_fence(memory_order_acquire);
+    if (!ready)
+        rts_ctx_fail(ctx, "the observer did not start looking within 2 s");
+    else if (o->nominal_ns < MIN_PERIODS_OF_RESOLUTION * o->calibrated_ns)
+        rts_ctx_fail(ctx, "period %.3f us is below %d x the observer's resolution of %llu ns: it cannot resolve it",
+                     (double)o->nominal_ns / 1e3, MIN_PERIODS_OF_RESOLUTION, (unsigned long long)o->calibrated_ns);
+    else
+        return true;
+    return false;
+}
+
+/* Start the generator and the watch over it; false after rts_ctx_fail. */
+static bool start_generator(wave_run *w)
+{
+    char why[RTS_MESSAGE_TEXT];
+    rts_proc_attr attr = { .argv = w->plan.argv, .env = w->plan.env, .cpu = w->gen_cpu };
+    if (rts_proc_spawn(&w->watch.proc, &attr, why, sizeof why) != RTS_OK) {
+        rts_ctx_fail(w->ctx, "%s", why);
+        return false;
+    }
+    double ten_periods = 10.0 * 2.0 * (double)w->half_ns;
+    w->watch.ctx = w->ctx;
+    w->watch.obs = &w->obs;
+    w->watch.hang_ns = ten_periods > HANG_MIN_NS ? (uint64_t)ten_periods : HANG_MIN_NS;
+    rts_thread_attr attr_w = { .name = "wave-watch", .policy = RTS_POLICY_OTHER, .cpu = -1,
+                               .stack_size = RTS_THREAD_STACK_BYTES };
+    if (rts_thread_create(&w->watch.thread, &attr_w, watch, &w->watch) != RTS_OK) {
+        rts_ctx_fail(w->ctx, "cannot start the thread watching the generator");
+        return false;
+    }
+    return true;
+}
+
+/* The generator, if it still runs: asked to stop, then killed with its
+ * group when it does not within the grace. */
+static void stop_generator(wave_run *w)
+{
+    rts_proc *p = w->watch.proc;
+    if (!p || w->watch.ended)
+        return;
+    rts_proc_signal(p, false);
+    if (rts_proc_wait(p, STOP_GRACE_NS + w->half_ns, &w->watch.status) == RTS_OK)
+        return;
+    w->killed = true;
+    rts_proc_signal(p, true);
+    rts_proc_wait(p, RTS_FOREVER, &w->watch.status);
+}
+
+/* The generator's count from its last line "toggles N"; -1 without one. */
+static long long generator_toggles(const rts_proc *p)
+{
+    unsigned long long n;
+    char tail;
+    const char *line = rts_proc_last_line(p);
+    return sscanf(line, "toggles %llu%c", &n, &tail) == 1 ? (long long)n : -1;
+}
+
+/* Fail the bench when the generator misbehaved; true when it did not. */
+static bool judge_generator(wave_run *w, long long toggles, uint64_t edges)
+{
+    const gen_watch *g = &w->watch;
+    rts_ctx *ctx = w->ctx;
+    if (g->hung)
+        rts_ctx_fail(ctx, edges ? "the generator hung: no edge for %.1f s (stopped)"
+                                : "the generator never toggled the pin in %.1f s (stopped)",
+                     (double)g->quiet_ns / 1e9);
+    else if (w->killed)
+        rts_ctx_fail(ctx, "the generator did not end within %.1f s of SIGTERM: killed with its process group",
+                     (double)(STOP_GRACE_NS + w->half_ns) / 1e9);
+    else if (g->ended && g->status != 0)
+        rts_ctx_fail(ctx, "the generator died: exit status %d after %llu edges", g->status, (unsigned long long)edges);
+    else if (edges == 0)
+        rts_ctx_fail(ctx, "the generator never toggled the pin (%s; its last line: '%s')",
+                     g->ended ? "it ended by itself" : "stopped at the planned end", rts_proc_last_line(g->proc));
+    else if (toggles < 0)
+        rts_ctx_fail(ctx, "the generator ended without its last line 'toggles N' (last line: '%s')",
+                     rts_proc_last_line(g->proc));
+    else
+        return true;
+    return false;
+}
+
+/* Mark every metric of the wave invalid for one reason: they all come
+ * from the same edges. */
+static void invalidate_wave(observer *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void invalidate_wave(observer *o, const char *fmt, ...)
+{
+    char reason[RTS_MESSAGE_TEXT];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    rts_metric *all[] = { o->period, o->high, o->rel_error, o->duty };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        rts_metric_invalidate(all[i], "%s", reason);
+}
+
+/* The checks of docs/wave.md on wave.period, and what makes the wave invalid. */
+static void judge_wave(wave_run *w, long long toggles)
+{
+    observer *o = &w->obs;
+    const rts_edge_counts *c = &o->edges.counts;
+    rts_metric *m = o->period;
+    uint64_t span = o->last_ns > o->first_ns ? o->last_ns - o->first_ns : 1;
+    double blind_fraction = (double)c->blind_ns / (double)span, max_blind = rts_ctx_param(w->ctx, "max_blind");
+    long long resolution = (long long)rts_hist_quantile(o->gaps, 0.5);
+    uint64_t made = toggles > 0 ? (uint64_t)toggles : 0;
+    uint64_t extra = c->edges_seen > made ? c->edges_seen - made : 0;
+    uint64_t missing = made > c->edges_seen ? made - c->edges_seen : 0;
+    rts_metric_check_int(m, "edges_seen", (long long)c->edges_seen);
+    rts_metric_check_int(m, "generator_toggles", toggles);
+    rts_metric_check_int(m, "periods_judged", (long long)c->periods_judged);
+    rts_metric_check_int(m, "periods_blind", (long long)c->periods_blind);
+    rts_metric_check_int(m, "missed_periods", (long long)c->missed_periods);
+    rts_metric_check_int(m, "extra_edges", (long long)extra);
+    rts_metric_check_int(m, "resolution_ns", resolution);
+    rts_metric_check_double(m, "blind_fraction", blind_fraction);
+    if (blind_fraction > max_blind)
+        invalidate_wave(o, "the observer was blind for %.1f %% of the run (max_blind %.1f %%)",
+                        100.0 * blind_fraction, 100.0 * max_blind);
+    else if (toggles >= 0 && extra)
+        invalidate_wave(o, "the observer saw %llu edges, %llu more than the generator's %llu toggles",
+                        (unsigned long long)c->edges_seen, (unsigned long long)extra, (unsigned long long)made);
+    else if (missing > o->hideable)
+        invalidate_wave(o, "the observer missed %llu of the generator's %llu toggles, more than the %llu its %.1f ms "
+                           "blind can hide: toggles closer together than its resolution of %lld ns",
+                        (unsigned long long)missing, (unsigned long long)made, (unsigned long long)o->hideable,
+                        (double)c->blind_ns / 1e6, resolution);
+}
+
+/* Stop what still runs, in order: the watch, the generator (its last
+ * edge made), then the observer (one more look). */
+static void wind_down(wave_run *w)
+{
+    if (w->watch.thread)
+        rts_thread_join(w->watch.thread);
+    stop_generator(w);
+    if (w->obs.thread) {
+        atomic_store_explicit(&w->obs.quit, 1, memory_order_release);
+        rts_thread_join(w->obs.thread);
+    }
+}
+
+static void wave_release(wave_run *w)
+{
+    rts_proc_release(w->watch.proc);
+    rts_pin_close(w->pin);
+    rts_heap_free(w->obs.gaps);
+}
+
+static int run(rts_ctx *ctx)
+{
+    wave_run w = { .ctx = ctx };
+    double period_us = rts_ctx_param(ctx, "period_us");
+    w.half_ns = (uint64_t)llround(period_us * 500.0);
+    w.periods = (uint64_t)rts_ctx_param(ctx, "periods");
+    /* 1. Everything that can be refused is, before anything starts. */
+    bool ok = prepare(&w) && make_metrics(&w, period_us);
+    /* 2. The observer looks at its resolution, then the generator starts. */
+    ok = ok && start_observer(&w) && start_generator(&w);
+    /* 3. Until the generator is done, the planned end or a stop. */
+    if (ok)
+        rts_ctx_wait(ctx, w.obs.period);
+    rts_ctx_stop(ctx);
+    wind_down(&w);
+    /* 4. Judge the generator, then the wave. */
+    if (ok) {
+        long long toggles = generator_toggles(w.watch.proc);
+        ok = judge_generator(&w, toggles, w.obs.edges.counts.edges_seen);
+        judge_wave(&w, toggles);
+    }
+    wave_release(&w);
+    return ok ? 0 : 1;
+}
+
+static const rts_param_decl params[] = {
+    RTS_PARAM_CHOICE("model", "c-mmap", "bash,python,node,c-file,c-mmap,c-rt,c-busy,c-timerfd,custom",
+                     "how the wave is made: a script (bash, python, node), the probe's C models, or command"),
+    RTS_PARAM_TEXT("command", "",
+                   "model custom: the program and its arguments, split on spaces (no shell, no quoting)"),
+    RTS_PARAM_TEXT("scripts", "", "directory of wave.sh, wave.py, wave.js; empty: probe/wave beside the probe"),
+    { "period_us", "1000", 0.01, 1e7, false, "the wave's period in microseconds (50 % duty)" },
+    { "periods", "100", 1, 1e9, true, "periods to generate (the run also ends at --duration)" },
+    RTS_PARAM_CPU("the last allowed CPU: the observer's"),
+    { "gen_cpu", "-1", -1, RTS_MAX_CPUS - 1, true, "the generator's CPU; -1: the highest allowed but the observer's" },
+    { "blind_us", "20", 0.1, 1e6, false, "a loop gap of the observer over this (or 10 resolutions) is blind time" },
+    { "max_blind", "0.1", 0, 1, false, "the run is invalid when blind for more than this fraction of it" },
+};
+
+RTS_BENCH_DEFINE(rts_bench_wave_square) = {
+    .id = "wave.square",
+    .summary = "a square wave from a generator process, timed edge by edge by an observer on another CPU",
+    .metrics = metric_ids,
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .needs_caps = RTS_CAP_PROCESSES | RTS_CAP_FILES,
+    .run = run,
+};

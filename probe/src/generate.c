@@ -1,0 +1,192 @@
+/*
+ * rtscope-probe generate MODEL: the probe binary as a square-wave generator
+ * for the C models (docs/wave.md, "The generator"). wave.square starts it
+ * as a process of its own, on a CPU other than its observer's.
+ *
+ * The models differ in how they write the pin and how they wait:
+ *   c-file     pwrite of the pin's byte (a device file's write), then a
+ *              relative sleep of a half-period, as the scripts do;
+ *   c-mmap     a store to the mapped pin, then a relative sleep;
+ *   c-rt       a store; SCHED_FIFO at RTSCOPE_PRIORITY (default 80),
+ *              mlockall, sleeps until absolute times on the monotonic clock;
+ *   c-busy     a store; spins on the clock until each absolute time;
+ *   c-timerfd  a store on each expiry of a periodic kernel timer (the
+ *              port's ticker: a timerfd on Linux).
+ * A relative sleep drifts by the toggle's own cost and each wake-up's
+ * lateness; the absolute ones do not (a late wake-up is caught up).
+ */
+#include "generate.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "port_time.h"
+#include "rtscope/port.h"
+#include "text.h"
+
+#define EXIT_USAGE 2
+#define DEFAULT_PRIORITY 80
+
+typedef enum { WAIT_RELATIVE, WAIT_ABSOLUTE, WAIT_BUSY, WAIT_TICKER } wait_kind;
+
+typedef struct {
+    const char *name;
+    bool mapped;      /* a store to the mapped page, else pwrite through the file */
+    bool realtime;    /* SCHED_FIFO and mlockall first */
+    wait_kind wait;
+    unsigned needs_caps;
+} gen_model;
+
+static const gen_model models[] = {
+    { "c-file", false, false, WAIT_RELATIVE, RTS_CAP_FILES },
+    { "c-mmap", true, false, WAIT_RELATIVE, RTS_CAP_FILES },
+    { "c-rt", true, true, WAIT_ABSOLUTE, RTS_CAP_FILES | RTS_CAP_PRIORITY_SCHED | RTS_CAP_MLOCK },
+    { "c-busy", true, false, WAIT_BUSY, RTS_CAP_FILES },
+    { "c-timerfd", true, false, WAIT_TICKER, RTS_CAP_FILES | RTS_CAP_TICKER },
+};
+
+/* One generator's state. */
+typedef struct {
+    const gen_model *model;
+    rts_pin *pin;
+    rts_ticker *ticker;
+    uint64_t half_ns, toggles_wanted, toggles, start_ns;
+} generator;
+
+/* One line on diagnostics; returns status. */
+static int complain(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int complain(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rts_text_puts(rts_diag_write, "rtscope-probe generate: ");
+    rts_text_vfmt(rts_diag_write, fmt, ap);
+    rts_text_puts(rts_diag_write, "\n");
+    va_end(ap);
+    return status;
+}
+
+static const gen_model *find_model(const char *name)
+{
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+        if (strcmp(models[i].name, name) == 0)
+            return &models[i];
+    return NULL;
+}
+
+/* Environment variable name as a whole number from 1 to max into *out. */
+static bool env_count(const char *name, uint64_t max, uint64_t *out)
+{
+    const char *text = getenv(name);
+    char *end;
+    errno = 0;
+    unsigned long long v = text ? strtoull(text, &end, 10) : 0;
+    if (!text || end == text || *end || errno || v < 1 || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Real-time setup of c-rt: its point is that it holds. */
+static int setup_realtime(void)
+{
+    uint64_t prio = DEFAULT_PRIORITY;
+    if (getenv("RTSCOPE_PRIORITY") && !env_count("RTSCOPE_PRIORITY", 99, &prio))
+        return complain(EXIT_USAGE, "RTSCOPE_PRIORITY must be a priority from 1 to 99");
+    rts_status st = rts_self_set_sched(RTS_POLICY_FIFO, (int)prio);
+    if (st != RTS_OK)
+        return complain(1, "SCHED_FIFO priority %d refused (%s)", (int)prio, rts_status_str(st));
+    st = rts_mem_lock_all();
+    if (st != RTS_OK)
+        return complain(1, "mlockall refused (%s)", rts_status_str(st));
+    return 0;
+}
+
+/* Set the pin to level, the model's way. */
+static void set_level(generator *g, int level)
+{
+    unsigned char byte = level ? '1' : '0';
+    if (g->model->mapped)
+        *rts_pin_byte(g->pin) = byte;
+    else
+        rts_pin_write(g->pin, byte);
+}
+
+/* Wait until toggle k (1, 2 …) is due; false when asked to stop. */
+static bool wait_toggle(generator *g, uint64_t k)
+{
+    uint64_t due = g->start_ns + k * g->half_ns, expiries;
+    switch (g->model->wait) {
+    case WAIT_RELATIVE:
+        rts_sleep_ns(g->half_ns);
+        break;
+    case WAIT_ABSOLUTE:
+        rts_sleep_until_ns(due);
+        break;
+    case WAIT_BUSY:
+        while (rts_time_ns() < due && !rts_stop_requested())
+            ;
+        break;
+    case WAIT_TICKER:
+        while (rts_ticker_wait(g->ticker, &expiries) == RTS_EAGAIN && !rts_stop_requested())
+            ;
+        break;
+    }
+    return !rts_stop_requested();
+}
+
+/* The wave: start low, toggle every half-period until done or stopped. */
+static void generate(generator *g)
+{
+    set_level(g, 0);
+    for (uint64_t k = 1; k <= g->toggles_wanted && wait_toggle(g, k); k++) {
+        set_level(g, (int)(k & 1));
+        g->toggles++;
+    }
+}
+
+/* Read the interface's environment and open what the model needs. */
+static int prepare(generator *g)
+{
+    uint64_t periods;
+    const char *pin = getenv("RTSCOPE_PIN");
+    char why[RTS_MESSAGE_TEXT];
+    if (!pin || !pin[0])
+        return complain(EXIT_USAGE, "RTSCOPE_PIN must name the pin file");
+    if (!env_count("RTSCOPE_HALF_PERIOD_NS", UINT64_C(1) << 40, &g->half_ns))
+        return complain(EXIT_USAGE, "RTSCOPE_HALF_PERIOD_NS must be a positive whole number of ns");
+    if (!env_count("RTSCOPE_PERIODS", UINT64_C(1) << 40, &periods))
+        return complain(EXIT_USAGE, "RTSCOPE_PERIODS must be a positive whole number");
+    g->toggles_wanted = 2 * periods;
+    if (rts_pin_open(&g->pin, pin, why, sizeof why) != RTS_OK)
+        return complain(1, "%s", why);
+    int st = g->model->realtime ? setup_realtime() : 0;
+    if (st)
+        return st;
+    g->start_ns = rts_time_ns();
+    if (g->model->wait == WAIT_TICKER &&
+        rts_ticker_start(&g->ticker, g->start_ns + g->half_ns, g->half_ns) != RTS_OK)
+        return complain(1, "cannot start a periodic timer");
+    return 0;
+}
+
+int rts_generate_main(int argc, char **argv)
+{
+    const gen_model *model = argc == 3 ? find_model(argv[2]) : NULL;
+    if (!model)
+        return complain(EXIT_USAGE, "usage: rtscope-probe generate c-file|c-mmap|c-rt|c-busy|c-timerfd");
+    unsigned missing = model->needs_caps & ~rts_port_caps();
+    if (missing)
+        return complain(1, "model %s needs what this platform lacks (capabilities 0x%x)", model->name, missing);
+    generator g = { .model = model };
+    rts_stop_requests_catch();
+    int st = prepare(&g);
+    if (!st) {
+        generate(&g);
+        rts_text_fmt(rts_console_write, "toggles %llu\n", (unsigned long long)g.toggles);
+    }
+    rts_ticker_stop(g.ticker);
+    rts_pin_close(g.pin);
+    return st;
+}
