@@ -1,4 +1,5 @@
-"""Result documents built to schema/result-v3.schema.json, for tests that need runs without measuring.
+"""Result documents built to schema/result-v3.schema.json (square waves: v4), for tests that need runs
+without measuring.
 
 Figures are made up but consistent: each metric's distribution is scaled from one typical value, and
 the adjusted figures are the measured ones minus the timestamp overhead.
@@ -6,6 +7,7 @@ the adjusted figures are the measured ones minus the timestamp overhead.
 
 import copy
 import json
+import math
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -114,3 +116,64 @@ def write(path: Path, doc: dict[str, Any]) -> Path:
 def _one_minute_after(utc: str) -> str:
     moment = datetime.fromisoformat(utc) + timedelta(minutes=1)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def wave_metrics(model: str, period_us: int, *, error: float, worst: float, periods: int = 1000,
+                 resolution_ns: int = 100, valid: bool = True) -> list[dict[str, Any]]:
+    """wave.square's four metrics of one model at one nominal period, labelled as docs/wave.md says, with
+    wave.period's checks. Of the ``periods`` judged, all but one lie evenly within ± ``error`` (relative)
+    of the nominal period, their high time half of it; one is ``worst`` too long, all of its excess high.
+    So wave.rel_error's max is ``worst`` (when worst ≥ error) and wave.period's max is nominal × (1 + worst)."""
+    nominal = period_us * 1000.0
+    high_worst = nominal / 2 + nominal * worst
+    figures = {  # metric: (unit, histogram step, low, high, worst)
+        "wave.period": ("ns", 1.0, nominal * (1 - error), nominal * (1 + error), nominal * (1 + worst)),
+        "wave.high": ("ns", 1.0, nominal / 2 * (1 - error), nominal / 2 * (1 + error), high_worst),
+        "wave.rel_error": ("ratio", 1e-6, 0.0, error, worst),
+        "wave.duty": ("percent", 0.001, 50 * (1 - error), 50 * (1 + error), 100 * high_worst / (nominal * (1 + worst))),
+    }
+    metrics = []
+    for metric_id, (unit, step, low, high, longest) in figures.items():
+        stats = _evenly_and_one(low, high, longest, periods)
+        first, width = math.floor(low / step), max(1, math.ceil((high - low) / step))
+        buckets = [[first, width, periods - 1], [max(first + width, math.floor(stats["max"] / step)), 1, 1]]
+        metrics.append({
+            "id": metric_id, "bench": "wave.square", "unit": unit, "labels": {"model": model, "period_us": period_us},
+            "description": f"one {metric_id} sample", "valid": valid,
+            "invalid_reason": None if valid else "the observer was blind for 12.0 % of the run (max_blind 10.0 %)",
+            "checks": {}, "overhead_ns": 0.0, "stats": stats, "adjusted": copy.deepcopy(stats), "cycles": None,
+            "histogram": {"scheme": "log-linear", "sub_buckets": 128, "buckets": buckets, "overflow": 0,
+                          "overflow_above": 1 << 40, **({} if step == 1.0 else {"resolution": step})},
+            "threshold": None, "series": None,
+        })
+    metrics[0]["checks"] = {"edges_seen": 2 * periods + 2, "generator_toggles": 2 * periods + 2,
+                            "periods_judged": periods, "periods_blind": 0, "missed_periods": int(worst > 0.5),
+                            "extra_edges": 0, "resolution_ns": resolution_ns, "blind_fraction": 0.0}
+    return metrics
+
+
+def wave_doc(model: str, period_us: int, *, error: float = 0.001, worst: float = 0.005, load: str | None = None,
+             run_id: str = "0123456789abcdef", valid: bool = True, campaign: dict[str, Any] | None = None
+             ) -> dict[str, Any]:
+    """A format-4 run of wave.square (one model, one period; see :func:`wave_metrics`), under ``load``
+    when given (the result's loads) and tagged with ``campaign`` when given (its "campaign" field)."""
+    doc = result_doc(run_id=run_id, benches={})
+    doc["version"] = 4
+    doc["benches"] = [{"id": "wave.square", "params": {"model": model, "period_us": period_us, "cpu": 1},
+                       "status": "ok", "elapsed_s": 2.0, "error": None}]
+    doc["metrics"] = wave_metrics(model, period_us, error=error, worst=worst, valid=valid)
+    if load is not None:
+        doc["loads"] = [{"name": load, "settings": {}, "commands": [] if load == "idle" else [[load]],
+                         "cpus_used": None, "loopback_bytes_per_s": None, "held": True, "ended_early": []}]
+    if campaign is not None:
+        doc["campaign"] = campaign
+    return doc
+
+
+def _evenly_and_one(low: float, high: float, longest: float, count: int) -> dict[str, Any]:
+    """The summary of ``count`` - 1 samples evenly from ``low`` to ``high`` and one at ``longest`` (or at
+    ``high``, when that is larger)."""
+    quantile = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
+    return {"count": count, "min": low, **{key: low + share * (high - low) for key, share in quantile.items()},
+            "p999": high, "p9999": max(high, longest), "max": max(high, longest), "mean": (low + high) / 2,
+            "stddev": (high - low) / math.sqrt(12)}
