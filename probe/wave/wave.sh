@@ -11,9 +11,10 @@ wanted=$((2 * RTSCOPE_PERIODS))
 # The half-period in seconds, 9 decimals: bash has no floating point.
 half_s=$(printf '%d.%09d' $((half_ns / 1000000000)) $((half_ns % 1000000000)))
 
-# SIGTERM (to the whole group: it also ends a sleep) stops the wave early.
-# The trap runs between commands, so it only sets a flag: a toggle written
-# is always counted.
+# SIGTERM (sent to the whole group) stops the wave early. The sleep runs in
+# the background so that wait returns to the trap at once (the group's
+# signal ends the sleep quietly); the trap only sets a flag, so a toggle
+# written is always counted.
 stop=0
 trap 'stop=1' TERM
 
@@ -21,7 +22,8 @@ toggles=0
 level=0
 printf 0 1<>"$pin"
 while ((toggles < wanted)); do
-    sleep "$half_s"
+    sleep "$half_s" &
+    wait $!
     ((stop)) && break
     level=$((1 - level))
     printf %s "$level" 1<>"$pin"
