@@ -7,12 +7,14 @@ from rtscope.render import text
 from rtscope.render.document import Section
 from rtscope.render.fmt import Style
 from rtscope.render.sections import comparison as sections
+from rtscope.render.sections import envelope
 
 
 def render_text(comparison: Comparison, style: Style) -> list[str]:
-    """The comparison as terminal text: which group is which and the settings that differ, then the
-    table, its legend and the invalid metrics."""
+    """The comparison as terminal text: which group is which and the settings that differ, square waves'
+    envelopes when the runs hold them, then the table, its legend and the invalid metrics."""
     return text.render([sections.names(comparison),
+                        envelope.section((doc for g in comparison.groups for doc in g.docs), in_full=False),
                         Section(parts=(sections.figures_table(comparison), sections.legend(comparison)),
                                 notes=sections.invalid_notes(comparison.groups))], style)
 

@@ -1,7 +1,7 @@
 """The page of `rtscope report`: runs as one self-contained HTML file, opening with the verdict on them.
 
 Sections, in order: the verdict (which group is best per metric and statistic, by how much, and whether
-really), the runs, per metric of samples its distribution, worst samples over time and spread across
+really), square waves' envelopes when runs hold them, the runs, per metric of samples its distribution, worst samples over time and spread across
 groups, Thread-Metric, compare's table, then each run as `show` tells it. Groups are compare's (the one
 grouping rule). Tables show times overhead-adjusted unless asked otherwise, as `show` does; plots show
 them as measured, because that is what the probe's histograms and series hold.
@@ -13,19 +13,20 @@ from rtscope import __version__
 from rtscope.model import result
 from rtscope.render import page, subjects
 from rtscope.render.document import Paragraph, Section, heading
-from rtscope.render.sections import (benches, campaign, comparison, configuration, distribution, kernel, loads,
-                                     metrics, over_time, overview, run, spread, system, thread_metric, throughput,
-                                     timing, verdict, warnings, worst_over_time)
+from rtscope.render.sections import (benches, campaign, comparison, configuration, distribution, envelope, kernel,
+                                     loads, metrics, over_time, overview, run, spread, system, thread_metric,
+                                     throughput, timing, verdict, warnings, wave, worst_over_time)
 from rtscope.render.subjects import OneRun, Report, Run
 
-# The sections on all the runs, before the per-metric ones and after them.
-OPENING = (verdict.build, overview.build)
+# The sections on all the runs, before the per-metric ones and after them: square waves' envelopes are
+# their answer, next to the verdict.
+OPENING = (verdict.build, envelope.build, overview.build)
 CLOSING = (thread_metric.build, comparison.build)
 # Per metric of samples.
 PER_METRIC = (distribution.build, worst_over_time.build, spread.build)
 # Per run: what `show` tells, and the run's campaign cell and kernel build.
 PER_RUN = (run.build, campaign.build, system.build, kernel.build, timing.build, configuration.build, loads.build,
-           warnings.build, benches.build, metrics.build, over_time.build, throughput.build)
+           warnings.build, benches.build, metrics.build, wave.build, over_time.build, throughput.build)
 
 
 def render(results: Sequence[result.Result], *, adjusted: bool = True) -> str:
