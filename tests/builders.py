@@ -159,7 +159,7 @@ def wave_doc(model: str, period_us: int, *, error: float = 0.001, worst: float =
     when given (the result's loads) and tagged with ``campaign`` when given (its "campaign" field)."""
     doc = result_doc(run_id=run_id, benches={})
     doc["version"] = 4
-    doc["benches"] = [{"id": "wave.square", "params": {"model": model, "period_us": period_us, "cpu": 1},
+    doc["benches"] = [{"id": "wave.square", "params": {"model": model, "period_us": period_us, "periods": 100, "cpu": 1},
                        "status": "ok", "elapsed_s": 2.0, "error": None}]
     doc["metrics"] = wave_metrics(model, period_us, error=error, worst=worst, valid=valid)
     if load is not None:
