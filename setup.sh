@@ -12,8 +12,10 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 #   time util-linux       peak memory and CPU pinning in bench/
 #   stress-ng iperf3      disturbance loads (--load cpu/memory/io, net); rt-tests gives hackbench (sched)
 #   chromium chromium-driver  the test that opens rtscope report's HTML in a headless browser
+#   nodejs                the node square-wave model (probe/wave/wave.js; bash and python3 run the others)
+#   sigrok-cli            logic-analyzer captures for wave.import (sigrok-cli -O csv or vcd)
 packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux
-          stress-ng iperf3 chromium chromium-driver)
+          stress-ng iperf3 chromium chromium-driver nodejs sigrok-cli)
 
 missing=()
 for p in "${packages[@]}"; do
