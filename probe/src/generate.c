@@ -18,6 +18,7 @@
 #include "generate.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,17 +53,17 @@ typedef struct {
     rts_pin *pin;
     rts_ticker *ticker;
     uint64_t half_ns, toggles_wanted, toggles, start_ns;
+    char *why;                /* where a failure is said, of whysize bytes */
+    size_t whysize;
 } generator;
 
-/* One line on diagnostics; returns status. */
-static int complain(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int complain(int status, const char *fmt, ...)
+/* Say why g cannot generate; returns status. */
+static int refuse(generator *g, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse(generator *g, int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    rts_text_puts(rts_diag_write, "rtscope-probe generate: ");
-    rts_text_vfmt(rts_diag_write, fmt, ap);
-    rts_text_puts(rts_diag_write, "\n");
+    rts_text_vinto(g->why, g->whysize, fmt, ap);
     va_end(ap);
     return status;
 }
@@ -89,17 +90,17 @@ static bool env_count(const char *name, uint64_t max, uint64_t *out)
 }
 
 /* Real-time setup of c-rt: its point is that it holds. */
-static int setup_realtime(void)
+static int setup_realtime(generator *g)
 {
     uint64_t prio = DEFAULT_PRIORITY;
     if (getenv("RTSCOPE_PRIORITY") && !env_count("RTSCOPE_PRIORITY", 99, &prio))
-        return complain(EXIT_USAGE, "RTSCOPE_PRIORITY must be a priority from 1 to 99");
+        return refuse(g, EXIT_USAGE, "RTSCOPE_PRIORITY must be a priority from 1 to 99");
     rts_status st = rts_self_set_sched(RTS_POLICY_FIFO, (int)prio);
     if (st != RTS_OK)
-        return complain(1, "SCHED_FIFO priority %d refused (%s)", (int)prio, rts_status_str(st));
+        return refuse(g, 1, "SCHED_FIFO priority %d refused (%s)", (int)prio, rts_status_str(st));
     st = rts_mem_lock_all();
     if (st != RTS_OK)
-        return complain(1, "mlockall refused (%s)", rts_status_str(st));
+        return refuse(g, 1, "mlockall refused (%s)", rts_status_str(st));
     return 0;
 }
 
@@ -151,35 +152,33 @@ static int prepare(generator *g)
 {
     uint64_t periods;
     const char *pin = getenv("RTSCOPE_PIN");
-    char why[RTS_MESSAGE_TEXT];
     if (!pin || !pin[0])
-        return complain(EXIT_USAGE, "RTSCOPE_PIN must name the pin file");
+        return refuse(g, EXIT_USAGE, "RTSCOPE_PIN must name the pin file");
     if (!env_count("RTSCOPE_HALF_PERIOD_NS", UINT64_C(1) << 40, &g->half_ns))
-        return complain(EXIT_USAGE, "RTSCOPE_HALF_PERIOD_NS must be a positive whole number of ns");
+        return refuse(g, EXIT_USAGE, "RTSCOPE_HALF_PERIOD_NS must be a positive whole number of ns");
     if (!env_count("RTSCOPE_PERIODS", UINT64_C(1) << 40, &periods))
-        return complain(EXIT_USAGE, "RTSCOPE_PERIODS must be a positive whole number");
+        return refuse(g, EXIT_USAGE, "RTSCOPE_PERIODS must be a positive whole number");
     g->toggles_wanted = 2 * periods;
-    if (rts_pin_open(&g->pin, pin, why, sizeof why) != RTS_OK)
-        return complain(1, "%s", why);
-    int st = g->model->realtime ? setup_realtime() : 0;
+    if (rts_pin_open(&g->pin, pin, g->why, g->whysize) != RTS_OK)
+        return 1;
+    int st = g->model->realtime ? setup_realtime(g) : 0;
     if (st)
         return st;
     g->start_ns = rts_time_ns();
     if (g->model->wait == WAIT_TICKER &&
         rts_ticker_start(&g->ticker, g->start_ns + g->half_ns, g->half_ns) != RTS_OK)
-        return complain(1, "cannot start a periodic timer");
+        return refuse(g, 1, "cannot start a periodic timer");
     return 0;
 }
 
-int rts_generate_main(int argc, char **argv)
+int rts_generate_main(int argc, char **argv, char *why, size_t whysize)
 {
-    const gen_model *model = argc == 3 ? find_model(argv[2]) : NULL;
-    if (!model)
-        return complain(EXIT_USAGE, "usage: rtscope-probe generate c-file|c-mmap|c-rt|c-busy|c-timerfd");
-    unsigned missing = model->needs_caps & ~rts_port_caps();
+    generator g = { .model = argc == 3 ? find_model(argv[2]) : NULL, .why = why, .whysize = whysize };
+    if (!g.model)
+        return refuse(&g, EXIT_USAGE, "name one model: c-file, c-mmap, c-rt, c-busy or c-timerfd");
+    unsigned missing = g.model->needs_caps & ~rts_port_caps();
     if (missing)
-        return complain(1, "model %s needs what this platform lacks (capabilities 0x%x)", model->name, missing);
-    generator g = { .model = model };
+        return refuse(&g, 1, "model %s needs what this platform lacks (capabilities 0x%x)", g.model->name, missing);
     rts_stop_requests_catch();
     int st = prepare(&g);
     if (!st) {
