@@ -285,8 +285,7 @@ static bool csv_labels(importer *im, csv_layout *lay, bool *pending)
     bool named = false;
     for (int k = 0; (label = csv_field(im->text, k, &n)); k++) {
         if (!is_label(label, n))
-            return bad(im, NOT_A_CAPTURE ": its line %lu is neither a sample "
-                           "nor column labels", im->text_line);
+            return bad(im, NOT_A_CAPTURE ": its line %lu is neither a sample nor column labels", im->text_line);
         named |= k > lay->time_column && !same(label, n, "logic");
         if (k > lay->time_column && same(label, n, im->channel))
             lay->column = k;
@@ -296,7 +295,7 @@ static bool csv_labels(importer *im, csv_layout *lay, bool *pending)
     return true;
 }
 
-/* One sample line (number index from 0). */
+/* The line of sample number index (from 0). */
 static bool csv_sample(importer *im, const csv_layout *lay, uint64_t index)
 {
     size_t n;
