@@ -86,7 +86,8 @@ static void test_errors_and_duty(void)
     rts_edges e;
     judged j;
     feed(&e, &j, ev, sizeof ev / sizeof ev[0]);
-    static const rts_period want[] = { { 1000, 1010, 250 }, { 2010, 990, 495 }, { 3000, 1030, 750 }, { 4030, 970, 500 } };
+    static const rts_period want[] = { { 1000, 1010, 250 }, { 2010, 990, 495 }, { 3000, 1030, 750 },
+                                       { 4030, 970, 500 } };
     check_judged(&j, want, 4);
     double max = 0;
     for (unsigned k = 0; k < j.n; k++)
