@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "rtscope/edges.h"
+#include "wave_metrics.h"
 
 #define MS UINT64_C(1000000)
 #define CALIBRATION_NS (20 * MS)          /* the observer's first look at its own resolution */
@@ -74,36 +74,34 @@ static const wave_model *find_model(const char *name)
 typedef struct {
     rts_ctx *ctx;
     volatile unsigned char *pin;
-    uint64_t half_ns, nominal_ns;
+    uint64_t half_ns;
     uint64_t blind_limit_ns;  /* set by the observer after calibrating */
     uint64_t blind_from_ns;   /* blind_us as given */
     rts_edges edges;
     rts_hist *gaps;           /* every loop gap, ns: the median is the resolution */
     uint64_t calibrated_ns;   /* the calibration's median, published by calibrated */
-    uint64_t hideable;        /* edges the blind intervals can have hidden */
+    uint64_t episodes;        /* blind intervals, overlapping ones counted once */
     uint64_t first_ns, last_ns;
-    rts_metric *period, *high, *rel_error, *duty;
+    wave_metrics metrics;     /* the on_period of edges */
     bench_counter calibrated, edges_seen, quit;
     rts_thread *thread;
 } observer;
 
-/* One judged period (edges.h's on_period), on the observer's thread. */
-static void on_period(void *arg, const rts_period *p)
-{
-    observer *o = arg;
-    rts_metric_add(o->period, (double)p->period_ns);
-    rts_metric_add(o->high, (double)p->high_ns);
-    rts_metric_add(o->rel_error, rts_period_rel_error(p, o->nominal_ns));
-    rts_metric_add(o->duty, rts_period_duty(p));
-}
-
-/* The observer was not looking from from_ns to to_ns: its periods are not
- * judged, and the generator may have toggled meanwhile unseen (at most once
- * per half-period, and an edge at either end). */
+/* The observer may not have looked from from_ns until its look stamped
+ * to_ns, included: an edge that look finds happened somewhere in between,
+ * so the period it starts overlaps the interval too (hence to_ns + 1). */
 static void blind(observer *o, uint64_t from_ns, uint64_t to_ns)
 {
-    rts_edges_blind(&o->edges, from_ns, to_ns);
-    o->hideable += (to_ns - from_ns) / o->half_ns + 2;
+    if (from_ns >= o->edges.blind_until_ns)
+        o->episodes++;
+    rts_edges_blind(&o->edges, from_ns, to_ns + 1);
+}
+
+/* Edges the blind intervals can have hidden from the observer: one per
+ * half-period of blind time, and an edge at either end of each interval. */
+static uint64_t hideable_edges(const observer *o)
+{
+    return o->edges.counts.blind_ns / o->half_ns + 2 * o->episodes;
 }
 
 /* Poll for CALIBRATION_NS with no blind limit yet, then publish the median
@@ -123,31 +121,35 @@ static uint64_t calibrate(observer *o)
     return now;
 }
 
+/* Each look at the pin lies between the clock reads around it, so an edge
+ * the look stamped now finds happened after the look before the previous
+ * stamp: within the last two loop gaps. Those two gaps are what the
+ * blind limit is held to. */
 static void observe(void *arg)
 {
     observer *o = arg;
-    uint64_t prev = calibrate(o);
+    uint64_t prev = calibrate(o), before_prev = prev;
     int level = *o->pin == '1';
     o->first_ns = prev;
     for (bool last = false; !last;) {
         /* 1. One more look after the supervisor said quit: the generator
          *    has ended by then, so its last edge is seen. */
         last = atomic_load_explicit(&o->quit, memory_order_acquire) != 0;
-        /* 2. Read the pin, then the clock: an edge happened since the last
-         *    read, so at most one gap before now. */
+        /* 2. Look at the pin, then read the clock. */
         int now_level = *o->pin == '1';
         uint64_t now = rts_time_ns();
-        /* 3. The loop gap: a sample of the resolution, or a blind interval. */
-        uint64_t gap = now - prev;
-        rts_hist_add(o->gaps, gap);
-        if (gap > o->blind_limit_ns)
-            blind(o, prev, now);
+        /* 3. The loop gap is a sample of the resolution; two gaps over the
+         *    blind limit are a blind interval. */
+        rts_hist_add(o->gaps, now - prev);
+        if (now - before_prev > o->blind_limit_ns)
+            blind(o, before_prev, now);
         /* 4. A change of level is an edge, stamped now. */
         if (now_level != level) {
             rts_edges_edge(&o->edges, now, now_level);
             bench_count(&o->edges_seen);
             level = now_level;
         }
+        before_prev = prev;
         prev = now;
     }
     o->last_ns = prev;
@@ -234,7 +236,8 @@ static bool runnable(rts_ctx *ctx, const gen_plan *g, const wave_model *m)
     else if (m->kind == RUN_CUSTOM && !rts_proc_findable(g->argv[0]))
         rts_ctx_fail(ctx, "model custom: cannot find the program %s", g->argv[0]);
     else if (strcmp(m->name, "c-rt") == 0 && rts_ctx_thread_attr(ctx, NULL, -1, 0).policy == RTS_POLICY_OTHER)
-        rts_ctx_fail(ctx, "model c-rt needs a real-time policy, and the run has none (no privilege, or --policy other)");
+        rts_ctx_fail(ctx, "model c-rt needs a real-time policy, and the run has none (no privilege, or "
+                          "--policy other)");
     else
         return true;
     return false;
@@ -312,37 +315,6 @@ typedef struct {
     bool killed;              /* did not end within the grace of SIGTERM */
 } wave_run;
 
-static const char *const metric_ids[] = { "wave.period", "wave.high", "wave.rel_error", "wave.duty", NULL };
-
-/* Label m {"model": M, "period_us": P}: P a whole number when it is one. */
-static void label(rts_metric *m, const char *model, double period_us)
-{
-    rts_metric_label_text(m, "model", model);
-    if (period_us == floor(period_us)) {
-        rts_metric_label_int(m, "period_us", (long long)period_us);
-    } else {
-        char text[32];
-        snprintf(text, sizeof text, "%g", period_us);
-        rts_metric_label_text(m, "period_us", text);
-    }
-}
-
-static bool make_metrics(wave_run *w, double period_us)
-{
-    observer *o = &w->obs;
-    rts_ctx *ctx = w->ctx;
-    o->period = rts_ctx_metric(ctx, "wave.period", "a period of the wave, rising edge to rising edge", false);
-    o->high = rts_ctx_metric(ctx, "wave.high", "a high time of the wave, rising edge to falling edge", false);
-    o->rel_error = rts_ctx_metric_unit(ctx, "wave.rel_error", "|period - nominal| / nominal", RTS_UNIT_RATIO, 1e-6);
-    o->duty = rts_ctx_metric_unit(ctx, "wave.duty", "high time / period x 100", RTS_UNIT_PERCENT, 0.01);
-    if (!o->period || !o->high || !o->rel_error || !o->duty)
-        return false;
-    rts_metric *all[] = { o->period, o->high, o->rel_error, o->duty };
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        label(all[i], w->model_name, period_us);
-    return true;
-}
-
 /* The generator's CPU: the parameter, else the highest allowed one that is
  * not the observer's; -1 when there is none. */
 static int generator_cpu(rts_ctx *ctx, int observer_cpu)
@@ -392,7 +364,6 @@ static bool start_observer(wave_run *w)
     o->ctx = ctx;
     o->pin = rts_pin_byte(w->pin);
     o->half_ns = w->half_ns;
-    o->nominal_ns = 2 * w->half_ns;
     o->blind_from_ns = (uint64_t)(rts_ctx_param(ctx, "blind_us") * 1000.0);
     o->gaps = rts_heap_alloc(sizeof *o->gaps);
     if (!o->gaps) {
@@ -400,7 +371,7 @@ static bool start_observer(wave_run *w)
         return false;
     }
     rts_hist_init(o->gaps);
-    rts_edges_init(&o->edges, o->nominal_ns, on_period, o);
+    rts_edges_init(&o->edges, o->metrics.nominal_ns, wave_metrics_add, &o->metrics);
     o->thread = rts_ctx_spawn(ctx, "wave-observer", w->cpu, 0, observe, o);
     if (!o->thread)
         return false;
@@ -408,9 +379,10 @@ static bool start_observer(wave_run *w)
     atomic_thread_fence(memory_order_acquire);
     if (!ready)
         rts_ctx_fail(ctx, "the observer did not start looking within 2 s");
-    else if (o->nominal_ns < MIN_PERIODS_OF_RESOLUTION * o->calibrated_ns)
+    else if (o->metrics.nominal_ns < MIN_PERIODS_OF_RESOLUTION * o->calibrated_ns)
         rts_ctx_fail(ctx, "period %.3f us is below %d x the observer's resolution of %llu ns: it cannot resolve it",
-                     (double)o->nominal_ns / 1e3, MIN_PERIODS_OF_RESOLUTION, (unsigned long long)o->calibrated_ns);
+                     (double)o->metrics.nominal_ns / 1e3, MIN_PERIODS_OF_RESOLUTION,
+                     (unsigned long long)o->calibrated_ns);
     else
         return true;
     return false;
@@ -497,7 +469,8 @@ static void invalidate_wave(observer *o, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    rts_metric *all[] = { o->period, o->high, o->rel_error, o->duty };
+    const wave_metrics *m = &o->metrics;
+    rts_metric *all[] = { m->period, m->high, m->rel_error, m->duty };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         rts_metric_invalidate(all[i], "%s", reason);
 }
@@ -507,32 +480,28 @@ static void judge_wave(wave_run *w, long long toggles)
 {
     observer *o = &w->obs;
     const rts_edge_counts *c = &o->edges.counts;
-    rts_metric *m = o->period;
+    rts_metric *m = o->metrics.period;
     uint64_t span = o->last_ns > o->first_ns ? o->last_ns - o->first_ns : 1;
     double blind_fraction = (double)c->blind_ns / (double)span, max_blind = rts_ctx_param(w->ctx, "max_blind");
-    long long resolution = (long long)rts_hist_quantile(o->gaps, 0.5);
+    uint64_t resolution = (uint64_t)rts_hist_quantile(o->gaps, 0.5);
     uint64_t made = toggles > 0 ? (uint64_t)toggles : 0;
     uint64_t extra = c->edges_seen > made ? c->edges_seen - made : 0;
     uint64_t missing = made > c->edges_seen ? made - c->edges_seen : 0;
-    rts_metric_check_int(m, "edges_seen", (long long)c->edges_seen);
+    wave_metrics_check(&o->metrics, c, resolution, blind_fraction);
     rts_metric_check_int(m, "generator_toggles", toggles);
-    rts_metric_check_int(m, "periods_judged", (long long)c->periods_judged);
-    rts_metric_check_int(m, "periods_blind", (long long)c->periods_blind);
-    rts_metric_check_int(m, "missed_periods", (long long)c->missed_periods);
     rts_metric_check_int(m, "extra_edges", (long long)extra);
-    rts_metric_check_int(m, "resolution_ns", resolution);
-    rts_metric_check_double(m, "blind_fraction", blind_fraction);
     if (blind_fraction > max_blind)
         invalidate_wave(o, "the observer was blind for %.1f %% of the run (max_blind %.1f %%)",
                         100.0 * blind_fraction, 100.0 * max_blind);
     else if (toggles >= 0 && extra)
         invalidate_wave(o, "the observer saw %llu edges, %llu more than the generator's %llu toggles",
                         (unsigned long long)c->edges_seen, (unsigned long long)extra, (unsigned long long)made);
-    else if (missing > o->hideable)
+    else if (missing > hideable_edges(o))
         invalidate_wave(o, "the observer missed %llu of the generator's %llu toggles, more than the %llu its %.1f ms "
-                           "blind can hide: toggles closer together than its resolution of %lld ns",
-                        (unsigned long long)missing, (unsigned long long)made, (unsigned long long)o->hideable,
-                        (double)c->blind_ns / 1e6, resolution);
+                           "blind can hide: toggles closer together than its resolution of %llu ns",
+                        (unsigned long long)missing, (unsigned long long)made,
+                        (unsigned long long)hideable_edges(o),
+                        (double)c->blind_ns / 1e6, (unsigned long long)resolution);
 }
 
 /* Stop what still runs, in order: the watch, the generator (its last
@@ -562,12 +531,12 @@ static int run(rts_ctx *ctx)
     w.half_ns = (uint64_t)llround(period_us * 500.0);
     w.periods = (uint64_t)rts_ctx_param(ctx, "periods");
     /* 1. Everything that can be refused is, before anything starts. */
-    bool ok = prepare(&w) && make_metrics(&w, period_us);
+    bool ok = prepare(&w) && wave_metrics_make(ctx, &w.obs.metrics, w.model_name, period_us);
     /* 2. The observer looks at its resolution, then the generator starts. */
     ok = ok && start_observer(&w) && start_generator(&w);
     /* 3. Until the generator is done, the planned end or a stop. */
     if (ok)
-        rts_ctx_wait(ctx, w.obs.period);
+        rts_ctx_wait(ctx, w.obs.metrics.period);
     rts_ctx_stop(ctx);
     wind_down(&w);
     /* 4. Judge the generator, then the wave. */
@@ -582,7 +551,8 @@ static int run(rts_ctx *ctx)
 
 static const rts_param_decl params[] = {
     RTS_PARAM_CHOICE("model", "c-mmap", "bash,python,node,c-file,c-mmap,c-rt,c-busy,c-timerfd,custom",
-                     "how the wave is made: a script (bash, python, node), the probe's C models, or command"),
+                     "how the wave is made: a script (bash, python, node), one of the probe's C models, or "
+                     "custom (command)"),
     RTS_PARAM_TEXT("command", "",
                    "model custom: the program and its arguments, split on spaces (no shell, no quoting)"),
     RTS_PARAM_TEXT("scripts", "", "directory of wave.sh, wave.py, wave.js; empty: probe/wave beside the probe"),
@@ -597,7 +567,7 @@ static const rts_param_decl params[] = {
 RTS_BENCH_DEFINE(rts_bench_wave_square) = {
     .id = "wave.square",
     .summary = "a square wave from a generator process, timed edge by edge by an observer on another CPU",
-    .metrics = metric_ids,
+    .metrics = wave_metric_ids,
     .params = params,
     .nparams = sizeof params / sizeof params[0],
     .needs_caps = RTS_CAP_PROCESSES | RTS_CAP_FILES,
