@@ -424,10 +424,13 @@ bool rts_proc_findable(const char *program);
  * otherwise). */
 typedef struct rts_pin rts_pin;
 
-/* Create a new pin file, low ('0' then zeros to a page), in a place fit for
- * shared memory (POSIX: /dev/shm when there is one, else the temporary
- * directory), and map it. Its path is for the other process; the file is
- * removed by rts_pin_close. On failure *out is NULL and why holds one line. */
+/* Create a new pin file, low ('0' then zeros to a page), in memory that
+ * the other process can open by its path, and map it. The file cannot be
+ * truncated where the OS can forbid it (Linux: a memory file sealed at one
+ * page, its path under /proc; elsewhere a file in /dev/shm or the
+ * temporary directory): a file cut below the mapped page would make the
+ * observer's load fault. The file goes with rts_pin_close. On failure *out
+ * is NULL and why holds one line. */
 rts_status rts_pin_create(rts_pin **out, char *why, size_t whysize);
 
 /* Open the existing pin file path and map it (the generator's side); the

@@ -1,6 +1,11 @@
 /*
  * POSIX port: pins (a shared, mapped one-page file) and the ticker (a
  * timerfd, Linux only). Contracts in include/rtscope/port.h.
+ *
+ * On Linux a pin is a memory file sealed against shrinking: a generator
+ * that truncates it (a shell's `>` instead of `1<>`) is refused by the OS,
+ * where a file cut below its mapped page would make the observer's next
+ * load fault (SIGBUS) and end the probe.
  */
 #define _GNU_SOURCE
 #include "rtscope/port.h"
@@ -15,6 +20,11 @@
 #ifdef __linux__
 #include <sys/timerfd.h>
 #endif
+#if defined(__linux__) && defined(MFD_ALLOW_SEALING)
+#define HAVE_SEALED_PIN 1
+#else
+#define HAVE_SEALED_PIN 0
+#endif
 
 /* ------------------------------------------------------------------ pins */
 
@@ -22,10 +32,11 @@ struct rts_pin {
     int fd;
     unsigned char *page;
     size_t size;
-    bool owned;               /* made by rts_pin_create: removed on close */
+    bool owned;               /* a file of rts_pin_create in a directory: removed on close */
     char path[256];
 };
 
+#if !HAVE_SEALED_PIN
 /* A directory for the pin: memory-backed when there is one, so that no
  * write-back to a disk ever touches it. */
 static const char *pin_directory(void)
@@ -35,6 +46,7 @@ static const char *pin_directory(void)
         return "/dev/shm";
     return tmp && tmp[0] ? tmp : "/tmp";
 }
+#endif
 
 /* Fail with why = "what path: errno's text"; p (with its file when owned) released. */
 static rts_status pin_fail(rts_pin *p, const char *what, char *why, size_t whysize)
@@ -65,6 +77,35 @@ static rts_pin *pin_new(void)
     return p;
 }
 
+/* Open p's new file: a sealed memory file named through /proc where there
+ * are such, else a file in pin_directory() that rts_pin_close removes. */
+static bool pin_file(rts_pin *p)
+{
+#if HAVE_SEALED_PIN
+    p->fd = memfd_create("rtscope-pin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    snprintf(p->path, sizeof p->path, "/proc/%ld/fd/%d", (long)getpid(), p->fd);
+    return p->fd >= 0;
+#else
+    snprintf(p->path, sizeof p->path, "%s/rtscope-pin-XXXXXX", pin_directory());
+    p->fd = mkostemp(p->path, O_CLOEXEC);
+    p->owned = p->fd >= 0;
+    return p->owned;
+#endif
+}
+
+/* One page, low, and (where it can be) sealed at that size. */
+static bool pin_size(rts_pin *p)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (ftruncate(p->fd, page > 0 ? page : 4096) != 0 || pwrite(p->fd, "0", 1, 0) != 1)
+        return false;
+#if HAVE_SEALED_PIN
+    return fcntl(p->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0;
+#else
+    return true;
+#endif
+}
+
 rts_status rts_pin_create(rts_pin **out, char *why, size_t whysize)
 {
     *out = NULL;
@@ -73,13 +114,9 @@ rts_status rts_pin_create(rts_pin **out, char *why, size_t whysize)
         snprintf(why, whysize, "out of memory for a pin");
         return RTS_ENOMEM;
     }
-    snprintf(p->path, sizeof p->path, "%s/rtscope-pin-XXXXXX", pin_directory());
-    p->fd = mkostemp(p->path, O_CLOEXEC);
-    if (p->fd < 0)
+    if (!pin_file(p))
         return pin_fail(p, "cannot create pin", why, whysize);
-    p->owned = true;
-    long page = sysconf(_SC_PAGESIZE);
-    if (ftruncate(p->fd, page > 0 ? page : 4096) != 0 || pwrite(p->fd, "0", 1, 0) != 1)
+    if (!pin_size(p))
         return pin_fail(p, "cannot size pin", why, whysize);
     if (!pin_map(p))
         return pin_fail(p, "cannot map pin", why, whysize);
