@@ -223,16 +223,27 @@ static bool plan_argv(rts_ctx *ctx, gen_plan *g, const wave_model *m)
     return true;
 }
 
+/* Whether the script at path can be read (its interpreter runs it: it
+ * need not be executable); why if not. */
+static bool script_readable(const char *path, char *why, size_t whysize)
+{
+    rts_file *f = NULL;
+    rts_status st = rts_file_open(&f, path, why, whysize);
+    rts_file_close(f);
+    return st == RTS_OK;
+}
+
 /* Refuse what cannot run, before anything starts: one line each. */
 static bool runnable(rts_ctx *ctx, const gen_plan *g, const wave_model *m)
 {
+    char why[RTS_MESSAGE_TEXT];
     unsigned missing = m->needs_caps & ~rts_port_caps();
     if (missing)
         rts_ctx_fail(ctx, "model %s needs what this platform lacks (capabilities 0x%x)", m->name, missing);
     else if (m->kind == RUN_SCRIPT && !rts_proc_findable(m->interpreter))
         rts_ctx_fail(ctx, "model %s: %s is not installed (Debian package %s)", m->name, m->interpreter, m->package);
-    else if (m->kind == RUN_SCRIPT && !rts_proc_findable(g->script))
-        rts_ctx_fail(ctx, "model %s: no script %s (the scripts parameter names their directory)", m->name, g->script);
+    else if (m->kind == RUN_SCRIPT && !script_readable(g->script, why, sizeof why))
+        rts_ctx_fail(ctx, "model %s: %s (the scripts parameter names their directory)", m->name, why);
     else if (m->kind == RUN_CUSTOM && !rts_proc_findable(g->argv[0]))
         rts_ctx_fail(ctx, "model custom: cannot find the program %s", g->argv[0]);
     else if (strcmp(m->name, "c-rt") == 0 && rts_ctx_thread_attr(ctx, NULL, -1, 0).policy == RTS_POLICY_OTHER)
