@@ -557,6 +557,10 @@ static void test_proc_missing(void)
     CHECK(rts_proc_spawn(&p, &attr, why, sizeof why) != RTS_OK, "a missing program refused");
     CHECK(p == NULL && strstr(why, "rtscope-no-such-program"), "no process, and a reason naming it: %s", why);
     CHECK(!rts_proc_findable("rtscope-no-such-program") && rts_proc_findable("sh"), "sh found, the missing not");
+    const char *const sh[] = { "sh", "-c", "exit 0", NULL };
+    attr = (rts_proc_attr){ .argv = sh, .cpu = 100000 };
+    CHECK(rts_proc_spawn(&p, &attr, why, sizeof why) == RTS_EINVAL && p == NULL, "an unavailable CPU refused: %s",
+          why);
 }
 
 /* A bounded wait times out on a running process; asked to end, it ends

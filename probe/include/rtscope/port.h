@@ -381,7 +381,9 @@ typedef struct {
  * does not reach it: the probe stops it), its standard input empty, its
  * standard output captured for rts_proc_last_line, its standard error the
  * probe's. On failure nothing runs, *out is NULL and why holds one line
- * (e.g. "cannot run node: No such file or directory"). The process is
+ * (e.g. "cannot run node: No such file or directory"); RTS_EINVAL for a
+ * program not found or not executable, or a CPU this process may not
+ * use. The process is
  * killed with its group if the probe ends through rts_process_end before
  * releasing it, and, where the OS allows (Linux), if the probe is killed
  * or the thread that started it ends: start processes from a thread that

@@ -201,6 +201,10 @@ static int exec_error(pid_t pid, int err_fd)
 rts_status rts_proc_spawn(rts_proc **out, const rts_proc_attr *attr, char *why, size_t whysize)
 {
     *out = NULL;
+    if (attr->cpu >= 0 && !rts_cpu_allowed(attr->cpu)) {
+        snprintf(why, whysize, "cannot start %s on CPU %d: not available to this process", attr->argv[0], attr->cpu);
+        return RTS_EINVAL;
+    }
     int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
     rts_proc *p = calloc(1, sizeof *p);
     child_plan c = { .argv = attr->argv, .envp = environment_with(attr->env), .cpu = attr->cpu,
