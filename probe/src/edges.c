@@ -21,13 +21,18 @@ void rts_edges_blind(rts_edges *e, uint64_t from_ns, uint64_t to_ns)
         e->counts.blind_ns += to_ns - from;
     if (to_ns > e->blind_until_ns)
         e->blind_until_ns = to_ns;
-    /* It starts at or after the last edge fed, so after the last rising
-     * edge: the period in progress overlaps it. */
-    e->rise_blind = true;
+    /* An edge found by the look that ends a gap happened somewhere in it:
+     * rts_edges_edge knows such an edge by its time. A gap of half a period
+     * or more can also hide a whole pulse, two edges no look notices: the
+     * period in progress cannot be judged. A shorter gap that ends with no
+     * edge hid nothing — the periods around it are measured exactly. */
+    if (2 * (to_ns - from_ns) >= e->nominal_period_ns)
+        e->rise_blind = true;
 }
 
 /* The period from the last rising edge to one at at_ns is over: judge it,
- * unless the observer was blind during it. */
+ * unless a blind interval made one of its edges uncertain or could have
+ * hidden a pulse in it. */
 static void end_period(rts_edges *e, uint64_t at_ns)
 {
     if (e->rise_blind) {
@@ -43,6 +48,8 @@ static void end_period(rts_edges *e, uint64_t at_ns)
 
 void rts_edges_edge(rts_edges *e, uint64_t at_ns, int level)
 {
+    /* Seen within a blind interval: it happened somewhere in the gap. */
+    bool uncertain = at_ns < e->blind_until_ns;
     if (level == e->level) {
         /* The other level came and went between two looks: the edges were
          * missed, and the period in progress goes on as seen. */
@@ -56,16 +63,20 @@ void rts_edges_edge(rts_edges *e, uint64_t at_ns, int level)
     if (level == 0) {
         /* A falling edge before any rising one (the wave was high when
          * observing began) starts nothing. */
-        if (e->rise_ns)
+        if (e->rise_ns) {
             e->fall_ns = at_ns;
+            e->rise_blind |= uncertain;
+        }
         return;
     }
-    if (e->rise_ns)
+    if (e->rise_ns) {
+        e->rise_blind |= uncertain;
         end_period(e, at_ns);
+    }
     e->rise_ns = at_ns;
     e->fall_ns = 0;
-    /* A blind interval reaching past this edge overlaps the new period too. */
-    e->rise_blind = e->blind_until_ns > at_ns;
+    /* An uncertain rising edge ends one period and starts the next. */
+    e->rise_blind = uncertain;
 }
 
 double rts_period_rel_error(const rts_period *p, uint64_t nominal_ns)

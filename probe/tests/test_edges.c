@@ -125,24 +125,31 @@ static void test_glitch(void)
     check_judged(&j, want, 2);
 }
 
+/* The observer stamps an edge found by the look that ends a gap at the
+ * gap's end, inside the interval it reports (hence the + 1 below). */
 static void test_blind_intervals(void)
 {
     static const event ev[] = {
         BLIND(100, 900),                                 /* before any edge: no period overlaps it */
         RISE(1000), FALL(1500), RISE(2000),              /* judged */
-        BLIND(2200, 2300), FALL(2500), RISE(3000),       /* inside 2000..3000: not judged */
+        BLIND(2200, 2300), FALL(2500), RISE(3000),       /* a short gap with no edge at its end: judged */
         FALL(3500), RISE(4000), FALL(4400),              /* 3000..4000 judged */
-        BLIND(4450, 5600), RISE(5000), FALL(5400),       /* spans the rise at 5000: 4000..5000 and 5000..6000 */
-        RISE(6000), FALL(6500), RISE(7000),              /* judged */
+        BLIND(4450, 5600), RISE(5000), FALL(5400),       /* long enough to hide a pulse, and spans the rise at */
+        RISE(6000), FALL(6500), RISE(7000),              /* 5000: 4000..5000 and 5000..6000 not judged; then judged */
+        BLIND(7100, 7501), FALL(7500), RISE(8000),       /* a falling edge found after a gap: 7000..8000 not judged */
+        FALL(8500), RISE(9000), FALL(9500),              /* 8000..9000 judged */
+        BLIND(9900, 10001), RISE(10000), FALL(10500),    /* a rising edge found after a gap: the periods on */
+        RISE(11000), FALL(11500), RISE(12000),           /* either side not judged; 11000..12000 judged */
     };
     rts_edges e;
     judged j;
     feed(&e, &j, ev, sizeof ev / sizeof ev[0]);
-    static const rts_period want[] = { { 1000, 1000, 500 }, { 3000, 1000, 500 }, { 6000, 1000, 500 } };
-    check_judged(&j, want, 3);
-    CHECK(e.counts.periods_judged == 3 && e.counts.periods_blind == 3, "judged %llu blind %llu",
+    static const rts_period want[] = { { 1000, 1000, 500 }, { 2000, 1000, 500 }, { 3000, 1000, 500 },
+                                       { 6000, 1000, 500 }, { 8000, 1000, 500 }, { 11000, 1000, 500 } };
+    check_judged(&j, want, 6);
+    CHECK(e.counts.periods_judged == 6 && e.counts.periods_blind == 5, "judged %llu blind %llu",
           (unsigned long long)e.counts.periods_judged, (unsigned long long)e.counts.periods_blind);
-    CHECK(e.counts.blind_ns == 800 + 100 + 1150, "blind %llu ns", (unsigned long long)e.counts.blind_ns);
+    CHECK(e.counts.blind_ns == 800 + 100 + 1150 + 401 + 101, "blind %llu ns", (unsigned long long)e.counts.blind_ns);
 }
 
 static void test_overlapping_blind_counted_once(void)

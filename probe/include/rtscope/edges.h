@@ -6,8 +6,12 @@
  *
  * Edges come in time order with their level after the edge. Blind
  * intervals (when the observer was not looking) come in time order too,
- * before any edge later than their start; a period that overlaps one is
- * not judged. Memory is bounded: nothing is kept per edge.
+ * before any edge later than their start. An edge stamped inside a blind
+ * interval (the look that ended the gap found it) is uncertain, and so
+ * are the periods it bounds; a blind interval of half the nominal period
+ * or more could hide a whole pulse, so the period it falls in is not
+ * judged either. A shorter gap that ends without an edge hid nothing: the
+ * periods around it are exact. Memory is bounded: nothing is kept per edge.
  */
 #ifndef RTSCOPE_EDGES_H
 #define RTSCOPE_EDGES_H
@@ -19,7 +23,7 @@
 typedef struct {
     uint64_t edges_seen;        /* changes of level fed */
     uint64_t periods_judged;    /* rising-to-rising periods given to on_period */
-    uint64_t periods_blind;     /* periods overlapping a blind interval: not judged */
+    uint64_t periods_blind;     /* periods a blind interval made uncertain: not judged */
     uint64_t missed_periods;    /* judged periods longer than 1.5 × nominal */
     uint64_t repeated_levels;   /* an edge to the level already held (a glitch the observer missed) */
     uint64_t blind_ns;          /* total time blind */
