@@ -76,9 +76,9 @@ def build(docs: Iterable[dict[str, Any]]) -> tuple[Panel, ...]:
     return tuple(_panel(load, len(loads) > 1, [f for f in found if f[0] == load], worsts) for load in loads)
 
 
-def is_wave_run(doc: dict[str, Any]) -> bool:
-    """Whether ``doc`` holds a wave run (a wave.rel_error metric, or a wave bench that failed)."""
-    return any(True for _ in _wave_figures(doc))
+def metric_name(metric_doc: dict[str, Any]) -> str:
+    """A metric's id without the labels it may carry in braces: "wave.period"."""
+    return metric_doc["id"].split("{")[0]
 
 
 def reach(cells: Sequence[tuple[float, Cell | None]], threshold: float) -> Reach:
@@ -115,7 +115,7 @@ def _wave_figures(doc: dict[str, Any]) -> Iterable[tuple[str, float, str, float 
     measured = set()
     for metric_doc in doc["metrics"]:
         labels = result.labels(metric_doc)
-        if metric_doc["id"].split("{")[0] == REL_ERROR and "model" in labels and "period_us" in labels:
+        if metric_name(metric_doc) == REL_ERROR and "model" in labels and "period_us" in labels:
             key = (str(labels["model"]), float(labels["period_us"]))
             measured.add(key)
             valid = metric_doc["valid"] and metric_doc["stats"]["max"] is not None
