@@ -95,6 +95,13 @@ static bool parse_param(rts_bench_result *r, unsigned i, const char *text, char 
 static bool apply_defaults(rts_bench_result *r, const rts_bench *b, char *err, size_t errsize)
 {
     r->bench = b;
+    /* A build with fewer parameter slots than a bench declares (a small
+     * board's config.h) cannot run it: say so rather than overrun them. */
+    if (b->nparams > RTS_MAX_PARAMS) {
+        snprintf(err, errsize, "bench %s has %u parameters; this build holds %d (RTS_MAX_PARAMS)", b->id,
+                 b->nparams, RTS_MAX_PARAMS);
+        return false;
+    }
     for (unsigned i = 0; i < b->nparams; i++) {
         char why[160];
         if (!parse_param(r, i, b->params[i].def, why, sizeof why)) {
