@@ -46,6 +46,8 @@ start=$(date +%s.%N)
 status=0
 "$repo/rtscope" campaign "$spec" >"$work/campaign.out" 2>"$work/campaign.err" || status=$?
 end=$(date +%s.%N)
+# 2 when the campaign's closing comparison refuses more cells than compare has letters (the runs are
+# stored all the same): step 3 compares by load instead.
 echo "  exit status $status; $(tail -1 "$work/campaign.err")"
 
 echo "== 2. where the time went"
