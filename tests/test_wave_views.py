@@ -115,3 +115,18 @@ def test_invalid_and_failed_runs_are_marked(rtscope, tmp_path):
                                  for n, doc in enumerate((invalid, failed, counted)))).out.splitlines()
     row = next(line for line in lines if line.strip().startswith("node")).split()
     assert row == ["node", "0.200", "%", "*", "failed", "1.00", "ms", "1.00", "ms"]
+
+
+def test_too_many_groups_for_a_table_still_get_the_envelope(rtscope, tmp_path):
+    paths = []
+    for number, (model, period) in enumerate((m, p) for m in ("c-rt", "python", "bash") for p in range(100, 1000, 100)):
+        doc = builders.wave_doc(model, period)
+        doc["run"]["id"] = f"{number:016x}"
+        paths.append(builders.write(tmp_path / f"{number}.json", doc))
+    outcome = rtscope("compare", *paths)
+    assert outcome.status == 0, outcome.err
+    assert "Square waves" in outcome.out and "c-rt" in outcome.out
+    assert "No comparison table: compare takes at most 26 groups, not 27 (by run)" in outcome.out
+    ordinary = [builders.write(tmp_path / f"plain{n}.json", builders.result_doc(run_id=f"{n:016x}")) for n in range(27)]
+    refused = rtscope("compare", *ordinary)
+    assert refused.status == 2 and "compare takes at most 26 groups, not 27" in refused.err

@@ -16,6 +16,10 @@ GROUPINGS = ("run", "cell", "label", "load")
 SHORT_ID = 8
 
 
+class NoComparison(RtscopeError):
+    """The runs make fewer than two groups, or more than a table can name: no comparison table."""
+
+
 @dataclass(frozen=True)
 class Group:
     """Runs compared as one: a letter, what they share (a cell, a label …) and their documents."""
@@ -41,10 +45,10 @@ def group(docs: list[dict[str, Any]], by: str) -> list[Group]:
         key = doc["run"]["id"] if by == "run" else name
         keys.setdefault(key, (name, []))[1].append(doc)
     if len(keys) < 2:
-        raise RtscopeError(f"compare needs two or more runs or groups, not {len(keys)} "
+        raise NoComparison(f"compare needs two or more runs or groups, not {len(keys)} "
                            f"({len(docs)} run{'s' if len(docs) > 1 else ''} by {by})")
     if len(keys) > len(LETTERS):
-        raise RtscopeError(f"compare takes at most {len(LETTERS)} groups, not {len(keys)} (by {by})")
+        raise NoComparison(f"compare takes at most {len(LETTERS)} groups, not {len(keys)} (by {by})")
     return [Group(letter, name, tuple(members))
             for letter, (name, members) in zip(LETTERS, keys.values(), strict=False)]
 

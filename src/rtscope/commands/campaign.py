@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from rtscope.analysis.compare import DEFAULT_STATISTICS, build
-from rtscope.analysis.grouping import group
+from rtscope.analysis.grouping import NoComparison, group
 from rtscope.commands.context import Context
 from rtscope.execution import campaign_spec
 from rtscope.execution.campaign import Progress, measure_all, open_campaign, planned_s, requests_for
@@ -77,7 +77,10 @@ def _summary(context: Context, this: Campaign) -> list[str]:
     docs = [run_result.doc for run_result in context.store().campaign_runs(this.id)]
     lines = [f"campaign {this.name} ({this.id}): {len(docs)} runs stored; "
              f"rtscope compare campaign:{this.id} compares them, rtscope report campaign:{this.id} draws them"]
-    if len({doc["campaign"]["cell"] for doc in docs}) > 1:
+    try:
         comparison = build(group(docs, "cell"), DEFAULT_STATISTICS)
-        lines += ["", *comparison_text.render_text(comparison, context.style)]
-    return lines
+    except NoComparison:
+        # One cell, or more cells than a table has columns: a study of square waves still has its envelope.
+        envelopes = comparison_text.envelope_text(docs, context.style)
+        return [*lines, *(["", *envelopes] if envelopes else [])]
+    return [*lines, "", *comparison_text.render_text(comparison, context.style)]

@@ -9,7 +9,7 @@ built once (Comparison) and written as a text table, markdown, CSV or JSON.
 import argparse
 
 from rtscope.analysis.compare import DEFAULT_STATISTICS, OPS_STATISTICS, build
-from rtscope.analysis.grouping import GROUPINGS, default_grouping, group
+from rtscope.analysis.grouping import GROUPINGS, NoComparison, default_grouping, group
 from rtscope.commands.context import Context
 from rtscope.commands.show import add_raw_times_option
 from rtscope.exporters import comparison as comparison_formats
@@ -43,7 +43,15 @@ def run(args: argparse.Namespace, context: Context) -> int:
     """Print which group is which, warnings about settings that differ, and the comparison."""
     docs = [run_result.doc for run_result in context.load_runs(args.runs)]
     by = args.by or default_grouping(docs)
-    groups = group(docs, by)
+    try:
+        groups = group(docs, by)
+    except NoComparison as refusal:
+        # A study of square waves has more cells than a table has columns: its envelope is the answer.
+        envelopes = comparison_text.envelope_text(docs, context.style) if args.format == "text" else []
+        if not envelopes:
+            raise
+        context.print([*envelopes, "", f"No comparison table: {refusal}; --by load, or fewer runs, gives one."])
+        return 0
     ops = args.ops or all(m["cycles"] is not None for doc in docs for m in doc["metrics"])
     comparison = build(groups, args.stat or (OPS_STATISTICS if ops else DEFAULT_STATISTICS),
                        ops=ops, adjusted=not args.raw_times)

@@ -1,6 +1,9 @@
 """`rtscope compare`'s views of a comparison (rtscope.analysis.compare), from sections.comparison: as
 terminal text and as markdown."""
 
+from collections.abc import Iterable
+from typing import Any
+
 from rtscope.analysis.compare import Comparison
 from rtscope.render import markdown as markdown_renderer
 from rtscope.render import text
@@ -17,6 +20,13 @@ def render_text(comparison: Comparison, style: Style) -> list[str]:
                         envelope.section((doc for g in comparison.groups for doc in g.docs), in_full=False),
                         Section(parts=(sections.figures_table(comparison), sections.legend(comparison)),
                                 notes=sections.invalid_notes(comparison.groups))], style)
+
+
+def envelope_text(docs: Iterable[dict[str, Any]], style: Style) -> list[str]:
+    """The square waves' envelopes among ``docs`` as terminal text, for runs too many (or too few) to
+    compare as groups; empty when none is a wave run."""
+    section = envelope.section(docs, in_full=False)
+    return text.render([section], style) if section else []
 
 
 def markdown(comparison: Comparison) -> str:
