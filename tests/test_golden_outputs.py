@@ -77,7 +77,7 @@ class _Structure(html.parser.HTMLParser):
     def handle_starttag(self, tag, attrs):
         if tag == "svg":
             self._in_svg += 1
-        elif tag in ("h1", "h2", "h3", "td", "th", "figcaption") and not self._in_svg:
+        elif tag in ("h1", "h2", "h3", "h4", "td", "th", "figcaption") and not self._in_svg:
             self._text = []
         elif tag == "tr":
             self._row = []
@@ -87,7 +87,7 @@ class _Structure(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag == "svg":
             self._in_svg -= 1
-        elif tag in ("h1", "h2", "h3", "figcaption") and self._text is not None:
+        elif tag in ("h1", "h2", "h3", "h4", "figcaption") and self._text is not None:
             text = " ".join("".join(self._text).split())
             self.lines.append(f"{tag}: {text[:60] if tag == 'figcaption' else text}")
             self._text = None

@@ -35,7 +35,7 @@ def render(results: Sequence[result.Result], *, adjusted: bool = True) -> str:
     report = subjects.report([run_result.doc for run_result in results], adjusted=adjusted)
     sampled = [m for m in report.first_measured().values() if not result.is_periodic(m)]
     sections = [*(build(report) for build in OPENING), *(_metric(report, m["id"], m["description"]) for m in sampled),
-                *(build(report) for build in CLOSING), *(_run(report, one) for one in report.runs)]
+                *(build(report) for build in CLOSING), _runs_in_detail(report)]
     count = f"{len(report.runs)} run{'s' if len(report.runs) != 1 else ''}"
     intro = Paragraph((f"{count}; made by rtscope {__version__}. Tables: times "
                        f"{'overhead-adjusted' if adjusted else 'as measured'}. Plots: times as measured (the probe's "
@@ -48,6 +48,13 @@ def _metric(report: Report, metric_id: str, description: str) -> Section:
     return Section(heading(metric_id), (Paragraph((description if subsections else
                                                    f"{description}. No run has a sample of it.",)),),
                    subsections=subsections, anchor=f"metric-{metric_id}")
+
+
+def _runs_in_detail(report: Report) -> Section:
+    """Every run as `show` tells it, under one heading: the page's contents stay a table of contents
+    however many runs there are (the overview links to each run)."""
+    return Section(heading("Each run in detail"), anchor="runs-in-detail",
+                   subsections=tuple(_run(report, one) for one in report.runs))
 
 
 def _run(report: Report, one: Run) -> Section:
