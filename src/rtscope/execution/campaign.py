@@ -1,5 +1,7 @@
 """Running a campaign: its cells' requests checked against the target before anything runs, the
-campaign to measure into (new, or resumed), each run tagged with its cell, and the progress line."""
+campaign to measure into (new, resumed, or extended to more repetitions), the loop that measures what
+is missing — repetitions interleaved, a load kept running across the consecutive cells that share it,
+each run stored tagged with its cell as it ends — and the progress line."""
 
 import secrets
 import sys
