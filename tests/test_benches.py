@@ -73,7 +73,8 @@ def test_a_capture_is_judged_period_by_period(probe, tmp_path, capture):
     ran, doc = _import(probe, tmp_path, capture, "channel=D1", "period_us=10")
     assert ran.returncode == 0, ran.stderr
     assert doc["benches"][0]["params"] == {"file": str(CAPTURES / capture), "channel": "D1", "period_us": 10,
-                                           "format": "auto"}
+                                           "format": "auto", "driver": "", "config": "", "group": "Logic",
+                                           "samples": 1000}
     metrics = _metrics(doc)
     assert all(m["labels"] == {"model": "capture", "period_us": 10} and m["valid"] for m in metrics.values())
     assert metrics["wave.period"]["checks"] == SQUARE

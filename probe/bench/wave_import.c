@@ -19,6 +19,11 @@
  * samplerate of its $comment, else its timescale), and it has no blind
  * intervals. Memory is bounded: the file is read in chunks through the
  * port, and nothing is kept per sample or edge.
+ *
+ * Live (the driver parameter): the bench runs sigrok-cli itself through
+ * the port's processes (argv, no shell) into a temporary file, bounded by
+ * the run's duration and stopped with it (or Ctrl-C), then reads that file
+ * as an imported one and removes it.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -463,6 +468,9 @@ static bool vcd_change(importer *im, const char *id, uint64_t *at_ns)
         return vcd_section(im, NULL, NULL);
     if (w[0] == '$') /* $dumpvars and the like around changes, and their $end */
         return true;
+    if (w[strlen(w) - 1] == ':') /* "A0: -10.0000 V DC": libsigrok 0.5.2 writes analog samples so */
+        return bad(im, "line %lu: analog samples ('%.20s'): capture logic channels only (e.g. demo:analog_channels=0)",
+                   im->text_line, w);
     return bad(im, "line %lu: '%.20s' is not a value change", im->text_line, w);
 }
 
@@ -477,6 +485,186 @@ static bool import_vcd(importer *im)
         if (!vcd_change(im, id, &at_ns))
             return false;
     return got == 0;
+}
+
+/* ---------------------------------------------------------- live capture */
+
+#define TOOL_NS 2000000000ull        /* mktemp and rm end at once: longer means something is wrong */
+#define SLICE_NS 50000000ull         /* how often a capture looks at the stop flag */
+#define STOP_GRACE_NS 1000000000ull  /* from SIGTERM to SIGKILL */
+#define TEMP_BYTES 128               /* the temporary file's path (rts_proc_last_line's 127 bytes) */
+
+/* What a live capture is asked for: the bench's parameters. */
+typedef struct {
+    const char *driver, *config, *group, *format;
+    double samples;
+} live_plan;
+
+/* A live capture: sigrok-cli writing into a temporary file of the bench's. */
+typedef struct {
+    rts_ctx *ctx;
+    char path[TEMP_BYTES];   /* the temporary file; "" before it exists */
+    char name[RTS_MESSAGE_TEXT]; /* "sigrok-cli --driver demo", what messages name */
+} live;
+
+/* p, still running, asked to end, then killed with its group when it does not. */
+static void proc_stop(rts_proc *p, int *status)
+{
+    rts_proc_signal(p, false);
+    if (rts_proc_wait(p, STOP_GRACE_NS, status) == RTS_OK)
+        return;
+    rts_proc_signal(p, true);
+    rts_proc_wait(p, RTS_FOREVER, status);
+}
+
+/* Run a quick tool of the system (argv) to its end and copy its last line
+ * into line; false after failing the bench. The port makes no temporary
+ * files of its own: mktemp and rm, run as its processes, make and remove
+ * the capture's. */
+static bool tool_run(rts_ctx *ctx, const char *const *argv, char *line, size_t size)
+{
+    char why[RTS_MESSAGE_TEXT];
+    rts_proc *p;
+    rts_proc_attr attr = { .argv = argv, .cpu = -1 };
+    if (rts_proc_spawn(&p, &attr, why, sizeof why) != RTS_OK) {
+        rts_ctx_fail(ctx, "%s", why);
+        return false;
+    }
+    int status = 0;
+    bool ended = rts_proc_wait(p, TOOL_NS, &status) == RTS_OK;
+    if (!ended)
+        proc_stop(p, &status);
+    snprintf(line, size, "%s", rts_proc_last_line(p));
+    rts_proc_release(p);
+    if (!ended)
+        rts_ctx_fail(ctx, "%s did not end within %.0f s: killed", argv[0], TOOL_NS / 1e9);
+    else if (status != 0)
+        rts_ctx_fail(ctx, "%s ended with exit status %d", argv[0], status);
+    return ended && status == 0;
+}
+
+/* A new temporary file (mktemp) into lv->path; false after failing the
+ * bench, lv->path "" then (nothing to remove). A path of 127 bytes may be
+ * cut (rts_proc_last_line): never one to remove. */
+static bool temp_make(live *lv)
+{
+    const char *argv[] = { "mktemp", NULL };
+    bool ok = tool_run(lv->ctx, argv, lv->path, sizeof lv->path);
+    size_t n = strlen(lv->path);
+    if (ok && (n == 0 || n >= TEMP_BYTES - 1))
+        rts_ctx_fail(lv->ctx, "mktemp named no temporary file of a path under %d bytes ('%s')", TEMP_BYTES - 1,
+                     lv->path);
+    if (!ok || n == 0 || n >= TEMP_BYTES - 1)
+        lv->path[0] = '\0';
+    return lv->path[0] != '\0';
+}
+
+/* Remove the temporary file, if made, and release lv; false after failing the bench. */
+static bool live_close(live *lv)
+{
+    char line[2];
+    const char *argv[] = { "rm", "-f", "--", lv->path, NULL };
+    bool ok = !lv->path[0] || tool_run(lv->ctx, argv, line, sizeof line);
+    rts_heap_free(lv);
+    return ok;
+}
+
+/* sigrok-cli's arguments for plan into path (argv holds 16). Every
+ * channel is captured: with a subset (--channels) libsigrok 0.5.2 writes
+ * wrong data (probe/tests/data/README.md). --channel-group goes with
+ * --config only, which it applies to (the demo's pattern is an option of
+ * its Logic group; without --config sigrok-cli ignores it). VCD unless CSV
+ * is asked for: VCD is written change by change, and with analog
+ * channels on 0.5.2's CSV mixes their lines into the logic samples. */
+static void sigrok_argv(const live_plan *plan, const char *path, char samples[24], const char *argv[16])
+{
+    int n = 0;
+    snprintf(samples, 24, "%.0f", plan->samples);
+    argv[n++] = "sigrok-cli";
+    argv[n++] = "--driver";
+    argv[n++] = plan->driver;
+    if (plan->config[0] && plan->group[0]) {
+        argv[n++] = "--channel-group";
+        argv[n++] = plan->group;
+    }
+    if (plan->config[0]) {
+        argv[n++] = "--config";
+        argv[n++] = plan->config;
+    }
+    argv[n++] = "--samples";
+    argv[n++] = samples;
+    argv[n++] = "--output-format";
+    argv[n++] = strcmp(plan->format, "csv") == 0 ? "csv:time=true" : "vcd";
+    argv[n++] = "--output-file";
+    argv[n++] = path;
+    argv[n] = NULL;
+}
+
+/* Fail the bench for a capture that did not end well: stopped (by the
+ * run's end or the user), or ended with a status. */
+static void capture_failed(live *lv, rts_proc *p, bool ended, int status)
+{
+    const char *line = rts_proc_last_line(p);
+    if (!ended && rts_stop_requested())
+        rts_ctx_fail(lv->ctx, "%s: interrupted, the capture stopped", lv->name);
+    else if (!ended)
+        rts_ctx_fail(lv->ctx, "%s did not end within the run's %g s: stopped (fewer samples, or a longer --duration)",
+                     lv->name, rts_ctx_planned_s(lv->ctx));
+    else
+        rts_ctx_fail(lv->ctx, "%s ended with exit status %d: %s%s%s", lv->name, status, line[0] ? "'" : "",
+                     line[0] ? line : "nothing on its standard output (its reason is on standard error)",
+                     line[0] ? "'" : "");
+}
+
+/* Capture with sigrok-cli into lv->path, within the run's duration; false
+ * after failing the bench. Nothing of it runs on return. */
+static bool capture(live *lv, const live_plan *plan)
+{
+    const char *argv[16];
+    char samples[24], why[RTS_MESSAGE_TEXT];
+    sigrok_argv(plan, lv->path, samples, argv);
+    rts_proc *p;
+    rts_proc_attr attr = { .argv = argv, .cpu = -1 };
+    if (rts_proc_spawn(&p, &attr, why, sizeof why) != RTS_OK) {
+        rts_ctx_fail(lv->ctx, "%s", why);
+        return false;
+    }
+    int status = 0;
+    bool ended = false;
+    while (!ended && !rts_ctx_stopping(lv->ctx))
+        ended = rts_proc_wait(p, SLICE_NS, &status) == RTS_OK;
+    if (!ended)
+        proc_stop(p, &status);
+    if (!ended || status != 0)
+        capture_failed(lv, p, ended, status);
+    rts_proc_release(p);
+    return ended && status == 0;
+}
+
+/* A live capture of plan, made in a temporary file (lv->path); NULL after
+ * failing the bench, with nothing left running or behind. Release with live_close. */
+static live *live_capture(rts_ctx *ctx, const live_plan *plan)
+{
+    if (!(rts_port_caps() & RTS_CAP_PROCESSES)) {
+        rts_ctx_fail(ctx, "a live capture runs sigrok-cli: this port cannot run programs");
+        return NULL;
+    }
+    if (!rts_proc_findable("sigrok-cli")) {
+        rts_ctx_fail(ctx, "sigrok-cli is not installed: a live capture needs it (Debian: apt install sigrok-cli)");
+        return NULL;
+    }
+    live *lv = rts_heap_alloc(sizeof *lv);
+    if (!lv) {
+        rts_ctx_fail(ctx, "out of memory for a live capture");
+        return NULL;
+    }
+    *lv = (live){ .ctx = ctx };
+    snprintf(lv->name, sizeof lv->name, "sigrok-cli --driver %s", plan->driver);
+    if (!temp_make(lv) || !capture(lv, plan)) {
+        live_close(lv);
+        return NULL;
+    }
+    return lv;
 }
 
 /* ------------------------------------------------------------------ run */
@@ -527,14 +715,10 @@ static bool import(importer *im, const char *format)
     return ok;
 }
 
-/* An importer of the capture at path (opened) for channel; NULL after
- * failing the bench. Release with importer_close. */
-static importer *importer_open(rts_ctx *ctx, const char *path, const char *channel)
+/* An importer of the capture at path (opened), named name in messages,
+ * for channel; NULL after failing the bench. Release with importer_close. */
+static importer *importer_open(rts_ctx *ctx, const char *path, const char *name, const char *channel)
 {
-    if (!path[0]) {
-        rts_ctx_fail(ctx, "name the capture: --param file=PATH");
-        return NULL;
-    }
     char why[RTS_MESSAGE_TEXT];
     rts_file *file;
     if (rts_file_open(&file, path, why, sizeof why) != RTS_OK) {
@@ -547,7 +731,7 @@ static importer *importer_open(rts_ctx *ctx, const char *path, const char *chann
         rts_file_close(file);
         return NULL;
     }
-    *im = (importer){ .ctx = ctx, .path = path, .channel = channel, .level = -1,
+    *im = (importer){ .ctx = ctx, .path = name, .channel = channel, .level = -1,
                       .in = { .file = file, .ctx = ctx, .line = 1 } };
     return im;
 }
@@ -558,13 +742,14 @@ static void importer_close(importer *im)
     rts_heap_free(im);
 }
 
-static int run(rts_ctx *ctx)
+/* The capture at path analysed; false after failing the bench. */
+static bool analyse(rts_ctx *ctx, const char *path, const char *name)
 {
     /* 1. The capture opened, the metrics made. */
     double period_us = rts_ctx_param(ctx, "period_us");
-    importer *im = importer_open(ctx, rts_ctx_param_text(ctx, "file"), rts_ctx_param_text(ctx, "channel"));
+    importer *im = importer_open(ctx, path, name, rts_ctx_param_text(ctx, "channel"));
     if (!im)
-        return 1;
+        return false;
     bool ok = wave_metrics_make(ctx, &im->metrics, "capture", period_us);
     /* 2. Its samples through the edge analysis, as they are read. */
     if (ok) {
@@ -574,14 +759,43 @@ static int run(rts_ctx *ctx)
     /* 3. What the analysis saw. */
     ok = ok && judge(im, period_us);
     importer_close(im);
-    return ok ? 0 : 1;
+    return ok;
+}
+
+static int run(rts_ctx *ctx)
+{
+    const char *file = rts_ctx_param_text(ctx, "file");
+    live_plan plan = { .driver = rts_ctx_param_text(ctx, "driver"), .config = rts_ctx_param_text(ctx, "config"),
+                       .group = rts_ctx_param_text(ctx, "group"), .format = rts_ctx_param_text(ctx, "format"),
+                       .samples = rts_ctx_param(ctx, "samples") };
+    if (!plan.driver[0]) {
+        if (!file[0])
+            rts_ctx_fail(ctx, "name the capture (--param file=PATH) or a driver to capture live (--param driver=demo)");
+        return file[0] && analyse(ctx, file, file) ? 0 : 1;
+    }
+    if (file[0]) {
+        rts_ctx_fail(ctx, "file and driver both given: import a capture (file) or capture live (driver), not both");
+        return 1;
+    }
+    live *lv = live_capture(ctx, &plan);
+    if (!lv)
+        return 1;
+    bool ok = analyse(ctx, lv->path, lv->name);
+    return live_close(lv) && ok ? 0 : 1;
 }
 
 static const rts_param_decl params[] = {
     RTS_PARAM_TEXT("file", "", "the capture: sigrok-cli -O csv (rows are samples) or -O vcd"),
     RTS_PARAM_TEXT("channel", "D0", "the channel of the wave, by its sigrok name"),
     { "period_us", "1000", 0.01, 1e7, false, "the wave's nominal period in microseconds" },
-    RTS_PARAM_CHOICE("format", "auto", "auto,csv,vcd", "the capture's format; auto: VCD when it begins with $"),
+    RTS_PARAM_CHOICE("format", "auto", "auto,csv,vcd",
+                     "the capture's format; auto: VCD when it begins with $ (a live capture: VCD unless csv)"),
+    RTS_PARAM_TEXT("driver", "",
+                   "capture live with sigrok-cli --driver this (e.g. demo:analog_channels=0); \"\": import file"),
+    RTS_PARAM_TEXT("config", "", "a live capture's sigrok-cli --config (e.g. pattern=incremental); \"\": none"),
+    RTS_PARAM_TEXT("group", "Logic",
+                   "the channel group --config applies to (sigrok-cli --channel-group); \"\": the device's"),
+    { "samples", "1000", 1, 1e12, true, "how many samples a live capture takes (sigrok-cli --samples)" },
 };
 
 RTS_BENCH_DEFINE(rts_bench_wave_import) = {
