@@ -699,8 +699,8 @@ static bool judge(importer *im, double period_us)
         return bad(im, "%llu period%s on channel %s: a wave of at least 2 is needed",
                    (unsigned long long)c->periods_judged, c->periods_judged == 1 ? "" : "s", im->channel);
     if (period_us * 1000.0 < 4.0 * im->interval_ns)
-        rts_metric_invalidate(im->metrics.period, "its sample interval of %.0f ns cannot resolve a period of %g us",
-                              im->interval_ns, period_us);
+        wave_metrics_invalidate(&im->metrics, "its sample interval of %.0f ns cannot resolve a period of %g us",
+                                im->interval_ns, period_us);
     return true;
 }
 

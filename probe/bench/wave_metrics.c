@@ -2,6 +2,7 @@
 #include "wave_metrics.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 const char *const wave_metric_ids[] = { "wave.period", "wave.high", "wave.rel_error", "wave.duty", NULL };
@@ -53,4 +54,16 @@ void wave_metrics_check(const wave_metrics *w, const rts_edge_counts *c, uint64_
     rts_metric_check_int(w->period, "missed_periods", (long long)c->missed_periods);
     rts_metric_check_int(w->period, "resolution_ns", (long long)resolution_ns);
     rts_metric_check_double(w->period, "blind_fraction", blind_fraction);
+}
+
+void wave_metrics_invalidate(const wave_metrics *w, const char *fmt, ...)
+{
+    char reason[RTS_MESSAGE_TEXT];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    rts_metric *all[] = { w->period, w->high, w->rel_error, w->duty };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        rts_metric_invalidate(all[i], "%s", reason);
 }

@@ -28,6 +28,10 @@ bool wave_metrics_make(rts_ctx *ctx, wave_metrics *w, const char *model, double 
  * with w as its arg. */
 void wave_metrics_add(void *w, const rts_period *p);
 
+/* Mark all of w's metrics invalid for one reason (printf-style): they all
+ * come from the same edges. */
+void wave_metrics_invalidate(const wave_metrics *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Record on wave.period what the analysis counted (edges_seen,
  * periods_judged, periods_blind, missed_periods), the observer's
  * resolution_ns and the fraction of the time it was blind. */

@@ -19,7 +19,6 @@
  * is left running (the port kills it also when the probe itself ends).
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -470,22 +469,6 @@ static bool judge_generator(wave_run *w, long long toggles, uint64_t edges)
     return false;
 }
 
-/* Mark every metric of the wave invalid for one reason: they all come
- * from the same edges. */
-static void invalidate_wave(observer *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void invalidate_wave(observer *o, const char *fmt, ...)
-{
-    char reason[RTS_MESSAGE_TEXT];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(reason, sizeof reason, fmt, ap);
-    va_end(ap);
-    const wave_metrics *m = &o->metrics;
-    rts_metric *all[] = { m->period, m->high, m->rel_error, m->duty };
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        rts_metric_invalidate(all[i], "%s", reason);
-}
-
 /* The checks of docs/wave.md on wave.period, and what makes the wave invalid. */
 static void judge_wave(wave_run *w, long long toggles)
 {
@@ -502,17 +485,19 @@ static void judge_wave(wave_run *w, long long toggles)
     rts_metric_check_int(m, "generator_toggles", toggles);
     rts_metric_check_int(m, "extra_edges", (long long)extra);
     if (blind_fraction > max_blind)
-        invalidate_wave(o, "the observer was blind for %.1f %% of the run (max_blind %.1f %%)",
-                        100.0 * blind_fraction, 100.0 * max_blind);
+        wave_metrics_invalidate(&o->metrics, "the observer was blind for %.1f %% of the run (max_blind %.1f %%)",
+                                100.0 * blind_fraction, 100.0 * max_blind);
     else if (toggles >= 0 && extra)
-        invalidate_wave(o, "the observer saw %llu edges, %llu more than the generator's %llu toggles",
-                        (unsigned long long)c->edges_seen, (unsigned long long)extra, (unsigned long long)made);
+        wave_metrics_invalidate(&o->metrics,
+                                "the observer saw %llu edges, %llu more than the generator's %llu toggles",
+                                (unsigned long long)c->edges_seen, (unsigned long long)extra, (unsigned long long)made);
     else if (missing > hideable_edges(o))
-        invalidate_wave(o, "the observer missed %llu of the generator's %llu toggles, more than the %llu its %.1f ms "
-                           "blind can hide: toggles closer together than its resolution of %llu ns",
-                        (unsigned long long)missing, (unsigned long long)made,
-                        (unsigned long long)hideable_edges(o),
-                        (double)c->blind_ns / 1e6, (unsigned long long)resolution);
+        wave_metrics_invalidate(&o->metrics,
+                                "the observer missed %llu of the generator's %llu toggles, more than the %llu "
+                                "its %.1f ms blind can hide: toggles closer together than its resolution of %llu ns",
+                                (unsigned long long)missing, (unsigned long long)made,
+                                (unsigned long long)hideable_edges(o), (double)c->blind_ns / 1e6,
+                                (unsigned long long)resolution);
 }
 
 /* Stop what still runs, in order: the watch, the generator (its last
