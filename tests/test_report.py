@@ -124,8 +124,9 @@ def test_a_report_of_every_result_format(rtscope, tmp_path):
     assert "Worst latency over time" in text and "threshold 100 µs" in text
     assert "! not as requested" in text  # the refused golden run
     assert "Verdict: which is best" in text and "Comparison: every group" in text
-    # Per time metric a histogram and a box plot, per metric with series one more; the Thread-Metric bars.
-    assert len(PLOT.findall(text)) == 2 * 6 + 4 + 1
+    # Per metric of samples a histogram and a box plot (6 of time, the v4 wave's 4), per metric with series
+    # one more; the Thread-Metric bars; the wave's envelope chart.
+    assert len(PLOT.findall(text)) == 2 * (6 + 4) + 4 + 1 + 1
 
 
 def test_the_page_needs_nothing_from_elsewhere(rtscope, tmp_path, page_inputs):
