@@ -83,7 +83,7 @@ def test_bad_load_specs_get_one_line(texts, message):
 @pytest.mark.parametrize("name", sorted(TOOLS))
 def test_each_load_runs_is_verified_and_leaves_nothing(name):
     needs(TOOLS[name])
-    with session.running(LOCAL, kinds.parse([name]), settle_s=0.6) as active:
+    with session.Session(LOCAL, settle_s=0.6) as loads, loads.hold(kinds.parse([name])) as active:
         assert processes_of((TOOLS[name],))
         record = active[0].record()
     assert record["held"] and record["cpus_used"] > 0
@@ -95,7 +95,8 @@ def test_each_load_runs_is_verified_and_leaves_nothing(name):
 
 def test_loads_are_stopped_when_the_run_fails():
     needs("stress-ng", "iperf3")
-    with pytest.raises(RuntimeError), session.running(LOCAL, kinds.parse(["cpu,net"]), settle_s=0.4):
+    with pytest.raises(RuntimeError), session.Session(LOCAL, settle_s=0.4) as loads, \
+            loads.hold(kinds.parse(["cpu,net"])):
         raise RuntimeError("the probe crashed")
     assert not await_gone(("stress-ng", "iperf3"), timeout_s=2)
 
@@ -105,7 +106,7 @@ def test_a_load_that_ends_during_the_run_did_not_hold(monkeypatch):
                            lambda s, w: [["sh", "-c", "timeout --foreground 1 sh -c 'while :; do :; done'; exit 3"]],
                       lambda s, w: 0.2)
     monkeypatch.setitem(kinds.KINDS, "cpu", brief)
-    with session.running(LOCAL, kinds.parse(["cpu"]), settle_s=0.2) as active:
+    with session.Session(LOCAL, settle_s=0.2) as loads, loads.hold(kinds.parse(["cpu"])) as active:
         time.sleep(2.5)  # the run outlives the load
     record = active[0].record()
     assert not record["held"]
@@ -117,7 +118,7 @@ def test_a_load_that_does_not_really_run_is_refused(monkeypatch):
                                lambda s, w: [["sleep", "30"]], lambda s, w: 1.0)
     monkeypatch.setitem(kinds.KINDS, "cpu", idle_tool)
     with pytest.raises(RtscopeError, match=r"load cpu is not really running: its processes used 0 CPUs"):
-        with session.running(LOCAL, kinds.parse(["cpu"]), settle_s=0.2):
+        with session.Session(LOCAL, settle_s=0.2) as loads, loads.hold(kinds.parse(["cpu"])):
             pass
     assert not await_gone(("sleep 30",), timeout_s=2)
 

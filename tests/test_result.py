@@ -6,7 +6,8 @@ import pytest
 
 import builders
 from conftest import FIXTURES, GOLDEN
-from rtscope.model import result
+from rtscope.model import result, units
+from rtscope.paths import schema_path
 from rtscope.errors import RtscopeError
 
 
@@ -76,3 +77,9 @@ def test_metric_lookup_and_summaries():
     assert found["id"] == "lat.wakeup"
     assert result.metric(doc, "no.such") is None
     assert result.summary(found)["p50"] == result.summary(found, adjusted=False)["p50"] - builders.OVERHEAD_NS
+
+
+def test_the_units_registry_and_the_schema_agree():
+    schema = json.loads(schema_path(result.VERSION).read_text(encoding="utf-8"))
+    assert schema["$defs"]["metric"]["properties"]["unit"]["enum"] == list(units.DOCUMENT_UNITS)
+    assert all(name in units.UNITS for name in units.DOCUMENT_UNITS)

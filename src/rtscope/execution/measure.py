@@ -83,4 +83,4 @@ def exit_status(doc: dict[str, Any]) -> int:
         return INTERRUPTED
     if doc["run"]["status"] == "failed" or any(bench["status"] == "failed" for bench in doc["benches"]):
         return FAILED
-    return 0
+    return COMPLETE

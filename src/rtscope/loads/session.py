@@ -161,14 +161,6 @@ class Session:
             self._scratch = None
 
 
-@contextlib.contextmanager
-def running(transport: Transport, specs: tuple[LoadSpec, ...], settle_s: float = DEFAULT_SETTLE_S,
-            progress: Callable[[str], None] = lambda line: None) -> Iterator[list[ActiveLoad]]:
-    """``specs`` started, settled and verified for one run; stopped on leaving."""
-    with Session(transport, settle_s, progress) as session, session.hold(specs) as active:
-        yield active
-
-
 class _Meter:
     """The CPU time of the loads' process groups and the loopback traffic from now to :meth:`record`."""
 

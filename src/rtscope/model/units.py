@@ -72,6 +72,7 @@ BYTES_PER_S = Unit("bytes/s", "throughput", lower_is_better=False, steps=_BYTES_
 CYCLES = Unit("cycles", "cycle-counter ticks", lower_is_better=True, whole=True)
 
 UNITS = {unit.name: unit for unit in (NS, COUNT, RATIO, PERCENT, BYTES_PER_S, CYCLES)}
+# The units a result document may name: the schema of the current format enumerates exactly these.
 DOCUMENT_UNITS = ("ns", "count", "ratio", "percent", "bytes/s")
 
 
