@@ -6,7 +6,9 @@ to the columns that listing needs; ``metrics`` keeps a few figures per metric fo
 is not an rtscope database is refused without being touched; one of schema version 1 is upgraded.
 """
 
+import contextlib
 import json
+import os
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -260,16 +262,27 @@ class Store:
 
     @classmethod
     def _create(cls, path: Path) -> "Store":
+        """Make the database under a temporary name and link it into place whole: a reader that opens
+        the path meanwhile (rtscope runs beside a first campaign) finds no file or a complete one,
+        never one without its tables. A process that created it first wins; this one opens theirs."""
+        temporary = path.parent / f".{path.name}.{os.getpid()}.tmp"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            connection = _connect(str(path))
-            # WAL lets readers and a writer work at once; the mode is kept in the file.
-            connection.execute("PRAGMA journal_mode = WAL")
-            connection.executescript(f"BEGIN; {_SCHEMA} INSERT INTO meta VALUES "
-                                     f"('schema_version', '{SCHEMA_VERSION}'); COMMIT;")
+            connection = _connect(str(temporary))
+            try:
+                # WAL lets readers and a writer work at once; the mode is kept in the file.
+                connection.execute("PRAGMA journal_mode = WAL")
+                connection.executescript(f"BEGIN; {_SCHEMA} INSERT INTO meta VALUES "
+                                         f"('schema_version', '{SCHEMA_VERSION}'); COMMIT;")
+            finally:
+                connection.close()  # its write-ahead log is checkpointed into the file and removed
+            with contextlib.suppress(FileExistsError):
+                os.link(temporary, path)
         except (OSError, sqlite3.Error) as error:
             raise RtscopeError(f"cannot create results database {path}: {error}") from None
-        return cls(connection, path)
+        finally:
+            temporary.unlink(missing_ok=True)
+        return cls._open_existing(path)
 
 
 def _connect(database: str, *, uri: bool = False) -> sqlite3.Connection:
