@@ -40,10 +40,39 @@ def _capture(probe: Path, tmp_path: Path, *params: str, duration: str = "5") -> 
     return ran, result.load(out).doc
 
 
-def _no_sigrok_of(tmp: Path) -> bool:
-    """No sigrok-cli writes into tmp (the test's own temporary directory) any more."""
-    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
-    return not [line for line in ps.splitlines() if line.startswith("sigrok-cli") and str(tmp) in line]
+def _sigrok_pids() -> set[int]:
+    """The sigrok-cli processes running now (zombies are gone already)."""
+    ps = subprocess.run(["ps", "-eo", "pid,stat,args"], capture_output=True, text=True, check=True).stdout
+    return {int(line.split()[0]) for line in ps.splitlines()[1:]
+            if line.split()[2:3] == ["sigrok-cli"] and not line.split()[1].startswith("Z")}
+
+
+def _sigrok_of(parent: int) -> list[int]:
+    """The sigrok-cli processes that parent started."""
+    ps = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True, check=True).stdout
+    return [int(line.split()[0]) for line in ps.splitlines()[1:]
+            if line.split()[1] == str(parent) and line.split()[2:3] == ["sigrok-cli"]]
+
+
+def _gone(pids: list[int], within_s: float = 5) -> bool:
+    deadline = time.monotonic() + within_s
+    while set(pids) & _sigrok_pids() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not set(pids) & _sigrok_pids()
+
+
+def _start_endless_capture(probe: Path, tmp_path: Path) -> tuple[subprocess.Popen, Path, list[int]]:
+    """wave.import capturing for ever (its temporary files under tmp_path/tmp), once its sigrok-cli runs."""
+    out, tmp = tmp_path / "run.json", tmp_path / "tmp"
+    tmp.mkdir()
+    argv = _argv(probe, out, "driver=demo:analog_channels=0", "samples=1000000000") + ["--duration", "30"]
+    run = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env={**os.environ, "TMPDIR": str(tmp)})
+    deadline = time.monotonic() + 10
+    while not (sigrok := _sigrok_of(run.pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert sigrok, "the capture did not begin within 10 s"
+    return run, tmp, sigrok
 
 
 @pytest.mark.parametrize("fmt", ["auto", "csv"])
@@ -70,10 +99,11 @@ def test_a_live_capture_of_the_demo_driver_is_judged_as_an_imported_one(probe, t
                "or a longer --duration)")),
 ])
 def test_a_capture_that_fails_fails_the_bench_with_one_line(probe, tmp_path, params, error):
+    before = _sigrok_pids()
     ran, doc = _capture(probe, tmp_path, *params, duration="1")
     bench = doc["benches"][0]
     assert ran.returncode == 1 and bench["status"] == "failed" and re.fullmatch(error, bench["error"])
-    assert _no_sigrok_of(tmp_path)
+    assert _sigrok_pids() <= before
     if params == ("driver=nosuch",):
         assert "Driver nosuch not found." in ran.stderr
 
@@ -95,16 +125,20 @@ def test_without_sigrok_cli_the_bench_names_its_debian_package(probe, tmp_path):
 
 
 def test_ctrl_c_stops_the_capture_and_leaves_nothing_behind(probe, tmp_path):
-    out, tmp = tmp_path / "run.json", tmp_path / "tmp"
-    tmp.mkdir()
-    argv = _argv(probe, out, "driver=demo:analog_channels=0", "samples=1000000000") + ["--duration", "30"]
-    run = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           env={**os.environ, "TMPDIR": str(tmp)})
-    deadline = time.monotonic() + 10
-    while not list(tmp.iterdir()) and time.monotonic() < deadline:  # the capture has begun: its file is there
-        time.sleep(0.05)
+    run, tmp, sigrok = _start_endless_capture(probe, tmp_path)
     run.send_signal(signal.SIGINT)
     run.communicate(timeout=30)
-    assert run.returncode == 130 and list(tmp.iterdir()) == [] and _no_sigrok_of(tmp_path)
-    bench = json.loads(out.read_text())["benches"][0]
+    assert run.returncode == 130 and list(tmp.iterdir()) == [] and _gone(sigrok)
+    bench = json.loads((tmp_path / "run.json").read_text())["benches"][0]
     assert bench["error"] == "sigrok-cli --driver demo:analog_channels=0: interrupted, the capture stopped"
+
+
+def test_a_probe_killed_mid_capture_leaves_no_file_and_no_sigrok_cli(probe, tmp_path):
+    """SIGKILL gives the probe no chance to clean up: its capture file is unnamed (gone with its last
+    descriptor) and its sigrok-cli dies with it."""
+    run, tmp, sigrok = _start_endless_capture(probe, tmp_path)
+    [capture_file] = [arg for arg in Path(f"/proc/{sigrok[0]}/cmdline").read_text().split("\0") if "/fd/" in arg]
+    assert capture_file.startswith(f"/proc/{run.pid}/fd/")
+    run.kill()
+    run.communicate(timeout=30)
+    assert list(tmp.iterdir()) == [] and _gone(sigrok)

@@ -21,9 +21,10 @@
  * port, and nothing is kept per sample or edge.
  *
  * Live (the driver parameter): the bench runs sigrok-cli itself through
- * the port's processes (argv, no shell) into a temporary file, bounded by
- * the run's duration and stopped with it (or Ctrl-C), then reads that file
- * as an imported one and removes it.
+ * the port's processes (argv, no shell) into the port's temporary file
+ * (gone with the probe, even after a SIGKILL), bounded by the run's
+ * duration and stopped with it (or Ctrl-C), then reads that file as an
+ * imported one.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -489,10 +490,8 @@ static bool import_vcd(importer *im)
 
 /* ---------------------------------------------------------- live capture */
 
-#define TOOL_NS 2000000000ull        /* mktemp and rm end at once: longer means something is wrong */
 #define SLICE_NS 50000000ull         /* how often a capture looks at the stop flag */
 #define STOP_GRACE_NS 1000000000ull  /* from SIGTERM to SIGKILL */
-#define TEMP_BYTES 128               /* the temporary file's path (rts_proc_last_line's 127 bytes) */
 
 /* What a live capture is asked for: the bench's parameters. */
 typedef struct {
@@ -500,10 +499,11 @@ typedef struct {
     double samples;
 } live_plan;
 
-/* A live capture: sigrok-cli writing into a temporary file of the bench's. */
+/* A live capture: sigrok-cli writing into a temporary file of the port's
+ * (gone with the probe, however it ends). */
 typedef struct {
     rts_ctx *ctx;
-    char path[TEMP_BYTES];   /* the temporary file; "" before it exists */
+    rts_tempfile *file;
     char name[RTS_MESSAGE_TEXT]; /* "sigrok-cli --driver demo", what messages name */
 } live;
 
@@ -517,56 +517,11 @@ static void proc_stop(rts_proc *p, int *status)
     rts_proc_wait(p, RTS_FOREVER, status);
 }
 
-/* Run a quick tool of the system (argv) to its end and copy its last line
- * into line; false after failing the bench. The port makes no temporary
- * files of its own: mktemp and rm, run as its processes, make and remove
- * the capture's. */
-static bool tool_run(rts_ctx *ctx, const char *const *argv, char *line, size_t size)
+/* Remove the temporary file and release lv. */
+static void live_close(live *lv)
 {
-    char why[RTS_MESSAGE_TEXT];
-    rts_proc *p;
-    rts_proc_attr attr = { .argv = argv, .cpu = -1 };
-    if (rts_proc_spawn(&p, &attr, why, sizeof why) != RTS_OK) {
-        rts_ctx_fail(ctx, "%s", why);
-        return false;
-    }
-    int status = 0;
-    bool ended = rts_proc_wait(p, TOOL_NS, &status) == RTS_OK;
-    if (!ended)
-        proc_stop(p, &status);
-    snprintf(line, size, "%s", rts_proc_last_line(p));
-    rts_proc_release(p);
-    if (!ended)
-        rts_ctx_fail(ctx, "%s did not end within %.0f s: killed", argv[0], TOOL_NS / 1e9);
-    else if (status != 0)
-        rts_ctx_fail(ctx, "%s ended with exit status %d", argv[0], status);
-    return ended && status == 0;
-}
-
-/* A new temporary file (mktemp) into lv->path; false after failing the
- * bench, lv->path "" then (nothing to remove). A path of 127 bytes may be
- * cut (rts_proc_last_line): never one to remove. */
-static bool temp_make(live *lv)
-{
-    const char *argv[] = { "mktemp", NULL };
-    bool ok = tool_run(lv->ctx, argv, lv->path, sizeof lv->path);
-    size_t n = strlen(lv->path);
-    if (ok && (n == 0 || n >= TEMP_BYTES - 1))
-        rts_ctx_fail(lv->ctx, "mktemp named no temporary file of a path under %d bytes ('%s')", TEMP_BYTES - 1,
-                     lv->path);
-    if (!ok || n == 0 || n >= TEMP_BYTES - 1)
-        lv->path[0] = '\0';
-    return lv->path[0] != '\0';
-}
-
-/* Remove the temporary file, if made, and release lv; false after failing the bench. */
-static bool live_close(live *lv)
-{
-    char line[2];
-    const char *argv[] = { "rm", "-f", "--", lv->path, NULL };
-    bool ok = !lv->path[0] || tool_run(lv->ctx, argv, line, sizeof line);
+    rts_tempfile_close(lv->file);
     rts_heap_free(lv);
-    return ok;
 }
 
 /* sigrok-cli's arguments for plan into path (argv holds 16). Every
@@ -616,13 +571,13 @@ static void capture_failed(live *lv, rts_proc *p, bool ended, int status)
                      line[0] ? "'" : "");
 }
 
-/* Capture with sigrok-cli into lv->path, within the run's duration; false
+/* Capture with sigrok-cli into lv's file, within the run's duration; false
  * after failing the bench. Nothing of it runs on return. */
 static bool capture(live *lv, const live_plan *plan)
 {
     const char *argv[16];
     char samples[24], why[RTS_MESSAGE_TEXT];
-    sigrok_argv(plan, lv->path, samples, argv);
+    sigrok_argv(plan, rts_tempfile_path(lv->file), samples, argv);
     rts_proc *p;
     rts_proc_attr attr = { .argv = argv, .cpu = -1 };
     if (rts_proc_spawn(&p, &attr, why, sizeof why) != RTS_OK) {
@@ -641,7 +596,7 @@ static bool capture(live *lv, const live_plan *plan)
     return ended && status == 0;
 }
 
-/* A live capture of plan, made in a temporary file (lv->path); NULL after
+/* A live capture of plan, made in a temporary file (lv->file); NULL after
  * failing the bench, with nothing left running or behind. Release with live_close. */
 static live *live_capture(rts_ctx *ctx, const live_plan *plan)
 {
@@ -660,7 +615,10 @@ static live *live_capture(rts_ctx *ctx, const live_plan *plan)
     }
     *lv = (live){ .ctx = ctx };
     snprintf(lv->name, sizeof lv->name, "sigrok-cli --driver %s", plan->driver);
-    if (!temp_make(lv) || !capture(lv, plan)) {
+    char why[RTS_MESSAGE_TEXT];
+    if (rts_tempfile_create(&lv->file, why, sizeof why) != RTS_OK)
+        rts_ctx_fail(ctx, "%s", why);
+    if (!lv->file || !capture(lv, plan)) {
         live_close(lv);
         return NULL;
     }
@@ -780,8 +738,9 @@ static int run(rts_ctx *ctx)
     live *lv = live_capture(ctx, &plan);
     if (!lv)
         return 1;
-    bool ok = analyse(ctx, lv->path, lv->name);
-    return live_close(lv) && ok ? 0 : 1;
+    bool ok = analyse(ctx, rts_tempfile_path(lv->file), lv->name);
+    live_close(lv);
+    return ok ? 0 : 1;
 }
 
 static const rts_param_decl params[] = {

@@ -490,4 +490,21 @@ rts_status rts_file_read(rts_file *f, void *buf, size_t size, size_t *got);
 /* Close f. NULL: nothing. */
 void rts_file_close(rts_file *f);
 
+/* A temporary file that another program writes (a logic analyzer's capture
+ * tool) and the probe then reads with rts_file_open. It is gone when closed
+ * and, where the platform can (Linux: an unnamed file, reached through
+ * /proc), also when the probe itself dies: a SIGKILL leaves nothing behind.
+ * RTS_ENOTSUP where RTS_CAP_FILES is missing. */
+typedef struct rts_tempfile rts_tempfile;
+
+/* Make an empty temporary file. On failure *out is NULL and why holds one line. */
+rts_status rts_tempfile_create(rts_tempfile **out, char *why, size_t whysize);
+
+/* A path to t that another process of the same user can open, for writing
+ * (truncating) or reading, for as long as t is open. */
+const char *rts_tempfile_path(const rts_tempfile *t);
+
+/* Close t and remove its file. NULL: nothing. */
+void rts_tempfile_close(rts_tempfile *t);
+
 #endif

@@ -1,9 +1,19 @@
-/* POSIX port: files read in chunks. Contracts in include/rtscope/port.h. */
+/*
+ * POSIX port: files read in chunks, and temporary files. Contracts in
+ * include/rtscope/port.h.
+ *
+ * On Linux a temporary file is unnamed (O_TMPFILE) and other processes reach
+ * it through /proc/PID/fd/N: when the probe dies, even by SIGKILL, the kernel
+ * frees it with the probe's last descriptor. Elsewhere, or on a file system
+ * without O_TMPFILE, it is a named file that rts_tempfile_close removes.
+ */
+#define _GNU_SOURCE
 #include "rtscope/port.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -58,4 +68,74 @@ void rts_file_close(rts_file *f)
         return;
     close(f->fd);
     rts_heap_free(f);
+}
+
+/* ------------------------------------------------------- temporary files */
+
+struct rts_tempfile {
+    int fd;
+    bool named;               /* a named file, removed on close */
+    char path[256];
+};
+
+static const char *temp_directory(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    return tmp && tmp[0] ? tmp : "/tmp";
+}
+
+/* An unnamed file in dir reached through /proc; false where there is none. */
+static bool temp_unnamed(rts_tempfile *t, const char *dir)
+{
+#ifdef O_TMPFILE
+    t->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (t->fd >= 0)
+        snprintf(t->path, sizeof t->path, "/proc/%ld/fd/%d", (long)getpid(), t->fd);
+    return t->fd >= 0 && access(t->path, W_OK) == 0;
+#else
+    (void)t;
+    (void)dir;
+    return false;
+#endif
+}
+
+rts_status rts_tempfile_create(rts_tempfile **out, char *why, size_t whysize)
+{
+    *out = NULL;
+    rts_tempfile *t = rts_heap_calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(why, whysize, "out of memory for a temporary file");
+        return RTS_ENOMEM;
+    }
+    const char *dir = temp_directory();
+    if (!temp_unnamed(t, dir)) {
+        if (t->fd >= 0)
+            close(t->fd);
+        snprintf(t->path, sizeof t->path, "%s/rtscope-XXXXXX", dir);
+        t->fd = mkostemp(t->path, O_CLOEXEC);
+        t->named = t->fd >= 0;
+    }
+    if (t->fd < 0) {
+        int err = errno;
+        snprintf(why, whysize, "cannot make a temporary file in %s: %s", dir, strerror(err));
+        rts_heap_free(t);
+        return err == EACCES || err == EPERM ? RTS_EPERM : RTS_EFAIL;
+    }
+    *out = t;
+    return RTS_OK;
+}
+
+const char *rts_tempfile_path(const rts_tempfile *t)
+{
+    return t->path;
+}
+
+void rts_tempfile_close(rts_tempfile *t)
+{
+    if (!t)
+        return;
+    if (t->named)
+        unlink(t->path);
+    close(t->fd);
+    rts_heap_free(t);
 }

@@ -548,3 +548,18 @@ rts_status rts_file_read(rts_file *f, void *buf, size_t size, size_t *got)
 }
 
 void rts_file_close(rts_file *f) { (void)f; }
+
+rts_status rts_tempfile_create(rts_tempfile **out, char *why, size_t whysize)
+{
+    *out = NULL;
+    snprintf(why, whysize, "this port has no files");
+    return RTS_ENOTSUP;
+}
+
+const char *rts_tempfile_path(const rts_tempfile *t)
+{
+    (void)t;
+    return "";
+}
+
+void rts_tempfile_close(rts_tempfile *t) { (void)t; }
