@@ -11,6 +11,13 @@
  * gap is its resolution, a gap over the blind limit is a blind interval
  * (descheduled, RT-throttled, a VM pause) whose periods are not judged.
  *
+ * On a board (pin=gpio) the generator drives a GPIO output line instead,
+ * and the observer takes the edges of an input line wired to it from the
+ * kernel's GPIO character device: each stamped by the kernel when it took
+ * the edge's interrupt, so the observer is never blind by being
+ * descheduled; it is blind only where the kernel dropped edges (their
+ * sequence numbers jump), between the edges around the drop.
+ *
  * The run ends when the generator has made its periods (it exits) or at the
  * planned end (the run's --duration, or the user's stop): whichever comes
  * first; the generator is then asked to stop (SIGTERM) and killed with its
@@ -46,18 +53,22 @@ typedef struct {
     const char *script;       /* scripts: the file in the scripts directory */
     const char *package;      /* scripts: the Debian package of the interpreter */
     unsigned needs_caps;      /* beyond processes and files */
+    bool drives_gpio;         /* can drive a GPIO line (pin=gpio) */
 } wave_model;
 
+/* The scripts write a file (the shared pin); c-mmap stores to a mapped page,
+ * which a GPIO line has no portable one of. The other C models write a
+ * line through the GPIO character device, the custom program its own way. */
 static const wave_model models[] = {
-    { "bash", RUN_SCRIPT, "bash", "wave.sh", "bash", 0 },
-    { "python", RUN_SCRIPT, "python3", "wave.py", "python3", 0 },
-    { "node", RUN_SCRIPT, "node", "wave.js", "nodejs", 0 },
-    { "c-file", RUN_SELF, NULL, NULL, NULL, 0 },
-    { "c-mmap", RUN_SELF, NULL, NULL, NULL, 0 },
-    { "c-rt", RUN_SELF, NULL, NULL, NULL, RTS_CAP_PRIORITY_SCHED | RTS_CAP_MLOCK },
-    { "c-busy", RUN_SELF, NULL, NULL, NULL, 0 },
-    { "c-timerfd", RUN_SELF, NULL, NULL, NULL, RTS_CAP_TICKER },
-    { "custom", RUN_CUSTOM, NULL, NULL, NULL, 0 },
+    { "bash", RUN_SCRIPT, "bash", "wave.sh", "bash", 0, false },
+    { "python", RUN_SCRIPT, "python3", "wave.py", "python3", 0, false },
+    { "node", RUN_SCRIPT, "node", "wave.js", "nodejs", 0, false },
+    { "c-file", RUN_SELF, NULL, NULL, NULL, 0, true },
+    { "c-mmap", RUN_SELF, NULL, NULL, NULL, 0, false },
+    { "c-rt", RUN_SELF, NULL, NULL, NULL, RTS_CAP_PRIORITY_SCHED | RTS_CAP_MLOCK, true },
+    { "c-busy", RUN_SELF, NULL, NULL, NULL, 0, true },
+    { "c-timerfd", RUN_SELF, NULL, NULL, NULL, RTS_CAP_TICKER, true },
+    { "custom", RUN_CUSTOM, NULL, NULL, NULL, 0, true },
 };
 
 static const wave_model *find_model(const char *name)
@@ -72,13 +83,16 @@ static const wave_model *find_model(const char *name)
 
 typedef struct {
     rts_ctx *ctx;
-    volatile unsigned char *pin;
+    volatile unsigned char *pin;  /* pin=shared: the byte polled */
+    rts_gpio *line;           /* pin=gpio: the input line whose edges the kernel stamps */
+    int line_level;           /* pin=gpio: its level when requested */
+    bool line_failed;         /* pin=gpio: its edges could not be read */
     uint64_t half_ns;
     uint64_t blind_limit_ns;  /* set by the observer after calibrating */
     uint64_t blind_from_ns;   /* blind_us as given */
     rts_edges edges;
     rts_hist *gaps;           /* every loop gap, ns: the median is the resolution */
-    uint64_t calibrated_ns;   /* the calibration's median, published by calibrated */
+    uint64_t calibrated_ns;   /* the resolution before the run, published by calibrated */
     uint64_t episodes;        /* blind intervals, overlapping ones counted once */
     uint64_t first_ns, last_ns;
     wave_metrics metrics;     /* the on_period of edges */
@@ -154,14 +168,48 @@ static void observe(void *arg)
     o->last_ns = prev;
 }
 
+/* pin=gpio: the kernel stamps each edge when it takes it, whenever this
+ * thread runs; the resolution is the clock's. Edges the kernel dropped
+ * (its buffer full because this thread did not read) leave the time from
+ * the edge before them to the edge after blind. */
+static void observe_gpio(void *arg)
+{
+    observer *o = arg;
+    uint64_t clock_res = rts_time_resolution_ns();
+    o->calibrated_ns = clock_res ? clock_res : 1;
+    o->first_ns = rts_time_ns();
+    atomic_store_explicit(&o->calibrated, 1, memory_order_release);
+    uint64_t prev = o->first_ns;
+    rts_gpio_edge e;
+    for (bool last = false; !last && !o->line_failed;) {
+        last = atomic_load_explicit(&o->quit, memory_order_acquire) != 0;
+        rts_status st;
+        while ((st = rts_gpio_next_edge(o->line, last ? 0 : WATCH_SLICE_NS, &e)) == RTS_OK) {
+            if (e.lost)
+                blind(o, prev, e.at_ns);
+            rts_edges_edge(&o->edges, e.at_ns, e.level);
+            bench_count(&o->edges_seen);
+            prev = e.at_ns;
+        }
+        o->line_failed = st != RTS_ETIMEDOUT;
+    }
+    o->last_ns = rts_time_ns();
+}
+
+/* The observer's resolution over the run. */
+static uint64_t resolution(const observer *o)
+{
+    return o->line ? o->calibrated_ns : (uint64_t)rts_hist_quantile(o->gaps, 0.5);
+}
+
 /* ------------------------------------------------------ the generator */
 
 /* What starts the generator: its argv and extra environment, kept here. */
 typedef struct {
     const char *argv[MAX_ARGS + 1];
-    const char *env[5];
+    const char *env[6];
     char self[512], script[512], command[RTS_PARAM_TEXT_MAX];
-    char pin_env[300], half_env[48], periods_env[48], prio_env[32];
+    char pin_env[300], line_env[48], half_env[48], periods_env[48], prio_env[32];
 } gen_plan;
 
 /* The scripts directory: the parameter, else probe/wave beside the probe's
@@ -253,12 +301,19 @@ static bool runnable(rts_ctx *ctx, const gen_plan *g, const wave_model *m)
     return false;
 }
 
-/* The generator interface's environment (docs/wave.md). */
+/* The generator interface's environment (docs/wave.md): the shared pin's
+ * file, or (pin NULL) the GPIO chip and output line. */
 static void plan_env(rts_ctx *ctx, gen_plan *g, const rts_pin *pin, uint64_t half_ns, uint64_t periods)
 {
     rts_thread_attr granted = rts_ctx_thread_attr(ctx, NULL, -1, 0);
     int n = 0;
-    snprintf(g->pin_env, sizeof g->pin_env, "RTSCOPE_PIN=%s", rts_pin_path(pin));
+    if (pin) {
+        snprintf(g->pin_env, sizeof g->pin_env, "RTSCOPE_PIN=%s", rts_pin_path(pin));
+    } else {
+        snprintf(g->pin_env, sizeof g->pin_env, "RTSCOPE_GPIO_CHIP=%s", rts_ctx_param_text(ctx, "chip"));
+        snprintf(g->line_env, sizeof g->line_env, "RTSCOPE_GPIO_LINE=%.0f", rts_ctx_param(ctx, "out_line"));
+        g->env[n++] = g->line_env;
+    }
     snprintf(g->half_env, sizeof g->half_env, "RTSCOPE_HALF_PERIOD_NS=%llu", (unsigned long long)half_ns);
     snprintf(g->periods_env, sizeof g->periods_env, "RTSCOPE_PERIODS=%llu", (unsigned long long)periods);
     g->env[n++] = g->pin_env;
@@ -337,6 +392,33 @@ static int generator_cpu(rts_ctx *ctx, int observer_cpu)
     return cpu;
 }
 
+/* pin=gpio: the input line the observer watches, wired to the generator's
+ * output line; false after rts_ctx_fail. */
+static bool open_line(wave_run *w)
+{
+    rts_ctx *ctx = w->ctx;
+    const char *chip = rts_ctx_param_text(ctx, "chip");
+    unsigned in = (unsigned)rts_ctx_param(ctx, "in_line"), out = (unsigned)rts_ctx_param(ctx, "out_line");
+    char why[RTS_MESSAGE_TEXT];
+    if (!(rts_port_caps() & RTS_CAP_GPIO))
+        rts_ctx_fail(ctx, "pin gpio: this build of the probe has no GPIO lines (the GPIO character device of Linux "
+                          "5.10 and later); pin=shared works everywhere");
+    else if (!w->model->drives_gpio)
+        rts_ctx_fail(ctx, "model %s cannot drive a GPIO line (%s); with pin=gpio use c-file, c-rt, c-busy, c-timerfd "
+                          "or custom", w->model->name,
+                     w->model->kind == RUN_SCRIPT ? "it writes a file: the shared pin"
+                                                  : "it stores to a mapped page, which a GPIO line has no portable one of");
+    else if (in == out)
+        rts_ctx_fail(ctx, "pin gpio: in_line and out_line are both %u; the observer's input is another line, wired to "
+                          "the output", in);
+    else if (rts_gpio_input(&w->obs.line, chip, in, &w->obs.line_level, why, sizeof why) != RTS_OK)
+        rts_ctx_fail(ctx, "pin gpio: %s (it needs a board's GPIO chip with out_line wired to in_line; pin=shared "
+                          "works everywhere)", why);
+    else
+        return true;
+    return false;
+}
+
 /* Model, CPUs, the generator's plan and the pin; false after rts_ctx_fail. */
 static bool prepare(wave_run *w)
 {
@@ -357,7 +439,10 @@ static bool prepare(wave_run *w)
                      w->gen_cpu);
         return false;
     }
-    if (rts_pin_create(&w->pin, why, sizeof why) != RTS_OK) {
+    if (strcmp(rts_ctx_param_text(ctx, "pin"), "gpio") == 0) {
+        if (!open_line(w))
+            return false;
+    } else if (rts_pin_create(&w->pin, why, sizeof why) != RTS_OK) {
         rts_ctx_fail(ctx, "%s", why);
         return false;
     }
@@ -372,7 +457,7 @@ static bool start_observer(wave_run *w)
     observer *o = &w->obs;
     rts_ctx *ctx = w->ctx;
     o->ctx = ctx;
-    o->pin = rts_pin_byte(w->pin);
+    o->pin = w->pin ? rts_pin_byte(w->pin) : NULL;
     o->half_ns = w->half_ns;
     o->blind_from_ns = (uint64_t)(rts_ctx_param(ctx, "blind_us") * 1000.0);
     o->gaps = rts_heap_alloc(sizeof *o->gaps);
@@ -382,7 +467,7 @@ static bool start_observer(wave_run *w)
     }
     rts_hist_init(o->gaps);
     rts_edges_init(&o->edges, o->metrics.nominal_ns, wave_metrics_add, &o->metrics);
-    o->thread = rts_ctx_spawn(ctx, "wave-observer", w->cpu, 0, observe, o);
+    o->thread = rts_ctx_spawn(ctx, "wave-observer", w->cpu, 0, o->line ? observe_gpio : observe, o);
     if (!o->thread)
         return false;
     bool ready = bench_await(&o->calibrated, 1, CALIBRATION_WAIT_NS);
@@ -477,14 +562,16 @@ static void judge_wave(wave_run *w, long long toggles)
     rts_metric *m = o->metrics.period;
     uint64_t span = o->last_ns > o->first_ns ? o->last_ns - o->first_ns : 1;
     double blind_fraction = (double)c->blind_ns / (double)span, max_blind = rts_ctx_param(w->ctx, "max_blind");
-    uint64_t resolution = (uint64_t)rts_hist_quantile(o->gaps, 0.5);
+    uint64_t res = resolution(o);
     uint64_t made = toggles > 0 ? (uint64_t)toggles : 0;
     uint64_t extra = c->edges_seen > made ? c->edges_seen - made : 0;
     uint64_t missing = made > c->edges_seen ? made - c->edges_seen : 0;
-    wave_metrics_check(&o->metrics, c, resolution, blind_fraction);
+    wave_metrics_check(&o->metrics, c, res, blind_fraction);
     rts_metric_check_int(m, "generator_toggles", toggles);
     rts_metric_check_int(m, "extra_edges", (long long)extra);
-    if (blind_fraction > max_blind)
+    if (o->line_failed)
+        wave_metrics_invalidate(&o->metrics, "the edges of the input line could not be read to the end");
+    else if (blind_fraction > max_blind)
         wave_metrics_invalidate(&o->metrics, "the observer was blind for %.1f %% of the run (max_blind %.1f %%)",
                                 100.0 * blind_fraction, 100.0 * max_blind);
     else if (toggles >= 0 && extra)
@@ -497,7 +584,7 @@ static void judge_wave(wave_run *w, long long toggles)
                                 "its %.1f ms blind can hide: toggles closer together than its resolution of %llu ns",
                                 (unsigned long long)missing, (unsigned long long)made,
                                 (unsigned long long)hideable_edges(o), (double)c->blind_ns / 1e6,
-                                (unsigned long long)resolution);
+                                (unsigned long long)res);
 }
 
 /* Stop what still runs, in order: the watch, the generator (its last
@@ -517,6 +604,7 @@ static void wave_release(wave_run *w)
 {
     rts_proc_release(w->watch.proc);
     rts_pin_close(w->pin);
+    rts_gpio_close(w->obs.line);
     rts_heap_free(w->obs.gaps);
 }
 
@@ -551,6 +639,13 @@ static const rts_param_decl params[] = {
                      "custom (command)"),
     RTS_PARAM_TEXT("command", "",
                    "model custom: the program and its arguments, split on spaces (no shell, no quoting)"),
+    RTS_PARAM_CHOICE("pin", "shared", "shared,gpio",
+                     "what is toggled and observed: shared (a memory page polled from another CPU; works "
+                     "everywhere) or gpio (a board's output line, wired to an input line whose edges the kernel "
+                     "stamps)"),
+    RTS_PARAM_TEXT("chip", "/dev/gpiochip0", "pin gpio: the GPIO chip of both lines"),
+    { "out_line", "0", 0, 511, true, "pin gpio: the generator's output line (its offset on the chip)" },
+    { "in_line", "1", 0, 511, true, "pin gpio: the observer's input line, wired to out_line" },
     RTS_PARAM_TEXT("scripts", "", "directory of wave.sh, wave.py, wave.js; empty: probe/wave beside the probe"),
     { "period_us", "1000", 0.01, 1e7, false, "the wave's period in microseconds (50 % duty)" },
     { "periods", "100", 1, 1e9, true, "periods to generate (the run also ends at --duration)" },

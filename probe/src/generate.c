@@ -14,6 +14,12 @@
  *              port's ticker: a timerfd on Linux).
  * A relative sleep drifts by the toggle's own cost and each wake-up's
  * lateness; the absolute ones do not (a late wake-up is caught up).
+ *
+ * On a board (RTSCOPE_GPIO_CHIP and RTSCOPE_GPIO_LINE instead of
+ * RTSCOPE_PIN) every model but c-mmap writes a GPIO output line through
+ * the kernel's GPIO character device, one ioctl per toggle; c-mmap, whose
+ * point is a store to memory, is refused (a GPIO register's address is the
+ * board's own).
  */
 #include "generate.h"
 
@@ -37,20 +43,22 @@ typedef struct {
     bool realtime;    /* SCHED_FIFO and mlockall first */
     wait_kind wait;
     unsigned needs_caps;
+    bool drives_gpio; /* can write a GPIO line instead */
 } gen_model;
 
 static const gen_model models[] = {
-    { "c-file", false, false, WAIT_RELATIVE, RTS_CAP_FILES },
-    { "c-mmap", true, false, WAIT_RELATIVE, RTS_CAP_FILES },
-    { "c-rt", true, true, WAIT_ABSOLUTE, RTS_CAP_FILES | RTS_CAP_PRIORITY_SCHED | RTS_CAP_MLOCK },
-    { "c-busy", true, false, WAIT_BUSY, RTS_CAP_FILES },
-    { "c-timerfd", true, false, WAIT_TICKER, RTS_CAP_FILES | RTS_CAP_TICKER },
+    { "c-file", false, false, WAIT_RELATIVE, RTS_CAP_FILES, true },
+    { "c-mmap", true, false, WAIT_RELATIVE, RTS_CAP_FILES, false },
+    { "c-rt", true, true, WAIT_ABSOLUTE, RTS_CAP_FILES | RTS_CAP_PRIORITY_SCHED | RTS_CAP_MLOCK, true },
+    { "c-busy", true, false, WAIT_BUSY, RTS_CAP_FILES, true },
+    { "c-timerfd", true, false, WAIT_TICKER, RTS_CAP_FILES | RTS_CAP_TICKER, true },
 };
 
 /* One generator's state. */
 typedef struct {
     const gen_model *model;
-    rts_pin *pin;
+    rts_pin *pin;             /* the shared pin, or */
+    rts_gpio *line;           /* a GPIO output line */
     rts_ticker *ticker;
     uint64_t half_ns, toggles_wanted, toggles, start_ns;
     char *why;                /* where a failure is said, of whysize bytes */
@@ -76,14 +84,14 @@ static const gen_model *find_model(const char *name)
     return NULL;
 }
 
-/* Environment variable name as a whole number from 1 to max into *out. */
-static bool env_count(const char *name, uint64_t max, uint64_t *out)
+/* Environment variable name as a whole number from min to max into *out. */
+static bool env_number(const char *name, uint64_t min, uint64_t max, uint64_t *out)
 {
     const char *text = getenv(name);
     char *end;
     errno = 0;
     unsigned long long v = text ? strtoull(text, &end, 10) : 0;
-    if (!text || end == text || *end || errno || v < 1 || v > max)
+    if (!text || end == text || *end || errno || v < min || v > max)
         return false;
     *out = v;
     return true;
@@ -93,7 +101,7 @@ static bool env_count(const char *name, uint64_t max, uint64_t *out)
 static int setup_realtime(generator *g)
 {
     uint64_t prio = DEFAULT_PRIORITY;
-    if (getenv("RTSCOPE_PRIORITY") && !env_count("RTSCOPE_PRIORITY", 99, &prio))
+    if (getenv("RTSCOPE_PRIORITY") && !env_number("RTSCOPE_PRIORITY", 1, 99, &prio))
         return refuse(g, EXIT_USAGE, "RTSCOPE_PRIORITY must be a priority from 1 to 99");
     rts_status st = rts_self_set_sched(RTS_POLICY_FIFO, (int)prio);
     if (st != RTS_OK)
@@ -108,7 +116,9 @@ static int setup_realtime(generator *g)
 static void set_level(generator *g, int level)
 {
     unsigned char byte = level ? '1' : '0';
-    if (g->model->mapped)
+    if (g->line)
+        rts_gpio_set(g->line, level);
+    else if (g->model->mapped)
         *rts_pin_byte(g->pin) = byte;
     else
         rts_pin_write(g->pin, byte);
@@ -147,21 +157,37 @@ static void generate(generator *g)
     }
 }
 
+/* The pin of the environment: RTSCOPE_PIN's file, or line RTSCOPE_GPIO_LINE
+ * of RTSCOPE_GPIO_CHIP, driven low. */
+static int open_pin(generator *g)
+{
+    const char *pin = getenv("RTSCOPE_PIN"), *chip = getenv("RTSCOPE_GPIO_CHIP");
+    uint64_t line;
+    if (chip && chip[0]) {
+        if (!g->model->drives_gpio)
+            return refuse(g, EXIT_USAGE, "model %s stores to a mapped pin: it cannot drive a GPIO line", g->model->name);
+        if (!env_number("RTSCOPE_GPIO_LINE", 0, 511, &line))
+            return refuse(g, EXIT_USAGE, "RTSCOPE_GPIO_LINE must be the output line's offset on the chip");
+        return rts_gpio_output(&g->line, chip, (unsigned)line, 0, g->why, g->whysize) == RTS_OK ? 0 : 1;
+    }
+    if (!pin || !pin[0])
+        return refuse(g, EXIT_USAGE, "RTSCOPE_PIN must name the pin file (or RTSCOPE_GPIO_CHIP a GPIO chip)");
+    return rts_pin_open(&g->pin, pin, g->why, g->whysize) == RTS_OK ? 0 : 1;
+}
+
 /* Read the interface's environment and open what the model needs. */
 static int prepare(generator *g)
 {
     uint64_t periods;
-    const char *pin = getenv("RTSCOPE_PIN");
-    if (!pin || !pin[0])
-        return refuse(g, EXIT_USAGE, "RTSCOPE_PIN must name the pin file");
-    if (!env_count("RTSCOPE_HALF_PERIOD_NS", UINT64_C(1) << 40, &g->half_ns))
+    if (!env_number("RTSCOPE_HALF_PERIOD_NS", 1, UINT64_C(1) << 40, &g->half_ns))
         return refuse(g, EXIT_USAGE, "RTSCOPE_HALF_PERIOD_NS must be a positive whole number of ns");
-    if (!env_count("RTSCOPE_PERIODS", UINT64_C(1) << 40, &periods))
+    if (!env_number("RTSCOPE_PERIODS", 1, UINT64_C(1) << 40, &periods))
         return refuse(g, EXIT_USAGE, "RTSCOPE_PERIODS must be a positive whole number");
     g->toggles_wanted = 2 * periods;
-    if (rts_pin_open(&g->pin, pin, g->why, g->whysize) != RTS_OK)
-        return 1;
-    int st = g->model->realtime ? setup_realtime(g) : 0;
+    int st = open_pin(g);
+    if (st)
+        return st;
+    st = g->model->realtime ? setup_realtime(g) : 0;
     if (st)
         return st;
     g->start_ns = rts_time_ns();
@@ -187,5 +213,6 @@ int rts_generate_main(int argc, char **argv, char *why, size_t whysize)
     }
     rts_ticker_stop(g.ticker);
     rts_pin_close(g.pin);
+    rts_gpio_close(g.line);
     return st;
 }

@@ -52,7 +52,8 @@ enum {
     RTS_CAP_TIMER_IRQ      = 1u << 7, /* a periodic timer interrupt can be taken */
     RTS_CAP_FILES          = 1u << 8, /* result sinks are files named by their destination; files can be read (rts_file_*) */
     RTS_CAP_PROCESSES      = 1u << 9, /* other programs can be started as processes (rts_proc_*) */
-    RTS_CAP_TICKER         = 1u << 10 /* a thread can wait on a periodic kernel timer (rts_ticker_*) */
+    RTS_CAP_TICKER         = 1u << 10, /* a thread can wait on a periodic kernel timer (rts_ticker_*) */
+    RTS_CAP_GPIO           = 1u << 11  /* GPIO lines can be driven and their edges timestamped (rts_gpio_*) */
 };
 
 /* Bitwise OR of RTS_CAP_* for this build on this machine. */
@@ -470,6 +471,43 @@ rts_status rts_ticker_wait(rts_ticker *t, uint64_t *expiries);
 
 /* Stop and release t. NULL: nothing. */
 void rts_ticker_stop(rts_ticker *t);
+
+/* ------------------------------------------------------------ GPIO lines */
+
+/* A board's GPIO line, requested through the kernel's GPIO character
+ * device (Linux: uAPI v2 on /dev/gpiochipN, directly, so the static probe
+ * needs no libgpiod on the board). RTS_CAP_GPIO says this build can; a
+ * machine without the chip fails at the request, with why. A line is held
+ * by one requester at a time, and released on close or when its process
+ * ends. */
+typedef struct rts_gpio rts_gpio;
+
+/* Request line `line` (its offset on the chip) of chip (a path, e.g.
+ * /dev/gpiochip0) as an output driven to level (0 or 1). On failure *out is
+ * NULL and why holds one line (e.g. "cannot open /dev/gpiochip0: No such
+ * file or directory"). */
+rts_status rts_gpio_output(rts_gpio **out, const char *chip, unsigned line, int level, char *why, size_t whysize);
+
+/* Drive output g to level. */
+rts_status rts_gpio_set(rts_gpio *g, int level);
+
+/* Request line of chip as an input that reports both edges, each
+ * timestamped by the kernel when it takes the edge (its interrupt), on the
+ * clock rts_time_ns reads; *level is its level now. Failure as above. */
+rts_status rts_gpio_input(rts_gpio **out, const char *chip, unsigned line, int *level, char *why, size_t whysize);
+
+typedef struct {
+    uint64_t at_ns;   /* when the kernel took the edge, on rts_time_ns's clock */
+    int level;        /* the level after it */
+    uint64_t lost;    /* edges of the line the kernel dropped just before this one (its buffer was full) */
+} rts_gpio_edge;
+
+/* The next edge of input g, waiting at most timeout_ns for it (0: none);
+ * RTS_ETIMEDOUT when none came. */
+rts_status rts_gpio_next_edge(rts_gpio *g, uint64_t timeout_ns, rts_gpio_edge *edge);
+
+/* Release the line and close g. NULL: nothing. */
+void rts_gpio_close(rts_gpio *g);
 
 /* ----------------------------------------------------------------- files */
 

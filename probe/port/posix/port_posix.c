@@ -26,6 +26,7 @@
 #endif
 
 bool rts_posix_cycle_counter_invariant(void); /* sysinfo_posix.c */
+bool rts_posix_gpio_supported(void);          /* gpio_posix.c */
 
 const char *rts_status_str(rts_status st)
 {
@@ -67,6 +68,8 @@ unsigned rts_port_caps(void)
 #ifdef __linux__
     caps |= RTS_CAP_TICKER; /* timerfd (pin_posix.c) */
 #endif
+    if (rts_posix_gpio_supported())
+        caps |= RTS_CAP_GPIO;
     if (HAVE_CYCLE_COUNTER && rts_posix_cycle_counter_invariant())
         caps |= RTS_CAP_CYCLE_COUNTER;
     return caps;

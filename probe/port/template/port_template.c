@@ -526,6 +526,41 @@ rts_status rts_ticker_wait(rts_ticker *t, uint64_t *expiries)
 
 void rts_ticker_stop(rts_ticker *t) { (void)t; }
 
+/* ------------------------------------------------------------ GPIO lines */
+
+/* Without RTS_CAP_GPIO: a board's port drives and watches its lines here
+ * (an output register; an input capture or edge interrupt stamped with
+ * rts_time_ns's clock). */
+rts_status rts_gpio_output(rts_gpio **out, const char *chip, unsigned line, int level, char *why, size_t whysize)
+{
+    (void)chip, (void)line, (void)level;
+    *out = NULL;
+    snprintf(why, whysize, "this port has no GPIO lines");
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_gpio_set(rts_gpio *g, int level)
+{
+    (void)g, (void)level;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_gpio_input(rts_gpio **out, const char *chip, unsigned line, int *level, char *why, size_t whysize)
+{
+    (void)chip, (void)line, (void)level;
+    *out = NULL;
+    snprintf(why, whysize, "this port has no GPIO lines");
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_gpio_next_edge(rts_gpio *g, uint64_t timeout_ns, rts_gpio_edge *edge)
+{
+    (void)g, (void)timeout_ns, (void)edge;
+    return RTS_ENOTSUP;
+}
+
+void rts_gpio_close(rts_gpio *g) { (void)g; }
+
 /* ----------------------------------------------------------------- files */
 
 /* Without files (RTS_CAP_FILES clear) there is nothing to read: a board
