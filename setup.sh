@@ -14,8 +14,21 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 #   chromium chromium-driver  the test that opens rtscope report's HTML in a headless browser
 #   nodejs                the node square-wave model (probe/wave/wave.js; bash and python3 run the others)
 #   sigrok-cli            logic-analyzer captures for wave.import (sigrok-cli -O csv or vcd)
+#   qemu-user-static      the tests run the cross-built probes under qemu-ARCH-static
+#   gcc-arm-none-eabi libnewlib-arm-none-eabi  make -C probe check-cross (a Cortex-M3 build)
 packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux
-          stress-ng iperf3 chromium chromium-driver nodejs sigrok-cli)
+          stress-ng iperf3 chromium chromium-driver nodejs sigrok-cli qemu-user-static
+          gcc-arm-none-eabi libnewlib-arm-none-eabi)
+
+# The static probes rtscope copies to boards (make -C probe cross) need Debian's cross compiler for each
+# architecture, gcc-TRIPLET and libc6-dev-DEBARCH-cross (probe/Makefile's TRIPLET_ and DEBARCH_ lines);
+# build-essential serves this machine's own. They are built on demand, when a board first needs one.
+declare -A cross_triplets=([amd64]=x86-64-linux-gnu [arm64]=aarch64-linux-gnu [armhf]=arm-linux-gnueabihf
+                           [riscv64]=riscv64-linux-gnu)
+host_debarch=$(dpkg --print-architecture 2>/dev/null || true)
+for debarch in "${!cross_triplets[@]}"; do
+    [[ $debarch == "$host_debarch" ]] || packages+=("gcc-${cross_triplets[$debarch]}" "libc6-dev-$debarch-cross")
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -19,7 +19,8 @@ const char *rts_unit_name(rts_unit unit)
 static bool acceptable(const char *id, rts_unit unit, double resolution, char *why, size_t whysize)
 {
     if (strlen(id) >= RTS_METRIC_ID_MAX)
-        snprintf(why, whysize, "metric id %s is too long", id);
+        /* Bounded: an unbounded %s fails -Wformat-truncation on 32-bit targets (armhf). */
+        snprintf(why, whysize, "metric id %.*s... is too long", (int)RTS_METRIC_ID_MAX, id);
     else if ((unsigned)unit >= sizeof unit_names / sizeof unit_names[0])
         snprintf(why, whysize, "metric %s: unknown unit %d", id, (int)unit);
     else if (!(resolution > 0.0) || !isfinite(resolution))

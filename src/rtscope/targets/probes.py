@@ -1,0 +1,101 @@
+"""The static probes rtscope copies to boards: which build a board needs, made here on demand.
+
+A board tells its architecture by ``uname -m``, in one of several spellings. The interface:
+
+- ``arch_for(machine)``: the probe build for a ``uname -m`` value (one of ``ARCHES``), or RtscopeError
+  ``no probe build for architecture X (builds: aarch64, armhf, riscv64, x86_64)``.
+- ``probe_for(machine)``: the file of that build, ``probe/build/rtscope-probe-ARCH``: fully static and
+  stripped, so it runs on the board without Python or a matching C library. Every call runs ``make -C
+  probe build/rtscope-probe-ARCH``, which does nothing (a few ms) when the build is up to date and
+  cross-compiles it (about 6 s) when it is missing or older than a probe source. A missing cross
+  compiler or a failed build raises RtscopeError with one line (the Debian packages to install, or the
+  compiler's first error). Safe to call from several threads or processes at once: builds are serialised
+  by a lock file, and make renames a finished build into place, so a reader never sees half a file.
+- ``identity(path)``: what a build is, cheaply: the sha256 of the file in hex, as ``sha256sum``
+  prints it (about 2 ms for 1 MB). A remote target can keep the probe under a name that includes it and
+  skip the copy when that file is already there.
+
+Adding an architecture (docs/targets.md): CROSS_ARCHES, TRIPLET_ and DEBARCH_ in probe/Makefile, its
+``uname -m`` spellings in MACHINES below.
+"""
+
+import fcntl
+import hashlib
+import subprocess
+from pathlib import Path
+
+from rtscope.errors import RtscopeError
+from rtscope.paths import REPO_DIR
+
+PROBE_DIR = REPO_DIR / "probe"
+BUILD_DIR = PROBE_DIR / "build"
+BUILD_TIMEOUT_S = 300
+
+# uname -m values (and Debian's names for the same) to the probe build that runs there.
+MACHINES = {
+    "x86_64": "x86_64", "amd64": "x86_64",
+    "aarch64": "aarch64", "arm64": "aarch64",
+    # Debian's armhf needs ARMv7 (Thumb-2, VFPv3); a 64-bit ARM CPU running 32-bit says armv8l.
+    # Not armv6l (Raspberry Pi 1 and Zero): Debian's armhf C library dies of SIGILL there.
+    "armv7l": "armhf", "armv8l": "armhf", "armhf": "armhf",
+    "riscv64": "riscv64",
+}
+ARCHES = tuple(sorted(set(MACHINES.values())))
+
+
+def arch_for(machine: str) -> str:
+    """The probe build that runs on a machine whose ``uname -m`` is ``machine``.
+
+    Raises RtscopeError naming the architecture and the builds there are when there is none for it.
+    """
+    arch = MACHINES.get(machine.strip())
+    if arch is None:
+        raise RtscopeError(f"no probe build for architecture {machine.strip() or '(empty)'} "
+                           f"(builds: {', '.join(ARCHES)})")
+    return arch
+
+
+def probe_for(machine: str, build_dir: Path = BUILD_DIR) -> Path:
+    """The static probe for a machine whose ``uname -m`` is ``machine``, built in ``build_dir`` when it is
+    missing or stale (``build_dir`` is make's BUILD: the repository's probe/build unless a test says).
+
+    Raises RtscopeError (one line) for an architecture without a build, a missing cross compiler or make,
+    or a build that fails.
+    """
+    arch = arch_for(machine)
+    build_dir = build_dir.resolve()
+    probe = build_dir / f"rtscope-probe-{arch}"
+    build_dir.mkdir(parents=True, exist_ok=True)
+    # make's rules share the generated bench registry: one build at a time in a build directory.
+    with open(build_dir / ".probes.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _make(probe, arch)
+    return probe
+
+
+def identity(path: Path) -> str:
+    """The sha256 of the probe file at ``path``, in hex: equal for the same build, wherever it is."""
+    with open(path, "rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
+
+
+def _make(probe: Path, arch: str) -> None:
+    command = ["make", "-s", "-C", str(PROBE_DIR), f"BUILD={probe.parent}", str(probe)]
+    try:
+        completed = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
+    except FileNotFoundError:
+        raise RtscopeError(f"building the {arch} probe needs make (apt-get install make)") from None
+    except subprocess.TimeoutExpired:
+        raise RtscopeError(f"building the {arch} probe took more than {BUILD_TIMEOUT_S} s "
+                           f"(make -C probe build/{probe.name})") from None
+    if completed.returncode != 0:
+        raise RtscopeError(f"building the {arch} probe failed: {_first_error(completed.stderr)}")
+
+
+def _first_error(stderr: str) -> str:
+    """The line of a failed build's output that says why: the Makefile's own message or the compiler's
+    first error, rather than make's closing "Error 1"."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    not_make = [line for line in lines if not line.startswith("make")]
+    errors = [line for line in not_make if line.startswith("probe:") or "error" in line.lower()]
+    return (errors or not_make or lines or ["make gave no reason"])[0].removeprefix("probe: ")
