@@ -27,16 +27,17 @@ class TreeTransport:
     """A machine whose files are a fixture tree: /proc/cmdline is ROOT/proc/cmdline. Of commands it
     answers only ``pgrep -x NAME``, from the tree's proc/*/comm; a tree without proc has no pgrep."""
 
-    def __init__(self, root: Path, unreadable: Sequence[str] = ()):
+    def __init__(self, root: Path, unreadable: Sequence[str] = (), refusal: type[OSError] = PermissionError):
         self.name = f"tree:{root.name}"
         self.root = root
         self.unreadable = set(unreadable)
+        self.refusal = refusal
         self.read: list[str] = []
 
     def read_file(self, path: str) -> bytes:
         self.read.append(path)
         if path in self.unreadable:
-            raise PermissionError(13, "Permission denied", path)
+            raise self.refusal(13, "Permission denied", path)
         return (self.root / path.lstrip("/")).read_bytes()
 
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed:
@@ -53,8 +54,9 @@ class TreeTarget:
         self.name = self.transport.name
 
 
-def verdicts_of(root: Path, unreadable: Sequence[str] = ()) -> dict[str, readiness.Check]:
-    return {check.id: check for check in readiness.assess(facts.gather(TreeTransport(root, unreadable)))}
+def verdicts_of(root: Path, unreadable: Sequence[str] = (), refusal: type[OSError] = PermissionError
+                ) -> dict[str, readiness.Check]:
+    return {check.id: check for check in readiness.assess(facts.gather(TreeTransport(root, unreadable, refusal)))}
 
 
 @pytest.fixture
@@ -166,7 +168,7 @@ STATES = [
      "warn", "no forced preemption"),
     ("tuned", _drop("/sys/kernel/realtime", "/proc/sys/kernel/version"), "preemption", "unknown", "unknown"),
     ("stock", _drop("/.dockerenv", "/proc/cpuinfo", "/sys/class/dmi"), "virtualization", "unknown",
-     "virtual machine unknown, container no"),
+     "no container; virtual machine unknown"),
     ("tuned", _set("/sys/class/dmi/id/sys_vendor", "QEMU"), "virtualization", "warn", "virtual machine (QEMU)"),
     ("tuned", _set("/run/.containerenv", ""), "virtualization", "warn", "container"),
     ("tuned", _drop("/proc/cmdline"), "kernel-cmdline", "unknown", "unknown"),
@@ -186,9 +188,12 @@ def test_each_state_of_each_check(tree, name, change, check_id, verdict, state):
         assert check.fix, check
 
 
-def test_a_device_only_root_may_read_is_still_there():
-    checks = verdicts_of(TREES / "tuned", unreadable=["/dev/cpu_dma_latency"])
+# The local transport refuses with PermissionError, an SSH transport with the OSError of cat's message.
+@pytest.mark.parametrize("refusal", [PermissionError, OSError])
+def test_a_device_only_root_may_read_is_still_there(refusal):
+    checks = verdicts_of(TREES / "stock", unreadable=["/dev/cpu_dma_latency", "/.dockerenv"], refusal=refusal)
     assert "/dev/cpu_dma_latency present" in checks["idle-states"].state
+    assert checks["virtualization"].state == "virtual machine (QEMU), container"
 
 
 def test_a_kernel_that_cannot_be_reached_is_an_error_not_unknown():

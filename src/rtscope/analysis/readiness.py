@@ -128,8 +128,7 @@ def _idle_states(facts: SystemFacts) -> Check:
            "then includes it, and more when the system is idle than when loaded; rtscope holds CPUs "
            "shallow through /dev/cpu_dma_latency while it measures, when it has the privilege")
     fix = "boot with intel_idle.max_cstate=1 processor.max_cstate=1 (" + EDIT_CMDLINE + ")"
-    device = {True: "/dev/cpu_dma_latency present", False: "no /dev/cpu_dma_latency",
-              None: "/dev/cpu_dma_latency unknown"}[idle["cpu_dma_latency"]]
+    device = "/dev/cpu_dma_latency present" if idle["cpu_dma_latency"] else "no /dev/cpu_dma_latency"
     if idle["driver"] is None and not idle["states"]:
         return Check("idle-states", "CPU idle states", f"unknown; {device}", UNKNOWN, why, fix)
     deep = [state for state in idle["states"]
@@ -142,8 +141,7 @@ def _idle_states(facts: SystemFacts) -> Check:
     state = f"driver {idle['driver']}, deep states enabled ({listed}); {device}"
     if idle["cpu_dma_latency"]:
         return Check("idle-states", "CPU idle states", state, OK, why, None)
-    return Check("idle-states", "CPU idle states", state, UNKNOWN if idle["cpu_dma_latency"] is None else BAD,
-                 why, fix)
+    return Check("idle-states", "CPU idle states", state, BAD, why, fix)
 
 
 def _cpu_isolation(facts: SystemFacts) -> Check:
@@ -303,11 +301,9 @@ def _virtualization(facts: SystemFacts) -> Check:
         found.append("container")
     if found:
         return Check("virtualization", "virtualization", ", ".join(found), WARN, why, fix)
-    if virtual_machine is None or virt["container"] is None:
+    if virtual_machine is None:
         # An arm64 CPU shows no hypervisor flag: without a DMI vendor that names one, it is not known.
-        state = (f"virtual machine {'unknown' if virtual_machine is None else 'no'}, "
-                 f"container {'unknown' if virt['container'] is None else 'no'}")
-        return Check("virtualization", "virtualization", state, UNKNOWN, why, None)
+        return Check("virtualization", "virtualization", "no container; virtual machine unknown", UNKNOWN, why, None)
     return Check("virtualization", "virtualization", "none", OK, why, None)
 
 

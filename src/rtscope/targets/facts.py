@@ -153,9 +153,8 @@ def virtualization(transport: Transport) -> Facts:
     if cpuinfo is not None:
         flags = re.search(r"^flags\s*:(.*)$", cpuinfo, re.MULTILINE)
         hypervisor = None if flags is None else "hypervisor" in flags[1].split()
-    markers = [exists(transport, path) for path in CONTAINER_MARKERS]
     return {"hypervisor": hypervisor, "vendor": read_text(transport, "/sys/class/dmi/id/sys_vendor"),
-            "container": True if True in markers else None if None in markers else False}
+            "container": any(exists(transport, path) for path in CONTAINER_MARKERS)}
 
 
 def irqbalance(transport: Transport) -> Facts:
@@ -184,17 +183,15 @@ def read_int(transport: Transport, path: str) -> int | None:
         return None
 
 
-def exists(transport: Transport, path: str) -> bool | None:
-    """Whether the file is there: a file that cannot be read (a root-only device) still is. None when
-    even that cannot be told."""
+def exists(transport: Transport, path: str) -> bool:
+    """Whether the file is there. A file that cannot be read still is: a root-only device read by
+    another user fails with "Permission denied" (an SSH transport reports that as a plain OSError)."""
     try:
         transport.read_file(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return False
-    except PermissionError:
-        return True
     except OSError:
-        return None
+        return True
     return True
 
 
