@@ -16,9 +16,11 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 #   sigrok-cli            logic-analyzer captures for wave.import (sigrok-cli -O csv or vcd)
 #   qemu-user-static      the tests run the cross-built probes under qemu-ARCH-static
 #   gcc-arm-none-eabi libnewlib-arm-none-eabi  make -C probe check-cross (a Cortex-M3 build)
+#   openssh-client        --target ssh://… (rtscope drives the system's ssh)
+#   openssh-server        the SSH target's tests start their own sshd on 127.0.0.1 (not as a service)
 packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux
           stress-ng iperf3 chromium chromium-driver nodejs sigrok-cli qemu-user-static
-          gcc-arm-none-eabi libnewlib-arm-none-eabi)
+          gcc-arm-none-eabi libnewlib-arm-none-eabi openssh-client openssh-server)
 
 # The static probes rtscope copies to boards (make -C probe cross) need Debian's cross compiler for each
 # architecture, gcc-TRIPLET and libc6-dev-DEBARCH-cross (probe/Makefile's TRIPLET_ and DEBARCH_ lines);
@@ -47,6 +49,12 @@ if ((${#missing[@]})); then
     echo "setup: installing ${missing[*]}" >&2
     "${sudo[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Installing openssh-server starts a system sshd where systemd runs: rtscope's tests start their own,
+    # so the machine is left as it was, with no new service listening.
+    if [[ " ${missing[*]} " == *" openssh-server "* ]] && command -v systemctl >/dev/null &&
+       systemctl is-active --quiet ssh 2>/dev/null; then
+        "${sudo[@]}" systemctl disable --now ssh >/dev/null 2>&1 || true
+    fi
 fi
 
 # The launcher prepares .venv/ and builds the probe on first use.

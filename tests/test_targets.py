@@ -27,7 +27,7 @@ BENCH_LIST = {"format": "rtscope-bench-list", "version": 1, "port": "posix", "be
 # Acts out what the STUB_* variables say: prints, writes a result, exits or dies by a signal.
 STUB = """\
 #!{python}
-import os, shutil, sys
+import os, sys
 args = sys.argv[1:]
 if os.environ.get("STUB_ARGV"):
     open(os.environ["STUB_ARGV"], "w").write("\\n".join(args))
@@ -35,7 +35,8 @@ sys.stderr.write(os.environ.get("STUB_STDERR", ""))
 if args[0] == "list":
     sys.stdout.write(os.environ["STUB_LIST"])
 elif os.environ.get("STUB_RESULT"):
-    shutil.copy(os.environ["STUB_RESULT"], args[args.index("--json") + 1])
+    assert args[args.index("--json") + 1] == "-"  # the result on stdout
+    sys.stdout.write(open(os.environ["STUB_RESULT"]).read())
 if os.environ.get("STUB_SIGNAL"):
     os.kill(os.getpid(), int(os.environ["STUB_SIGNAL"]))
 sys.exit(int(os.environ.get("STUB_EXIT", "0")))

@@ -32,7 +32,7 @@ def profile(transport: Transport, command: Sequence[str]) -> Usage:
         usage_file = f"{scratch}/usage"
         before, started = interrupts(transport), time.monotonic()
         try:
-            status, last_line = transport.run_streaming(["time", "-o", usage_file, "-f", "%w %c", "--", *command])
+            status, _, _ = transport.run_streaming(["time", "-o", usage_file, "-f", "%w %c", "--", *command])
         except RtscopeError:
             raise RtscopeError("profile needs GNU time on the target (Debian package time)") from None
         seconds, after = time.monotonic() - started, interrupts(transport)

@@ -256,18 +256,24 @@ def _note_ended(transport: Transport, load: ActiveLoad) -> None:
 
 
 def _stop(transport: Transport, load: ActiveLoad) -> None:
-    """SIGTERM each process group, SIGKILL what is left after STOP_TIMEOUT_S; count what survived."""
+    """SIGTERM each process group, SIGKILL what is left after STOP_TIMEOUT_S; count what survived.
+
+    A group's leader ending is seen here (a tool waits for its workers before it ends); only then is the
+    target asked about the rest of its group, each question a round trip to a remote target."""
     for process in load.processes:
         process.signal_group(signal.SIGTERM)
     deadline = time.monotonic() + STOP_TIMEOUT_S
+    left_behind = 0
     for process in load.processes:
-        while _group_alive(transport, process.pid) and time.monotonic() < deadline:
-            process.poll()
+        process.wait(max(0.0, deadline - time.monotonic()))
+        while (alive := _group_alive(transport, process.pid)) and time.monotonic() < deadline:
             time.sleep(0.02)
-        if _group_alive(transport, process.pid):
+        if alive:
             process.signal_group(signal.SIGKILL)
-        process.wait(STOP_TIMEOUT_S)
-    load.left_behind = sum(_group_alive(transport, process.pid) for process in load.processes)
+            process.wait(STOP_TIMEOUT_S)
+            alive = _group_alive(transport, process.pid)
+        left_behind += alive
+    load.left_behind = left_behind
 
 
 def _group_alive(transport: Transport, pgid: int) -> bool:

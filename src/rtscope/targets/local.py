@@ -43,16 +43,8 @@ class LocalTarget:
         return parse_bench_list(completed.stdout.decode(errors="replace"), f"{self.probe} list --json")
 
     def run(self, request: RunRequest) -> result.Result:
-        """Run the probe on ``request``; it writes its result to a scratch file that is read back.
-
-        Exit status 2 from the probe (bad input) raises ProbeRejected: the probe printed why;
-        a crash or a missing or invalid result raises ProbeError.
-        """
-        probe = self._executable()
-        with self.transport.temp_dir() as scratch:
-            output = f"{scratch}/result.json"
-            status, last_line = self.transport.run_streaming([probe, "run", *request.probe_args(), "--json", output])
-            return read_outcome(self.transport, status, last_line, output)
+        """Run the probe on ``request``: see run_probe."""
+        return run_probe(self.transport, self._executable(), request)
 
     def _executable(self) -> str:
         if not self.probe.exists():
@@ -62,24 +54,36 @@ class LocalTarget:
         return str(self.probe)
 
 
-def read_outcome(transport: Transport, status: int, last_line: str, output: str) -> result.Result:
-    """The result the probe wrote to ``output`` on the transport's machine, given how it exited."""
+def run_probe(transport: Transport, probe: str, request: RunRequest) -> result.Result:
+    """Run the probe at ``probe`` there on ``request``; it writes its result on its stdout, which comes
+    back with its exit status.
+
+    Exit status 2 from the probe (bad input) raises ProbeRejected: the probe printed why; a crash or a
+    missing or invalid result raises ProbeError; KeyboardInterrupt when it was stopped before it had
+    anything to write.
+    """
+    status, last_line, output = transport.run_streaming([probe, "run", *request.probe_args(), "--json", "-"])
+    return read_outcome(status, last_line, output)
+
+
+def read_outcome(status: int, last_line: str, output: bytes) -> result.Result:
+    """The result the probe wrote (``output``), given how it exited."""
     if status == 2:
         raise ProbeRejected(last_line or "the probe rejected its arguments")
     if status < 0:
         raise ProbeError(f"the probe was killed by {worker.signal_name(-status)}" + _quoted(last_line))
     if status not in (0, 1, 130):
         raise ProbeError(f"the probe exited with status {status}" + _quoted(last_line))
-    try:
-        text = transport.read_file(output).decode("utf-8")
-    except FileNotFoundError:
+    if not output.strip():
         if status == 130:
-            raise KeyboardInterrupt from None  # stopped before it had anything to write
-        raise ProbeError(f"the probe exited with status {status} without writing a result") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ProbeError(f"cannot read the probe's result: {error}") from None
+            raise KeyboardInterrupt  # stopped before it had anything to write
+        raise ProbeError(f"the probe exited with status {status} without writing a result")
+    if len(output) > result.MAX_FILE_BYTES:
+        raise ProbeError(f"the probe's result is larger than {result.MAX_FILE_BYTES >> 20} MiB")
     try:
-        return result.parse(text, "the probe's result")
+        return result.parse(output.decode("utf-8"), "the probe's result")
+    except UnicodeDecodeError as error:
+        raise ProbeError(f"cannot read the probe's result: {error}") from None
     except RtscopeError as error:
         raise ProbeError(str(error)) from None
 

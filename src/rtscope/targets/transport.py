@@ -58,9 +58,10 @@ class Transport(Protocol):
         """Run ``argv`` to its end and return its status and output. RtscopeError when it cannot start
         or outlives ``timeout_s`` (it is killed then)."""
 
-    def run_streaming(self, argv: Sequence[str]) -> tuple[int, str]:
-        """Run ``argv`` with its stderr copied to rtscope's as it comes; its exit status and the last
-        line it printed. Ctrl-C reaches it and is waited out, so that it can write what it has."""
+    def run_streaming(self, argv: Sequence[str]) -> tuple[int, str, bytes]:
+        """Run ``argv`` with its stderr copied to rtscope's as it comes; its exit status, the last line
+        it printed there, and its stdout (the probe's result with ``--json -``). Ctrl-C reaches it and is
+        waited out, so that it can write what it has."""
 
     def spawn(self, argv: Sequence[str], log: str) -> Process:
         """Start ``argv`` in the background in a process group of its own, its output to the file
@@ -108,7 +109,7 @@ class LocalTransport:
             raise RtscopeError(f"{argv[0]} did not finish within {timeout_s:g} s") from None
         return Completed(completed.returncode, completed.stdout, completed.stderr)
 
-    def run_streaming(self, argv: Sequence[str]) -> tuple[int, str]:
+    def run_streaming(self, argv: Sequence[str]) -> tuple[int, str, bytes]:
         return worker.run(list(argv))
 
     def spawn(self, argv: Sequence[str], log: str) -> LocalProcess:

@@ -7,42 +7,72 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from typing import IO, Any, TextIO
 
 from rtscope.errors import RtscopeError
+from rtscope.model.result import MAX_FILE_BYTES
 
 # Enough of the probe's output to find its last line, however much it prints.
 _TAIL_CHARS = 4096
 
 
-def run(command: list[str]) -> tuple[int, str]:
+def run(command: list[str], *, remote: bool = False) -> tuple[int, str, bytes]:
     """Run the probe ``command``, copying its stderr (progress, warnings) to rtscope's stderr as it comes.
 
-    Returns its exit status and the last line it printed (its message when it fails). Ctrl-C is
-    waited out: the probe gets it too, and stops after writing what it measured. SIGTERM sent to
-    rtscope is passed on to the probe, which stops the same way.
+    Returns its exit status, the last line it printed on stderr (its message when it fails) and
+    what it wrote on stdout (its result with ``--json -``; rtscope prints its own summary). Ctrl-C
+    is waited out: the probe gets it too, and stops after writing what it measured. SIGTERM sent
+    to rtscope is passed on to the probe, which stops the same way.
+
+    ``remote``: the command is an ssh client running the probe under the lifeline of
+    rtscope.targets.ssh, which reads signal names from its standard input. The client runs in a
+    session of its own (Ctrl-C would kill it, not the probe) and the stops go through the lifeline.
     """
     relay = _Relay(sys.stderr)
     try:
-        # With --json FILE the probe's stdout holds only its own summary, which rtscope replaces.
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE)
+        process = subprocess.Popen(command, stdin=subprocess.PIPE if remote else subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=remote)
     except OSError as error:
         raise RtscopeError(f"cannot run the probe {command[0]}: {error.strerror}") from None
     stderr = process.stderr
-    assert stderr is not None  # stderr=PIPE
-    with process, _signal_handler(signal.SIGTERM, lambda *_: process.terminate()):
+    assert stderr is not None and process.stdout is not None  # PIPE
+    # stdout is read beside the relay of stderr: either pipe filling up would stall the probe.
+    output = bytearray()
+    reader = threading.Thread(target=_collect, args=(process.stdout, output), daemon=True)
+    reader.start()
+
+    def stop(name: str) -> None:
+        if not remote:
+            process.terminate()
+            return
+        with contextlib.suppress(OSError):  # the connection is gone: the lifeline stops the probe itself
+            assert process.stdin is not None
+            process.stdin.write(f"{name}\n".encode())
+            process.stdin.flush()
+
+    with process, _signal_handler(signal.SIGTERM, lambda *_: stop("TERM")):
         try:
             relay.copy(stderr)
             process.wait()
         except KeyboardInterrupt:
-            # Ctrl-C reached the whole foreground process group, the probe included. Wait for it
-            # to finish writing; a second Ctrl-C still reaches the probe directly.
-            with _signal_handler(signal.SIGINT, signal.SIG_IGN):
+            # Ctrl-C reached the whole foreground process group, the probe included (a remote one
+            # is told). Wait for it to finish writing; a second Ctrl-C still reaches the probe.
+            with _signal_handler(signal.SIGINT, (lambda *_: stop("INT")) if remote else signal.SIG_IGN):
+                if remote:
+                    stop("INT")
                 relay.copy(stderr)
                 process.wait()
-    return process.returncode, relay.last_line()
+    reader.join()
+    return process.returncode, relay.last_line(), bytes(output)
+
+
+def _collect(stream: IO[bytes], into: bytearray) -> None:
+    """Read ``stream`` to its end into ``into``, keeping no more than a result file may hold (and one byte
+    more, so that a reader knows it was too long)."""
+    while chunk := stream.read(65536):
+        into += chunk[:max(0, MAX_FILE_BYTES + 1 - len(into))]
 
 
 def last_line(text: str) -> str:

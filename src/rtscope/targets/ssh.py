@@ -1,0 +1,334 @@
+"""A board reached over SSH: ``--target ssh://[user@]host[:port]``.
+
+rtscope drives the system's OpenSSH client, so the user's ``~/.ssh/config``, agent and ``known_hosts``
+apply (``RTSCOPE_SSH_CONFIG`` names another config file, as the tests and some labs need). A host whose
+key is unknown or has changed is refused, never bypassed (``BatchMode``: nothing asks). One master
+connection per target carries every command (``ControlMaster``); it goes when the target is closed, or
+a minute after rtscope is gone.
+
+Commands travel as an argv, each word quoted for the remote shell (``shlex.join``): no remote shell
+string is built from user input. Each runs under a *lifeline*, a few lines of POSIX sh: the command runs
+in a session of its own (``setsid``), and the lifeline reads signal names from the connection, sending
+each to the command's process group; when the connection closes — the command done, rtscope gone, the
+network dropped, sshd killed — it stops the group (SIGTERM, then SIGKILL). Nothing rtscope starts on
+the board outlives its connection, and the probe's own watchdog bounds a run even then.
+
+The probe goes to the board by itself: the board's ``uname -m`` picks the static build
+(rtscope.targets.probes), copied once into ``~/.cache/rtscope`` there under its content's hash, so a
+second run skips the copy (an older build there is removed when a new one comes). Results and loads' logs go to temporary directories there, removed after.
+"""
+
+import atexit
+import contextlib
+import functools
+import os
+import re
+import select
+import shlex
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from rtscope.errors import ProbeError, RtscopeError
+from rtscope.model import result
+from rtscope.model.catalogue import Bench, Suite, parse_bench_list
+from rtscope.model.request import RunRequest
+from rtscope.targets import probes, worker
+from rtscope.targets.local import run_probe
+from rtscope.targets.transport import Completed
+
+CONNECT_TIMEOUT_S = 10
+# ssh gives up on a silent connection after 3 unanswered probes 5 s apart: a dropped network ends a run
+# within about 15 s.
+_ALIVE = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3")
+# The master connection stays this long after its last command, should rtscope end without closing it.
+_PERSIST_S = 60
+_STOP_GRACE_S = 2
+_SPEC = re.compile(r"ssh://(?:(?P<user>[^@/:\s]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>\d+))?")
+
+# $1: a file for the command's output ("": the connection's own), then the command. With a file, the
+# command's process group id is printed first. Signal names read from the connection go to the group;
+# the connection's end stops it.
+_LIFELINE = f"""
+out=$1; shift
+exec 3<&0 0</dev/null
+if [ -n "$out" ]; then
+    setsid "$@" >"$out" 2>&1 &
+    child=$!
+    echo "$child"
+else
+    setsid "$@" &
+    child=$!
+fi
+(
+    while read -r sig <&3; do kill -s "$sig" -- "-$child" 2>/dev/null; done
+    kill -s TERM -- "-$child" 2>/dev/null && sleep {_STOP_GRACE_S} && kill -s KILL -- "-$child" 2>/dev/null
+) </dev/null >/dev/null 2>&1 &
+watcher=$!
+wait "$child"
+status=$?
+kill "$watcher" 2>/dev/null
+exit "$status"
+"""
+
+
+class TargetLost(RtscopeError):
+    """The connection to the board went away mid-run: the run ends as interrupted."""
+
+    exit_status = 130
+
+
+def parse_spec(spec: str) -> tuple[str | None, str, int | None]:
+    """``ssh://[user@]host[:port]`` as (user, host, port); RtscopeError when it is not one."""
+    match = _SPEC.fullmatch(spec)
+    port = int(match["port"]) if match and match["port"] else None
+    if not match or match["host"].startswith("-") or (port is not None and not 1 <= port <= 65535):
+        raise RtscopeError(f"--target {spec}: expected ssh://[user@]host[:port]")
+    return match["user"], match["host"].strip("[]"), port
+
+
+class SshProcess:
+    """A background process on the board (a load), under a lifeline: its pid is its process group's."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], pid: int):
+        self._popen = popen
+        self.pid = pid
+
+    def poll(self) -> int | None:
+        return self._popen.poll()
+
+    def signal_group(self, signum: int) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            assert self._popen.stdin is not None
+            self._popen.stdin.write(f"{_signal_word(signum)}\n".encode())
+            self._popen.stdin.flush()
+
+    def wait(self, timeout_s: float) -> int | None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            return self._popen.wait(timeout=timeout_s)
+        return None
+
+
+class SshTransport:
+    """A machine reached by OpenSSH, over one master connection."""
+
+    def __init__(self, spec: str):
+        self.name = spec
+        user, self.host, port = parse_spec(spec)
+        self._control = tempfile.mkdtemp(prefix="rtscope-ssh-")
+        config = os.environ.get("RTSCOPE_SSH_CONFIG")
+        self._options = ["-o", "BatchMode=yes", "-o", f"ConnectTimeout={CONNECT_TIMEOUT_S}", *_ALIVE,
+                         "-o", f"ControlPath={self._control}/%C", *(["-F", config] if config else []),
+                         *(["-p", str(port)] if port else []), *(["-l", user] if user else [])]
+        self._connected = False
+        atexit.register(self.close)
+
+    def connect(self) -> None:
+        """Open the master connection (once); RtscopeError with ssh's reason, in one line, when it cannot."""
+        if self._connected:
+            return
+        with tempfile.TemporaryFile() as said:
+            try:
+                # -f: into the background once logged in; its output to a file, or it would hold a pipe open.
+                status = subprocess.run(["ssh", *self._options, "-o", "ControlMaster=yes", "-o",
+                                         f"ControlPersist={_PERSIST_S}", "-N", "-f", self.host],
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=said,
+                                        timeout=3 * CONNECT_TIMEOUT_S, check=False).returncode
+            except subprocess.TimeoutExpired:
+                raise RtscopeError(f"{self.name}: no answer within {3 * CONNECT_TIMEOUT_S} s") from None
+            except OSError as error:
+                raise RtscopeError(f"cannot run ssh ({error.strerror}): Debian: apt install openssh-client"
+                                   ) from None
+            said.seek(0)
+            reason = said.read().decode(errors="replace")
+        if status != 0:
+            raise RtscopeError(_connection_error(self.name, reason))
+        self._connected = True
+
+    def close(self) -> None:
+        """End the master connection; what runs on the board ends with it."""
+        if self._connected:
+            self._connected = False
+            subprocess.run(["ssh", *self._options, "-O", "exit", self.host], stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=10, check=False)
+        shutil.rmtree(self._control, ignore_errors=True)
+
+    def _ssh(self, argv: Sequence[str], log: str = "") -> list[str]:
+        """The ssh command that runs ``argv`` there under the lifeline, its output to ``log`` if given."""
+        self.connect()
+        return ["ssh", *self._options, "-o", "ControlMaster=no", self.host,
+                shlex.join(["sh", "-c", _LIFELINE, "sh", log, *argv])]
+
+    def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed:
+        # The lifeline stops the command when its input ends: the input is a pipe held open until then.
+        lifeline, held = os.pipe()
+        try:
+            process = subprocess.Popen(self._ssh(argv), stdin=lifeline, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, start_new_session=True)
+        finally:
+            os.close(lifeline)
+        try:
+            stdout, stderr = process.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.close(held)
+            held = -1
+            process.kill()
+            process.communicate()
+            raise RtscopeError(f"{argv[0]} on {self.name} did not end within {timeout_s:g} s: stopped") from None
+        finally:
+            if held >= 0:
+                os.close(held)
+        if process.returncode == 255:
+            raise TargetLost(_connection_error(self.name, stderr.decode(errors="replace")))
+        return Completed(process.returncode, stdout, stderr)
+
+    def run_streaming(self, argv: Sequence[str]) -> tuple[int, str, bytes]:
+        status, last_line, output = worker.run(self._ssh(argv), remote=True)
+        if status == 255:  # ssh's own failure (the probe never exits with 255); its stderr was the probe's
+            raise TargetLost(f"{self.name}: lost the connection during the run; its lifeline stopped the probe "
+                             f"there")
+        return status, last_line, output
+
+    def spawn(self, argv: Sequence[str], log: str) -> SshProcess:
+        process = subprocess.Popen(self._ssh(argv, log), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, start_new_session=True)
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], 3 * CONNECT_TIMEOUT_S)
+        line = process.stdout.readline().decode(errors="replace").strip() if ready else ""
+        if not line.isdigit():
+            process.kill()
+            _, stderr = process.communicate()
+            raise RtscopeError(f"cannot start {argv[0]} on {self.name}: "
+                               f"{worker.last_line(stderr.decode(errors='replace')) or 'no answer'}")
+        return SshProcess(process, int(line))
+
+    def read_file(self, path: str) -> bytes:
+        completed = self.run(["cat", "--", path], timeout_s=60)
+        if completed.status != 0:
+            reason = worker.last_line(completed.stderr.decode(errors="replace"))
+            if "No such file" in reason:
+                raise FileNotFoundError(path)
+            if "Permission denied" in reason:
+                raise PermissionError(f"cannot read {path} on {self.name}: {reason}")
+            raise OSError(f"cannot read {path} on {self.name}: {reason}")
+        return completed.stdout
+
+    @contextlib.contextmanager
+    def temp_dir(self) -> Iterator[str]:
+        made = self.run(["mktemp", "-d", "-t", "rtscope-XXXXXX"], timeout_s=30)
+        directory = made.stdout.decode(errors="replace").strip()
+        if made.status != 0 or not directory.startswith("/"):
+            raise RtscopeError(f"cannot make a temporary directory on {self.name}: "
+                               f"{worker.last_line(made.stderr.decode(errors='replace'))}")
+        try:
+            yield directory
+        finally:
+            with contextlib.suppress(RtscopeError):
+                self.run(["rm", "-rf", "--", directory], timeout_s=30)
+
+    def put_probe(self, local: Path, remote: str) -> None:
+        """Copy the executable ``local`` to ``remote`` (…/rtscope-probe-HASH) there, whole or not at all,
+        and remove the other builds beside it."""
+        # The script is fixed; the path travels as its argument. Older builds beside it go (a run still
+        # using one keeps its file until it ends).
+        script = ('cat > "$1.part" && chmod 755 "$1.part" && mv -f "$1.part" "$1" || { rm -f "$1.part"; exit 1; }\n'
+                  'for old in "${1%-*}"-*; do [ "$old" = "$1" ] || rm -f "$old"; done')
+        with local.open("rb") as data:
+            completed = subprocess.run(["ssh", *self._options, "-o", "ControlMaster=no", self.host,
+                                        shlex.join(["sh", "-c", script, "sh", remote])],
+                                       stdin=data, capture_output=True, timeout=300, check=False)
+        if completed.returncode != 0:
+            reason = worker.last_line(completed.stderr.decode(errors="replace")) or f"exit status {completed.returncode}"
+            raise RtscopeError(f"cannot copy the probe to {self.name}:{remote}: {reason}")
+
+
+class SshTarget:
+    """Runs the static probe on a board over SSH; loads and facts go through the same connection."""
+
+    def __init__(self, spec: str):
+        self.name = spec
+        self.transport = SshTransport(spec)
+
+    def list_benches(self) -> list[Bench]:
+        return self._catalogue[0]
+
+    def list_suites(self) -> list[Suite]:
+        return self._catalogue[1]
+
+    def record(self) -> dict[str, Any]:
+        """The board, on its own clocks."""
+        return {"name": self.name, "kind": "ssh", "time_base": "hardware"}
+
+    @functools.cached_property
+    def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
+        """The probe's benches and suites: a function of its build, so asked of the board once per build
+        and kept beside the builds here."""
+        kept = probes.BUILD_DIR / f"catalogue-{self._build[:16]}.json"
+        with contextlib.suppress(OSError, ProbeError):
+            return parse_bench_list(kept.read_text(encoding="utf-8"), str(kept))
+        completed = self.transport.run([self._probe, "list", "--json"], timeout_s=60)
+        if completed.status != 0:
+            reason = worker.last_line(completed.stderr.decode(errors="replace")) or f"exit status {completed.status}"
+            raise ProbeError(f"{self.name}: the probe's list failed: {reason}")
+        text = completed.stdout.decode(errors="replace")
+        catalogue = parse_bench_list(text, f"{self.name}: rtscope-probe list --json")
+        with contextlib.suppress(OSError):
+            partial = kept.with_suffix(f".{os.getpid()}.part")
+            partial.write_text(text, encoding="utf-8")
+            partial.replace(kept)
+        return catalogue
+
+    def run(self, request: RunRequest) -> result.Result:
+        """Run the probe there on ``request``: see rtscope.targets.local.run_probe."""
+        return run_probe(self.transport, self._probe, request)
+
+    @functools.cached_property
+    def _placement(self) -> tuple[Path, str]:
+        """The build for the board's architecture, and its path there: copied unless already there. One
+        round trip asks the architecture, makes the directory and lists it."""
+        script = ('d="${XDG_CACHE_HOME:-$HOME/.cache}/rtscope" && mkdir -p "$d" && cd "$d" && uname -m && pwd && '
+                  'ls -A')
+        asked = self.transport.run(["sh", "-c", script], timeout_s=30)
+        lines = asked.stdout.decode(errors="replace").splitlines()
+        if asked.status != 0 or len(lines) < 2 or not lines[1].startswith("/"):
+            raise RtscopeError(f"cannot make the probe's directory on {self.name}: "
+                               f"{worker.last_line(asked.stderr.decode(errors='replace')) or 'no answer'}")
+        machine, directory, present = lines[0], lines[1], set(lines[2:])
+        local = probes.probe_for(machine)
+        name = f"rtscope-probe-{probes.identity(local)[:16]}"
+        if name not in present:
+            self.transport.put_probe(local, f"{directory}/{name}")
+        return local, f"{directory}/{name}"
+
+    @property
+    def _probe(self) -> str:
+        return self._placement[1]
+
+    @property
+    def _build(self) -> str:
+        return probes.identity(self._placement[0])
+
+
+def _connection_error(name: str, said: str) -> str:
+    """ssh's own failure (exit status 255) as one line for the user."""
+    lines = [line.strip() for line in said.splitlines() if line.strip() and not line.startswith(("@", "Warning"))]
+    reason = lines[-1] if lines else "the connection failed"
+    if "Host key verification failed" in said or "REMOTE HOST IDENTIFICATION HAS CHANGED" in said:
+        return (f"{name}: host key verification failed: its key is not in known_hosts or has changed "
+                f"(rtscope never bypasses that; check the key, then update known_hosts)")
+    if "Permission denied" in said:
+        return f"{name}: the login was refused ({reason})"
+    if any(word in said for word in ("Connection refused", "No route to host", "timed out", "Could not resolve",
+                                     "Name or service not known", "Network is unreachable")):
+        return f"{name}: unreachable ({reason})"
+    if any(word in said for word in ("closed by remote host", "Broken pipe", "not responding", "Connection reset")):
+        return f"{name}: lost the connection ({reason})"
+    return f"{name}: ssh failed ({reason})"
+
+
+def _signal_word(signum: int) -> str:
+    """The signal's name as kill -s takes it (TERM, KILL, INT)."""
+    return worker.signal_name(signum).removeprefix("SIG")

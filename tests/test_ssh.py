@@ -1,0 +1,158 @@
+"""The SSH target against a real sshd on 127.0.0.1 (tests/sshd.py): the probe goes to the "board" by itself,
+runs as root and as a user without privilege, under loads that run and stop there; every way of failing to
+connect is one line within a bounded time; a connection lost mid-run or a Ctrl-C leaves nothing running
+there."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import sshd
+from conftest import Outcome, process_env
+from rtscope.model import result
+
+pytestmark = pytest.mark.skipif(sshd.unavailable() is not None, reason=sshd.unavailable() or "")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sshd.Server]:
+    with sshd.server(tmp_path_factory.mktemp("sshd")) as running:
+        yield running
+
+
+def _env(db_path: Path, server: sshd.Server) -> dict[str, str]:
+    return {**process_env(db_path), **server.env()}
+
+
+def _rtscope(db_path: Path, server: sshd.Server, *args: str, timeout: float = 120) -> Outcome:
+    ran = subprocess.run([sys.executable, "-m", "rtscope", *args], capture_output=True, text=True,
+                         env=_env(db_path, server), timeout=timeout, check=False)
+    return Outcome(ran.returncode, ran.stdout, ran.stderr)
+
+
+def _remote_probes() -> list[str]:
+    """Probe and load processes running now that a board's login started (from its ~/.cache/rtscope)."""
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+    return [line for line in ps.splitlines() if "/.cache/rtscope/rtscope-probe-" in line or
+            line.startswith("stress-ng")]
+
+
+def _until(condition, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return condition()
+
+
+def test_a_run_on_the_board_copies_the_probe_once_and_stores_its_result(db_path, server, tmp_path):
+    out = tmp_path / "run.json"
+    first = _rtscope(db_path, server, "--target", server.spec(), "run", "clock.read", "--duration", "0.3",
+                     "--json", str(out))
+    assert first.status == 0, first.err
+    doc = result.load(out).doc
+    assert doc["target"] == {"name": server.spec(), "kind": "ssh", "time_base": "hardware"}
+    assert doc["config"]["granted"]["policy"] == "fifo"  # root on the board
+    [copied] = Path("/root/.cache/rtscope").glob("rtscope-probe-*")
+    before = copied.stat().st_mtime_ns
+    again = _rtscope(db_path, server, "--target", server.spec(), "run", "clock.read", "--duration", "0.3")
+    assert again.status == 0, again.err
+    assert copied.stat().st_mtime_ns == before  # the same build is not copied again
+    runs = _rtscope(db_path, server, "runs")
+    assert runs.out.count(server.spec()) >= 2 or runs.out.count("clock.read") >= 2
+
+
+def test_a_login_without_privilege_degrades_visibly(db_path, server, tmp_path):
+    out = tmp_path / "run.json"
+    ran = _rtscope(db_path, server, "--target", server.spec(sshd.USER), "run", "clock.read", "--duration", "0.3",
+                   "--json", str(out))
+    assert ran.status == 0, ran.err
+    doc = result.load(out).doc
+    assert doc["config"]["granted"]["policy"] == "other"
+    assert any("privilege" in warning or "refused" in warning for warning in doc["config"]["warnings"])
+
+
+def test_loads_run_on_the_board_and_are_stopped_there(db_path, server, tmp_path):
+    out = tmp_path / "run.json"
+    ran = _rtscope(db_path, server, "--target", server.spec(), "run", "clock.read", "--duration", "0.5",
+                   "--load", "cpu", "--settle", "0.5", "--json", str(out))
+    assert ran.status == 0, ran.err
+    [load] = result.load(out).doc["loads"]
+    assert load["name"] == "cpu" and load["held"] and load["cpus_used"] > 0.5
+    assert _until(lambda: not _remote_probes(), 10), _remote_probes()
+
+
+@pytest.mark.parametrize(("how", "error"), [
+    ("closed port", r"ssh://root@127\.0\.0\.1:\d+: unreachable \(.*Connection refused\)"),
+    ("unknown user", r"ssh://nosuchuser@127\.0\.0\.1:\d+: the login was refused \(.*Permission denied.*\)"),
+    ("changed host key", r"ssh://root@127\.0\.0\.1:\d+: host key verification failed: its key is not in "
+                         r"known_hosts or has changed \(rtscope never bypasses that; check the key, then update "
+                         r"known_hosts\)"),
+])
+def test_a_board_that_cannot_be_reached_is_one_line_in_bounded_time(db_path, server, tmp_path, how, error):
+    import re
+    spec = server.spec()
+    env = _env(db_path, server)
+    if how == "closed port":
+        spec = f"ssh://root@127.0.0.1:{sshd._free_port()}"
+    elif how == "unknown user":
+        spec = server.spec("nosuchuser")
+    else:
+        other = tmp_path / "other_key"
+        sshd._keygen(other)
+        known = tmp_path / "known_hosts"
+        known.write_text(f"[127.0.0.1]:{server.port} {other.with_suffix('.pub').read_text()}")
+        config = tmp_path / "ssh_config"
+        config.write_text(server.config.read_text().replace(str(server.known_hosts), str(known)))
+        env["RTSCOPE_SSH_CONFIG"] = str(config)
+    started = time.monotonic()
+    ran = subprocess.run([sys.executable, "-m", "rtscope", "--target", spec, "run", "clock.read"],
+                         capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert time.monotonic() - started < 40
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr
+    [line] = ran.stderr.strip().splitlines()
+    assert re.fullmatch(f"rtscope: {error}", line), line
+
+
+@pytest.mark.parametrize("spec", ["ssh://", "ssh://host:0", "ssh://host:99999", "ssh://-oProxyCommand=x",
+                                  "ssh://user@host/path"])
+def test_a_malformed_ssh_target_is_refused(db_path, server, spec):
+    ran = _rtscope(db_path, server, "--target", spec, "list")
+    assert ran.status == 2 and ran.err.strip() == f"rtscope: --target {spec}: expected ssh://[user@]host[:port]"
+
+
+def _start_long_run(db_path: Path, server: sshd.Server, tmp_path: Path) -> subprocess.Popen[str]:
+    """rtscope measuring on the board for 60 s, once its probe runs there."""
+    run = subprocess.Popen([sys.executable, "-m", "rtscope", "--target", server.spec(), "run", "lat.wakeup",
+                            "--duration", "60", "--load", "cpu", "--settle", "0.5", "--json",
+                            str(tmp_path / "run.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, env=_env(db_path, server))
+    assert _until(lambda: any("/.cache/rtscope/rtscope-probe-" in p and " run " in p for p in _remote_probes()), 30)
+    return run
+
+
+def test_a_connection_lost_mid_run_ends_it_as_interrupted_and_leaves_nothing_there(db_path, server, tmp_path):
+    run = _start_long_run(db_path, server, tmp_path)
+    for session in server.sessions():  # sshd's side of every connection dies, as when the board's sshd is killed
+        os.kill(session, signal.SIGKILL)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert "lost the connection" in err.strip().splitlines()[-1] and "Traceback" not in err
+    assert _until(lambda: not _remote_probes(), 10), _remote_probes()
+
+
+def test_ctrl_c_stops_the_probe_there_which_writes_what_it_measured(db_path, server, tmp_path):
+    run = _start_long_run(db_path, server, tmp_path)
+    time.sleep(1)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    doc = json.loads((tmp_path / "run.json").read_text())
+    assert doc["run"]["status"] == "interrupted"
+    assert _until(lambda: not _remote_probes(), 10), _remote_probes()
