@@ -2,13 +2,15 @@
 (tests/sshd.py: throwaway keys, run as root), then times the same `rtscope run` locally and on
 ssh://root@127.0.0.1 — without loads and under `--load cpu` — TRIES times each, alternating, and prints
 the medians and the difference (goal: at most 1.5 s more remotely). The first remote run, which copies
-the probe, is timed apart. Both logins are timed: root (real-time privilege) and the tests' user with a
+the probe, is timed apart. Last, a campaign on two targets (local and the ssh one: 2 cells × 3 repetitions
+of 1 s each) against the sum of the same campaign on each target alone. Both logins are timed: root (real-time privilege) and the tests' user with a
 plain /bin/sh, because each SSH command starts the login's shell, and on this machine root's bash runs
 ~/.bashrc (pyenv init: about a hundred processes, 0.1 s, more under load) for every one of them.
 
 Usage: .venv/bin/python bench/remote.py [TRIES]   (default 5)
 """
 
+import json
 import os
 import statistics
 import subprocess
@@ -49,6 +51,19 @@ def main() -> None:
                 lm, rm = statistics.median(local), statistics.median(remote)
                 print(f"{label:11s} {user:13s} local {lm:.2f} s  ssh {rm:.2f} s  difference {rm - lm:+.2f} s "
                       f"(medians of {tries}; ssh min {min(remote):.2f} s, max {max(remote):.2f} s)")
+        alone = []
+        for number, targets in enumerate((["local"], [server.spec()], ["local", server.spec()])):
+            spec = Path(work) / f"campaign-{number}.toml"
+            spec.write_text(f'name = "bench-{number}"\nbenches = ["clock.read"]\nduration = "1"\n'
+                            f'repetitions = 3\nloads = ["idle", "cpu"]\nsettle = "1"\n'
+                            f'targets = {json.dumps(targets)}\n')
+            took = timed(env, "campaign", str(spec))
+            if len(targets) == 1:
+                alone.append(took)
+                print(f"campaign on {targets[0]} alone: {took:.2f} s")
+            else:
+                print(f"campaign on both at once: {took:.2f} s = {took / sum(alone):.2f} of the sum of its parts "
+                      f"({sum(alone):.2f} s)")
 
 
 if __name__ == "__main__":

@@ -65,6 +65,19 @@ def test_a_spec_expands_to_its_matrix(tmp_path):
     assert [str(load) for load in spec.cells[-1].loads] == ["cpu:cpus=0"]
 
 
+def test_targets_are_an_axis_of_the_matrix_and_each_has_its_share(tmp_path):
+    spec = campaign_spec.load(spec_file(tmp_path, MATRIX.replace('repetitions = 2', 'repetitions = 2\n'
+                                                                 'targets = ["local", "ssh://board"]')))
+    assert len(spec.cells) == 16 and spec.cells[0].text.startswith("target=local load=idle config=fifo")
+    share = spec.on("ssh://board")
+    assert len(share.cells) == 8 and all(cell.text.startswith("target=ssh://board ") for cell in share.cells)
+    assert spec.plan("ignored")["targets"] == ["local", "ssh://board"] and "target" not in spec.plan("x")
+    one = campaign_spec.load(spec_file(tmp_path, 'name = "x"\nbenches = ["a.b"]\ntargets = ["ssh://b"]\n'))
+    assert [cell.text for cell in one.cells] == ["load=idle"] and one.cells[0].target == "ssh://b"
+    with pytest.raises(RtscopeError, match=r"spec.toml:3: targets: names a target twice"):
+        campaign_spec.load(spec_file(tmp_path, 'name = "x"\nbenches = ["a.b"]\ntargets = ["b", "b"]\n'))
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ('duration = "500ms"', r"spec.toml:5: duration: bad duration '5 parsecs'"),
     ('repetitions = 2', r"spec.toml:4: repetitions: must be one or more, not 0"),

@@ -17,6 +17,7 @@ import pytest
 import sshd
 from conftest import Outcome, process_env
 from rtscope.model import result
+from rtscope.store.database import Store
 
 pytestmark = pytest.mark.skipif(sshd.unavailable() is not None, reason=sshd.unavailable() or "")
 
@@ -156,3 +157,34 @@ def test_ctrl_c_stops_the_probe_there_which_writes_what_it_measured(db_path, ser
     doc = json.loads((tmp_path / "run.json").read_text())
     assert doc["run"]["status"] == "interrupted"
     assert _until(lambda: not _remote_probes(), 10), _remote_probes()
+
+
+def _two_target_spec(tmp_path: Path, second: str) -> Path:
+    spec = tmp_path / "two.toml"
+    spec.write_text(f'name = "two-targets"\nbenches = ["clock.read"]\nduration = "0.3"\nrepetitions = 2\n'
+                    f'targets = ["local", "{second}"]\n')
+    return spec
+
+
+def test_a_campaign_measures_its_targets_in_parallel_into_one_store(db_path, server, tmp_path):
+    ran = _rtscope(db_path, server, "campaign", str(_two_target_spec(tmp_path, server.spec())))
+    assert ran.status == 0, ran.err
+    # Each worker's lines come under its target's name; the closing comparison has a column per target.
+    assert f"rtscope: {server.spec()}: " in ran.err and "rtscope: local: " in ran.err
+    assert f"target={server.spec()} load=idle" in ran.out and "target=local load=idle" in ran.out
+    with Store.open(db_path) as store:
+        runs = store.campaign_runs("two-targets")
+    assert sorted((run.doc["target"]["kind"], run.doc["campaign"]["repetition"]) for run in runs) == [
+        ("local", 1), ("local", 2), ("ssh", 1), ("ssh", 2)]
+
+
+def test_a_dead_board_holds_up_no_other_and_resume_measures_what_is_left(db_path, server, tmp_path):
+    dead = f"ssh://root@127.0.0.1:{sshd._free_port()}"
+    spec = _two_target_spec(tmp_path, dead)
+    ran = _rtscope(db_path, server, "campaign", str(spec))
+    assert ran.status == 1, ran.err
+    assert f"rtscope: {dead}: {dead}: unreachable" in ran.err
+    assert f"{dead} did not finish its share" in ran.err.strip().splitlines()[-1]
+    # The live target's runs are stored; resuming with the board still dead measures nothing again there.
+    again = _rtscope(db_path, server, "campaign", str(spec), "--resume")
+    assert again.status == 1 and "rtscope: local: " in again.err and "nothing left" not in again.out

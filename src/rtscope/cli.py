@@ -110,6 +110,6 @@ def _add_global_options(parser: argparse.ArgumentParser, *, after_command: bool)
                             "$XDG_DATA_HOME/rtscope/results.sqlite)")
     group.add_argument("--probe", type=Path, metavar="PATH", default=default(None),
                        help="probe binary (default: $RTSCOPE_PROBE, else probe/build/rtscope-probe)")
-    group.add_argument("--target", metavar="local|fake:DIR", default=default("local"),
-                       help="where benches run: local (default), or fake:DIR to replay the result "
-                            "files recorded in DIR")
+    group.add_argument("--target", metavar="local|ssh://HOST|fake:DIR", default=default("local"),
+                       help="where benches run: local (default), ssh://[user@]host[:port] (a board: the "
+                            "probe goes there by itself), or fake:DIR to replay the result files recorded in DIR")

@@ -16,6 +16,7 @@ from rtscope.commands.context import Context
 from rtscope.execution import campaign_spec
 from rtscope.execution.campaign import Progress, measure_all, open_campaign, planned_s, requests_for
 from rtscope.execution.measure import FAILED, INTERRUPTED
+from rtscope.execution.parallel import run_workers
 from rtscope.loads import kinds
 from rtscope.render import comparison as comparison_text
 from rtscope.render import fmt
@@ -31,14 +32,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "repetitions it has no run for")
     parser.add_argument("--dry-run", action="store_true", help="list the cells and the time it would take; "
                                                                "measure nothing")
+    # One target's share of a campaign with several (rtscope.execution.parallel starts these).
+    parser.add_argument("--worker", metavar="CAMPAIGN_ID", help=argparse.SUPPRESS)
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
     """Check the whole spec against the target, then measure every cell not yet measured, storing each
     run as it ends; at the end, compare the cells. Exits 0 when every run completed, 1 when a bench
-    failed somewhere (the other cells are measured all the same), 130 when interrupted."""
+    failed somewhere (the other cells are measured all the same), 130 when interrupted. A spec with
+    several targets measures them in parallel, one worker process each."""
     spec = campaign_spec.load(args.spec)
-    target = context.target()
+    if args.worker:
+        return _measure_share(args, context, spec)
+    if len(spec.targets) > 1:
+        return _measure_targets(args, context, spec)
+    target = context.target(spec.targets[0] if spec.targets else None)
     requests = requests_for(spec, target)
     for cell in spec.cells:
         kinds.check_tools(target.transport, cell.loads)
@@ -47,14 +55,65 @@ def run(args: argparse.Namespace, context: Context) -> int:
         context.print(_dry_run(spec, total, planned_s(spec, requests)))
         return 0
     store = context.store(create=True)
-    this, done = open_campaign(store, spec, target, resume=args.resume)
+    this, done = open_campaign(store, spec, target.name, resume=args.resume)
     progress = Progress(total, len(done), planned_s(spec, requests))
     try:
         failed = measure_all(spec, target, store, this, done, requests, progress)
     except KeyboardInterrupt:
         progress.note(f"interrupted; rtscope campaign {args.spec} --resume measures the runs left")
         return INTERRUPTED
-    if len(done) < total:
+    return _closing(context, this, total, len(done), failed)
+
+
+def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_spec.Spec) -> int:
+    """Every target's share at once, each by its own worker, into one campaign."""
+    shares = {target: spec.on(target) for target in spec.targets}
+    if args.dry_run:
+        for target, share in shares.items():
+            made = context.target(target)
+            share_s = planned_s(share, requests_for(share, made)) * len(share.cells) * spec.repetitions
+            context.print([f"{target}: {len(share.cells)} cells × {spec.repetitions} repetitions, about "
+                           f"{fmt.clock_time(share_s)}"])
+        total = len(spec.cells) * spec.repetitions
+        context.print([f"campaign {spec.name}: {total} runs on {len(shares)} targets in parallel"])
+        return 0
+    store = context.store(create=True)
+    this, done = open_campaign(store, spec, context.target_spec, resume=args.resume)
+    statuses = run_workers(spec.targets, lambda target: [
+        sys.executable, "-m", "rtscope", "--db", str(context.db_path), "--probe", str(context.probe),
+        "--target", target, "campaign", str(args.spec), "--worker", this.id])
+    unfinished = {target: status for target, status in statuses.items() if status not in (0, FAILED)}
+    if unfinished:
+        Progress.note(f"{', '.join(unfinished)} did not finish its share (the line above each says why); "
+                      f"rtscope campaign {args.spec} --resume measures the runs left")
+        return INTERRUPTED if INTERRUPTED in unfinished.values() else FAILED
+    return _closing(context, this, len(spec.cells) * spec.repetitions, len(done),
+                    sum(status == FAILED for status in statuses.values()))
+
+
+def _measure_share(args: argparse.Namespace, context: Context, spec: campaign_spec.Spec) -> int:
+    """One target's share of campaign ``--worker``: its cells not yet measured (a worker process)."""
+    target = context.target()
+    share = spec.on(context.target_spec)
+    requests = requests_for(share, target)
+    for cell in share.cells:
+        kinds.check_tools(target.transport, cell.loads)
+    store = context.store()
+    this = store.campaign(args.worker)
+    done = {(cell, repetition) for cell, repetition in store.campaign_cells(this.id)
+            if cell in {c.text for c in share.cells}}
+    progress = Progress(len(share.cells) * spec.repetitions, len(done), planned_s(share, requests))
+    try:
+        failed = measure_all(share, target, store, this, done, requests, progress)
+    except KeyboardInterrupt:
+        progress.note("interrupted")
+        return INTERRUPTED
+    return FAILED if failed else 0
+
+
+def _closing(context: Context, this: Campaign, total: int, already: int, failed: int) -> int:
+    """The comparison at the end (or that there was nothing left), and the exit status."""
+    if already < total:
         context.print(_summary(context, this))
     else:
         context.print([f"campaign {this.name} ({this.id}) is complete: nothing left to measure"])

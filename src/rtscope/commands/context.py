@@ -36,9 +36,9 @@ class Context:
         if self._store is not None:
             self._store.close()
 
-    def target(self) -> Target:
-        """The target named by ``--target``."""
-        return make_target(self.target_spec, self.probe)
+    def target(self, spec: str | None = None) -> Target:
+        """The target named by ``spec`` (a campaign spec's), else by ``--target``."""
+        return make_target(spec or self.target_spec, self.probe)
 
     def store(self, *, create: bool = False) -> Store:
         """The results database, opened on first use (created too, with ``create``)."""

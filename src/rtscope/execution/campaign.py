@@ -55,13 +55,14 @@ class RequestFor:
                           raw=self.spec.raw, mlock=config.mlock, cpu_latency=config.cpu_latency)
 
 
-def open_campaign(store: Store, spec: campaign_spec.Spec, target: Target, *, resume: bool
+def open_campaign(store: Store, spec: campaign_spec.Spec, target: str, *, resume: bool
                   ) -> tuple[Campaign, set[tuple[str, int]]]:
     """The campaign to measure into and the (cell, repetition) pairs it already has: with ``resume``
-    the newest of this name, else a new one. A resumed campaign must have the same plan — target
-    included, so that two machines' runs never mix in one campaign — but for a higher number of
-    repetitions, which extends it in place; any other change is refused, naming it."""
-    plan = spec.plan(target.name)
+    the newest of this name, else a new one. A resumed campaign must have the same plan — targets
+    included, so that two machines' runs never mix in one cell — but for a higher number of
+    repetitions, which extends it in place; any other change is refused, naming it. ``target``: the
+    command's, for a spec that names none."""
+    plan = spec.plan(target)
     if not resume:
         new = Campaign(secrets.token_hex(8), spec.name, utc_now(), plan)
         store.add_campaign(new)
@@ -71,7 +72,8 @@ def open_campaign(store: Store, spec: campaign_spec.Spec, target: Target, *, res
     except RtscopeError:
         raise RtscopeError(f"no campaign named {spec.name!r} to resume in {store.path}") from None
     # Campaigns stored before plans named their target could only have run here.
-    stored = None if previous.plan is None else {"target": "local", **previous.plan}
+    stored = previous.plan if previous.plan is None or {"target", "targets"} & previous.plan.keys() \
+        else {"target": "local", **previous.plan}
     if stored != plan:
         extended = stored is not None and stored["repetitions"] < plan["repetitions"] and \
             {**stored, "repetitions": plan["repetitions"]} == plan

@@ -1,14 +1,17 @@
 """Campaign specs: a TOML file naming benches, parameters, loads, configurations and repetitions, and
 the matrix of cells it expands to.
 
-A cell is one probe run: every bench of the spec, under one load, with one configuration and one value
-of each parameter that has a list of values. Its text ("load=cpu config=fifo80 interval_us=200") names
-it in the store and in comparisons; the load is always in it, the other axes when they vary.
+A cell is one probe run: every bench of the spec, on one target, under one load, with one configuration
+and one value of each parameter that has a list of values. Its text ("load=cpu config=fifo80
+interval_us=200") names it in the store and in comparisons; the load is always in it, the other axes
+when they vary. ``targets`` (a list: "local", "ssh://…") makes the target an axis, measured in parallel;
+without it the campaign runs on the command's ``--target``.
 
 Every mistake in a spec is one line naming the file, the line and the key.
 """
 
 import argparse
+import dataclasses
 import itertools
 import re
 import tomllib
@@ -26,7 +29,7 @@ from rtscope.model.values import ParamSetting
 
 DEFAULT_DURATION_S = 5.0
 _TOP_KEYS = ("name", "benches", "repetitions", "duration", "settle", "loads", "label", "raw", "params",
-             "configs")
+             "configs", "targets")
 _CONFIG_KEYS = ("name", "policy", "priority", "cpus", "mlock", "cpu_latency")
 _POLICIES = ("other", "fifo", "rr")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -52,6 +55,7 @@ class Cell:
     loads: tuple[kinds.LoadSpec, ...]
     config: Config
     params: tuple[ParamSetting, ...]
+    target: str | None = None     # None: the command's --target
 
     @property
     def text(self) -> str:
@@ -70,13 +74,19 @@ class Spec:
     label: str | None
     raw: int | None
     cells: tuple[Cell, ...]
+    targets: tuple[str, ...] = ()  # the spec's targets; none: the command's --target
 
     def plan(self, target: str) -> dict[str, Any]:
-        """What the campaign measures on ``target``, as stored with it: a resumed campaign must have the
-        same plan (but may have more repetitions)."""
+        """What the campaign measures on ``target`` (the command's, when the spec names none), as stored
+        with it: a resumed campaign must have the same plan (but may have more repetitions)."""
         return {"benches": list(self.benches), "repetitions": self.repetitions, "duration_s": self.duration_s,
                 "settle_s": self.settle_s, "label": self.label, "raw": self.raw,
-                "cells": [cell.text for cell in self.cells], "target": target}
+                "cells": [cell.text for cell in self.cells],
+                **({"targets": list(self.targets)} if self.targets else {"target": target})}
+
+    def on(self, target: str) -> "Spec":
+        """The spec's cells on one of its targets."""
+        return dataclasses.replace(self, cells=tuple(cell for cell in self.cells if cell.target == target))
 
 
 def load(path: Path) -> Spec:
@@ -109,14 +119,19 @@ class _Reader:
         load_texts = self._list_of_str(table, "loads", None) or ["idle"]
         configs = self._configs(table.get("configs", []))
         param_axes = self._params(table.get("params", {}))
+        targets = self._list_of_str(table, "targets", None)
+        if len(set(targets)) < len(targets):
+            self._fail(None, "targets", "names a target twice")
         cells = []
-        for load_text, config, params in itertools.product(load_texts, configs, itertools.product(*param_axes)):
-            axes = [("load", load_text)]
+        for target, load_text, config, params in itertools.product(targets or [None], load_texts, configs,
+                                                                   itertools.product(*param_axes)):
+            axes = [("target", target)] if len(targets) > 1 else []
+            axes.append(("load", load_text))
             if len(configs) > 1:
                 axes.append(("config", config.name))
             axes += [(str(setting).partition("=")[0], setting.value)
                      for setting, axis in zip(params, param_axes, strict=True) if len(axis) > 1]
-            cells.append(Cell(tuple(axes), self._loads(load_text), config, tuple(params)))
+            cells.append(Cell(tuple(axes), self._loads(load_text), config, tuple(params), target))
         return Spec(
             name=name, benches=tuple(benches),
             repetitions=self._checked(table, "repetitions", values.positive, None, default=1),
@@ -124,7 +139,7 @@ class _Reader:
             settle_s=self._checked(table, "settle", values.duration, None, default=DEFAULT_SETTLE_S),
             label=self._optional(table, "label", str, None),
             raw=self._checked(table, "raw", values.non_negative, None, default=None),
-            cells=tuple(cells))
+            cells=tuple(cells), targets=tuple(targets))
 
     def _loads(self, text: str) -> tuple[kinds.LoadSpec, ...]:
         try:

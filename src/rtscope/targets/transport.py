@@ -117,7 +117,7 @@ class LocalTransport:
         with open(log, "wb") as output:
             try:
                 popen = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=output, stderr=output,
-                                         start_new_session=True, preexec_fn=_die_with_parent)
+                                         start_new_session=True, preexec_fn=die_with_parent)
             except OSError as error:
                 raise RtscopeError(f"cannot start {argv[0]}: {error.strerror}") from None
         return LocalProcess(popen)
@@ -134,7 +134,7 @@ class LocalTransport:
             shutil.rmtree(directory, ignore_errors=True)
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child before exec: SIGKILL it when rtscope ends, however it ends (Linux)."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)

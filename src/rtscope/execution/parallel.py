@@ -1,0 +1,48 @@
+"""Measuring several targets at once: one worker process per target, each measuring its share of a
+campaign into the one store (SQLite takes their writes in turn), so that a slow or dead board holds up
+no other. Their messages reach stderr line by line, each under its target's name; Ctrl-C reaches every
+worker, which stores what it measured; a worker dies with rtscope, and the transport's lifelines then
+stop what it ran on its board."""
+
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+
+from rtscope.targets.transport import die_with_parent
+
+
+def run_workers(targets: Sequence[str], argv_for: Callable[[str], list[str]]) -> dict[str, int]:
+    """Run ``argv_for(target)`` for every target at once; each one's exit status, by target."""
+    workers = {target: subprocess.Popen(argv_for(target), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, preexec_fn=die_with_parent)
+               for target in targets}
+    lock = threading.Lock()
+    relays = [threading.Thread(target=_relay, args=(target, worker, lock), daemon=True)
+              for target, worker in workers.items()]
+    for relay in relays:
+        relay.start()
+    try:
+        for worker in workers.values():
+            worker.wait()
+    except KeyboardInterrupt:
+        # A terminal's Ctrl-C reached the workers already; a signal sent to rtscope alone did not.
+        for worker in workers.values():
+            worker.send_signal(signal.SIGINT)
+        for worker in workers.values():
+            worker.wait()
+    for relay in relays:
+        relay.join()
+    return {target: worker.returncode for target, worker in workers.items()}
+
+
+def _relay(target: str, worker: subprocess.Popen[bytes], lock: threading.Lock) -> None:
+    """Copy the worker's stderr, "rtscope: X" as "rtscope: TARGET: X", whole lines at a time."""
+    assert worker.stderr is not None
+    for raw in worker.stderr:
+        line = raw.decode(errors="replace").rstrip("\r\n").rsplit("\r", 1)[-1]
+        text = f"rtscope: {target}: {line.removeprefix('rtscope: ')}" if line.strip() else ""
+        if text:
+            with lock:
+                print(text, file=sys.stderr, flush=True)
