@@ -176,6 +176,9 @@ def test_a_campaign_measures_its_targets_in_parallel_into_one_store(db_path, ser
         runs = store.campaign_runs("two-targets")
     assert sorted((run.doc["target"]["kind"], run.doc["campaign"]["repetition"]) for run in runs) == [
         ("local", 1), ("local", 2), ("ssh", 1), ("ssh", 2)]
+    by_target = _rtscope(db_path, server, "compare", "campaign:two-targets", "--by", "target")
+    assert by_target.status == 0, by_target.err
+    assert "  A  local  " in by_target.out and f"  B  {server.spec()}  " in by_target.out
 
 
 def test_a_dead_board_holds_up_no_other_and_resume_measures_what_is_left(db_path, server, tmp_path):

@@ -1,6 +1,6 @@
 """How runs form groups for comparison: the one rule that compare, check and the report share.
 
-A group is one run, or the runs of one campaign cell, label or set of loads, named by a letter (A, B …)
+A group is one run, or the runs of one campaign cell, label, set of loads or target, named by a letter (A, B …)
 in order of first appearance.
 """
 
@@ -12,7 +12,7 @@ from rtscope.errors import RtscopeError
 
 # Groups are named A, B, C … in tables; the header says which runs each letter is.
 LETTERS = string.ascii_uppercase
-GROUPINGS = ("run", "cell", "label", "load")
+GROUPINGS = ("run", "cell", "label", "load", "target")
 SHORT_ID = 8
 
 
@@ -55,13 +55,16 @@ def group(docs: list[dict[str, Any]], by: str) -> list[Group]:
 
 def group_name(doc: dict[str, Any], by: str, *, several_campaigns: bool) -> str:
     """The name of the group ``doc`` belongs to by ``by``: a run's short id and label, its label, its
-    loads, or its campaign cell (with the campaign's name when several campaigns are compared)."""
+    loads, its target, or its campaign cell (with the campaign's name when several campaigns are compared)."""
     if by == "run":
         return f"{doc['run']['id'][:SHORT_ID]} {doc['run']['label'] or ''}".strip()
     if by == "label":
         return doc["run"]["label"] or "(no label)"
     if by == "load":
         return ",".join(load["name"] for load in doc.get("loads") or []) or "(none given)"
+    if by == "target":
+        # Format 4 names it; older results were measured where rtscope ran.
+        return (doc.get("target") or {}).get("name", "local")
     if "campaign" not in doc:
         raise RtscopeError(f"run {doc['run']['id'][:SHORT_ID]} belongs to no campaign: it has no cell "
                            "(--by run, label or load)")

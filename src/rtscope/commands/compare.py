@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "every run of a campaign")
     parser.add_argument("--by", choices=GROUPINGS,
                         help="how runs form groups: each run alone, or the repetitions of a campaign cell, a "
-                             "label, a set of loads (default: cell when every run is a campaign's, else run)")
+                             "label, a set of loads, a target (default: cell when every run is a campaign's, else run)")
     parser.add_argument("--stat", type=values.statistics, metavar="LIST",
                         help="statistics to compare, e.g. p50,p99.9,max (default "
                              f"{','.join(DEFAULT_STATISTICS)}; {','.join(OPS_STATISTICS)} in the operation table)")
