@@ -98,6 +98,23 @@ def test_compare_marks_missing_and_invalid_metrics_and_warns_of_differences(fake
     assert "* B ctxsw.sem is invalid" in outcome.out
 
 
+def test_compare_says_what_differs_between_the_systems(fake, tmp_path):
+    stock = builders.write(tmp_path / "stock.json", builders.result_doc())
+    rt_doc = builders.result_doc(run_id="3333333333333333")
+    rt_doc["system"].update(kernel_release="6.1.0-rt-test", preempt_model="full", realtime_kernel=True,
+                            rt_runtime_us=-1)
+    rt = builders.write(tmp_path / "rt.json", rt_doc)
+    outcome = fake("compare", stock, rt)
+    assert "the systems differ in kernel: A 6.1.0-test, B 6.1.0-rt-test" in outcome.out
+    assert f"the systems differ in preemption: A {stock_preemption(stock)}, B full (PREEMPT_RT)" in outcome.out
+    assert "the systems differ in RT throttling: A 95 %, B off" in outcome.out
+    assert "differ in clocksource" not in outcome.out
+
+
+def stock_preemption(path):
+    return json.loads(path.read_text())["system"]["preempt_model"]
+
+
 def test_compare_needs_two_runs(fake):
     store_runs(fake, "alone")
     outcome = fake("compare", "last")

@@ -24,6 +24,28 @@ SETTINGS_TO_MATCH: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
 )
 
 
+def _rt_throttling(system: dict[str, Any]) -> str:
+    runtime, period = system.get("rt_runtime_us"), system.get("rt_period_us")
+    if runtime is None or period is None:
+        return "unknown"
+    return "off" if runtime < 0 else f"{100 * runtime / period:g} %"
+
+
+# What the probe records of each system that a comparison of two systems should name when it differs
+# (rtscope doctor judges the same settings): (what, how to read it from a document's "system").
+SYSTEM_FACTS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
+    ("kernel", lambda system: system.get("kernel_release") or "unknown"),
+    ("preemption", lambda system: f"{system.get('preempt_model') or 'unknown'}"
+                                  f"{' (PREEMPT_RT)' if system.get('realtime_kernel') else ''}"),
+    ("CPU", lambda system: f"{system.get('cpu_model') or 'unknown'} × {system.get('cpu_count', '?')}"),
+    ("governor", lambda system: system.get("governor") or "none"),
+    ("clocksource", lambda system: system.get("clocksource") or "unknown"),
+    ("isolated CPUs", lambda system: system.get("isolated_cpus") or "none"),
+    ("RT throttling", _rt_throttling),
+    ("virtualization", lambda system: system.get("virtualization") or "none"),
+)
+
+
 @dataclass(frozen=True)
 class Figure:
     """One statistic of one group: the median over its runs, their spread, its ratio to group A."""

@@ -5,7 +5,7 @@ between them, the table of figures, ratios and verdicts with its legend, and the
 from typing import Any
 
 from rtscope.analysis import stats
-from rtscope.analysis.compare import Comparison, Figure, Row, SETTINGS_TO_MATCH
+from rtscope.analysis.compare import SETTINGS_TO_MATCH, SYSTEM_FACTS, Comparison, Figure, Row
 from rtscope.analysis.grouping import SHORT_ID, Group
 from rtscope.model import result, units
 from rtscope.render import cells, fmt
@@ -50,14 +50,19 @@ def group_table(comparison: Comparison) -> Table:
 
 
 def differences(groups: tuple[Group, ...]) -> tuple[Cell, ...]:
-    """Warnings of the settings that make figures incomparable when they differ between the groups, and
-    of reporting periods that differ (counts are per period)."""
+    """Warnings of the settings that make figures incomparable when they differ between the groups, what
+    differs between their systems (what a comparison of systems is for), and warnings of reporting
+    periods that differ (counts are per period)."""
     notes = []
     for what, read in SETTINGS_TO_MATCH:
         values = {g.letter: "/".join(sorted({read(doc) for doc in g.docs})) for g in groups}
         if len(set(values.values())) > 1:
             each = ", ".join(f"{letter} {value}" for letter, value in values.items())
             notes.append(Cell(f"! the runs differ in {what}: {each}", "warn"))
+    for what, read in SYSTEM_FACTS:
+        values = {g.letter: "/".join(sorted({read(doc["system"]) for doc in g.docs})) for g in groups}
+        if len(set(values.values())) > 1:
+            notes.append(Cell(f"the systems differ in {what}: {', '.join(f'{k} {v}' for k, v in values.items())}"))
     periods = {g.letter: sorted({fmt.seconds(m["period_s"]) for doc in g.docs for m in doc["metrics"]
                                  if result.is_periodic(m)}) for g in groups}
     if len({tuple(p) for p in periods.values() if p}) > 1:
