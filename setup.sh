@@ -59,4 +59,12 @@ fi
 
 # The launcher prepares .venv/ and builds the probe on first use.
 "$repo/rtscope" --version >/dev/null
+# labgrid (--target labgrid:ENV.yaml) is optional for rtscope's users; installed here, again when its
+# requirements change, so that its tests run.
+labgrid_stamp=$repo/.venv/.labgrid.stamp
+if [[ $repo/requirements-labgrid.txt -nt $labgrid_stamp ]]; then
+    echo "setup: installing labgrid into .venv/" >&2
+    "$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check -r "$repo/requirements-labgrid.txt" >&2
+    touch "$labgrid_stamp"
+fi
 echo "setup: ready ($("$repo/probe/build/rtscope-probe" version))" >&2

@@ -40,15 +40,20 @@ class Target(Protocol):
 
 def make_target(spec: str, probe: Path) -> Target:
     """The target named by a ``--target`` value: "local" (runs ``probe``), "ssh://[user@]host[:port]" (a
-    board, which gets the static probe for its architecture) or "fake:DIR" (replays DIR)."""
+    board, which gets the static probe for its architecture), "labgrid:ENV.yaml[:NAME]" (a board of a
+    labgrid environment, reached by its SSHDriver) or "fake:DIR" (replays DIR)."""
     # Imported here: each target module imports this one for the protocol.
     from rtscope.targets.fake import FakeTarget
+    from rtscope.targets.labgrid import LabgridTarget
     from rtscope.targets.local import LocalTarget
     from rtscope.targets.ssh import SshTarget
     if spec == "local":
         return LocalTarget(probe)
     if spec.startswith("ssh://"):
         return SshTarget(spec)
+    if spec.startswith("labgrid:"):
+        return LabgridTarget(spec)
     if spec.startswith("fake:") and len(spec) > len("fake:"):
         return FakeTarget(Path(spec.removeprefix("fake:")))
-    raise RtscopeError(f"unknown target {spec!r} (local, ssh://[user@]host[:port] or fake:DIR)")
+    raise RtscopeError(f"unknown target {spec!r} (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME] or "
+                       "fake:DIR)")

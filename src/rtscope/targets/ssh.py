@@ -113,16 +113,24 @@ class SshProcess:
 
 
 class SshTransport:
-    """A machine reached by OpenSSH, over one master connection."""
+    """A machine reached by OpenSSH, over one master connection: its own, which connect opens. A subclass
+    whose master another tool opens (rtscope.targets.labgrid) starts with _reach instead of __init__ and
+    overrides connect and close."""
 
     def __init__(self, spec: str):
-        self.name = spec
-        user, self.host, port = parse_spec(spec)
+        user, host, port = parse_spec(spec)
         self._control = tempfile.mkdtemp(prefix="rtscope-ssh-")
         config = os.environ.get("RTSCOPE_SSH_CONFIG")
-        self._options = ["-o", "BatchMode=yes", "-o", f"ConnectTimeout={CONNECT_TIMEOUT_S}", *_ALIVE,
-                         "-o", f"ControlPath={self._control}/%C", *(["-F", config] if config else []),
-                         *(["-p", str(port)] if port else []), *(["-l", user] if user else [])]
+        self._reach(spec, host, ["-o", "BatchMode=yes", "-o", f"ConnectTimeout={CONNECT_TIMEOUT_S}", *_ALIVE,
+                                 "-o", f"ControlPath={self._control}/%C", *(["-F", config] if config else []),
+                                 *(["-p", str(port)] if port else []), *(["-l", user] if user else [])])
+
+    def _reach(self, name: str, host: str, options: list[str]) -> None:
+        """Commands go to ``host`` with ``options`` (which name the master connection's ControlPath), and
+        messages call it ``name``. Closed when rtscope exits, if not before."""
+        self.name = name
+        self.host = host
+        self._options = options
         self._connected = False
         atexit.register(self.close)
 
@@ -145,7 +153,7 @@ class SshTransport:
             said.seek(0)
             reason = said.read().decode(errors="replace")
         if status != 0:
-            raise RtscopeError(_connection_error(self.name, reason))
+            raise RtscopeError(connection_error(self.name, reason))
         self._connected = True
 
     def close(self) -> None:
@@ -182,7 +190,7 @@ class SshTransport:
             if held >= 0:
                 os.close(held)
         if process.returncode == 255:
-            raise TargetLost(_connection_error(self.name, stderr.decode(errors="replace")))
+            raise TargetLost(connection_error(self.name, stderr.decode(errors="replace")))
         return Completed(process.returncode, stdout, stderr)
 
     def run_streaming(self, argv: Sequence[str]) -> tuple[int, str, bytes]:
@@ -248,9 +256,10 @@ class SshTransport:
 class SshTarget:
     """Runs the static probe on a board over SSH; loads and facts go through the same connection."""
 
-    def __init__(self, spec: str):
+    def __init__(self, spec: str, transport: SshTransport | None = None):
+        """The board of ``spec``, reached by ``transport`` (default: an SshTransport of its own for it)."""
         self.name = spec
-        self.transport = SshTransport(spec)
+        self.transport = transport or SshTransport(spec)
 
     def list_benches(self) -> list[Bench]:
         return self._catalogue[0]
@@ -312,7 +321,7 @@ class SshTarget:
         return probes.identity(self._placement[0])
 
 
-def _connection_error(name: str, said: str) -> str:
+def connection_error(name: str, said: str) -> str:
     """ssh's own failure (exit status 255) as one line for the user."""
     lines = [line.strip() for line in said.splitlines() if line.strip() and not line.startswith(("@", "Warning"))]
     reason = lines[-1] if lines else "the connection failed"
