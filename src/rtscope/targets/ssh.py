@@ -15,7 +15,8 @@ the board outlives its connection, and the probe's own watchdog bounds a run eve
 
 The probe goes to the board by itself: the board's ``uname -m`` picks the static build
 (rtscope.targets.probes), copied once into ``~/.cache/rtscope`` there under its content's hash, so a
-second run skips the copy (an older build there is removed when a new one comes). Results and loads' logs go to temporary directories there, removed after.
+second run skips the copy (an older build there is removed when a new one comes). The probe's result
+comes back on its stdout; loads' logs go to a temporary directory there, removed after.
 """
 
 import atexit
@@ -249,7 +250,8 @@ class SshTransport:
                                         shlex.join(["sh", "-c", script, "sh", remote])],
                                        stdin=data, capture_output=True, timeout=300, check=False)
         if completed.returncode != 0:
-            reason = worker.last_line(completed.stderr.decode(errors="replace")) or f"exit status {completed.returncode}"
+            said = worker.last_line(completed.stderr.decode(errors="replace"))
+            reason = said or f"exit status {completed.returncode}"
             raise RtscopeError(f"cannot copy the probe to {self.name}:{remote}: {reason}")
 
 
