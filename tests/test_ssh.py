@@ -5,6 +5,7 @@ there."""
 
 import json
 import os
+import pwd
 import signal
 import subprocess
 import sys
@@ -39,10 +40,10 @@ def _rtscope(db_path: Path, server: sshd.Server, *args: str, timeout: float = 12
 
 
 def _remote_probes() -> list[str]:
-    """Probe and load processes running now that a board's login started (from its ~/.cache/rtscope)."""
+    """Probe and load processes running now that a board's login started (the probe from its ~/.cache/rtscope)."""
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
     return [line for line in ps.splitlines() if "/.cache/rtscope/rtscope-probe-" in line or
-            line.startswith("stress-ng")]
+            line.startswith(("stress-ng", "iperf3"))]
 
 
 def _until(condition, within_s: float) -> bool:
@@ -191,3 +192,31 @@ def test_a_dead_board_holds_up_no_other_and_resume_measures_what_is_left(db_path
     # The live target's runs are stored; resuming with the board still dead measures nothing again there.
     again = _rtscope(db_path, server, "campaign", str(spec), "--resume")
     assert again.status == 1 and "rtscope: local: " in again.err and "nothing left" not in again.out
+
+
+def test_no_space_on_the_board_is_one_line_and_leaves_no_partial_probe(db_path, server):
+    from rtscope.targets import probes
+    name = f"rtscope-probe-{probes.identity(probes.probe_for('x86_64'))[:16]}"
+    cache = Path(pwd.getpwnam(sshd.USER).pw_dir) / ".cache" / "rtscope"
+    cache.mkdir(parents=True, exist_ok=True)
+    (cache / name).unlink(missing_ok=True)
+    # The copy's temporary file leads to /dev/full: every write to it fails as on a full file system.
+    (cache / f"{name}.part").symlink_to("/dev/full")
+    try:
+        ran = _rtscope(db_path, server, "--target", server.spec(sshd.USER), "run", "clock.read", "--duration", "0.3")
+        assert ran.status == 2 and "Traceback" not in ran.err
+        assert ran.err.strip() == (f"rtscope: cannot copy the probe to {server.spec(sshd.USER)}:{cache / name}: "
+                                   "cat: write error: No space left on device")
+        assert not (cache / name).exists() and not (cache / f"{name}.part").is_symlink()
+    finally:
+        (cache / f"{name}.part").unlink(missing_ok=True)
+
+
+def test_a_net_load_streams_on_the_boards_own_loopback(db_path, server, tmp_path):
+    out = tmp_path / "run.json"
+    ran = _rtscope(db_path, server, "--target", server.spec(), "run", "clock.read", "--duration", "0.5",
+                   "--load", "net", "--settle", "0.5", "--json", str(out))
+    assert ran.status == 0, ran.err
+    [load] = result.load(out).doc["loads"]
+    assert load["name"] == "net" and load["held"] and load["loopback_bytes_per_s"] > 1e6
+    assert _until(lambda: not _remote_probes(), 10), _remote_probes()
