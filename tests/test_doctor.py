@@ -2,6 +2,7 @@
 JSON and exit status — on fixture /proc and /sys trees, and once for real on this machine."""
 
 import ast
+import fnmatch
 import json
 import shutil
 from collections.abc import Callable, Sequence
@@ -39,6 +40,19 @@ class TreeTransport:
         if path in self.unreadable:
             raise self.refusal(13, "Permission denied", path)
         return (self.root / path.lstrip("/")).read_bytes()
+
+    def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
+        # The files that are there but cannot be read are there whether the tree has them or not.
+        found: dict[str, bytes | None] = {path: None for path in self.unreadable
+                                          if any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns)}
+        for pattern in patterns:
+            for match in sorted(self.root.glob(pattern.lstrip("/"))):
+                path = "/" + str(match.relative_to(self.root))
+                try:
+                    found[path] = self.read_file(path)
+                except PermissionError:
+                    found[path] = None
+        return found
 
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed:
         assert list(argv[:2]) == ["pgrep", "-x"], argv

@@ -220,3 +220,12 @@ def test_a_net_load_streams_on_the_boards_own_loopback(db_path, server, tmp_path
     [load] = result.load(out).doc["loads"]
     assert load["name"] == "net" and load["held"] and load["loopback_bytes_per_s"] > 1e6
     assert _until(lambda: not _remote_probes(), 10), _remote_probes()
+
+
+def test_doctor_reads_the_board_as_it_reads_this_machine(db_path, server):
+    """Here the board is this machine: the same checks, in the same states, whoever logs in."""
+    here = _rtscope(db_path, server, "doctor", "--format", "json")
+    there = _rtscope(db_path, server, "--target", server.spec(sshd.USER), "doctor", "--format", "json")
+    assert here.status == there.status and there.status in (0, 1), there.err
+    states = lambda outcome: {check["id"]: check["state"] for check in json.loads(outcome.out)["checks"]}  # noqa: E731
+    assert states(there) == states(here)

@@ -24,6 +24,7 @@ import contextlib
 import functools
 import os
 import re
+import secrets
 import select
 import shlex
 import shutil
@@ -224,6 +225,21 @@ class SshTransport:
                 raise PermissionError(f"cannot read {path} on {self.name}: {reason}")
             raise OSError(f"cannot read {path} on {self.name}: {reason}")
         return completed.stdout
+
+    def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
+        # Each file comes after a line "TOKEN R PATH" (and "TOKEN U PATH" when it cannot be read); the
+        # token is new each time, so no file's bytes can pose as one.
+        token = secrets.token_hex(16)
+        script = ('t=$1; shift; for p in "$@"; do for f in $p; do [ -e "$f" ] || continue; '
+                  'printf "\\n%s R %s\\n" "$t" "$f"; cat -- "$f" 2>/dev/null || printf "\\n%s U %s\\n" "$t" "$f"; '
+                  'done; done; true')
+        completed = self.run(["sh", "-c", script, "sh", token, *patterns], timeout_s=60)
+        found: dict[str, bytes | None] = {}
+        for record in completed.stdout.split(f"\n{token} ".encode())[1:]:
+            kind, _, rest = record.partition(b" ")
+            path, _, content = rest.partition(b"\n")
+            found[path.decode(errors="replace")] = content if kind == b"R" else None
+        return found
 
     @contextlib.contextmanager
     def temp_dir(self) -> Iterator[str]:

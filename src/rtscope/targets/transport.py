@@ -9,6 +9,7 @@ this machine; SSH and QEMU transports implement the same protocol.
 
 import contextlib
 import ctypes
+import glob
 import os
 import shutil
 import signal
@@ -70,6 +71,10 @@ class Transport(Protocol):
     def read_file(self, path: str) -> bytes:
         """The bytes of the file at ``path`` there; FileNotFoundError when there is none."""
 
+    def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
+        """Every file there that a shell glob of ``patterns`` names, by path, in one go (a remote target
+        answers in one round trip): its bytes, or None when it is there but cannot be read."""
+
     def temp_dir(self) -> contextlib.AbstractContextManager[str]:
         """A new private directory there, removed with what it holds on leaving the ``with`` block."""
 
@@ -124,6 +129,17 @@ class LocalTransport:
 
     def read_file(self, path: str) -> bytes:
         return Path(path).read_bytes()
+
+    def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
+        found: dict[str, bytes | None] = {}
+        for path in (path for pattern in patterns for path in sorted(glob.glob(pattern))):
+            try:
+                found[path] = Path(path).read_bytes()
+            except FileNotFoundError:
+                continue  # gone since the glob
+            except OSError:
+                found[path] = None
+        return found
 
     @contextlib.contextmanager
     def temp_dir(self) -> Iterator[str]:
