@@ -173,11 +173,12 @@ class SshTransport:
                 shlex.join(["sh", "-c", _LIFELINE, "sh", log, *argv])]
 
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed:
+        command = self._ssh(argv)
         # The lifeline stops the command when its input ends: the input is a pipe held open until then.
         lifeline, held = os.pipe()
         try:
-            process = subprocess.Popen(self._ssh(argv), stdin=lifeline, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, start_new_session=True)
+            process = subprocess.Popen(command, stdin=lifeline, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       start_new_session=True)
         finally:
             os.close(lifeline)
         try:
