@@ -78,6 +78,12 @@
 #define RTS_LABEL_TEXT 32
 #endif
 
+/* Threads of one process of the application workload (app.workload): the
+ * study goes to 32. */
+#ifndef RTS_MAX_APP_THREADS
+#define RTS_MAX_APP_THREADS 64
+#endif
+
 /* Stack of each measuring thread and of the watchdog. Under mlockall every
  * byte of a stack is resident, so this stays far below the 8 MiB default
  * of a POSIX thread. */

@@ -53,7 +53,8 @@ enum {
     RTS_CAP_FILES          = 1u << 8, /* result sinks are files named by their destination; files can be read (rts_file_*) */
     RTS_CAP_PROCESSES      = 1u << 9, /* other programs can be started as processes (rts_proc_*) */
     RTS_CAP_TICKER         = 1u << 10, /* a thread can wait on a periodic kernel timer (rts_ticker_*) */
-    RTS_CAP_GPIO           = 1u << 11  /* GPIO lines can be driven and their edges timestamped (rts_gpio_*) */
+    RTS_CAP_GPIO           = 1u << 11, /* GPIO lines can be driven and their edges timestamped (rts_gpio_*) */
+    RTS_CAP_SCHED_STATS    = 1u << 12  /* a thread's time on a CPU and waiting for one is counted (rts_sched_stats_*) */
 };
 
 /* Bitwise OR of RTS_CAP_* for this build on this machine. */
@@ -508,6 +509,30 @@ rts_status rts_gpio_next_edge(rts_gpio *g, uint64_t timeout_ns, rts_gpio_edge *e
 
 /* Release the line and close g. NULL: nothing. */
 void rts_gpio_close(rts_gpio *g);
+
+/* ------------------------------------------- per-thread scheduler statistics */
+
+/* What the scheduler counted for one thread since it started (Linux: the
+ * first two fields of /proc/thread-self/schedstat). */
+typedef struct {
+    uint64_t run_ns;   /* time it ran on a CPU */
+    uint64_t wait_ns;  /* time it was runnable but not running: waiting on a run queue
+                        * (also while stopped by RT throttling); not time blocked */
+} rts_sched_times;
+
+/* The calling thread's scheduler statistics, opened once so that each read
+ * is cheap (Linux: one pread of a file kept open, about 1 us). The handle
+ * reads the statistics of the thread that opened it, whichever thread
+ * reads. RTS_ENOTSUP where RTS_CAP_SCHED_STATS is missing. */
+typedef struct rts_sched_stats rts_sched_stats;
+
+rts_status rts_sched_stats_open(rts_sched_stats **out);
+
+/* The opening thread's times so far. RTS_EFAIL when they cannot be read. */
+rts_status rts_sched_stats_read(rts_sched_stats *s, rts_sched_times *times);
+
+/* Release s. NULL: nothing. */
+void rts_sched_stats_close(rts_sched_stats *s);
 
 /* ----------------------------------------------------------------- files */
 

@@ -27,6 +27,7 @@
 
 bool rts_posix_cycle_counter_invariant(void); /* sysinfo_posix.c */
 bool rts_posix_gpio_supported(void);          /* gpio_posix.c */
+bool rts_posix_sched_stats_supported(void);   /* sched_stats_posix.c */
 
 const char *rts_status_str(rts_status st)
 {
@@ -70,6 +71,8 @@ unsigned rts_port_caps(void)
 #endif
     if (rts_posix_gpio_supported())
         caps |= RTS_CAP_GPIO;
+    if (rts_posix_sched_stats_supported())
+        caps |= RTS_CAP_SCHED_STATS;
     if (HAVE_CYCLE_COUNTER && rts_posix_cycle_counter_invariant())
         caps |= RTS_CAP_CYCLE_COUNTER;
     return caps;

@@ -561,6 +561,32 @@ rts_status rts_gpio_next_edge(rts_gpio *g, uint64_t timeout_ns, rts_gpio_edge *e
 
 void rts_gpio_close(rts_gpio *g) { (void)g; }
 
+/* ------------------------------------------- per-thread scheduler statistics */
+
+/* Where the kernel keeps a thread's run time and ready-queue wait (Zephyr:
+ * k_thread_runtime_stats_get with CONFIG_SCHED_THREAD_USAGE gives the run
+ * time only; FreeRTOS: ulTaskGetRunTimeCounter, likewise) read them here
+ * and set RTS_CAP_SCHED_STATS. Without it, app.workload reports only the
+ * mutex part of waiting time and says so. */
+struct rts_sched_stats {
+    int unused;
+};
+
+rts_status rts_sched_stats_open(rts_sched_stats **out)
+{
+    *out = NULL;
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_sched_stats_read(rts_sched_stats *s, rts_sched_times *times)
+{
+    (void)s;
+    (void)times;
+    return RTS_ENOTSUP;
+}
+
+void rts_sched_stats_close(rts_sched_stats *s) { (void)s; }
+
 /* ----------------------------------------------------------------- files */
 
 /* Without files (RTS_CAP_FILES clear) there is nothing to read: a board
