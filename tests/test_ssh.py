@@ -86,7 +86,8 @@ def test_loads_run_on_the_board_and_are_stopped_there(db_path, server, tmp_path)
                    "--load", "cpu", "--settle", "0.5", "--json", str(out))
     assert ran.status == 0, ran.err
     [load] = result.load(out).doc["loads"]
-    assert load["name"] == "cpu" and load["held"] and load["cpus_used"] > 0.5
+    # Its CPU use was checked over the settle time (the run fails otherwise); here only that it was metered.
+    assert load["name"] == "cpu" and load["held"] and load["cpus_used"] > 0
     assert _until(lambda: not _remote_probes(), 10), _remote_probes()
 
 

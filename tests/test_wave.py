@@ -77,9 +77,10 @@ def test_each_model_makes_a_wave_the_observer_sees(rtscope_process, probe, tmp_p
     assert all(m["labels"] == {"model": model, "period_us": PERIOD_US} for m in metrics.values())
     period, error, duty = metrics["wave.period"], metrics["wave.rel_error"], metrics["wave.duty"]
     checks = period["checks"]
-    # Up to 1.5 s of a 10 ms wave (an interpreter's start-up less): tens of periods judged (but those the
-    # observer was blind in, RT throttling's 50 ms a second among them), each seen by both its edges.
-    assert 20 <= checks["periods_judged"] <= 151 and checks["edges_seen"] >= 2 * checks["periods_judged"]
+    # Up to 1.5 s of a 10 ms wave, less an interpreter's start-up (node's takes over a second on a busy
+    # machine): periods judged (but those the observer was blind in, RT throttling's 50 ms a second among
+    # them), each seen by both its edges.
+    assert 5 <= checks["periods_judged"] <= 151 and checks["edges_seen"] >= 2 * checks["periods_judged"]
     assert 0 < checks["resolution_ns"] < PERIOD_US * 1000 / 4
     nominal = PERIOD_US * 1000
     # Late, never early by much: a sleep ends after its time, a script's more so (bash forks sleep twice a period).

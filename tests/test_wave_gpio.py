@@ -65,7 +65,9 @@ def test_each_c_model_drives_a_gpio_line_the_observer_takes_edges_of(probe, fake
     assert checks["generator_toggles"] == checks["edges_seen"] == 2 * PERIODS
     assert checks["periods_judged"] == PERIODS - 1 and checks["periods_blind"] == 0
     assert checks["blind_fraction"] == 0 and checks["extra_edges"] == 0 and checks["resolution_ns"] >= 1
-    assert 0.5 * 2e6 <= metrics["wave.period"]["stats"]["p50"] <= 2 * 2e6
+    # No model toggles early on average: the span of the wave is at least its nominal length (a stalled
+    # generator catches up with short periods, so the median says little on a busy machine).
+    assert 2e6 * 0.99 <= metrics["wave.period"]["stats"]["mean"] <= 2e6 * 10
 
 
 def test_edges_the_kernel_dropped_leave_their_periods_unjudged(probe, fake_gpio, tmp_path):

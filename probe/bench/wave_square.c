@@ -110,6 +110,14 @@ static void blind(observer *o, uint64_t from_ns, uint64_t to_ns)
     rts_edges_blind(&o->edges, from_ns, to_ns + 1);
 }
 
+/* pin=gpio: edges the kernel dropped between from_ns and to_ns. */
+static void missing(observer *o, uint64_t from_ns, uint64_t to_ns)
+{
+    if (from_ns >= o->edges.blind_until_ns)
+        o->episodes++;
+    rts_edges_missing(&o->edges, from_ns, to_ns + 1);
+}
+
 /* Edges the blind intervals can have hidden from the observer: one per
  * half-period of blind time, and an edge at either end of each interval. */
 static uint64_t hideable_edges(const observer *o)
@@ -186,7 +194,7 @@ static void observe_gpio(void *arg)
         rts_status st;
         while ((st = rts_gpio_next_edge(o->line, last ? 0 : WATCH_SLICE_NS, &e)) == RTS_OK) {
             if (e.lost)
-                blind(o, prev, e.at_ns);
+                missing(o, prev, e.at_ns);
             rts_edges_edge(&o->edges, e.at_ns, e.level);
             bench_count(&o->edges_seen);
             prev = e.at_ns;

@@ -30,6 +30,12 @@ void rts_edges_blind(rts_edges *e, uint64_t from_ns, uint64_t to_ns)
         e->rise_blind = true;
 }
 
+void rts_edges_missing(rts_edges *e, uint64_t from_ns, uint64_t to_ns)
+{
+    rts_edges_blind(e, from_ns, to_ns);
+    e->rise_blind = true;
+}
+
 /* The period from the last rising edge to one at at_ns is over: judge it,
  * unless a blind interval made one of its edges uncertain or could have
  * hidden a pulse in it. */

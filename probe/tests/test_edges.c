@@ -184,6 +184,35 @@ static void test_no_edges(void)
     CHECK(j.n == 0 && e.counts.edges_seen == 1 && e.counts.periods_judged == 0, "one edge: no period");
 }
 
+/* R1000 F1500 R2000, a falling edge dropped, R3000 F3500 R4000: the repeated rise at 3000 is ignored
+ * (the period in progress goes on), so 2000..4000 is one period that hid an edge. */
+static void feed_with_a_drop(rts_edges *e, judged *j, void (*mark)(rts_edges *, uint64_t, uint64_t))
+{
+    static const event before[] = { RISE(1000), FALL(1500), RISE(2000) };
+    feed(e, j, before, 3);
+    mark(e, 2000, 2101); /* shorter than half a period */
+    rts_edges_edge(e, 3000, 1);
+    rts_edges_edge(e, 3500, 0);
+    rts_edges_edge(e, 4000, 1);
+}
+
+static void test_missing_edges(void)
+{
+    rts_edges e;
+    judged j;
+    static const rts_period first[] = { { 1000, 1000, 500 }, { 2000, 2000, 1500 } };
+    /* A short blind gap hid nothing as far as the analysis knows: 2000..4000 is judged, a missed period. */
+    feed_with_a_drop(&e, &j, rts_edges_blind);
+    check_judged(&j, first, 2);
+    CHECK(e.counts.missed_periods == 1, "%llu missed", (unsigned long long)e.counts.missed_periods);
+    /* Known missing edges: that period is not judged, however short the gap. */
+    feed_with_a_drop(&e, &j, rts_edges_missing);
+    check_judged(&j, first, 1);
+    CHECK(e.counts.periods_blind == 1 && e.counts.blind_ns == 101 && e.counts.missed_periods == 0,
+          "blind %llu periods, %llu ns", (unsigned long long)e.counts.periods_blind,
+          (unsigned long long)e.counts.blind_ns);
+}
+
 int main(void)
 {
     test_exact_wave();
@@ -194,5 +223,6 @@ int main(void)
     test_overlapping_blind_counted_once();
     test_first_edge_falling();
     test_no_edges();
+    test_missing_edges();
     return check_report("test_edges");
 }

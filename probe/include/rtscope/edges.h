@@ -55,6 +55,12 @@ void rts_edges_init(rts_edges *e, uint64_t nominal_period_ns, void (*on_period)(
 /* The observer was blind from from_ns to to_ns (to_ns > from_ns). */
 void rts_edges_blind(rts_edges *e, uint64_t from_ns, uint64_t to_ns);
 
+/* Edges are known to be missing between from_ns and to_ns (a GPIO line's
+ * events the kernel dropped): blind time, and the period they fall in is
+ * not judged however short the interval (a short gap that ends with no edge
+ * hides nothing, but this one hid edges for certain). */
+void rts_edges_missing(rts_edges *e, uint64_t from_ns, uint64_t to_ns);
+
 /* The level became level (0 or 1) at at_ns. */
 void rts_edges_edge(rts_edges *e, uint64_t at_ns, int level);
 

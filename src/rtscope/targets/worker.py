@@ -64,7 +64,7 @@ def run(command: list[str], *, remote: bool = False) -> tuple[int, str, bytes]:
                     stop("INT")
                 relay.copy(stderr)
                 process.wait()
-    reader.join()
+        reader.join()  # before the pipes close with the block
     return process.returncode, relay.last_line(), bytes(output)
 
 
