@@ -230,3 +230,9 @@ def test_doctor_reads_the_board_as_it_reads_this_machine(db_path, server):
     assert here.status == there.status and there.status in (0, 1), there.err
     states = lambda outcome: {check["id"]: check["state"] for check in json.loads(outcome.out)["checks"]}  # noqa: E731
     assert states(there) == states(here)
+
+
+def test_a_campaign_naming_a_target_that_is_not_one_is_refused_before_it_starts(db_path, server, tmp_path):
+    ran = _rtscope(db_path, server, "campaign", str(_two_target_spec(tmp_path, "mars")))
+    assert ran.status == 2 and ran.err.strip().startswith("rtscope: unknown target 'mars'")
+    assert "local: " not in ran.err  # no worker started

@@ -62,11 +62,14 @@ def run(args: argparse.Namespace, context: Context) -> int:
     except KeyboardInterrupt:
         progress.note(f"interrupted; rtscope campaign {args.spec} --resume measures the runs left")
         return INTERRUPTED
-    return _closing(context, this, total, len(done), failed)
+    return _closing(context, this, total, len(done),
+                    f"a bench failed in {failed} of the runs" if failed else None)
 
 
 def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_spec.Spec) -> int:
     """Every target's share at once, each by its own worker, into one campaign."""
+    for target in spec.targets:
+        context.target(target)  # a target that is not one is refused here, before any worker starts
     shares = {target: spec.on(target) for target in spec.targets}
     if args.dry_run:
         for target, share in shares.items():
@@ -87,8 +90,9 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
         Progress.note(f"{', '.join(unfinished)} did not finish its share (the line above each says why); "
                       f"rtscope campaign {args.spec} --resume measures the runs left")
         return INTERRUPTED if INTERRUPTED in unfinished.values() else FAILED
+    failed = [target for target, status in statuses.items() if status == FAILED]
     return _closing(context, this, len(spec.cells) * spec.repetitions, len(done),
-                    sum(status == FAILED for status in statuses.values()))
+                    f"a bench failed on {', '.join(failed)}" if failed else None)
 
 
 def _measure_share(args: argparse.Namespace, context: Context, spec: campaign_spec.Spec) -> int:
@@ -111,14 +115,15 @@ def _measure_share(args: argparse.Namespace, context: Context, spec: campaign_sp
     return FAILED if failed else 0
 
 
-def _closing(context: Context, this: Campaign, total: int, already: int, failed: int) -> int:
-    """The comparison at the end (or that there was nothing left), and the exit status."""
+def _closing(context: Context, this: Campaign, total: int, already: int, failed: str | None) -> int:
+    """The comparison at the end (or that there was nothing left), and the exit status: 1 when a bench
+    failed (``failed`` says where)."""
     if already < total:
         context.print(_summary(context, this))
     else:
         context.print([f"campaign {this.name} ({this.id}) is complete: nothing left to measure"])
     if failed:
-        print(f"rtscope: a bench failed in {failed} of the runs (rtscope show RUN says why)", file=sys.stderr)
+        print(f"rtscope: {failed} (rtscope show RUN says why)", file=sys.stderr)
         return FAILED
     return 0
 
