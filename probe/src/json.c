@@ -178,12 +178,16 @@ void rts_json_double(rts_json *j, const char *key, double value)
         return;
     }
     /* Whole numbers print without a fraction; others keep 4 decimals,
-     * well below the resolution of any clock the probe reads, and small
-     * ones (ratios) 6 significant digits. */
+     * well below the resolution of any clock the probe reads, small ones
+     * (ratios) 6 significant digits, and those from 1 to 1000 (ratios
+     * again: a wave's relative error of 128 %) 7, never fewer than 4
+     * decimals. */
     if (value == floor(value) && fabs(value) < 1e15)
         snprintf(num, sizeof num, "%.0f", value);
     else if (fabs(value) < 1.0)
         snprintf(num, sizeof num, "%.6g", value);
+    else if (fabs(value) < 1000.0)
+        snprintf(num, sizeof num, "%.7g", value);
     else
         snprintf(num, sizeof num, "%.4f", value);
     puts_(j, num);

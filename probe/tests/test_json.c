@@ -43,6 +43,8 @@ static void test_layout_and_numbers(void)
     rts_json_uint(&j, "u", 18446744073709551615ull);
     rts_json_double(&j, "whole", 42.0);
     rts_json_double(&j, "frac", 2.5);
+    rts_json_double(&j, "ratio", 1.2863549);
+    rts_json_double(&j, "large", 12345.678901);
     rts_json_double(&j, "small", 0.0146824536);
     rts_json_double(&j, "nan", NAN);
     rts_json_double(&j, "inf", INFINITY);
@@ -60,7 +62,9 @@ static void test_layout_and_numbers(void)
                        "  \"i\": -3,\n"
                        "  \"u\": 18446744073709551615,\n"
                        "  \"whole\": 42,\n"
-                       "  \"frac\": 2.5000,\n"
+                       "  \"frac\": 2.5,\n"
+                       "  \"ratio\": 1.286355,\n"
+                       "  \"large\": 12345.6789,\n"
                        "  \"small\": 0.0146825,\n"
                        "  \"nan\": null,\n"
                        "  \"inf\": null,\n"
