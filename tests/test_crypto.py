@@ -1,0 +1,97 @@
+"""The crypto.* benches on the real probe, briefly: each algorithm's throughput through the library the
+probe was built with (recorded), shown in MB/s; a build without a library says so; bad input is one line."""
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, process_env
+from rtscope.model import result
+
+ALGORITHMS = ("crypto.aes128_cbc", "crypto.aes128_gcm", "crypto.sha256", "crypto.chacha20_poly1305")
+# A few samples of 1 KiB messages each: enough to check, far less than a second.
+BRIEF = ["--param", "size=1024", "--param", "count=20", "--param", "warmup=1", "--duration", "2",
+         "--policy", "other", "--no-mlock"]
+
+
+@pytest.fixture(scope="module")
+def measured(probe, tmp_path_factory):
+    """One rtscope run of the four benches: its outcome, its document and ``show last``."""
+    db = tmp_path_factory.mktemp("crypto") / "results.sqlite"
+    out = db.parent / "run.json"
+
+    def rtscope(*args):
+        return subprocess.run([sys.executable, "-m", "rtscope", "--probe", probe, *map(str, args)],
+                              capture_output=True, text=True, env=process_env(db), timeout=60, check=False)
+    run = rtscope("run", *ALGORITHMS, *BRIEF, "--json", out)
+    if "not available in this build" in run.stdout:
+        pytest.skip("this probe was built without a crypto library (make -C probe CRYPTO=none?)")
+    assert run.returncode == 0, run.stderr
+    return run, result.load(out).doc, rtscope("show", "last")
+
+
+@pytest.mark.parametrize("bench", ALGORITHMS)
+def test_each_algorithm_is_checked_timed_and_names_its_library(measured, bench):
+    _, doc, _ = measured
+    [metric] = [m for m in doc["metrics"] if m["id"] == bench]
+    assert metric["valid"], metric["invalid_reason"]
+    assert metric["unit"] == "bytes/s" and metric["stats"]["count"] == 20 and metric["stats"]["p50"] > 0
+    assert metric["labels"] == {"size": 1024, "library": "openssl"}
+    checks = metric["checks"]
+    assert checks["known_answer"] is True and checks["last_message_verified"] is True
+    assert checks["library_version"] >= 30000 and checks["overall_bytes_per_s"] > 0
+    assert checks["messages"] >= 21 * checks["batch"]  # the warm-up batch and the samples
+
+
+def test_the_run_and_show_give_throughput_in_mb_per_s(measured):
+    run, _, shown = measured
+    assert shown.returncode == 0, shown.stderr
+    for output in (run.stdout, shown.stdout):
+        rows = [line for line in output.splitlines() if line.strip().startswith("crypto.") and "MB/s" in line]
+        assert len(rows) == len(ALGORITHMS), output
+        assert all("library=openssl" in row and row.split()[-1] == "valid" for row in rows)
+
+
+def test_a_probe_built_without_a_library_says_the_benches_are_not_available(tmp_path):
+    # The probe with a small board's sizes is built without libcrypto, like the static and cross ones.
+    built = subprocess.run(["make", "-s", "-C", REPO / "probe", "build/rtscope-probe-small"], capture_output=True,
+                           text=True, check=False)
+    if built.returncode != 0:
+        pytest.skip(f"the small probe cannot be built: {built.stderr.strip()[-300:]}")
+    out = tmp_path / "run.json"
+    listed = subprocess.run([REPO / "probe/build/rtscope-probe-small", "list"], capture_output=True, text=True,
+                            check=True).stdout
+    assert all(bench in listed for bench in ALGORITHMS)
+    ran = subprocess.run([REPO / "probe/build/rtscope-probe-small", "run", "crypto.sha256", "--duration", "0.1",
+                          "--policy", "other", "--no-mlock", "--quiet", "--json", out],
+                         capture_output=True, text=True, check=False)
+    assert ran.returncode == 1
+    [bench] = result.load(out).doc["benches"]
+    assert bench["status"] == "failed"
+    assert bench["error"] == "SHA-256: not available in this build of the probe (built without a crypto library)"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["crypto.aes256_xts"], "unknown bench or suite 'crypto.aes256_xts'"),
+    (["crypto.aes128_gcm", "--param", "size=99999999"], "size must be at most 16777216, not 99999999"),
+    (["crypto.sha256", "--param", "size=8"], "size must be at least 16, not 8"),
+])
+def test_bad_input_is_one_line_before_anything_runs(rtscope_process, probe, tmp_path, args, message):
+    out = tmp_path / "run.json"
+    outcome = rtscope_process("--probe", probe, "run", *args, "--json", out)
+    assert outcome.status == 2
+    assert outcome.err.strip().splitlines() == [outcome.err.strip()] and message in outcome.err
+    assert not out.exists()
+
+
+def test_cbc_refuses_a_size_that_is_not_whole_blocks(probe, tmp_path):
+    out = tmp_path / "run.json"
+    ran = subprocess.run([probe, "run", "crypto.aes128_cbc", "--param", "size=1000", "--duration", "0.1",
+                          "--policy", "other", "--no-mlock", "--quiet", "--json", out],
+                         capture_output=True, text=True, check=False)
+    assert ran.returncode == 1
+    [bench] = result.load(out).doc["benches"]
+    assert bench["error"] == ("size 1000: AES-128-CBC takes whole 16-byte blocks (unpadded); "
+                              "give a multiple of 16")
+    assert result.load(out).doc["metrics"] == []
