@@ -3,7 +3,10 @@ labelled, the waiting-time identity of N equal threads sharing one CPU, what it 
 and bad input refused in one line."""
 
 import json
+import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +60,60 @@ def test_every_result_is_checked_and_the_figures_are_sane(probe: Path, threads: 
     assert wait["mean"] == pytest.approx(parts, rel=1e-6, abs=1)
 
 
-def test_processes_run_as_thread_groups_each_checked(probe: Path) -> None:
-    ms = metrics(run_app(probe, "threads=3", "processes=2", "op=quick", "size=1000", "iterations=4"))
-    m = ms["app.exec"]
-    assert m["valid"], m["invalid_reason"]
-    assert m["labels"]["processes"] == 2
-    assert m["checks"]["threads_created"] == 6 and m["checks"]["results_checked"] == 24
-    assert m["checks"]["processes_are_threads"] is True
+def test_processes_are_real_processes_each_checked(probe: Path) -> None:
+    """P = 2: the probe starts two processes of its own (app-process), each with its threads, its data and its
+    mutex; their threads are released with the others and every result they make is checked."""
+    ms = metrics(run_app(probe, "threads=3", "processes=2", "op=mix", "size=1000", "iterations=4"))
+    for m in ms.values():
+        assert m["valid"], m["invalid_reason"]
+        assert m["labels"]["processes"] == 2
+        assert m["checks"]["threads_created"] == 6 and m["checks"]["results_checked"] == 24
+        assert m["checks"]["processes_are_threads"] is False
+        assert m["stats"]["count"] == 24
+
+
+def test_processes_share_one_cpu_round_robin_like_threads(probe: Path) -> None:
+    """2 processes × 2 threads of long selection sorts on one CPU wait about 3/4 of their execution, as 4
+    threads of one process do."""
+    doc = run_app(probe, "threads=2", "processes=2", "op=selection", "size=40000", "iterations=1")
+    if doc["config"]["granted"]["policy"] == "other":
+        pytest.skip("no real-time policy was granted: time-sharing slices are not round-robin's")
+    ms = metrics(doc)
+    assert ms["app.exec"]["valid"], ms["app.exec"]["invalid_reason"]
+    ratio = ms["app.wait"]["stats"]["mean"] / ms["app.exec"]["stats"]["mean"]
+    assert 0.55 < ratio < 0.9, ratio
+
+
+def process_of_group(probe_pid: int, group: int) -> int | None:
+    """The pid of the probe's app-process of ``group``, if it runs."""
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"app-process" in argv and argv[-2:] == [str(group).encode(), b""] and \
+                argv[-3].startswith(f"/proc/{probe_pid}/".encode()):
+            return int(entry.name)
+    return None
+
+
+def test_a_process_that_dies_makes_the_run_invalid_and_leaves_nothing_running(probe: Path) -> None:
+    run = subprocess.Popen([str(probe), "run", "app.workload", "--policy", "rr", "--duration", "3", "--quiet",
+                            "--json", "-", "--param", "processes=2", "--param", "threads=2", "--param",
+                            "op=selection", "--param", "size=20000", "--param", "iterations=1000"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 2
+    while (victim := process_of_group(run.pid, 1)) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert victim, "the probe started no app-process for group 1"
+    time.sleep(0.3)
+    os.kill(victim, signal.SIGKILL)
+    out, err = run.communicate(timeout=30)
+    assert run.returncode == 0, err
+    m = metrics(json.loads(out))["app.exec"]
+    assert not m["valid"]
+    assert m["invalid_reason"] == "process 1 ended with exit status 137"
+    assert process_of_group(run.pid, 0) is None
 
 
 def test_without_waiting_measurement_only_the_execution_is_valid(probe: Path) -> None:

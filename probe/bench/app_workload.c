@@ -1,13 +1,13 @@
 /*
  * app.workload — an application's threads multiplying (docs/workload.md).
  *
- * P groups × N threads, each thread doing one operation (app_ops.h) per
- * iteration on data its group shares under one mutex: it takes its
+ * P processes × N threads, each thread doing one operation (app_ops.h) per
+ * iteration on data its process shares under one mutex: it takes its
  * operands from the shared data under the mutex, then sorts or computes on
- * its own copy. All threads are released together at a barrier for every
- * iteration, by a releaser one priority above them; they run SCHED_RR at
- * the granted priority (when a real-time policy is granted at all) and by
- * default all on one CPU, as the study this reproduces.
+ * its own copy (app_worker.c). All threads are released together at a
+ * barrier for every iteration, by a releaser one priority above them; they
+ * run SCHED_RR at the granted priority (when a real-time policy is granted
+ * at all) and by default all on one CPU, as the study this reproduces.
  *
  * Per thread and iteration:
  *   execution time  its work's first instruction (taking the mutex) to its last;
@@ -21,26 +21,25 @@
  * The two parts are metrics of their own, so that their distributions show
  * which one a waiting time is made of; app.wait is their sum.
  *
- * Between iterations, while every thread waits at the barrier, the releaser
- * checks every result (sorted and a permutation of the input; equal to the
- * reference product) and records the samples: checking costs none of the
- * measured time. The groups are thread groups in this version, also where
- * the port has processes (the check processes_are_threads says so).
+ * With P > 1 where the port has processes, each process is the probe
+ * itself (rtscope-probe app-process, app_process.c) on a region of shared
+ * memory holding the barrier, every thread's record and buffers, and the
+ * operands; elsewhere (P = 1, or no processes) the probe's own threads run
+ * on the same layout in its heap. Between iterations, while every thread
+ * waits at the barrier, the releaser checks every result (sorted and a
+ * permutation of the input; equal to the reference) and records the
+ * samples: checking costs none of the measured time.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "app_ops.h"
-#include "bench_util.h"
+#include "app_worker.h"
 
 #define MS UINT64_C(1000000)
 #define MAX_GROUPS 16
-/* A lock that took longer than this may have included run-queue wait (the
- * thread was woken by the holder's unlock, or preempted): the scheduler's
- * count is read then to take it out. A shorter one was not blocked. */
-#define LOCK_CONTENDED_NS 2000u
-#define ARRIVAL_SLICE_NS (50 * MS) /* how often the releaser looks at the stop flag */
+#define ARRIVAL_SLICE_NS (50 * MS) /* how often the waiting releaser looks at the stop flag */
+#define PROCESS_END_NS (2000 * MS) /* processes: their threads' end, once told to stop */
 
 typedef enum { M_EXEC, M_RESPONSE, M_WAIT, M_WAIT_RUNQUEUE, M_WAIT_MUTEX, M_COUNT } metric_index;
 
@@ -55,144 +54,82 @@ static const char *const metric_descriptions[M_COUNT] = {
     "time blocked on the shared mutex, measured around the lock, less the run-queue wait within it",
 };
 
-/* A kind of work a group shares data for: the op, or (op mix) quick and matrix_mul. */
-#define MAX_KINDS 2
-
 typedef struct {
-    rts_mutex *mutex;
-    int32_t *input[MAX_KINDS];      /* the shared operands */
-    int32_t *reference[MAX_KINDS];  /* matrix ops: the result, computed once */
-    app_reference ref[MAX_KINDS];
-} app_group;
-
-typedef struct app_bench app_bench;
-
-/* One iteration of one thread, written by it before it arrives at the barrier. */
-typedef struct {
-    uint64_t exec_ns, response_ns, wait_runqueue_ns, wait_mutex_ns;
-} app_sample;
-
-typedef struct {
-    app_bench *b;
-    app_group *group;
-    unsigned kind;
-    app_shape shape;
-    int cpu;
-    int32_t *data, *output;         /* its own copy of the operands, and its result */
-    rts_sem *gate;                  /* given by the releaser at each release */
-    rts_sched_stats *stats;         /* NULL: the port counts no run-queue wait */
-    app_sample sample;
-    bool completed;                 /* its last iteration ran to its end */
-    uint64_t iterations;            /* iterations it completed */
-    bench_watch watch;
-    rts_thread *thread;
-} app_thread;
-
-struct app_bench {
     rts_ctx *ctx;
     rts_metric *m[M_COUNT];
-    app_shape shapes[MAX_KINDS];
-    unsigned nkinds, ngroups, nthreads_per_group, nthreads, created;
+    app_header *h;                  /* the region: its header, then app_layout's places */
+    app_layout layout;
+    rts_shm *shm;                   /* processes: the region; NULL: it is in the heap */
+    unsigned nthreads;
     uint64_t iterations;
-    bool full;                      /* measure=full: waiting time too */
+    bool as_processes;
     bool round_robin;
-    bool one_cpu;
-    app_group groups[MAX_GROUPS];
-    app_thread *threads;
-    rts_sem *arrived;               /* given by each thread when it waits at the barrier */
-    uint64_t release_ns;            /* the last release, stamped before the gates are given (which
-                                     * orders it before every thread's read) */
-    atomic_bool stop;               /* threads and ops give up */
-    rts_thread *releaser;
-    uint64_t released;              /* iterations released and completed by all */
-    uint64_t checked, wrong[APP_RESULT_WRONG_MATRIX + 1]; /* results checked, and wrong by what */
+    int32_t *reference[MAX_GROUPS][APP_MAX_KINDS]; /* matrix ops: each process's result, computed once */
+    app_reference ref[MAX_GROUPS][APP_MAX_KINDS];
+    /* threads */
+    app_worker *workers;
+    rts_mutex *mutex[MAX_GROUPS];
+    rts_sem *arrived;
+    unsigned created;
     rts_status create_status;       /* why the first thread that could not start did not */
-};
+    /* processes */
+    rts_proc *procs[MAX_GROUPS];
+    int proc_status[MAX_GROUPS];
+    bool proc_killed[MAX_GROUPS];
+    /* the releaser */
+    rts_thread *releaser;
+    uint64_t released;              /* iterations released */
+    uint64_t checked, wrong[APP_RESULT_WRONG_MATRIX + 1]; /* results checked, and wrong by what */
+} app_bench;
 
-/* ------------------------------------------------------------ the thread */
-
-static void read_times(rts_sched_stats *s, rts_sched_times *t)
-{
-    if (s && rts_sched_stats_read(s, t) != RTS_OK)
-        *t = (rts_sched_times){ 0 };
-}
-
-/* One iteration: the numbered steps are the measured path. */
-static void work_once(app_thread *t)
-{
-    app_bench *b = t->b;
-    rts_sched_stats *stats = b->full ? t->stats : NULL;
-    rts_sched_times before = { 0 }, at_lock = { 0 }, after = { 0 };
-    /* 1. Where the scheduler's count stands, just before the work. */
-    read_times(stats, &before);
-    /* 2. The first instruction: the response ends, the execution starts. */
-    uint64_t first = rts_time_ns();
-    /* 3. The operands, from the shared data under the group's mutex. */
-    rts_mutex_lock(t->group->mutex);
-    uint64_t locked = b->full ? rts_time_ns() : first;
-    bool contended = locked - first > LOCK_CONTENDED_NS;
-    if (contended)
-        read_times(stats, &at_lock);
-    memcpy(t->data, t->group->input[t->kind], app_input_len(&t->shape) * sizeof *t->data);
-    rts_mutex_unlock(t->group->mutex);
-    /* 4. The operation on its own copy. */
-    t->completed = app_run(&t->shape, t->data, t->output, &b->stop);
-    /* 5. The last instruction, and the scheduler's count after it. */
-    uint64_t last = rts_time_ns();
-    read_times(stats, &after);
-    uint64_t lock_ns = locked - first;
-    uint64_t queued_in_lock = contended && stats ? at_lock.wait_ns - before.wait_ns : 0;
-    t->sample = (app_sample){
-        .exec_ns = last - first,
-        .response_ns = first - b->release_ns,
-        .wait_runqueue_ns = after.wait_ns - before.wait_ns,
-        .wait_mutex_ns = lock_ns > queued_in_lock ? lock_ns - queued_in_lock : 0,
-    };
-}
-
-/* A thread's scheduler statistics are its own: it opens them itself. */
-static void thread_main(void *arg)
-{
-    app_thread *t = arg;
-    app_bench *b = t->b;
-    if (rts_port_caps() & RTS_CAP_SCHED_STATS)
-        rts_sched_stats_open(&t->stats);
-    if (t->cpu >= 0)
-        bench_watch_begin(&t->watch, t->cpu);
-    for (;;) {
-        rts_sem_give(b->arrived);
-        rts_sem_take(t->gate, RTS_FOREVER);
-        if (atomic_load(&b->stop))
-            break;
-        work_once(t);
-        if (!t->completed)
-            break;
-        t->iterations++;
-    }
-    if (t->cpu >= 0)
-        bench_watch_end(&t->watch);
-}
+static app_slot *slot(const app_bench *b, unsigned i) { return app_layout_slot(b->h, &b->layout, i); }
 
 /* ---------------------------------------------------------- the releaser */
 
 /* Wait until every thread arrived at the barrier; false once stopped. */
 static bool await_arrivals(app_bench *b)
 {
-    for (unsigned n = 0; n < b->created;) {
-        rts_status st = rts_sem_take(b->arrived, ARRIVAL_SLICE_NS);
-        if (atomic_load(&b->stop))
-            return false;
-        n += st == RTS_OK;
+    app_sync *s = &b->h->sync;
+    if (!b->as_processes) {
+        for (unsigned n = 0; n < b->nthreads && !atomic_load(&s->stop);)
+            n += rts_sem_take(b->arrived, ARRIVAL_SLICE_NS) == RTS_OK;
+    } else {
+        unsigned n;
+        /* A process that died leaves its threads' arrivals missing: the run
+         * then ends at its planned end, and the supervisor, at the normal
+         * policy, finds the process ended. Not looked for here: waitpid()
+         * on a killed child from this thread, a real-time one above the
+         * child's threads on their CPU, has been seen to spin in the kernel
+         * for as long as those threads could not run to their exit. */
+        while ((n = atomic_load_explicit(&s->arrived, memory_order_acquire)) < b->nthreads && !atomic_load(&s->stop))
+            rts_shm_wait(&s->arrived, n, ARRIVAL_SLICE_NS);
     }
-    return true;
+    return !atomic_load(&s->stop);
+}
+
+/* Stamp the release, then open the barrier. */
+static void release(app_bench *b)
+{
+    app_sync *s = &b->h->sync;
+    s->release_ns = rts_time_ns();
+    if (!b->as_processes) {
+        for (unsigned i = 0; i < b->nthreads; i++)
+            rts_sem_give(b->workers[i].gate);
+    } else {
+        atomic_store_explicit(&s->arrived, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->generation, 1, memory_order_release);
+        rts_shm_wake(&s->generation);
+    }
 }
 
 /* Check every thread's result of the iteration just done and record its samples. */
 static void collect(app_bench *b)
 {
-    for (unsigned i = 0; i < b->created; i++) {
-        app_thread *t = &b->threads[i];
-        app_result r = app_check(&t->shape, t->data, t->output, &t->group->ref[t->kind]);
+    for (unsigned i = 0; i < b->nthreads; i++) {
+        app_slot *t = slot(b, i);
+        unsigned g = i / b->h->threads_per_group;
+        app_result r = app_check(&b->h->shapes[t->kind], app_layout_data(b->h, &b->layout, i),
+                                 app_layout_output(b->h, &b->layout, i), &b->ref[g][t->kind]);
         b->checked++;
         b->wrong[r] += r != APP_RESULT_OK;
         const app_sample *s = &t->sample;
@@ -214,9 +151,7 @@ static void releaser_main(void *arg)
             collect(b);
         if (b->released == b->iterations)
             break;
-        b->release_ns = rts_time_ns();
-        for (unsigned i = 0; i < b->created; i++)
-            rts_sem_give(b->threads[i].gate);
+        release(b);
         b->released++;
     }
     rts_ctx_stop(b->ctx);
@@ -224,87 +159,93 @@ static void releaser_main(void *arg)
 
 /* ------------------------------------------------------------ the setup */
 
-/* The shapes of the op parameter: one kind, or mix's two. False after rts_ctx_fail. */
-static bool plan_shapes(app_bench *b)
+/* The header: shapes of the op parameter (one kind, or mix's two), the
+ * threads' policy. False after rts_ctx_fail. */
+static bool plan(app_bench *b, app_header *h)
 {
-    const char *name = rts_ctx_param_text(b->ctx, "op");
-    size_t size = (size_t)rts_ctx_param(b->ctx, "size");
+    rts_ctx *ctx = b->ctx;
+    const char *name = rts_ctx_param_text(ctx, "op");
+    size_t size = (size_t)rts_ctx_param(ctx, "size");
     size_t side = (size_t)floor(sqrt((double)size));
-    app_op ops[MAX_KINDS];
-    if (strcmp(name, "mix") == 0) {
-        ops[0] = APP_QUICK;
-        ops[1] = APP_MATRIX_MUL;
-        b->nkinds = 2;
-    } else if (app_op_find(name, &ops[0])) {
-        b->nkinds = 1;
-    } else {
-        rts_ctx_fail(b->ctx, "unknown op %s", name);
+    app_op ops[APP_MAX_KINDS] = { APP_QUICK, APP_MATRIX_MUL };
+    *h = (app_header){
+        .magic = APP_MAGIC,
+        .ngroups = (unsigned)rts_ctx_param(ctx, "processes"),
+        .threads_per_group = (unsigned)rts_ctx_param(ctx, "threads"),
+        .nkinds = strcmp(name, "mix") == 0 ? 2 : 1,
+        .full = strcmp(rts_ctx_param_text(ctx, "measure"), "full") == 0,
+    };
+    if (h->nkinds == 1 && !app_op_find(name, &ops[0])) {
+        rts_ctx_fail(ctx, "unknown op %s", name);
         return false;
     }
-    for (unsigned k = 0; k < b->nkinds; k++)
-        b->shapes[k] = (app_shape){ .op = ops[k], .n = size, .side = side };
+    for (unsigned k = 0; k < h->nkinds; k++)
+        h->shapes[k] = (app_shape){ .op = ops[k], .n = size, .side = side };
+    /* SCHED_RR whenever a real-time policy is granted: equal threads sharing
+     * a CPU by time slices is the workload (under FIFO each would keep the
+     * CPU to its end). */
+    rts_thread_attr granted = rts_ctx_thread_attr(ctx, NULL, -1, 0);
+    b->round_robin = granted.policy != RTS_POLICY_OTHER;
+    h->policy = b->round_robin ? RTS_POLICY_RR : RTS_POLICY_OTHER;
+    h->priority = granted.priority;
+    b->nthreads = h->ngroups * h->threads_per_group;
+    b->as_processes = h->ngroups > 1 && (rts_port_caps() & RTS_CAP_PROCESSES);
     return true;
 }
 
-/* An allocation of count integers, counted in *bytes whether it succeeds. */
-static int32_t *integers(size_t count, double *bytes)
+/* The region for header h: shared memory for processes, else the heap.
+ * False after rts_ctx_fail, with the MiB it needed. */
+static bool make_region(app_bench *b, const app_header *h)
 {
-    *bytes += (double)count * sizeof(int32_t);
-    return count ? rts_heap_calloc(count, sizeof(int32_t)) : NULL;
+    char why[RTS_MESSAGE_TEXT] = "the heap could not give them";
+    app_layout_of(h, &b->layout);
+    if (b->as_processes && rts_shm_create(&b->shm, b->layout.total, why, sizeof why) == RTS_OK)
+        b->h = rts_shm_base(b->shm);
+    else if (!b->as_processes)
+        b->h = rts_heap_calloc(1, b->layout.total);
+    if (!b->h) {
+        rts_ctx_fail(b->ctx, "%u threads of %s on %.0f integers need %.1f MiB: %s", b->nthreads,
+                     rts_ctx_param_text(b->ctx, "op"), rts_ctx_param(b->ctx, "size"),
+                     (double)b->layout.total / (1024.0 * 1024.0), why);
+        return false;
+    }
+    *b->h = *h;
+    b->h->sync.threads = b->nthreads;
+    return true;
 }
 
-/* Each group's mutex, operands and references: a different input per group. */
-static bool make_groups(app_bench *b, double *bytes)
+/* Each process's operands, from a seed of its own, and what its results
+ * are checked against: a sort's digest, a matrix op's result computed once. */
+static bool make_data(app_bench *b)
 {
     atomic_bool never = false;
-    for (unsigned g = 0; g < b->ngroups; g++) {
-        app_group *grp = &b->groups[g];
-        if (rts_mutex_create(&grp->mutex, false) != RTS_OK)
-            return false;
-        for (unsigned k = 0; k < b->nkinds; k++) {
-            const app_shape *s = &b->shapes[k];
-            grp->input[k] = integers(app_input_len(s), bytes);
-            grp->reference[k] = integers(app_output_len(s), bytes);
-            if (!grp->input[k] || (app_output_len(s) && !grp->reference[k]))
+    for (unsigned g = 0; g < b->h->ngroups; g++)
+        for (unsigned k = 0; k < b->h->nkinds; k++) {
+            const app_shape *s = &b->h->shapes[k];
+            int32_t *input = app_layout_input(b->h, &b->layout, g, k);
+            app_fill(s, input, 1 + g * APP_MAX_KINDS + k);
+            if (app_op_is_sort(s->op)) {
+                b->ref[g][k].digest = app_multiset_digest(input, s->n);
+                continue;
+            }
+            b->reference[g][k] = rts_heap_calloc(app_output_len(s), sizeof(int32_t));
+            if (!b->reference[g][k]) {
+                rts_ctx_fail(b->ctx, "out of memory for the reference results");
                 return false;
-            app_fill(s, grp->input[k], 1 + g * MAX_KINDS + k);
-            if (app_op_is_sort(s->op))
-                grp->ref[k].digest = app_multiset_digest(grp->input[k], s->n);
-            else
-                app_run(s, grp->input[k], grp->reference[k], &never);
-            grp->ref[k].matrix = grp->reference[k];
+            }
+            app_run(s, input, b->reference[g][k], &never);
+            b->ref[g][k].matrix = b->reference[g][k];
         }
-    }
     return true;
 }
 
-/* Every thread's buffers and gate; mix gives a group's threads quick and matrix_mul in turn. */
-static bool make_threads(app_bench *b, double *bytes)
-{
-    b->threads = rts_heap_calloc(b->nthreads, sizeof *b->threads);
-    if (!b->threads)
-        return false;
-    for (unsigned i = 0; i < b->nthreads; i++) {
-        app_thread *t = &b->threads[i];
-        t->b = b;
-        t->group = &b->groups[i / b->nthreads_per_group];
-        t->kind = (i % b->nthreads_per_group) % b->nkinds;
-        t->shape = b->shapes[t->kind];
-        t->data = integers(app_input_len(&t->shape), bytes);
-        t->output = integers(app_output_len(&t->shape), bytes);
-        if (!t->data || (app_output_len(&t->shape) && !t->output) || rts_sem_create(&t->gate, 0, 1) != RTS_OK)
-            return false;
-    }
-    return rts_sem_create(&b->arrived, 0, b->nthreads) == RTS_OK;
-}
-
-/* The CPU of each thread: all on one (placement one), or spread over
- * --cpus, else over every allowed CPU. Returns the releaser's. */
-static int place_threads(app_bench *b)
+/* Every thread's kind of work (mix: quick and matrix_mul in turn) and CPU:
+ * all on one (placement one), or spread over --cpus, else over every
+ * allowed CPU. Returns the first thread's CPU, the releaser's. */
+static int place_threads(app_bench *b, bool one_cpu)
 {
     int cpus[RTS_MAX_CPUS], ncpus;
-    b->one_cpu = strcmp(rts_ctx_param_text(b->ctx, "placement"), "one") == 0;
-    if (b->one_cpu) {
+    if (one_cpu) {
         cpus[0] = rts_ctx_cpu(b->ctx, rts_ctx_last_allowed_cpu());
         ncpus = 1;
     } else {
@@ -314,29 +255,94 @@ static int place_threads(app_bench *b)
                 if (rts_cpu_allowed(c))
                     cpus[ncpus++] = c;
     }
-    for (unsigned i = 0; i < b->nthreads; i++)
-        b->threads[i].cpu = cpus[i % (unsigned)ncpus];
+    for (unsigned i = 0; i < b->nthreads; i++) {
+        slot(b, i)->cpu = cpus[i % (unsigned)ncpus];
+        slot(b, i)->kind = (i % b->h->threads_per_group) % b->h->nkinds;
+    }
     return cpus[0];
 }
 
-/* Start every thread at the granted priority, SCHED_RR when a real-time
- * policy is granted: equal threads sharing a CPU by time slices is the
- * workload (under FIFO each would keep the CPU to its end). Stops at the
- * first that cannot start; b->created counts those that did. */
-static void start_threads(app_bench *b)
+/* The probe's own threads, one group after another, each group with its
+ * mutex; stops at the first that cannot start (b->created counts those
+ * that did). False after rts_ctx_fail. */
+static bool start_threads(app_bench *b)
 {
-    for (unsigned i = 0; i < b->nthreads; i++) {
-        app_thread *t = &b->threads[i];
-        rts_thread_attr attr = rts_ctx_thread_attr(b->ctx, "app-worker", t->cpu, 0);
-        b->round_robin = attr.policy != RTS_POLICY_OTHER;
-        if (b->round_robin)
-            attr.policy = RTS_POLICY_RR;
-        rts_status st = rts_thread_create(&t->thread, &attr, thread_main, t);
-        if (st != RTS_OK) {
-            b->create_status = st;
-            return;
+    app_header *h = b->h;
+    b->workers = rts_heap_calloc(b->nthreads, sizeof *b->workers);
+    if (!b->workers || rts_sem_create(&b->arrived, 0, b->nthreads) != RTS_OK) {
+        rts_ctx_fail(b->ctx, "out of memory for %u threads", b->nthreads);
+        return false;
+    }
+    for (unsigned g = 0; g < h->ngroups; g++)
+        if (rts_mutex_create(&b->mutex[g], false) != RTS_OK) {
+            rts_ctx_fail(b->ctx, "cannot create a mutex");
+            return false;
         }
+    for (unsigned i = 0; i < b->nthreads; i++) {
+        app_worker *w = &b->workers[i];
+        unsigned g = i / h->threads_per_group;
+        app_slot *s = slot(b, i);
+        *w = (app_worker){ .slot = s, .sync = &h->sync, .mutex = b->mutex[g], .shape = h->shapes[s->kind],
+                           .input = app_layout_input(h, &b->layout, g, s->kind),
+                           .data = app_layout_data(h, &b->layout, i), .output = app_layout_output(h, &b->layout, i),
+                           .full = h->full, .arrived = b->arrived };
+        if (rts_sem_create(&w->gate, 0, 1) != RTS_OK) {
+            rts_ctx_fail(b->ctx, "cannot create a semaphore");
+            return false;
+        }
+        rts_thread_attr attr = rts_ctx_thread_attr(b->ctx, "app-worker", s->cpu, 0);
+        attr.policy = h->policy;
+        b->create_status = rts_thread_create(&w->thread, &attr, app_worker_main, w);
+        if (b->create_status != RTS_OK)
+            break;
         b->created++;
+    }
+    return true;
+}
+
+/* One process per group: the probe itself as `app-process REGION GROUP`,
+ * pinned to its threads' CPU (placement one). False after rts_ctx_fail. */
+static bool start_processes(app_bench *b, bool one_cpu)
+{
+    char self[512], group[16], why[RTS_MESSAGE_TEXT];
+    if (rts_proc_self_path(self, sizeof self) != RTS_OK) {
+        rts_ctx_fail(b->ctx, "processes: cannot tell where the probe's binary is");
+        return false;
+    }
+    for (unsigned g = 0; g < b->h->ngroups; g++) {
+        snprintf(group, sizeof group, "%u", g);
+        const char *argv[] = { self, "app-process", rts_shm_path(b->shm), group, NULL };
+        rts_proc_attr attr = { .argv = argv, .cpu = one_cpu ? slot(b, 0)->cpu : -1 };
+        if (rts_proc_spawn(&b->procs[g], &attr, why, sizeof why) != RTS_OK) {
+            rts_ctx_fail(b->ctx, "processes: %s", why);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Stop what runs: operations give up, threads at the barrier are let
+ * through to their end, processes end with them (or are killed). */
+static void wind_down(app_bench *b)
+{
+    app_sync *s = &b->h->sync;
+    atomic_store(&s->stop, true);
+    atomic_fetch_add(&s->generation, 1);
+    rts_shm_wake(&s->generation);
+    for (unsigned i = 0; i < b->created; i++)
+        rts_sem_give(b->workers[i].gate);
+    if (b->releaser)
+        rts_thread_join(b->releaser);
+    for (unsigned i = 0; i < b->created; i++)
+        rts_thread_join(b->workers[i].thread);
+    for (unsigned g = 0; g < MAX_GROUPS; g++) {
+        if (!b->procs[g])
+            continue;
+        if (rts_proc_wait(b->procs[g], PROCESS_END_NS, &b->proc_status[g]) != RTS_OK) {
+            b->proc_killed[g] = true;
+            rts_proc_signal(b->procs[g], true);
+            rts_proc_wait(b->procs[g], RTS_FOREVER, &b->proc_status[g]);
+        }
     }
 }
 
@@ -358,50 +364,79 @@ static void invalidate_all(app_bench *b, const char *reason)
         rts_metric_invalidate(b->m[k], "%s", reason);
 }
 
-static void judge(app_bench *b, bool stats_everywhere)
+/* What the threads' records say: how many started, the fewest iterations
+ * any completed, whether all stayed on their CPUs and read their statistics. */
+typedef struct {
+    unsigned started;
+    uint64_t fewest;
+    bool same_cpu, stats_everywhere;
+} app_tally;
+
+static app_tally tally(const app_bench *b)
+{
+    app_tally t = { .fewest = UINT64_MAX, .same_cpu = true, .stats_everywhere = true };
+    for (unsigned i = 0; i < b->nthreads; i++) {
+        const app_slot *s = slot(b, i);
+        t.started += s->started;
+        t.fewest = s->iterations < t.fewest ? s->iterations : t.fewest;
+        t.same_cpu = t.same_cpu && (!s->started || s->stayed);
+        t.stats_everywhere = t.stats_everywhere && s->has_stats;
+    }
+    return t;
+}
+
+/* A process that failed or had to be killed; the reason into reason. */
+static bool process_failed(const app_bench *b, char *reason, size_t size)
+{
+    for (unsigned g = 0; g < MAX_GROUPS; g++)
+        if (b->procs[g] && (b->proc_killed[g] || b->proc_status[g] != 0)) {
+            snprintf(reason, size, b->proc_killed[g] ? "process %u did not end when told to stop: killed"
+                                                     : "process %u ended with exit status %d", g, b->proc_status[g]);
+            return true;
+        }
+    return false;
+}
+
+static void judge(app_bench *b)
 {
     char reason[256]; /* the metric keeps the first RTS_MESSAGE_TEXT - 1 bytes */
-    bool same_cpu = true;
-    uint64_t fewest = b->created ? UINT64_MAX : 0;
-    for (unsigned i = 0; i < b->created; i++) {
-        same_cpu = same_cpu && (b->threads[i].cpu < 0 || b->threads[i].watch.stayed);
-        if (b->threads[i].iterations < fewest)
-            fewest = b->threads[i].iterations;
-    }
-    uint64_t wrong = b->wrong[APP_RESULT_UNSORTED] + b->wrong[APP_RESULT_NOT_PERMUTATION] + b->wrong[APP_RESULT_WRONG_MATRIX];
-    check_all(b, "threads_created", b->created, false);
-    check_all(b, "iterations_done", (long long)fewest, false);
+    app_tally t = tally(b);
+    uint64_t wrong = b->wrong[APP_RESULT_UNSORTED] + b->wrong[APP_RESULT_NOT_PERMUTATION] +
+                     b->wrong[APP_RESULT_WRONG_MATRIX];
+    bool stats = b->h->full && t.stats_everywhere;
+    check_all(b, "threads_created", t.started, false);
+    check_all(b, "iterations_done", (long long)t.fewest, false);
     check_all(b, "results_checked", (long long)b->checked, false);
     check_all(b, "results_wrong", (long long)wrong, false);
     check_all(b, "round_robin", b->round_robin, true);
-    check_all(b, "same_cpu", same_cpu, true);
-    check_all(b, "runqueue_measured", b->full && stats_everywhere, true);
-    check_all(b, "processes_are_threads", b->ngroups > 1, true);
-    if (b->created < b->nthreads) {
-        snprintf(reason, sizeof reason, "created %u of the %u threads asked (%s)", b->created, b->nthreads,
-                 rts_status_str(b->create_status));
+    check_all(b, "same_cpu", t.same_cpu, true);
+    check_all(b, "runqueue_measured", stats, true);
+    check_all(b, "processes_are_threads", b->h->ngroups > 1 && !b->as_processes, true);
+    if (t.started < b->nthreads) {
+        snprintf(reason, sizeof reason, "created %u of the %u threads asked%s%s", t.started, b->nthreads,
+                 b->as_processes ? "" : ": ", b->as_processes ? "" : rts_status_str(b->create_status));
         invalidate_all(b, reason);
     }
+    if (process_failed(b, reason, sizeof reason))
+        invalidate_all(b, reason);
     for (app_result r = APP_RESULT_UNSORTED; r <= APP_RESULT_WRONG_MATRIX; r++)
         if (b->wrong[r]) {
             snprintf(reason, sizeof reason, "%llu of %llu results wrong: %s", (unsigned long long)b->wrong[r],
-                          (unsigned long long)b->checked, app_result_text(r));
+                     (unsigned long long)b->checked, app_result_text(r));
             invalidate_all(b, reason);
         }
-    if (fewest < b->iterations) {
+    if (t.fewest < b->iterations) {
         snprintf(reason, sizeof reason, "a thread completed %llu of its %llu iterations: the run ended first "
-                      "(a longer --duration lets it finish)", (unsigned long long)fewest,
-                      (unsigned long long)b->iterations);
+                 "(a longer --duration lets it finish)", (unsigned long long)t.fewest,
+                 (unsigned long long)b->iterations);
         invalidate_all(b, reason);
     }
-    if (!same_cpu) {
-        snprintf(reason, sizeof reason, "a thread left its CPU while measuring");
-        invalidate_all(b, reason);
-    }
-    if (!b->full) {
+    if (!t.same_cpu)
+        invalidate_all(b, "a thread left its CPU while measuring");
+    if (!b->h->full) {
         for (metric_index k = M_WAIT; k <= M_WAIT_MUTEX; k++)
             rts_metric_invalidate(b->m[k], "not measured: measure=exec times the execution only");
-    } else if (!stats_everywhere) {
+    } else if (!stats) {
         const char *why = "this port counts no per-thread run-queue wait (no scheduler statistics)";
         rts_metric_invalidate(b->m[M_WAIT_RUNQUEUE], "not measured: %s", why);
         rts_metric_invalidate(b->m[M_WAIT], "holds only the time blocked on the mutex: %s", why);
@@ -418,70 +453,32 @@ static bool make_metrics(app_bench *b)
         rts_metric *m = b->m[k] = rts_ctx_metric(b->ctx, metric_ids[k], metric_descriptions[k], false);
         if (!m)
             return false;
-        rts_metric_label_int(m, "threads", b->nthreads_per_group);
+        rts_metric_label_int(m, "threads", (long long)rts_ctx_param(b->ctx, "threads"));
         rts_metric_label_text(m, "op", op);
-        rts_metric_label_int(m, "processes", b->ngroups);
+        rts_metric_label_int(m, "processes", (long long)rts_ctx_param(b->ctx, "processes"));
     }
     return true;
-}
-
-/* Everything the run needs, made before any thread starts; false after rts_ctx_fail. */
-static bool prepare(app_bench *b)
-{
-    double bytes = 0;
-    if (!plan_shapes(b) || !make_metrics(b))
-        return false;
-    if (!make_groups(b, &bytes) || !make_threads(b, &bytes)) {
-        rts_ctx_fail(b->ctx, "%u threads of %s on %.0f integers need %.1f MiB: the heap could not give them",
-                     b->nthreads, rts_ctx_param_text(b->ctx, "op"), rts_ctx_param(b->ctx, "size"),
-                     bytes / (1024.0 * 1024.0));
-        return false;
-    }
-    return true;
-}
-
-/* Stop what runs: ops give up, threads at the barrier are let through to end. */
-static void wind_down(app_bench *b)
-{
-    atomic_store(&b->stop, true);
-    for (unsigned i = 0; i < b->created; i++)
-        rts_sem_give(b->threads[i].gate);
-    if (b->releaser)
-        rts_thread_join(b->releaser);
-    for (unsigned i = 0; i < b->created; i++)
-        rts_thread_join(b->threads[i].thread);
-}
-
-static bool every_thread_has_stats(const app_bench *b)
-{
-    for (unsigned i = 0; i < b->created; i++)
-        if (!b->threads[i].stats)
-            return false;
-    return b->created > 0;
 }
 
 static void release_all(app_bench *b)
 {
-    for (unsigned g = 0; g < b->ngroups; g++) {
-        app_group *grp = &b->groups[g];
-        if (grp->mutex)
-            rts_mutex_destroy(grp->mutex);
-        for (unsigned k = 0; k < MAX_KINDS; k++) {
-            rts_heap_free(grp->input[k]);
-            rts_heap_free(grp->reference[k]);
-        }
+    for (unsigned g = 0; g < MAX_GROUPS; g++) {
+        rts_proc_release(b->procs[g]);
+        if (b->mutex[g])
+            rts_mutex_destroy(b->mutex[g]);
+        for (unsigned k = 0; k < APP_MAX_KINDS; k++)
+            rts_heap_free(b->reference[g][k]);
     }
-    for (unsigned i = 0; b->threads && i < b->nthreads; i++) {
-        app_thread *t = &b->threads[i];
-        rts_sched_stats_close(t->stats);
-        if (t->gate)
-            rts_sem_destroy(t->gate);
-        rts_heap_free(t->data);
-        rts_heap_free(t->output);
-    }
+    for (unsigned i = 0; b->workers && i < b->nthreads; i++)
+        if (b->workers[i].gate)
+            rts_sem_destroy(b->workers[i].gate);
     if (b->arrived)
         rts_sem_destroy(b->arrived);
-    rts_heap_free(b->threads);
+    rts_heap_free(b->workers);
+    if (b->shm)
+        rts_shm_close(b->shm);
+    else
+        rts_heap_free(b->h);
     rts_heap_free(b);
 }
 
@@ -492,28 +489,23 @@ static int run(rts_ctx *ctx)
         rts_ctx_fail(ctx, "out of memory");
         return 1;
     }
-    *b = (app_bench){
-        .ctx = ctx,
-        .ngroups = (unsigned)rts_ctx_param(ctx, "processes"),
-        .nthreads_per_group = (unsigned)rts_ctx_param(ctx, "threads"),
-        .iterations = (uint64_t)rts_ctx_param(ctx, "iterations"),
-        .full = strcmp(rts_ctx_param_text(ctx, "measure"), "full") == 0,
-    };
-    b->nthreads = b->ngroups * b->nthreads_per_group;
-    /* 1. Data, references, buffers and metrics, before any thread starts. */
-    bool ok = prepare(b);
+    app_header h;
+    *b = (app_bench){ .ctx = ctx, .iterations = (uint64_t)rts_ctx_param(ctx, "iterations") };
+    bool one_cpu = strcmp(rts_ctx_param_text(ctx, "placement"), "one") == 0;
+    /* 1. Metrics, region, data and references, before anything starts. */
+    bool ok = make_metrics(b) && plan(b, &h) && make_region(b, &h) && make_data(b);
     if (ok) {
-        /* 2. The threads, then the releaser above them on the first one's CPU. */
-        int releaser_cpu = place_threads(b);
-        start_threads(b);
-        if (b->created == b->nthreads)
+        /* 2. The threads (or processes), then the releaser above them on the first one's CPU. */
+        int releaser_cpu = place_threads(b, one_cpu);
+        ok = b->as_processes ? start_processes(b, one_cpu) : start_threads(b);
+        if (ok && (b->as_processes || b->created == b->nthreads))
             b->releaser = rts_ctx_spawn(ctx, "app-release", releaser_cpu, 1, releaser_main, b);
         /* 3. Until the iterations are done, the planned end or a stop. */
         if (b->releaser)
             rts_ctx_wait(ctx, b->m[M_EXEC]);
         wind_down(b);
         /* 4. What was checked, and what makes the figures invalid. */
-        judge(b, every_thread_has_stats(b));
+        judge(b);
     }
     release_all(b);
     return ok ? 0 : 1;
@@ -522,7 +514,7 @@ static int run(rts_ctx *ctx)
 static const rts_param_decl params[] = {
     { "threads", "2", 1, RTS_MAX_APP_THREADS, true, "threads of each process (the study: 2 to 32)" },
     { "processes", "1", 1, MAX_GROUPS, true,
-      "processes, each with its threads, its own shared data and mutex (run as thread groups)" },
+      "processes, each with its threads, its own shared data and mutex (thread groups where the platform has no processes)" },
     RTS_PARAM_CHOICE("op", "quick", "selection,quick,matrix_add,matrix_mul,mix",
                      "each thread's operation; mix: quick and matrix_mul in turn"),
     { "size", "1000", 2, 1e6, true,

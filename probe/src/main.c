@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bench/app_process.h"
 #include "generate.h"
 #include "output.h"
 #include "params.h"
@@ -429,6 +430,8 @@ int main(int argc, char **argv)
         return cmd_run(argc, argv);
     if (strcmp(cmd, "generate") == 0)
         return cmd_generate(argc, argv);
+    if (strcmp(cmd, "app-process") == 0)
+        return rts_app_process_main(argc, argv); /* one process of app.workload, started by it */
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         rts_text_fmt(rts_console_write, "rtscope-probe %s (port %s)\n", RTS_PROBE_VERSION, rts_port_name());
         return 0;

@@ -2,8 +2,9 @@
  * The application workload's operations and checks (bench/app_ops.h) on
  * data made by hand: every op gives the known result and passes its check,
  * and a broken sort, a non-permutation and a wrong matrix are each caught.
- * Also the port's contract for per-thread scheduler statistics, where the
- * port has them (RTS_CAP_SCHED_STATS).
+ * The layout of the region its processes share leaves every part apart.
+ * Also the port's contracts for what the bench added: per-thread scheduler
+ * statistics (RTS_CAP_SCHED_STATS) and shared memory (RTS_CAP_PROCESSES).
  */
 #include <string.h>
 
@@ -11,8 +12,9 @@
 #include "rtscope/port.h"
 #include "port_time.h"
 
-/* The bench's own file: the unit tests link the probe without its benches. */
+/* The bench's own files: the unit tests link the probe without its benches. */
 #include "../bench/app_ops.c"
+#include "../bench/app_worker.c"
 
 static atomic_bool never_stop = false;
 
@@ -163,6 +165,69 @@ static void test_sched_stats_contract(void)
     rts_sched_stats_close(s);
 }
 
+/* Every slot, input and buffer of a mixed workload lies inside the region,
+ * aligned, and no two overlap. */
+static void test_layout_keeps_parts_apart(void)
+{
+    app_header h = { .ngroups = 3, .threads_per_group = 5, .nkinds = 2,
+                     .shapes = { { .op = APP_QUICK, .n = 1001 }, { .op = APP_MATRIX_MUL, .n = 1001, .side = 31 } } };
+    app_layout l;
+    app_layout_of(&h, &l);
+    enum { PARTS = 3 * 2 + 15 * 3 };
+    size_t from[PARTS], to[PARTS], n = 0;
+    char *base = rts_heap_alloc(l.total);
+    for (unsigned g = 0; g < 3; g++)
+        for (unsigned k = 0; k < 2; k++) {
+            from[n] = (size_t)((char *)app_layout_input(base, &l, g, k) - base);
+            to[n] = from[n] + app_input_len(&h.shapes[k]) * sizeof(int32_t);
+            n++;
+        }
+    for (unsigned i = 0; i < 15; i++) {
+        const app_shape *s = &h.shapes[i % 2];
+        from[n] = (size_t)((char *)app_layout_slot(base, &l, i) - base);
+        to[n] = from[n] + sizeof(app_slot);
+        n++;
+        from[n] = (size_t)((char *)app_layout_data(base, &l, i) - base);
+        to[n] = from[n] + app_input_len(s) * sizeof(int32_t);
+        n++;
+        from[n] = (size_t)((char *)app_layout_output(base, &l, i) - base);
+        to[n] = from[n] + app_output_len(s) * sizeof(int32_t);
+        n++;
+    }
+    bool inside = true, apart = true;
+    for (size_t a = 0; a < n; a++) {
+        inside = inside && from[a] >= sizeof h && to[a] <= l.total && from[a] % 64 == 0;
+        for (size_t b = a + 1; b < n; b++)
+            apart = apart && (to[a] <= from[b] || to[b] <= from[a] || from[a] == to[a] || from[b] == to[b]);
+    }
+    CHECK(inside, "every part after the header, within %zu bytes, on a cache line", l.total);
+    CHECK(apart, "no two parts overlap");
+    rts_heap_free(base);
+}
+
+/* A region another mapping of it (as another process's) sees alike. */
+static void test_shm_contract(void)
+{
+    char why[RTS_MESSAGE_TEXT];
+    rts_shm *made = NULL, *opened = NULL;
+    rts_status st = rts_shm_create(&made, 10000, why, sizeof why);
+    if (!(rts_port_caps() & RTS_CAP_PROCESSES)) {
+        CHECK(st == RTS_ENOTSUP && !made, "without processes: RTS_ENOTSUP");
+        return;
+    }
+    CHECK(st == RTS_OK && made && rts_shm_size(made) == 10000, "create: %s", why);
+    unsigned char *a = rts_shm_base(made);
+    CHECK(a[0] == 0 && a[9999] == 0, "zeroed");
+    CHECK(rts_shm_open(&opened, rts_shm_path(made), why, sizeof why) == RTS_OK, "open: %s", why);
+    unsigned char *b = rts_shm_base(opened);
+    a[9999] = 42;
+    CHECK(rts_shm_size(opened) == 10000 && b[9999] == 42, "one region, two mappings");
+    rts_shm_close(opened);
+    rts_shm_close(made);
+    CHECK(rts_shm_open(&opened, "/nonexistent/region", why, sizeof why) != RTS_OK && !opened && why[0],
+          "a missing region is one line: %s", why);
+}
+
 int main(void)
 {
     test_ops_find_by_name();
@@ -175,5 +240,7 @@ int main(void)
     test_fill();
     test_stop_gives_up();
     test_sched_stats_contract();
+    test_layout_keeps_parts_apart();
+    test_shm_contract();
     return check_report("test_app");
 }

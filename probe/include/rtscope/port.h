@@ -19,6 +19,7 @@
 #ifndef RTSCOPE_PORT_H
 #define RTSCOPE_PORT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -419,6 +420,45 @@ rts_status rts_proc_self_path(char *buf, size_t size);
 /* Whether program (a name without '/', looked up on the search path, or
  * a path) can be run by rts_proc_spawn. */
 bool rts_proc_findable(const char *program);
+
+/* -------------------------------------------------------- shared memory */
+
+/* A region of memory that the probe and processes it starts map alike
+ * (app.workload's processes: their barrier, results and data). Zeroed when
+ * created; its size cannot change while mapped (Linux: a memory file
+ * sealed at its size, reached through /proc; elsewhere a file in /dev/shm
+ * or the temporary directory). Atomics in it work across processes where
+ * they are lock-free. RTS_ENOTSUP where RTS_CAP_PROCESSES is missing. */
+typedef struct rts_shm rts_shm;
+
+/* Create a region of bytes (> 0), mapped. On failure *out is NULL and why
+ * holds one line. The region goes when every process closed it. */
+rts_status rts_shm_create(rts_shm **out, size_t bytes, char *why, size_t whysize);
+
+/* Map the region of another process by its path, whole. On failure *out
+ * is NULL and why holds one line. */
+rts_status rts_shm_open(rts_shm **out, const char *path, char *why, size_t whysize);
+
+/* The region's path, for another process (valid while s is open). */
+const char *rts_shm_path(const rts_shm *s);
+
+/* Where the region is mapped in this process, and its size. */
+void *rts_shm_base(const rts_shm *s);
+size_t rts_shm_size(const rts_shm *s);
+
+/* Unmap and close s (the creator's file, where it has a name, is removed). NULL: nothing. */
+void rts_shm_close(rts_shm *s);
+
+/* Block the calling thread while the word at word (in a region, seen by
+ * other processes) holds expected, up to timeout_ns (RTS_FOREVER): the
+ * waiting of a barrier between processes, which the port's semaphores do
+ * not cross. RTS_OK when woken or when it holds another value (also
+ * spuriously: check it again), RTS_ETIMEDOUT. On Linux a futex; elsewhere
+ * the word is looked at every 100 us. */
+rts_status rts_shm_wait(atomic_uint *word, unsigned expected, uint64_t timeout_ns);
+
+/* Wake every thread, of any process, waiting on word in rts_shm_wait. */
+void rts_shm_wake(atomic_uint *word);
 
 /* ------------------------------------------------------------------ pins */
 

@@ -561,6 +561,55 @@ rts_status rts_gpio_next_edge(rts_gpio *g, uint64_t timeout_ns, rts_gpio_edge *e
 
 void rts_gpio_close(rts_gpio *g) { (void)g; }
 
+/* -------------------------------------------------------- shared memory */
+
+/* Without processes there is no one to share memory with. */
+rts_status rts_shm_create(rts_shm **out, size_t bytes, char *why, size_t whysize)
+{
+    (void)bytes;
+    *out = NULL;
+    snprintf(why, whysize, "this port has no processes");
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_shm_open(rts_shm **out, const char *path, char *why, size_t whysize)
+{
+    (void)path;
+    *out = NULL;
+    snprintf(why, whysize, "this port has no processes");
+    return RTS_ENOTSUP;
+}
+
+const char *rts_shm_path(const rts_shm *s)
+{
+    (void)s;
+    return "";
+}
+
+void *rts_shm_base(const rts_shm *s)
+{
+    (void)s;
+    return NULL;
+}
+
+size_t rts_shm_size(const rts_shm *s)
+{
+    (void)s;
+    return 0;
+}
+
+void rts_shm_close(rts_shm *s) { (void)s; }
+
+rts_status rts_shm_wait(atomic_uint *word, unsigned expected, uint64_t timeout_ns)
+{
+    (void)word;
+    (void)expected;
+    (void)timeout_ns;
+    return RTS_ENOTSUP;
+}
+
+void rts_shm_wake(atomic_uint *word) { (void)word; }
+
 /* ------------------------------------------- per-thread scheduler statistics */
 
 /* Where the kernel keeps a thread's run time and ready-queue wait (Zephyr:
