@@ -76,16 +76,14 @@ static bool last_message_verified(crypto_state *s)
 {
     if (s->messages == 0)
         return false;
-    uint8_t *again = rts_heap_alloc(s->size);
-    bool ok = again != NULL;
-    if (ok && s->alg->kind == CRYPTO_DIGEST) {
+    if (s->alg->kind == CRYPTO_DIGEST) {
         uint8_t digest[CRYPTO_MAX_DIGEST_BYTES];
-        ok = crypto_encrypt(s->session, NULL, NULL, 0, s->in, s->size, digest, NULL) &&
-             memcmp(digest, s->out, s->alg->output_bytes) == 0;
-    } else if (ok) {
-        ok = crypto_decrypt(s->session, s->iv, NULL, 0, s->out, s->size, again, s->tag) &&
-             memcmp(again, s->in, s->size) == 0;
+        return crypto_encrypt(s->session, NULL, NULL, 0, s->in, s->size, digest, NULL) &&
+               memcmp(digest, s->out, s->alg->output_bytes) == 0;
     }
+    uint8_t *again = rts_heap_alloc(s->size);
+    bool ok = again && crypto_decrypt(s->session, s->iv, NULL, 0, s->out, s->size, again, s->tag) &&
+              memcmp(again, s->in, s->size) == 0;
     rts_heap_free(again);
     return ok;
 }
