@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Figures for app.workload (a benchmark, not a test: it asserts nothing, it prints).
-#   1. The instrumentation's cost: the mean execution time with the per-thread
-#      measurement (measure=full: scheduler statistics read around each
-#      operation, the lock timed) over the mean without it (measure=exec: two
-#      clock reads), each op at one size, runs alternated so that drift
-#      cancels; the ratio of the medians over the repetitions.
+#   1. The instrumentation's cost, in one run per op: measure=both times
+#      even iterations with the per-thread measurement (scheduler statistics
+#      read around each operation, the lock timed: app.exec) and odd ones
+#      with two clock reads only (app.exec.bare), so that the machine's
+#      drift, which moves separate runs by 20 % on a shared VM, falls on both
+#      alike; the ratio of their medians and of their means.
 #   2. The study's table on this machine: N = 2 … 32 threads, quick and
 #      matrix_mul, all on one CPU under SCHED_RR: execution, waiting and
 #      response time, mean and p99, and the mean's ratio to N = 2.
-# Usage: bench/app.sh [REPETITIONS]   (default 5; run as root for SCHED_RR)
+# Usage: bench/app.sh [ITERATIONS]   (default 200, of each op in part 1; run as root for SCHED_RR)
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
-repetitions=${1:-5}
+iterations=${1:-200}
 make -s -C "$repo/probe"
 probe=$repo/probe/build/rtscope-probe
 work=$(mktemp -d)
@@ -22,33 +23,24 @@ run() { # OUT PARAM…: app.workload on the last CPU under SCHED_RR
     "$probe" run app.workload --policy rr --quiet --duration 600 --json "$out" $(printf -- '--param %s ' "$@")
 }
 
-echo "1. instrumentation cost (8 threads, 50 iterations, $repetitions runs of each, alternated)"
+echo "1. instrumentation cost (8 threads, ${iterations} iterations alternating measured and bare, one run per op)"
 for case in "quick 100000" "matrix_mul 40000" "quick 10000"; do
     set -- $case
-    for r in $(seq "$repetitions"); do
-        for measure in full exec; do
-            run "$work/$measure-$r.json" threads=8 iterations=50 op="$1" size="$2" measure="$measure"
-        done
-    done
-    python3 - "$work" "$repetitions" "$1" "$2" <<'PY'
-import json, statistics, sys
-work, reps, op, size = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-def exec_mean(measure, r):
-    doc = json.load(open(f"{work}/{measure}-{r}.json"))
-    m = next(m for m in doc["metrics"] if m["id"] == "app.exec")
-    assert m["valid"], m["invalid_reason"]
-    return m["stats"]["mean"]
-full = [exec_mean("full", r) for r in range(1, reps + 1)]
-bare = [exec_mean("exec", r) for r in range(1, reps + 1)]
-ratio = statistics.median(full) / statistics.median(bare)
-spread = (max(bare) - min(bare)) / statistics.median(bare)
-print(f"  {op:<10} size {size:>6}: exec mean {statistics.median(full)/1e6:8.3f} ms measured, "
-      f"{statistics.median(bare)/1e6:8.3f} ms bare: ratio {ratio:.4f} ({100*(ratio-1):+.2f} %; "
-      f"bare runs spread {100*spread:.1f} %)")
+    run "$work/both.json" threads=8 iterations="$iterations" op="$1" size="$2" measure=both
+    python3 - "$work/both.json" "$1" "$2" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+m = {x["id"]: x for x in doc["metrics"]}
+assert all(x["valid"] for x in m.values()), [x["invalid_reason"] for x in m.values()]
+full, bare = m["app.exec"]["stats"], m["app.exec.bare"]["stats"]
+print(f"  {sys.argv[2]:<10} size {sys.argv[3]:>6}: exec p50 {full['p50']/1e6:7.3f} ms measured, "
+      f"{bare['p50']/1e6:7.3f} ms bare: ratio {full['p50']/bare['p50']:.4f}; means {full['mean']/bare['mean']:.4f}; "
+      f"minima {full['min']/bare['min']:.4f}")
 PY
 done
 
 echo "2. N = 2 … 32 threads on one CPU, SCHED_RR (20 iterations; quick on 100000 integers, matrix_mul 100 x 100)"
+echo "   exec/N=2: the mean's ratio to N = 2; wait/exec: the means' ratio"
 for op_size in "quick 100000" "matrix_mul 10000"; do
     set -- $op_size
     for n in 2 4 8 16 32; do

@@ -124,6 +124,17 @@ def test_without_waiting_measurement_only_the_execution_is_valid(probe: Path) ->
         assert "measure=exec" in ms[wait]["invalid_reason"]
 
 
+def test_both_measures_alternate_within_one_run(probe: Path) -> None:
+    """measure=both: the even iterations measured in full, the odd ones by two clock reads (app.exec.bare)."""
+    ms = metrics(run_app(probe, "threads=2", "op=quick", "size=5000", "iterations=6", "measure=both"))
+    assert set(ms) == {*METRICS, "app.exec.bare"}
+    for m in ms.values():
+        assert m["valid"], m["invalid_reason"]
+        assert m["stats"]["count"] == 2 * 3
+    # The same operation timed either way: only the instrumentation tells them apart.
+    assert 0.5 < ms["app.exec"]["stats"]["p50"] / ms["app.exec.bare"]["stats"]["p50"] < 2
+
+
 def test_a_run_ended_before_its_iterations_is_invalid_with_the_reason(probe: Path) -> None:
     doc = run_app(probe, "threads=2", "op=selection", "size=100000", "iterations=3",
                   extra=("--duration", "0.3"))

@@ -35,7 +35,7 @@ static unsigned start_group(void *base, unsigned g, rts_mutex *mutex, app_worker
         app_worker *w = &workers[j];
         *w = (app_worker){ .slot = slot, .sync = &h->sync, .mutex = mutex, .shape = h->shapes[slot->kind],
                            .input = app_layout_input(base, &l, g, slot->kind), .data = app_layout_data(base, &l, i),
-                           .output = app_layout_output(base, &l, i), .full = h->full };
+                           .output = app_layout_output(base, &l, i), .measure = h->measure };
         rts_thread_attr attr = { .name = "app-worker", .policy = h->policy, .priority = h->priority,
                                  .cpu = slot->cpu, .stack_size = RTS_THREAD_STACK_BYTES };
         if (rts_thread_create(&w->thread, &attr, app_worker_main, w) != RTS_OK)

@@ -14,8 +14,9 @@ static void read_times(rts_sched_stats *s, rts_sched_times *t)
         *t = (rts_sched_times){ 0 };
 }
 
-/* One iteration: the numbered steps are the measured path. */
-static void work_once(app_worker *w, rts_sched_stats *stats)
+/* One iteration: the numbered steps are the measured path. Without stats
+ * (not asked for, or none), no waiting time is measured. */
+static void work_once(app_worker *w, rts_sched_stats *stats, bool wait_too)
 {
     rts_sched_times before = { 0 }, at_lock = { 0 }, after = { 0 };
     /* 1. Where the scheduler's count stands, just before the work. */
@@ -24,7 +25,7 @@ static void work_once(app_worker *w, rts_sched_stats *stats)
     uint64_t first = rts_time_ns();
     /* 3. The operands, from the shared data under the process's mutex. */
     rts_mutex_lock(w->mutex);
-    uint64_t locked = w->full ? rts_time_ns() : first;
+    uint64_t locked = wait_too ? rts_time_ns() : first;
     bool contended = locked - first > LOCK_CONTENDED_NS;
     if (contended)
         read_times(stats, &at_lock);
@@ -73,7 +74,8 @@ void app_worker_main(void *arg)
     slot->started = true;
     unsigned generation = atomic_load(&w->sync->generation);
     while (pass_barrier(w, &generation)) {
-        work_once(w, w->full ? stats : NULL);
+        bool wait_too = app_measures_wait(w->measure, slot->iterations);
+        work_once(w, wait_too ? stats : NULL, wait_too);
         if (!slot->completed)
             break;
         slot->iterations++;

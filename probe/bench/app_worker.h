@@ -14,6 +14,20 @@
 
 #define APP_MAX_KINDS 2 /* a process's kinds of work: its op, or mix's quick and matrix_mul */
 
+/* What each iteration measures (the measure parameter). */
+typedef enum {
+    APP_MEASURE_FULL,         /* execution, response and waiting time */
+    APP_MEASURE_EXEC,         /* execution and response time only: two clock reads */
+    APP_MEASURE_BOTH          /* FULL in even iterations, EXEC in odd ones: the instrumentation's
+                               * cost within one run, where the machine's drift cancels */
+} app_measure;
+
+/* Whether iteration (from 0) measures waiting time too. */
+static inline bool app_measures_wait(app_measure m, uint64_t iteration)
+{
+    return m == APP_MEASURE_FULL || (m == APP_MEASURE_BOTH && iteration % 2 == 0);
+}
+
 /* The barrier's shared state. Between threads of the probe, semaphores do
  * the waiting and only stop and release_ns are used; between processes
  * (the port's semaphores do not cross them) threads wait with
@@ -51,7 +65,7 @@ typedef struct {
     const int32_t *input;     /* its process's operands, under mutex */
     int32_t *data, *output;   /* its own copy, and its result */
     app_shape shape;
-    bool full;                /* measure waiting time too (measure=full) */
+    app_measure measure;
     rts_sem *gate, *arrived;  /* the barrier between threads of one process; NULL between processes */
     rts_thread *thread;
 } app_worker;
@@ -70,7 +84,7 @@ typedef struct {
     app_shape shapes[APP_MAX_KINDS];
     rts_policy policy;
     int priority;
-    bool full;
+    app_measure measure;
     app_sync sync;
 } app_header;
 

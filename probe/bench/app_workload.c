@@ -41,10 +41,11 @@
 #define ARRIVAL_SLICE_NS (50 * MS) /* how often the waiting releaser looks at the stop flag */
 #define PROCESS_END_NS (2000 * MS) /* processes: their threads' end, once told to stop */
 
-typedef enum { M_EXEC, M_RESPONSE, M_WAIT, M_WAIT_RUNQUEUE, M_WAIT_MUTEX, M_COUNT } metric_index;
+typedef enum { M_EXEC, M_RESPONSE, M_WAIT, M_WAIT_RUNQUEUE, M_WAIT_MUTEX, M_EXEC_BARE, M_COUNT } metric_index;
 
+/* app.exec.bare only with measure=both. */
 static const char *const metric_ids[] = { "app.exec", "app.response", "app.wait", "app.wait.runqueue",
-                                          "app.wait.mutex", NULL };
+                                          "app.wait.mutex", "app.exec.bare", NULL };
 
 static const char *const metric_descriptions[M_COUNT] = {
     "execution time: a thread's first instruction of one operation (taking the shared mutex) to its last",
@@ -52,6 +53,7 @@ static const char *const metric_descriptions[M_COUNT] = {
     "waiting time within the execution time: run-queue wait plus time blocked on the shared mutex",
     "run-queue wait within the execution time (the scheduler's per-thread count; RT throttling included)",
     "time blocked on the shared mutex, measured around the lock, less the run-queue wait within it",
+    "measure=both: execution time of the odd iterations, timed by two clock reads and nothing else",
 };
 
 typedef struct {
@@ -122,9 +124,13 @@ static void release(app_bench *b)
     }
 }
 
-/* Check every thread's result of the iteration just done and record its samples. */
-static void collect(app_bench *b)
+/* Check every thread's result of the iteration just done and record its
+ * samples: an iteration without waiting time (measure=both's odd ones) only
+ * its execution time, apart. */
+static void collect(app_bench *b, uint64_t iteration)
 {
+    bool wait_too = app_measures_wait(b->h->measure, iteration);
+    bool apart = b->h->measure == APP_MEASURE_BOTH && !wait_too;
     for (unsigned i = 0; i < b->nthreads; i++) {
         app_slot *t = slot(b, i);
         unsigned g = i / b->h->threads_per_group;
@@ -133,6 +139,10 @@ static void collect(app_bench *b)
         b->checked++;
         b->wrong[r] += r != APP_RESULT_OK;
         const app_sample *s = &t->sample;
+        if (apart) {
+            rts_metric_add(b->m[M_EXEC_BARE], (double)s->exec_ns);
+            continue;
+        }
         rts_metric_add(b->m[M_EXEC], (double)s->exec_ns);
         rts_metric_add(b->m[M_RESPONSE], (double)s->response_ns);
         rts_metric_add(b->m[M_WAIT], (double)(s->wait_runqueue_ns + s->wait_mutex_ns));
@@ -148,7 +158,7 @@ static void releaser_main(void *arg)
     app_bench *b = arg;
     while (await_arrivals(b)) {
         if (b->released > 0)
-            collect(b);
+            collect(b, b->released - 1);
         if (b->released == b->iterations)
             break;
         release(b);
@@ -158,6 +168,12 @@ static void releaser_main(void *arg)
 }
 
 /* ------------------------------------------------------------ the setup */
+
+static app_measure measure_of(const char *name)
+{
+    return strcmp(name, "exec") == 0 ? APP_MEASURE_EXEC : strcmp(name, "both") == 0 ? APP_MEASURE_BOTH
+                                                                                      : APP_MEASURE_FULL;
+}
 
 /* The header: shapes of the op parameter (one kind, or mix's two), the
  * threads' policy. False after rts_ctx_fail. */
@@ -173,7 +189,7 @@ static bool plan(app_bench *b, app_header *h)
         .ngroups = (unsigned)rts_ctx_param(ctx, "processes"),
         .threads_per_group = (unsigned)rts_ctx_param(ctx, "threads"),
         .nkinds = strcmp(name, "mix") == 0 ? 2 : 1,
-        .full = strcmp(rts_ctx_param_text(ctx, "measure"), "full") == 0,
+        .measure = measure_of(rts_ctx_param_text(ctx, "measure")),
     };
     if (h->nkinds == 1 && !app_op_find(name, &ops[0])) {
         rts_ctx_fail(ctx, "unknown op %s", name);
@@ -285,7 +301,7 @@ static bool start_threads(app_bench *b)
         *w = (app_worker){ .slot = s, .sync = &h->sync, .mutex = b->mutex[g], .shape = h->shapes[s->kind],
                            .input = app_layout_input(h, &b->layout, g, s->kind),
                            .data = app_layout_data(h, &b->layout, i), .output = app_layout_output(h, &b->layout, i),
-                           .full = h->full, .arrived = b->arrived };
+                           .measure = h->measure, .arrived = b->arrived };
         if (rts_sem_create(&w->gate, 0, 1) != RTS_OK) {
             rts_ctx_fail(b->ctx, "cannot create a semaphore");
             return false;
@@ -352,7 +368,9 @@ static void wind_down(app_bench *b)
 static void check_all(app_bench *b, const char *name, long long value, bool is_bool)
 {
     for (unsigned k = 0; k < M_COUNT; k++)
-        if (is_bool)
+        if (!b->m[k])
+            continue;
+        else if (is_bool)
             rts_metric_check_bool(b->m[k], name, value != 0);
         else
             rts_metric_check_int(b->m[k], name, value);
@@ -361,7 +379,8 @@ static void check_all(app_bench *b, const char *name, long long value, bool is_b
 static void invalidate_all(app_bench *b, const char *reason)
 {
     for (unsigned k = 0; k < M_COUNT; k++)
-        rts_metric_invalidate(b->m[k], "%s", reason);
+        if (b->m[k])
+            rts_metric_invalidate(b->m[k], "%s", reason);
 }
 
 /* What the threads' records say: how many started, the fewest iterations
@@ -403,7 +422,7 @@ static void judge(app_bench *b)
     app_tally t = tally(b);
     uint64_t wrong = b->wrong[APP_RESULT_UNSORTED] + b->wrong[APP_RESULT_NOT_PERMUTATION] +
                      b->wrong[APP_RESULT_WRONG_MATRIX];
-    bool stats = b->h->full && t.stats_everywhere;
+    bool stats = b->h->measure != APP_MEASURE_EXEC && t.stats_everywhere;
     check_all(b, "threads_created", t.started, false);
     check_all(b, "iterations_done", (long long)t.fewest, false);
     check_all(b, "results_checked", (long long)b->checked, false);
@@ -433,7 +452,7 @@ static void judge(app_bench *b)
     }
     if (!t.same_cpu)
         invalidate_all(b, "a thread left its CPU while measuring");
-    if (!b->h->full) {
+    if (b->h->measure == APP_MEASURE_EXEC) {
         for (metric_index k = M_WAIT; k <= M_WAIT_MUTEX; k++)
             rts_metric_invalidate(b->m[k], "not measured: measure=exec times the execution only");
     } else if (!stats) {
@@ -449,7 +468,8 @@ static void judge(app_bench *b)
 static bool make_metrics(app_bench *b)
 {
     const char *op = rts_ctx_param_text(b->ctx, "op");
-    for (unsigned k = 0; k < M_COUNT; k++) {
+    bool both = strcmp(rts_ctx_param_text(b->ctx, "measure"), "both") == 0;
+    for (unsigned k = 0; k < (both ? M_COUNT : M_EXEC_BARE); k++) {
         rts_metric *m = b->m[k] = rts_ctx_metric(b->ctx, metric_ids[k], metric_descriptions[k], false);
         if (!m)
             return false;
@@ -522,8 +542,9 @@ static const rts_param_decl params[] = {
     { "iterations", "100", 1, 1e6, true, "times every thread does its operation, all released together each time" },
     RTS_PARAM_CHOICE("placement", "one", "one,spread",
                      "one: every thread on one CPU (the study); spread: threads over --cpus, else every CPU"),
-    RTS_PARAM_CHOICE("measure", "full", "full,exec",
-                     "full: execution, response and waiting time; exec: no waiting time (the instrumentation's "
+    RTS_PARAM_CHOICE("measure", "full", "full,exec,both",
+                     "full: execution, response and waiting time; exec: no waiting time; both: full in even "
+                     "iterations, exec in odd ones (app.exec.bare): the instrumentation's cost in one run"
                      "cost is the difference)"),
     RTS_PARAM_CPU("the last allowed CPU (placement one)"),
 };
