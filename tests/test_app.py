@@ -179,3 +179,15 @@ def test_bad_input_is_refused_in_one_line(probe: Path, param: str, message: str)
                           check=False)
     assert proc.returncode == 2
     assert proc.stderr == f"rtscope-probe: {message}\n"
+
+
+def test_data_beyond_the_memory_budget_is_refused_before_anything_runs(probe: Path) -> None:
+    proc = subprocess.run([str(probe), "run", "app.workload", "--quiet", "--json", "-", "--param", "threads=64",
+                           "--param", "processes=16", "--param", "op=matrix_mul", "--param", "size=1000000"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 1
+    bench = json.loads(proc.stdout)["benches"][0]
+    assert bench["status"] == "failed"
+    assert bench["error"] == ("1024 threads of matrix_mul on 1000000 integers need 11840.9 MiB: more than the "
+                              "1024 MiB this build allows (RTS_MAX_APP_BYTES)")
+    assert bench["elapsed_s"] < 1

@@ -88,17 +88,17 @@ void app_worker_main(void *arg)
 
 #define ALIGN 64 /* a cache line: no two threads' records share one */
 
-static size_t aligned(size_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }
+static uint64_t aligned(uint64_t n) { return (n + ALIGN - 1) / ALIGN * ALIGN; }
 
 void app_layout_of(const app_header *h, app_layout *l)
 {
-    size_t nthreads = (size_t)h->ngroups * h->threads_per_group, at;
-    size_t in_max = 0, out_max = 0;
+    uint64_t nthreads = (uint64_t)h->ngroups * h->threads_per_group, at;
+    uint64_t in_max = 0, out_max = 0;
     l->slots = aligned(sizeof *h);
     at = l->slots + aligned(nthreads * aligned(sizeof(app_slot)));
     l->group_stride = 0;
     for (unsigned k = 0; k < h->nkinds; k++) {
-        size_t in = app_input_len(&h->shapes[k]), out = app_output_len(&h->shapes[k]);
+        uint64_t in = app_input_len(&h->shapes[k]), out = app_output_len(&h->shapes[k]);
         l->input[k] = at + l->group_stride;
         l->group_stride += aligned(in * sizeof(int32_t));
         in_max = in > in_max ? in : in_max;
@@ -113,20 +113,20 @@ void app_layout_of(const app_header *h, app_layout *l)
 
 app_slot *app_layout_slot(void *base, const app_layout *l, unsigned i)
 {
-    return (app_slot *)((char *)base + l->slots + i * aligned(sizeof(app_slot)));
+    return (app_slot *)((char *)base + (size_t)(l->slots + i * aligned(sizeof(app_slot))));
 }
 
 int32_t *app_layout_input(void *base, const app_layout *l, unsigned g, unsigned kind)
 {
-    return (int32_t *)((char *)base + l->input[kind] + g * l->group_stride);
+    return (int32_t *)((char *)base + (size_t)(l->input[kind] + g * l->group_stride));
 }
 
 int32_t *app_layout_data(void *base, const app_layout *l, unsigned i)
 {
-    return (int32_t *)((char *)base + l->data + i * l->thread_stride);
+    return (int32_t *)((char *)base + (size_t)(l->data + i * l->thread_stride));
 }
 
 int32_t *app_layout_output(void *base, const app_layout *l, unsigned i)
 {
-    return (int32_t *)((char *)base + l->output + i * l->thread_stride);
+    return (int32_t *)((char *)base + (size_t)(l->output + i * l->thread_stride));
 }

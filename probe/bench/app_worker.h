@@ -89,19 +89,21 @@ typedef struct {
 } app_header;
 
 /* Byte offsets in the region: every thread's slot and buffers, every
- * process's operands, and the size of the whole. */
+ * process's operands, and the size of the whole. 64 bits, so that a size
+ * beyond a 32-bit address space is seen (and refused), not wrapped. */
 typedef struct {
-    size_t slots;             /* app_slot[ngroups * threads_per_group] */
-    size_t input[APP_MAX_KINDS];           /* of group 0; group g's are g * group_stride further */
-    size_t group_stride;
-    size_t data, output;      /* of thread 0; thread i's are i * thread_stride further */
-    size_t thread_stride;
-    size_t total;
+    uint64_t slots;           /* app_slot[ngroups * threads_per_group] */
+    uint64_t input[APP_MAX_KINDS];         /* of group 0; group g's are g * group_stride further */
+    uint64_t group_stride;
+    uint64_t data, output;    /* of thread 0; thread i's are i * thread_stride further */
+    uint64_t thread_stride;
+    uint64_t total;
 } app_layout;
 
 void app_layout_of(const app_header *h, app_layout *l);
 
-/* Where thread i's (and group g's) things are in the region at base. */
+/* Where thread i's (and group g's) things are in the region at base, of
+ * l->total bytes (which the address space holds). */
 app_slot *app_layout_slot(void *base, const app_layout *l, unsigned i);
 int32_t *app_layout_input(void *base, const app_layout *l, unsigned g, unsigned kind);
 int32_t *app_layout_data(void *base, const app_layout *l, unsigned i);

@@ -215,10 +215,13 @@ static bool make_region(app_bench *b, const app_header *h)
 {
     char why[RTS_MESSAGE_TEXT] = "the heap could not give them";
     app_layout_of(h, &b->layout);
-    if (b->as_processes && rts_shm_create(&b->shm, b->layout.total, why, sizeof why) == RTS_OK)
+    if (b->layout.total > RTS_MAX_APP_BYTES || b->layout.total > SIZE_MAX)
+        snprintf(why, sizeof why, "more than the %.0f MiB this build allows (RTS_MAX_APP_BYTES)",
+                 (double)RTS_MAX_APP_BYTES / (1024.0 * 1024.0));
+    else if (b->as_processes && rts_shm_create(&b->shm, (size_t)b->layout.total, why, sizeof why) == RTS_OK)
         b->h = rts_shm_base(b->shm);
     else if (!b->as_processes)
-        b->h = rts_heap_calloc(1, b->layout.total);
+        b->h = rts_heap_calloc(1, (size_t)b->layout.total);
     if (!b->h) {
         rts_ctx_fail(b->ctx, "%u threads of %s on %.0f integers need %.1f MiB: %s", b->nthreads,
                      rts_ctx_param_text(b->ctx, "op"), rts_ctx_param(b->ctx, "size"),

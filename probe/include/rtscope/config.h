@@ -84,6 +84,14 @@
 #define RTS_MAX_APP_THREADS 64
 #endif
 
+/* Memory the application workload may take for its data (every process's
+ * operands, every thread's copy and result), refused beyond: under
+ * mlockall all of it is made resident before the run, and more than a
+ * machine has would stall it there. */
+#ifndef RTS_MAX_APP_BYTES
+#define RTS_MAX_APP_BYTES (UINT64_C(1) << 30)
+#endif
+
 /* Stack of each measuring thread and of the watchdog. Under mlockall every
  * byte of a stack is resident, so this stays far below the 8 MiB default
  * of a POSIX thread. */
