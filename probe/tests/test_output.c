@@ -94,6 +94,26 @@ static void test_open_refused(void)
     CHECK(!opened && entries() == 0, "a destination in a missing directory is refused at open");
 }
 
+/* A destination that is not a regular file (here a FIFO; /dev/null alike) is
+ * written through, never renamed over: it is still a FIFO afterwards. */
+static void test_a_fifo_stays_a_fifo(void)
+{
+    char path[256], text[64] = "";
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    CHECK(mkfifo(path, 0600) == 0, "fifo made");
+    int reader = open(path, O_RDONLY | O_NONBLOCK);
+    rts_output o;
+    CHECK(rts_output_open(&o, path), "output opened");
+    CHECK(rts_output_publish(&run, &o), "published");
+    ssize_t n = read(reader, text, sizeof text - 1);
+    close(reader);
+    struct stat st;
+    CHECK(n > 0 && strncmp(text, "{", 1) == 0, "the document came through the fifo");
+    CHECK(stat(path, &st) == 0 && S_ISFIFO(st.st_mode), "still a fifo");
+    CHECK(entries() == 1, "no temporary file beside it: %d entries", entries());
+    unlink(path);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -106,6 +126,7 @@ int main(void)
     test_published_whole();
     test_failed_commit_leaves_nothing();
     test_open_refused();
+    test_a_fifo_stays_a_fifo();
     rmdir(dir);
     return check_report("test_output");
 }

@@ -2,12 +2,15 @@
  * POSIX port: console, diagnostics, result sinks and the end of the
  * process (contracts in include/rtscope/port.h). The console is stdout,
  * diagnostics stderr; a file sink writes a temporary file beside its
- * destination and renames it over the destination on commit.
+ * destination and renames it over the destination on commit. A destination
+ * that is there and is a device or FIFO (/dev/null, a terminal)
+ * is written directly: renaming over it would replace a device with a file.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rtscope/port.h"
@@ -34,7 +37,7 @@ _Noreturn void rts_process_end(int status)
 struct rts_sink {
     FILE *f;
     char *dest;     /* NULL: the console (stdout) */
-    char *tmp;      /* the file written until commit */
+    char *tmp;      /* the file written until commit; NULL: dest is written directly */
     int err;        /* errno of the first failed write; 0: none */
 };
 
@@ -99,8 +102,18 @@ rts_status rts_sink_open(rts_sink **out, const char *dest, char *why, size_t why
         return RTS_OK;
     }
     s->dest = copy_of(dest);
+    if (!s->dest)
+        return sink_fail(s, ENOMEM, why, whysize);
+    struct stat st;
+    if (stat(dest, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        s->f = fopen(dest, "w");
+        if (!s->f)
+            return sink_fail(s, errno, why, whysize);
+        *out = s;
+        return RTS_OK;
+    }
     s->tmp = temporary_name(dest);
-    if (!s->dest || !s->tmp)
+    if (!s->tmp)
         return sink_fail(s, ENOMEM, why, whysize);
     s->f = fopen(s->tmp, "wx"); /* x: never another's file */
     if (!s->f)
@@ -120,10 +133,11 @@ rts_status rts_sink_write(rts_sink *s, const void *data, size_t n)
 }
 
 /* Everything written is on the device: flushed, synced (so that the rename
- * cannot outrun the data after a crash) and closed. errno on failure. */
+ * cannot outrun the data after a crash; a device or FIFO written directly
+ * has nothing to sync) and closed. errno on failure. */
 static int settle(rts_sink *s)
 {
-    int err = fflush(s->f) == 0 && fsync(fileno(s->f)) == 0 ? 0 : errno;
+    int err = fflush(s->f) == 0 && (!s->tmp || fsync(fileno(s->f)) == 0) ? 0 : errno;
     FILE *f = s->f;
     s->f = NULL;
     if (fclose(f) != 0 && !err)
@@ -143,10 +157,11 @@ rts_status rts_sink_commit(rts_sink *s, char *why, size_t whysize)
         return RTS_OK;
     }
     int err = settle(s);
-    if (!err && rename(s->tmp, s->dest) != 0)
+    if (!err && s->tmp && rename(s->tmp, s->dest) != 0)
         err = errno;
     if (err) {
-        remove(s->tmp);
+        if (s->tmp)
+            remove(s->tmp);
         return sink_fail(s, err, why, whysize);
     }
     sink_free(s);
@@ -157,7 +172,8 @@ void rts_sink_abort(rts_sink *s)
 {
     if (s->dest) {
         fclose(s->f);
-        remove(s->tmp);
+        if (s->tmp)
+            remove(s->tmp);
     }
     sink_free(s);
 }
