@@ -125,6 +125,9 @@ rts_status rts_shm_open(rts_shm **out, const char *path, char *why, size_t whysi
     return RTS_OK;
 }
 
+int rts_posix_shm_fd(const rts_shm *s); /* for pin_posix.c: a pin's write() goes through the file */
+int rts_posix_shm_fd(const rts_shm *s) { return s->fd; }
+
 const char *rts_shm_path(const rts_shm *s) { return s->path; }
 
 void *rts_shm_base(const rts_shm *s) { return s->base; }
