@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,15 +81,21 @@ def test_a_login_without_privilege_degrades_visibly(db_path, server, tmp_path):
     assert any("privilege" in warning or "refused" in warning for warning in doc["config"]["warnings"])
 
 
-def test_loads_run_on_the_board_and_are_stopped_there(db_path, server, tmp_path):
+def _run_under_remote_load(db_path: Path, server: sshd.Server, tmp_path: Path, load: str) -> dict[str, Any]:
+    """The record of ``load`` from a short run on the board under it, once nothing of it runs there."""
     out = tmp_path / "run.json"
     ran = _rtscope(db_path, server, "--target", server.spec(), "run", "clock.read", "--duration", "0.5",
-                   "--load", "cpu", "--settle", "0.5", "--json", str(out))
+                   "--load", load, "--settle", "0.5", "--json", str(out))
     assert ran.status == 0, ran.err
-    [load] = result.load(out).doc["loads"]
+    [record] = result.load(out).doc["loads"]
+    assert _until(lambda: not _remote_probes(), 10), _remote_probes()
+    return record
+
+
+def test_loads_run_on_the_board_and_are_stopped_there(db_path, server, tmp_path):
+    load = _run_under_remote_load(db_path, server, tmp_path, "cpu")
     # Its CPU use was checked over the settle time (the run fails otherwise); here only that it was metered.
     assert load["name"] == "cpu" and load["held"] and load["cpus_used"] > 0
-    assert _until(lambda: not _remote_probes(), 10), _remote_probes()
 
 
 @pytest.mark.parametrize(("how", "error"), [
@@ -214,13 +221,8 @@ def test_no_space_on_the_board_is_one_line_and_leaves_no_partial_probe(db_path, 
 
 
 def test_a_net_load_streams_on_the_boards_own_loopback(db_path, server, tmp_path):
-    out = tmp_path / "run.json"
-    ran = _rtscope(db_path, server, "--target", server.spec(), "run", "clock.read", "--duration", "0.5",
-                   "--load", "net", "--settle", "0.5", "--json", str(out))
-    assert ran.status == 0, ran.err
-    [load] = result.load(out).doc["loads"]
+    load = _run_under_remote_load(db_path, server, tmp_path, "net")
     assert load["name"] == "net" and load["held"] and load["loopback_bytes_per_s"] > 1e6
-    assert _until(lambda: not _remote_probes(), 10), _remote_probes()
 
 
 def test_doctor_reads_the_board_as_it_reads_this_machine(db_path, server):
