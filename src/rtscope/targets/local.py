@@ -36,11 +36,8 @@ class LocalTarget:
 
     @functools.cached_property
     def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
-        completed = self.transport.run([self._executable(), "list", "--json"], timeout_s=60)
-        if completed.status != 0:
-            reason = worker.last_line(completed.stderr.decode(errors="replace")) or f"exit status {completed.status}"
-            raise ProbeError(f"{self.probe} list failed: {reason}")
-        return parse_bench_list(completed.stdout.decode(errors="replace"), f"{self.probe} list --json")
+        return parse_bench_list(bench_list(self.transport, self._executable(), str(self.probe)),
+                                f"{self.probe} list --json")
 
     def run(self, request: RunRequest) -> result.Result:
         """Run the probe on ``request``: see run_probe."""
@@ -52,6 +49,15 @@ class LocalTarget:
         if self.probe.is_dir() or not os.access(self.probe, os.X_OK):
             raise RtscopeError(f"probe at {self.probe} is not an executable file")
         return str(self.probe)
+
+
+def bench_list(transport: Transport, probe: str, who: str) -> str:
+    """What ``probe list --json`` prints there; ProbeError "WHO list failed: why" when it fails."""
+    completed = transport.run([probe, "list", "--json"], timeout_s=60)
+    if completed.status != 0:
+        reason = worker.last_line(completed.stderr.decode(errors="replace")) or f"exit status {completed.status}"
+        raise ProbeError(f"{who} list failed: {reason}")
+    return completed.stdout.decode(errors="replace")
 
 
 def run_probe(transport: Transport, probe: str, request: RunRequest) -> result.Result:

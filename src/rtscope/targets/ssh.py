@@ -39,7 +39,7 @@ from rtscope.model import result
 from rtscope.model.catalogue import Bench, Suite, parse_bench_list
 from rtscope.model.request import RunRequest
 from rtscope.targets import probes, worker
-from rtscope.targets.local import run_probe
+from rtscope.targets.local import bench_list, run_probe
 from rtscope.targets.transport import Completed
 
 CONNECT_TIMEOUT_S = 10
@@ -297,11 +297,7 @@ class SshTarget:
         kept = probes.BUILD_DIR / f"catalogue-{self._build[:16]}.json"
         with contextlib.suppress(OSError, ProbeError):
             return parse_bench_list(kept.read_text(encoding="utf-8"), str(kept))
-        completed = self.transport.run([self._probe, "list", "--json"], timeout_s=60)
-        if completed.status != 0:
-            reason = worker.last_line(completed.stderr.decode(errors="replace")) or f"exit status {completed.status}"
-            raise ProbeError(f"{self.name}: the probe's list failed: {reason}")
-        text = completed.stdout.decode(errors="replace")
+        text = bench_list(self.transport, self._probe, f"{self.name}: the probe's")
         catalogue = parse_bench_list(text, f"{self.name}: rtscope-probe list --json")
         with contextlib.suppress(OSError):
             partial = kept.with_suffix(f".{os.getpid()}.part")
