@@ -185,9 +185,7 @@ def test_data_beyond_the_memory_budget_is_refused_before_anything_runs(probe: Pa
     proc = subprocess.run([str(probe), "run", "app.workload", "--quiet", "--json", "-", "--param", "threads=64",
                            "--param", "processes=16", "--param", "op=matrix_mul", "--param", "size=1000000"],
                           capture_output=True, text=True, timeout=60, check=False)
-    assert proc.returncode == 1
-    bench = json.loads(proc.stdout)["benches"][0]
-    assert bench["status"] == "failed"
-    assert bench["error"] == ("1024 threads of matrix_mul on 1000000 integers need 11840.9 MiB: more than the "
-                              "1024 MiB this build allows (RTS_MAX_APP_BYTES)")
-    assert bench["elapsed_s"] < 1
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr == ("rtscope-probe: bench app.workload: 1024 threads of matrix_mul on 1000000 integers "
+                           "need 11840.9 MiB, more than the 1024 MiB this build allows (RTS_MAX_APP_BYTES)\n")

@@ -175,11 +175,11 @@ static app_measure measure_of(const char *name)
                                                                                       : APP_MEASURE_FULL;
 }
 
-/* The header: shapes of the op parameter (one kind, or mix's two), the
- * threads' policy. False after rts_ctx_fail. */
-static bool plan(app_bench *b, app_header *h)
+/* The header's fields that follow from the parameters alone: groups,
+ * threads, the shapes of the op (one kind, or mix's two). False with why
+ * for an unknown op. */
+static bool shape_of(const rts_ctx *ctx, app_header *h, char *why, size_t whysize)
 {
-    rts_ctx *ctx = b->ctx;
     const char *name = rts_ctx_param_text(ctx, "op");
     size_t size = (size_t)rts_ctx_param(ctx, "size");
     size_t side = (size_t)floor(sqrt((double)size));
@@ -192,11 +192,42 @@ static bool plan(app_bench *b, app_header *h)
         .measure = measure_of(rts_ctx_param_text(ctx, "measure")),
     };
     if (h->nkinds == 1 && !app_op_find(name, &ops[0])) {
-        rts_ctx_fail(ctx, "unknown op %s", name);
+        snprintf(why, whysize, "unknown op %s", name);
         return false;
     }
     for (unsigned k = 0; k < h->nkinds; k++)
         h->shapes[k] = (app_shape){ .op = ops[k], .n = size, .side = side };
+    return true;
+}
+
+/* The runner's check of the parameters together: the data they ask for
+ * fits this build (each is in range, their product may not be). */
+static bool params_ok(const rts_ctx *ctx, char *why, size_t whysize)
+{
+    app_header h;
+    if (!shape_of(ctx, &h, why, whysize))
+        return false;
+    app_layout layout;
+    app_layout_of(&h, &layout);
+    if (layout.total <= RTS_MAX_APP_BYTES && layout.total <= SIZE_MAX)
+        return true;
+    snprintf(why, whysize, "%u threads of %s on %.0f integers need %.1f MiB, more than the %.0f MiB this build "
+             "allows (RTS_MAX_APP_BYTES)", h.ngroups * h.threads_per_group, rts_ctx_param_text(ctx, "op"),
+             rts_ctx_param(ctx, "size"), (double)layout.total / (1024.0 * 1024.0),
+             (double)RTS_MAX_APP_BYTES / (1024.0 * 1024.0));
+    return false;
+}
+
+/* The header: its shapes (shape_of), the threads' policy. False after
+ * rts_ctx_fail. */
+static bool plan(app_bench *b, app_header *h)
+{
+    rts_ctx *ctx = b->ctx;
+    char why[RTS_MESSAGE_TEXT];
+    if (!shape_of(ctx, h, why, sizeof why)) {
+        rts_ctx_fail(ctx, "%s", why);
+        return false;
+    }
     /* SCHED_RR whenever a real-time policy is granted: equal threads sharing
      * a CPU by time slices is the workload (under FIFO each would keep the
      * CPU to its end). */
@@ -214,11 +245,8 @@ static bool plan(app_bench *b, app_header *h)
 static bool make_region(app_bench *b, const app_header *h)
 {
     char why[RTS_MESSAGE_TEXT] = "the heap could not give them";
-    app_layout_of(h, &b->layout);
-    if (b->layout.total > RTS_MAX_APP_BYTES || b->layout.total > SIZE_MAX)
-        snprintf(why, sizeof why, "more than the %.0f MiB this build allows (RTS_MAX_APP_BYTES)",
-                 (double)RTS_MAX_APP_BYTES / (1024.0 * 1024.0));
-    else if (b->as_processes && rts_shm_create(&b->shm, (size_t)b->layout.total, why, sizeof why) == RTS_OK)
+    app_layout_of(h, &b->layout); /* within RTS_MAX_APP_BYTES: params_ok */
+    if (b->as_processes && rts_shm_create(&b->shm, (size_t)b->layout.total, why, sizeof why) == RTS_OK)
         b->h = rts_shm_base(b->shm);
     else if (!b->as_processes)
         b->h = rts_heap_calloc(1, (size_t)b->layout.total);
@@ -559,5 +587,6 @@ RTS_BENCH_DEFINE(rts_bench_app_workload) = {
     .params = params,
     .nparams = sizeof params / sizeof params[0],
     .needs_caps = 0,
+    .params_ok = params_ok,
     .run = run,
 };

@@ -14,6 +14,7 @@
  * library skipped is caught. The library's name is the metric's label, its
  * version a check.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "bench_util.h"
@@ -108,17 +109,34 @@ static void record_checks(crypto_state *s)
         rts_metric_invalidate(s->m, "the last message timed does not decrypt back (or hash again) to its input");
 }
 
-/* Size and known answer, before anything is allocated or timed (a build
- * without a library fails the known answer: not available); false after
- * rts_ctx_fail. */
+/* The algorithm of bench id, or NULL. */
+static const crypto_algorithm *find_algorithm(const char *id)
+{
+    for (size_t i = 0; i < crypto_algorithm_count; i++)
+        if (strcmp(crypto_algorithms[i].bench_id, id) == 0)
+            return &crypto_algorithms[i];
+    return NULL;
+}
+
+/* Whether the algorithm of bench id takes messages of the size asked: a
+ * cipher without padding takes whole blocks (the runner's check of the
+ * parameters, before anything runs). */
+static bool size_ok(const rts_ctx *ctx, const char *id, char *why, size_t whysize)
+{
+    const crypto_algorithm *alg = find_algorithm(id);
+    size_t size = (size_t)rts_ctx_param(ctx, "size");
+    if (!alg || size % alg->block_bytes == 0)
+        return true;
+    snprintf(why, whysize, "size %zu: %s takes whole %zu-byte blocks (unpadded); give a multiple of %zu", size,
+             alg->title, alg->block_bytes, alg->block_bytes);
+    return false;
+}
+
+/* The known answer, before anything is allocated or timed (a build
+ * without a library fails it: not available); false after rts_ctx_fail. */
 static bool ready(crypto_state *s)
 {
     char why[RTS_MESSAGE_TEXT];
-    if (s->size % s->alg->block_bytes) {
-        rts_ctx_fail(s->ctx, "size %zu: %s takes whole %zu-byte blocks (unpadded); give a multiple of %zu", s->size,
-                     s->alg->title, s->alg->block_bytes, s->alg->block_bytes);
-        return false;
-    }
     if (!crypto_check_vector(s->alg, &s->alg->vector, why, sizeof why)) {
         rts_ctx_fail(s->ctx, "%s", why);
         return false;
@@ -163,15 +181,6 @@ static rts_metric *throughput_metric(crypto_state *s)
     return m;
 }
 
-/* The algorithm of bench id, or NULL. */
-static const crypto_algorithm *find_algorithm(const char *id)
-{
-    for (size_t i = 0; i < crypto_algorithm_count; i++)
-        if (strcmp(crypto_algorithms[i].bench_id, id) == 0)
-            return &crypto_algorithms[i];
-    return NULL;
-}
-
 static int measure(rts_ctx *ctx, const char *id)
 {
     const crypto_algorithm *alg = find_algorithm(id);
@@ -201,21 +210,24 @@ static const rts_param_decl params[] = {
     { "warmup", "8", 0, 1e6, true, "batches (a sample's messages) processed before recording" },
 };
 
-#define CRYPTO_BENCH(id_, title_, run_)                                                                       \
+#define CRYPTO_BENCH(id_, title_, name_)                                                                      \
     {                                                                                                             \
         .id = id_, .summary = title_ ": bytes/s over messages of size bytes, through the build's crypto library", \
         .metrics = (const char *const[]){ id_, NULL }, .params = params,                                          \
-        .nparams = sizeof params / sizeof params[0], .run = run_,                                                 \
+        .nparams = sizeof params / sizeof params[0], .params_ok = name_##_ok, .run = run_##name_,                 \
     }
 
 /* One bench per algorithm of crypto_algorithms[], found by its id. */
-static int run_aes128_cbc(rts_ctx *ctx) { return measure(ctx, CRYPTO_ID_AES128_CBC); }
-static int run_aes128_gcm(rts_ctx *ctx) { return measure(ctx, CRYPTO_ID_AES128_GCM); }
-static int run_sha256(rts_ctx *ctx) { return measure(ctx, CRYPTO_ID_SHA256); }
-static int run_chacha20_poly1305(rts_ctx *ctx) { return measure(ctx, CRYPTO_ID_CHACHA20_POLY1305); }
+#define CRYPTO_ENTRY_POINTS(id_, name_)                                                                     \
+    static bool name_##_ok(const rts_ctx *ctx, char *why, size_t whysize) { return size_ok(ctx, id_, why, whysize); } \
+    static int run_##name_(rts_ctx *ctx) { return measure(ctx, id_); }
+CRYPTO_ENTRY_POINTS(CRYPTO_ID_AES128_CBC, aes128_cbc)
+CRYPTO_ENTRY_POINTS(CRYPTO_ID_AES128_GCM, aes128_gcm)
+CRYPTO_ENTRY_POINTS(CRYPTO_ID_SHA256, sha256)
+CRYPTO_ENTRY_POINTS(CRYPTO_ID_CHACHA20_POLY1305, chacha20_poly1305)
 
-RTS_BENCH_DEFINE(rts_bench_crypto_aes128_cbc) = CRYPTO_BENCH(CRYPTO_ID_AES128_CBC, "AES-128-CBC", run_aes128_cbc);
-RTS_BENCH_DEFINE(rts_bench_crypto_aes128_gcm) = CRYPTO_BENCH(CRYPTO_ID_AES128_GCM, "AES-128-GCM", run_aes128_gcm);
-RTS_BENCH_DEFINE(rts_bench_crypto_sha256) = CRYPTO_BENCH(CRYPTO_ID_SHA256, "SHA-256", run_sha256);
+RTS_BENCH_DEFINE(rts_bench_crypto_aes128_cbc) = CRYPTO_BENCH(CRYPTO_ID_AES128_CBC, "AES-128-CBC", aes128_cbc);
+RTS_BENCH_DEFINE(rts_bench_crypto_aes128_gcm) = CRYPTO_BENCH(CRYPTO_ID_AES128_GCM, "AES-128-GCM", aes128_gcm);
+RTS_BENCH_DEFINE(rts_bench_crypto_sha256) = CRYPTO_BENCH(CRYPTO_ID_SHA256, "SHA-256", sha256);
 RTS_BENCH_DEFINE(rts_bench_crypto_chacha20_poly1305) =
-    CRYPTO_BENCH(CRYPTO_ID_CHACHA20_POLY1305, "ChaCha20-Poly1305", run_chacha20_poly1305);
+    CRYPTO_BENCH(CRYPTO_ID_CHACHA20_POLY1305, "ChaCha20-Poly1305", chacha20_poly1305);

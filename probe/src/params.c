@@ -1,6 +1,8 @@
 /* Parameters: defaults and --param assignments (see params.h). */
 #include "params.h"
 
+#include "context.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +147,19 @@ static bool apply_everywhere(rts_run *run, const rts_assignment *a, char *err, s
     return false;
 }
 
+/* The bench's own check of its resolved parameters taken together. */
+static bool params_agree(rts_run *run, rts_bench_result *r, char *err, size_t errsize)
+{
+    if (!r->bench->params_ok)
+        return true;
+    const rts_ctx ctx = { .run = run, .result = r };
+    char why[RTS_MESSAGE_TEXT] = "";
+    if (r->bench->params_ok(&ctx, why, sizeof why))
+        return true;
+    snprintf(err, errsize, "bench %s: %s", r->bench->id, why);
+    return false;
+}
+
 bool rts_params_resolve(rts_run *run, char *err, size_t errsize)
 {
     const rts_run_request *req = run->req;
@@ -153,6 +168,9 @@ bool rts_params_resolve(rts_run *run, char *err, size_t errsize)
             return false;
     for (unsigned a = 0; a < req->nassignments; a++)
         if (!apply_everywhere(run, &req->assignments[a], err, errsize))
+            return false;
+    for (unsigned b = 0; b < req->nbenches; b++)
+        if (!params_agree(run, &run->results[b], err, errsize))
             return false;
     return true;
 }

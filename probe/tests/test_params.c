@@ -18,12 +18,24 @@ static const rts_param_decl params[] = {
     RTS_PARAM_TEXT("file", "", "free text"),
 };
 static const char *const metric_ids[] = { "par.metric", NULL };
+
+/* Each value in range, but not every pair: count at most one per 4 us. */
+static bool counts_fit_the_period(const rts_ctx *ctx, char *why, size_t whysize)
+{
+    double count = rts_ctx_param(ctx, "count"), period_us = rts_ctx_param(ctx, "period_us");
+    if (count * 4 <= period_us)
+        return true;
+    snprintf(why, whysize, "count %g needs a period_us of at least %g", count, count * 4);
+    return false;
+}
+
 static const rts_bench bench = {
     .id = "par.bench",
     .summary = "a bench with text parameters",
     .metrics = metric_ids,
     .params = params,
     .nparams = sizeof params / sizeof params[0],
+    .params_ok = counts_fit_the_period,
     .run = fixture_bench_run,
 };
 
@@ -109,6 +121,15 @@ static void test_bad_values(void)
     CHECK(resolve(err, sizeof err, &empty, 1), "free text may be empty: %s", err);
 }
 
+/* The bench's own check sees the values assigned, not only the defaults. */
+static void test_values_checked_together(void)
+{
+    check_refused("period_us=10", "bench par.bench: count 3 needs a period_us of at least 12");
+    char err[200];
+    const char *const together[] = { "count=2", "period_us=10" };
+    CHECK(resolve(err, sizeof err, together, 2), "count 2 at 10 us: %s", err);
+}
+
 static void test_choices_listed(void)
 {
     const char *cursor = rts_param_choices(&params[2]), *word;
@@ -143,6 +164,7 @@ int main(void)
     test_defaults();
     test_assignments();
     test_bad_values();
+    test_values_checked_together();
     test_choices_listed();
     test_result_records_text();
     return check_report("test_params");

@@ -66,6 +66,12 @@ typedef struct {
     /* How long it measures, from its parameters; NULL or 0: the run's --duration.
      * Its end is rts_ctx_wait's deadline and what the watchdog holds it to. */
     double (*planned_s)(const rts_ctx *ctx);
+    /* Parameters that are each in their range but wrong together (a
+     * cipher's size that is not whole blocks, data too large for the
+     * build). Called with the resolved parameters before anything runs
+     * (only the rts_ctx_param* readers may be used); false with one line in
+     * why makes the run bad input (exit 2). NULL: any values in range do. */
+    bool (*params_ok)(const rts_ctx *ctx, char *why, size_t whysize);
     /* Measure. Returns 0 when the bench did its job (metrics may still be
      * marked invalid), non-zero after rts_ctx_fail. */
     int (*run)(rts_ctx *ctx);
