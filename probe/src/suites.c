@@ -15,6 +15,10 @@ static const char *const latency[] = { "lat.wakeup", "lat.preempt", "lat.preempt
 
 static const char *const wave[] = { "wave.square", NULL };
 
+static const char *const crypto[] = {
+    "crypto.aes128_cbc", "crypto.aes128_gcm", "crypto.sha256", "crypto.chacha20_poly1305", NULL,
+};
+
 static const char *const quick[] = { "ctxsw.sem", "lat.wakeup", NULL };
 
 const rts_suite rts_suites[] = {
@@ -23,6 +27,8 @@ const rts_suite rts_suites[] = {
     { "latency", "worst cases: periodic wake-up, preemption (semaphore and timer), timer interrupt", latency },
     { "wave", "a square wave toggled by a generator process, timed edge by edge (model and period_us as params)",
       wave },
+    { "crypto", "throughput of the build's crypto library (bytes/s), each algorithm checked against its known answer",
+      crypto },
     { "quick", "a first look: context switch and wake-up latency", quick },
     { NULL, NULL, NULL },
 };
