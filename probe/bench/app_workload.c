@@ -212,7 +212,7 @@ static bool params_ok(const rts_ctx *ctx, char *why, size_t whysize)
     if (layout.total <= RTS_MAX_APP_BYTES && layout.total <= SIZE_MAX)
         return true;
     snprintf(why, whysize, "%u threads of %s on %.0f integers need %.1f MiB, more than the %.0f MiB this build "
-             "allows (RTS_MAX_APP_BYTES)", h.ngroups * h.threads_per_group, rts_ctx_param_text(ctx, "op"),
+             "allows (RTS_MAX_APP_BYTES)", (unsigned)(h.ngroups * h.threads_per_group), rts_ctx_param_text(ctx, "op"),
              rts_ctx_param(ctx, "size"), (double)layout.total / (1024.0 * 1024.0),
              (double)RTS_MAX_APP_BYTES / (1024.0 * 1024.0));
     return false;
