@@ -19,11 +19,12 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 #   openssh-client        --target ssh://… (rtscope drives the system's ssh)
 #   openssh-server        the SSH target's tests start their own sshd on 127.0.0.1 (not as a service)
 #   libssl-dev pkg-config the crypto.* benches' library (OpenSSL's libcrypto, found by probe/Makefile with pkg-config)
+#   libwolfssl-dev        wolfCrypt, the crypto benches' other library (make -C probe CRYPTO=wolfcrypt)
 #   openssl               openssl speed beside the crypto benches (bench/crypto.sh)
 packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux
           stress-ng iperf3 chromium chromium-driver nodejs sigrok-cli qemu-user-static
           gcc-arm-none-eabi libnewlib-arm-none-eabi openssh-client openssh-server libssl-dev pkg-config
-          openssl)
+          openssl libwolfssl-dev)
 
 # The static probes rtscope copies to boards (make -C probe cross) need Debian's cross compiler for each
 # architecture, gcc-TRIPLET and libc6-dev-DEBARCH-cross (probe/Makefile's TRIPLET_ and DEBARCH_ lines);

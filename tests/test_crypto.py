@@ -94,3 +94,31 @@ def test_cbc_refuses_a_size_that_is_not_whole_blocks(probe, tmp_path):
     assert ran.stderr == ("rtscope-probe: bench crypto.aes128_cbc: size 1000: AES-128-CBC takes whole 16-byte "
                           "blocks (unpadded); give a multiple of 16\n")
     assert not out.exists()
+
+
+def test_a_probe_built_with_wolfcrypt_checks_and_times_every_algorithm_through_it(tmp_path):
+    build = tmp_path / "wolfcrypt"
+    built = subprocess.run(["make", "-s", "-C", REPO / "probe", "CRYPTO=wolfcrypt", f"BUILD={build}",
+                            build / "rtscope-probe"], capture_output=True, text=True, check=False)
+    if "pkg-config finds no wolfssl" in built.stderr:
+        pytest.skip("wolfCrypt is not installed (apt-get install libwolfssl-dev; setup.sh does)")
+    assert built.returncode == 0, built.stderr
+    out = tmp_path / "run.json"
+    ran = subprocess.run([build / "rtscope-probe", "run", "crypto", *BRIEF, "--quiet", "--json", out],
+                         capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr
+    metrics = {m["id"]: m for m in result.load(out).doc["metrics"]}
+    assert sorted(metrics) == sorted(ALGORITHMS)
+    for metric in metrics.values():
+        assert metric["valid"], metric["invalid_reason"]
+        assert metric["labels"] == {"size": 1024, "library": "wolfcrypt"}
+        checks = metric["checks"]
+        assert checks["known_answer"] is True and checks["last_message_verified"] is True
+        assert checks["library_version"] >= 50000  # wolfSSL 5.x
+
+
+def test_an_unknown_library_is_refused_by_the_build_in_one_line():
+    built = subprocess.run(["make", "-s", "-C", REPO / "probe", "CRYPTO=gnutls"], capture_output=True, text=True,
+                           check=False)
+    assert built.returncode != 0
+    assert "CRYPTO=gnutls: one of libcrypto, wolfcrypt, none" in built.stderr

@@ -1,9 +1,8 @@
 /*
- * The crypto benches' library: OpenSSL's libcrypto (3.x) through EVP when
- * the Makefile found it (RTS_HAVE_LIBCRYPTO), else none — the static, cross,
- * small and RTOS builds, whose crypto benches then say they are not
- * available. EVP is what applications and `openssl speed -evp` call, so the
- * figures include its dispatch, as theirs do.
+ * The crypto benches' library when the probe is built with CRYPTO=libcrypto
+ * (the Makefile's default where pkg-config finds it): OpenSSL's libcrypto
+ * (3.x) through EVP. EVP is what applications and `openssl speed -evp` call,
+ * so the figures include its dispatch, as theirs do.
  */
 #include <stdio.h>
 
@@ -113,45 +112,6 @@ void crypto_close(crypto_session *s)
     EVP_MD_CTX_free(s->hash);
     EVP_MD_free(s->md);
     OPENSSL_free(s);
-}
-
-#else /* no crypto library in this build */
-
-const char *crypto_library_name(void)
-{
-    return NULL;
-}
-
-long crypto_library_version(void)
-{
-    return 0;
-}
-
-crypto_session *crypto_open(const crypto_algorithm *alg, const uint8_t *key, char *why, size_t whysize)
-{
-    (void)key;
-    snprintf(why, whysize, "%s: not available in this build of the probe (built without a crypto library)",
-             alg->title);
-    return NULL;
-}
-
-bool crypto_encrypt(crypto_session *s, const uint8_t *iv, const uint8_t *aad, size_t aad_len, const uint8_t *in,
-                    size_t len, uint8_t *out, uint8_t tag[CRYPTO_TAG_BYTES])
-{
-    (void)s, (void)iv, (void)aad, (void)aad_len, (void)in, (void)len, (void)out, (void)tag;
-    return false;
-}
-
-bool crypto_decrypt(crypto_session *s, const uint8_t *iv, const uint8_t *aad, size_t aad_len, const uint8_t *in,
-                    size_t len, uint8_t *out, const uint8_t tag[CRYPTO_TAG_BYTES])
-{
-    (void)s, (void)iv, (void)aad, (void)aad_len, (void)in, (void)len, (void)out, (void)tag;
-    return false;
-}
-
-void crypto_close(crypto_session *s)
-{
-    (void)s;
 }
 
 #endif
