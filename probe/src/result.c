@@ -434,34 +434,47 @@ static const char *fmt_value(char *buf, size_t size, const rts_metric *m, double
     return buf;
 }
 
-/* One row of the summary: m's overhead-adjusted figures. */
-static void print_metric_row(const rts_metric *m, rts_text_fn out)
+/* One row of the summary: m's overhead-adjusted figures, its id in a column of width. */
+static void print_metric_row(const rts_metric *m, int width, rts_text_fn out)
 {
     rts_summary s, a;
     summarize_metric(&s, m);
     a = rts_summary_shift(&s, overhead_ns(m));
     char v[5][24];
-    rts_text_fmt(out, "%-14s %10llu %10s %10s %10s %10s %10s  %s\n", m->id, (unsigned long long)a.count,
+    rts_text_fmt(out, "%-*s %10llu %10s %10s %10s %10s %10s  %s\n", width, m->id, (unsigned long long)a.count,
                  fmt_value(v[0], 24, m, a.min), fmt_value(v[1], 24, m, a.p50), fmt_value(v[2], 24, m, a.p99),
                  fmt_value(v[3], 24, m, a.p9999), fmt_value(v[4], 24, m, a.max),
                  m->invalid ? m->invalid_reason : a.count ? "" : "no samples");
 }
 
+/* The width of the summary's first column: its longest metric id, or the heading's. */
+static int metric_column_width(const rts_run *run)
+{
+    size_t width = strlen("metric");
+    for (unsigned b = 0; b < run->req->nbenches; b++)
+        for (unsigned k = 0; k < run->results[b].nmetrics; k++) {
+            size_t n = strlen(run->results[b].metrics[k]->id);
+            width = n > width ? n : width;
+        }
+    return (int)width;
+}
+
 void rts_result_print_summary(const rts_run *run, rts_text_fn out)
 {
+    int width = metric_column_width(run);
     char priority[16] = "";
     if (run->granted.policy != RTS_POLICY_OTHER)
         snprintf(priority, sizeof priority, " %d", run->granted.priority);
     rts_text_fmt(out, "run %s  %s  %s %s  policy %s%s  mlockall %s\n", run->id, run_status_names[run->status],
                  run->sys.hostname, run->sys.kernel_release, rts_policy_name(run->granted.policy), priority,
                  run->granted.mlockall ? "yes" : "no");
-    rts_text_fmt(out, "%-14s %10s %10s %10s %10s %10s %10s  %s\n", "metric", "count", "min", "p50", "p99",
+    rts_text_fmt(out, "%-*s %10s %10s %10s %10s %10s %10s  %s\n", width, "metric", "count", "min", "p50", "p99",
                  "p99.99", "max", "(overhead-adjusted)");
     for (unsigned b = 0; b < run->req->nbenches; b++) {
         const rts_bench_result *r = &run->results[b];
         if (r->status == RTS_BENCH_FAILED || r->status == RTS_BENCH_SKIPPED)
-            rts_text_fmt(out, "%-14s %s: %s\n", r->bench->id, bench_status_names[r->status], r->error);
+            rts_text_fmt(out, "%-*s %s: %s\n", width, r->bench->id, bench_status_names[r->status], r->error);
         for (unsigned k = 0; k < r->nmetrics; k++)
-            print_metric_row(r->metrics[k], out);
+            print_metric_row(r->metrics[k], width, out);
     }
 }
