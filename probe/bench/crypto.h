@@ -7,7 +7,8 @@
  * not available in this build).
  *
  * One message is one buffer: a cipher starts it with its own IV (an AEAD
- * ends it with its tag), a digest hashes it whole. That is what an
+ * authenticates a record header with it and ends it with its tag), a digest
+ * hashes it whole. That is what an
  * application encrypting packets of that size pays.
  */
 #ifndef RTSCOPE_CRYPTO_H
