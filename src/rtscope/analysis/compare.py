@@ -86,6 +86,7 @@ class Comparison:
     rows: tuple[Row, ...]
     ops: bool                 # the operation table: a unit column, costs in cycles where possible
     adopted: dict[str, Labels] = field(default_factory=dict)  # labels given to metrics of runs before format 4
+    adjusted: bool = True     # times overhead-adjusted, else as measured
 
 
 def build(groups: list[Group], statistics: tuple[str, ...], *, ops: bool = False, adjusted: bool = True
@@ -102,7 +103,7 @@ def build(groups: list[Group], statistics: tuple[str, ...], *, ops: bool = False
         else:
             made = _time_rows(metric_id, per_group, statistics, ops=ops, adjusted=adjusted)
         rows += [replace(row, labels=labels) for row in made]
-    return Comparison(tuple(groups), tuple(rows), ops, adopted)
+    return Comparison(tuple(groups), tuple(rows), ops, adopted, adjusted)
 
 
 def labels_key(metric_doc: dict[str, Any]) -> Labels:
