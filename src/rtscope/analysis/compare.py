@@ -1,6 +1,9 @@
 """The comparison of groups of runs: per metric and statistic each group's figure (the median over its
 runs, with their spread), its ratio to the first group, and the verdict on whether it really differs
 (rtscope.analysis.stats). Built once, then drawn or exported in any format.
+
+A tail statistic asked for (p90 … max) is read on the side that hurts, as the metric's unit says
+(rtscope.model.units): high for a time, low for a throughput — whose rows are p10 … min instead.
 """
 
 from collections.abc import Callable, Iterable
@@ -10,7 +13,7 @@ from typing import Any
 
 from rtscope.analysis import stats
 from rtscope.analysis.grouping import Group
-from rtscope.model import result
+from rtscope.model import result, units
 
 DEFAULT_STATISTICS = ("p50", "p99", "max")
 # The operation table follows vendors' per-operation tables: average cost, in cycles where possible.
@@ -76,6 +79,21 @@ class Row:
     def name(self) -> str:
         """The metric with its labels, as a labelled id spells them: "app.exec{threads=2,op=quick}"."""
         return labelled_id(self.metric, self.labels)
+
+    @property
+    def low_tail(self) -> bool:
+        """Whether the row reads a tail on the low side (p10 … min of a throughput)."""
+        return self.key in stats.LOW_TAIL_QUANTILES and not units.get(self.unit).lower_is_better
+
+    def direction(self, index: int) -> str | None:
+        """"better" or "worse": how group ``index``'s figure stands to A's, as the row's unit has it (a time
+        lower, a throughput higher; a spread lower in any unit); None when equal or either is missing."""
+        first, other = self.figures[0].value, self.figures[index].value
+        if first is None or other is None or first == other:
+            return None
+        unit = units.get(self.unit)
+        lower_is_better = True if self.key == "stddev" else unit.lower_is_better
+        return "worse" if (other > first) == lower_is_better else "better"
 
 
 @dataclass(frozen=True)
@@ -165,14 +183,21 @@ def _time_rows(metric_id: str, per_group: list[Members], statistics: tuple[str, 
     in_cycles = ops and all(c is not None for each in cycles for c in each)
     unit = "cycles" if in_cycles else _unit(per_group)
     rows = []
-    for key in statistics:
+    for asked in statistics:
+        key = bad_side(asked, units.get(unit))
         if in_cycles:
             values = [[c[key] for c in each] for each in cycles]
         else:
-            values = [[result.summary(m, adjusted=adjusted)[key] for _, m in members] for members in per_group]
-        rows.append(Row(metric_id, key, result.STATISTICS[key], "count" if key == "count" else unit,
-                        _figures(values, per_group), _verdicts(per_group, key)))
+            values = [[stats.statistic(m, key, adjusted=adjusted) for _, m in members] for members in per_group]
+        rows.append(Row(metric_id, key, result.STATISTICS.get(key) or stats.LOW_TAIL_NAMES[key],
+                        "count" if key == "count" else unit, _figures(values, per_group), _verdicts(per_group, key)))
     return rows
+
+
+def bad_side(key: str, unit: units.Unit) -> str:
+    """The statistic that reads tail ``key`` (p90 … max) on the side that hurts in ``unit``: itself where
+    lower is better, its mirror (p10 … min) where higher is (a throughput's worst batch is its lowest)."""
+    return key if unit.lower_is_better else stats.LOW_SIDE.get(key, key)
 
 
 def _unit(per_group: list[Members]) -> str:

@@ -87,7 +87,8 @@ def figures_table(comparison: Comparison) -> Table:
                      *([_UNIT_NAMES.get(row.unit, row.unit)] if unit else []),
                      *(_figure(f, row, with_spread) for f in row.figures),
                      *(fmt.ratio(f.ratio) for f in row.figures[1:]),
-                     *(verdict_text(v) for v in row.verdicts), *[""] * (len(others) - len(row.verdicts))])
+                     *(verdict_cell(row, index, v) for index, v in enumerate(row.verdicts, start=1)),
+                     *[""] * (len(others) - len(row.verdicts))])
         previous = row
     align = "l" * with_labels + "ll" + "l" * len(unit) + "r" * (2 * len(letters) - 1) + "l" * len(others)
     return table(header, rows, align)
@@ -127,6 +128,13 @@ def _figure(figure: Figure, row: Row, with_spread: bool) -> Cell:
     return Cell(text + INVALID_MARK, "bad") if figure.invalid else Cell(text)
 
 
+def verdict_cell(row: Row, index: int, verdict: stats.Difference | None) -> Cell:
+    """Group ``index``'s verdict against A, stressed when the difference is real: "good" when its figure
+    is the better one, "bad" when worse, as the row's unit has it."""
+    direction = row.direction(index) if verdict is not None and verdict.real else None
+    return Cell(verdict_text(verdict), {"better": "good", "worse": "bad"}.get(direction or "", ""))
+
+
 def verdict_text(verdict: stats.Difference | None) -> str:
     """"yes p<0.001 CI", "no p=0.420 tail", "no: within spread (…)" or "—" when no test could tell."""
     if verdict is None:
@@ -143,7 +151,10 @@ def legend(comparison: Comparison) -> Paragraph:
              "(--raw N when running) or on Thread-Metric periods; CI: the bootstrap interval of each median, "
              "from the histograms;",
              "tail (p90 … max): how the samples beyond A's figure split between A and X, against their sizes "
-             "(binomial).")
+             "(binomial).",
+             *(("Higher is better in a throughput: its tail is the low side, p10 … min (p99 asked is p1, max is min),",
+                "tested from below; a real difference is green when X is better, red when worse.")
+               if any(row.low_tail for row in comparison.rows) else ()))
     if _with_spread(comparison):
         return Paragraph((*lines, "A group's figure is the median over its runs, ± half their range; a difference "
                                   "the runs themselves span is not called one."))
