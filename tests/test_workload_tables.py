@@ -268,3 +268,17 @@ def test_through_the_real_probe_show_compare_and_report_with_the_study(rtscope, 
     assert 'id="workload"' in html and "published TWR by op" in html and "mean only" in html
     refused = rtscope("compare", "last", "--published", "no-such-study")
     assert refused.status == 2 and "invalid choice" in refused.err
+
+
+def test_check_holds_a_throughputs_low_side_to_the_baseline(rtscope, tmp_path):
+    steady = builders.write(tmp_path / "steady.json", throughputs("a" * 16, 1_000_000_000, 1_100_000_000))
+    dipping_doc = throughputs("b" * 16, 1_000_000_000, 1_100_000_000)
+    dipping_doc["metrics"][0]["histogram"]["buckets"][:20] = [[500_000 + i, 1, 1] for i in range(20)]
+    dipping_doc["metrics"][0]["stats"]["min"] = dipping_doc["metrics"][0]["adjusted"]["min"] = 500_000_000
+    dipping = builders.write(tmp_path / "dipping.json", dipping_doc)
+    # Its p99 and max (the good side) are the baseline's: only the low side shows the dips.
+    outcome = rtscope("check", dipping, "--baseline", steady, "--stat", "p99,max")
+    assert outcome.status == 1, outcome.out
+    rows = [line.split() for line in outcome.out.splitlines() if line.split()[:1] in (["crypto.aes128_cbc"], ["min"])]
+    assert rows[0][:2] == ["crypto.aes128_cbc", "p1"] and rows[1][0] == "min" and rows[1][-1] == "REGRESSED"
+    assert rtscope("check", steady, "--baseline", dipping, "--stat", "p99,max").status == 0

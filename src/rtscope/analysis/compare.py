@@ -184,20 +184,14 @@ def _time_rows(metric_id: str, per_group: list[Members], statistics: tuple[str, 
     unit = "cycles" if in_cycles else _unit(per_group)
     rows = []
     for asked in statistics:
-        key = bad_side(asked, units.get(unit))
+        key = stats.bad_side(asked, units.get(unit).lower_is_better)
         if in_cycles:
             values = [[c[key] for c in each] for each in cycles]
         else:
             values = [[stats.statistic(m, key, adjusted=adjusted) for _, m in members] for members in per_group]
-        rows.append(Row(metric_id, key, result.STATISTICS.get(key) or stats.LOW_TAIL_NAMES[key],
+        rows.append(Row(metric_id, key, stats.statistic_name(key),
                         "count" if key == "count" else unit, _figures(values, per_group), _verdicts(per_group, key)))
     return rows
-
-
-def bad_side(key: str, unit: units.Unit) -> str:
-    """The statistic that reads tail ``key`` (p90 … max) on the side that hurts in ``unit``: itself where
-    lower is better, its mirror (p10 … min) where higher is (a throughput's worst batch is its lowest)."""
-    return key if unit.lower_is_better else stats.LOW_SIDE.get(key, key)
 
 
 def _unit(per_group: list[Members]) -> str:

@@ -335,6 +335,17 @@ def _low_tail_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key
     return _binomial_two_sided(below_b, below_a + below_b, n_b / (n_a + n_b))
 
 
+def bad_side(key: str, lower_is_better: bool) -> str:
+    """The statistic that reads tail ``key`` (p90 … max) on the side that hurts: itself where lower is
+    better, its mirror (p10 … min) where higher is (a throughput's worst batch is its lowest)."""
+    return key if lower_is_better else LOW_SIDE.get(key, key)
+
+
+def statistic_name(key: str) -> str:
+    """What people call statistic ``key``: "p99.9", "p1"."""
+    return result.STATISTICS.get(key) or LOW_TAIL_NAMES[key]
+
+
 def statistic(metric_doc: dict[str, Any], key: str, *, adjusted: bool = True) -> float | None:
     """Statistic ``key`` of a metric (overhead-adjusted unless ``adjusted`` is False): a summary's, or a
     low-tail one (p10 … p0.01) read as the probe reads its percentiles — from the raw samples when it
