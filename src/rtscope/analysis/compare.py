@@ -109,7 +109,7 @@ class Comparison:
 
 def build(groups: list[Group], statistics: tuple[str, ...], *, ops: bool = False, adjusted: bool = True
           ) -> Comparison:
-    """The comparison of ``groups``: per metric, a row per statistic (in cycles in the operation table
+    """The comparison of ``groups``: per metric and labels, a row per statistic (in cycles in the operation table
     where every run has them) with the verdict on each group against the first, and the calibration
     ratio of per-period metrics."""
     rows: list[Row] = []
