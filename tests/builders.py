@@ -177,3 +177,52 @@ def _evenly_and_one(low: float, high: float, longest: float, count: int) -> dict
     return {"count": count, "min": low, **{key: low + share * (high - low) for key, share in quantile.items()},
             "p999": high, "p9999": max(high, longest), "max": max(high, longest), "mean": (low + high) / 2,
             "stddev": (high - low) / math.sqrt(12)}
+
+
+def app_doc(op: str, threads: int, *, exec_ns: float = 1e6, wait_ns: float = 2e5, response_ns: float = 5e4,
+            samples: int = 100, processes: int = 1, run_id: str = "0123456789abcdef", valid: bool = True,
+            campaign: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A format-4 run of app.workload: its metrics app.exec, app.wait and app.response labelled as
+    docs/workload.md says, each a distribution around the given time (:func:`summary`) of ``samples``
+    samples; all invalid unless ``valid``. Tagged with ``campaign`` when given."""
+    doc = result_doc(run_id=run_id, benches={})
+    doc["version"] = 4
+    doc["benches"] = [{"id": "app.workload", "params": {"op": op, "threads": threads, "processes": processes},
+                       "status": "ok", "elapsed_s": 1.0, "error": None}]
+    for metric_id, typical in (("app.exec", exec_ns), ("app.wait", wait_ns), ("app.response", response_ns)):
+        one = metric(metric_id, typical, valid=valid)
+        figures = summary(typical, count=samples)
+        one.update(bench="app.workload", labels={"threads": threads, "op": op, "processes": processes},
+                   invalid_reason=None if valid else "a sort's output was out of order", cycles=None,
+                   overhead_ns=0.0, stats=figures, adjusted=copy.deepcopy(figures),
+                   histogram={"scheme": "log-linear", "sub_buckets": 128,
+                              "buckets": [[int(typical), 16, samples]], "overflow": 0, "overflow_above": 1 << 40})
+        doc["metrics"].append(one)
+    if campaign is not None:
+        doc["campaign"] = campaign
+    return doc
+
+
+def throughput_doc(metric_id: str, batches: list[int], *, size: int = 1024, run_id: str = "0123456789abcdef",
+                   raw: bool = False) -> dict[str, Any]:
+    """A format-4 run of crypto bench ``metric_id``: one sample per batch, in bytes/s (histogram steps of
+    1000 bytes/s, a bucket per distinct value; ``raw``: the samples kept too), labelled size and library."""
+    doc = result_doc(run_id=run_id, benches={})
+    doc["version"] = 4
+    doc["benches"] = [{"id": metric_id, "params": {"size": size}, "status": "ok", "elapsed_s": 1.0, "error": None}]
+    ordered = sorted(batches)
+    steps = [value // 1000 for value in ordered]
+    buckets = [[step, 1, steps.count(step)] for step in sorted(set(steps))]
+    quantile = {key: ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
+                for key, share in {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p999": 0.999, "p9999": 0.9999}.items()}
+    figures = {"count": len(ordered), "min": ordered[0], "max": ordered[-1], "mean": sum(ordered) / len(ordered),
+               "stddev": 0.0, **quantile}
+    doc["metrics"] = [{
+        "id": metric_id, "bench": metric_id, "unit": "bytes/s", "labels": {"size": size, "library": "openssl"},
+        "description": "message bytes per second of one batch", "valid": True, "invalid_reason": None,
+        "checks": {"known_answer": True}, "overhead_ns": 0.0, "stats": figures, "adjusted": copy.deepcopy(figures),
+        "cycles": None, "histogram": {"scheme": "log-linear", "sub_buckets": 128, "buckets": buckets, "overflow": 0,
+                                      "overflow_above": 1 << 40, "resolution": 1000},
+        "threshold": None, "series": None, **({"raw": [step for step in steps]} if raw else {}),
+    }]
+    return doc

@@ -1,16 +1,19 @@
 """The comparison of groups of runs: per metric and statistic each group's figure (the median over its
 runs, with their spread), its ratio to the first group, and the verdict on whether it really differs
 (rtscope.analysis.stats). Built once, then drawn or exported in any format.
+
+A tail statistic asked for (p90 … max) is read on the side that hurts, as the metric's unit says
+(rtscope.model.units): high for a time, low for a throughput — whose rows are p10 … min instead.
 """
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from statistics import median
 from typing import Any
 
 from rtscope.analysis import stats
 from rtscope.analysis.grouping import Group
-from rtscope.model import result
+from rtscope.model import result, units
 
 DEFAULT_STATISTICS = ("p50", "p99", "max")
 # The operation table follows vendors' per-operation tables: average cost, in cycles where possible.
@@ -56,9 +59,13 @@ class Figure:
     invalid: bool             # some run's metric is invalid
 
 
+Labels = tuple[tuple[str, str | int], ...]  # a metric's labels as (key, value) pairs, in the document's order
+Members = list[tuple[dict[str, Any], dict[str, Any]]]  # a group's (document, metric) pairs for one metric
+
+
 @dataclass(frozen=True)
 class Row:
-    """One statistic of one metric across the groups."""
+    """One statistic of one metric, of the runs that measured it with the same labels, across the groups."""
 
     metric: str
     key: str                  # the statistic's key in a summary ("p999"); a calibration ratio's is its median's
@@ -66,6 +73,27 @@ class Row:
     unit: str                 # a unit of rtscope.model.units: the metric's, "cycles", or "ratio"
     figures: tuple[Figure, ...]
     verdicts: tuple[stats.Difference | None, ...]  # each group after A against A (None: not told; empty: no test)
+    labels: Labels = ()       # the labels that tell it apart from the same metric measured otherwise
+
+    @property
+    def name(self) -> str:
+        """The metric with its labels, as a labelled id spells them: "app.exec{threads=2,op=quick}"."""
+        return labelled_id(self.metric, self.labels)
+
+    @property
+    def low_tail(self) -> bool:
+        """Whether the row reads a tail on the low side (p10 … min of a throughput)."""
+        return self.key in stats.LOW_TAIL_QUANTILES and not units.get(self.unit).lower_is_better
+
+    def direction(self, index: int) -> str | None:
+        """"better" or "worse": how group ``index``'s figure stands to A's, as the row's unit has it (a time
+        lower, a throughput higher; a spread lower in any unit); None when equal or either is missing."""
+        first, other = self.figures[0].value, self.figures[index].value
+        if first is None or other is None or first == other:
+            return None
+        unit = units.get(self.unit)
+        lower_is_better = True if self.key == "stddev" else unit.lower_is_better
+        return "worse" if (other > first) == lower_is_better else "better"
 
 
 @dataclass(frozen=True)
@@ -75,26 +103,76 @@ class Comparison:
     groups: tuple[Group, ...]
     rows: tuple[Row, ...]
     ops: bool                 # the operation table: a unit column, costs in cycles where possible
+    adopted: dict[str, Labels] = field(default_factory=dict)  # labels given to metrics of runs before format 4
+    adjusted: bool = True     # times overhead-adjusted, else as measured
 
 
 def build(groups: list[Group], statistics: tuple[str, ...], *, ops: bool = False, adjusted: bool = True
           ) -> Comparison:
-    """The comparison of ``groups``: per metric, a row per statistic (in cycles in the operation table
+    """The comparison of ``groups``: per metric and labels, a row per statistic (in cycles in the operation table
     where every run has them) with the verdict on each group against the first, and the calibration
     ratio of per-period metrics."""
     rows: list[Row] = []
-    metric_ids = dict.fromkeys(m["id"] for g in groups for doc in g.docs for m in doc["metrics"])
-    for metric_id in metric_ids:
-        per_group = [[(doc, m) for doc in g.docs if (m := result.metric(doc, metric_id)) is not None]
-                     for g in groups]
+    keys, adopted = metric_keys(doc for g in groups for doc in g.docs)
+    for metric_id, labels in keys:
+        per_group = [members(g, metric_id, labels, adopted) for g in groups]
         if _periodic(per_group) and not ops:
-            rows += _period_rows(metric_id, per_group)
+            made = _period_rows(metric_id, per_group)
         else:
-            rows += _time_rows(metric_id, per_group, statistics, ops=ops, adjusted=adjusted)
-    return Comparison(tuple(groups), tuple(rows), ops)
+            made = _time_rows(metric_id, per_group, statistics, ops=ops, adjusted=adjusted)
+        rows += [replace(row, labels=labels) for row in made]
+    return Comparison(tuple(groups), tuple(rows), ops, adopted, adjusted)
 
 
-Members = list[tuple[dict[str, Any], dict[str, Any]]]  # a group's (document, metric) pairs for one metric
+def labels_key(metric_doc: dict[str, Any]) -> Labels:
+    """A metric's labels as a row's key."""
+    return tuple(result.labels(metric_doc).items())
+
+
+def labelled_id(metric_id: str, labels: Labels) -> str:
+    """``metric_id`` with ``labels`` in braces, unless it has none or already spells them."""
+    if not labels or "{" in metric_id:
+        return metric_id
+    return f"{metric_id}{{{','.join(f'{key}={value}' for key, value in labels)}}}"
+
+
+def metric_keys(docs: Iterable[dict[str, Any]]) -> tuple[list[tuple[str, Labels]], dict[str, Labels]]:
+    """Each (metric id, labels) the documents measured — a row of a comparison — and the labels a
+    metric of a document older than format 4 (which recorded none) is taken to have: those of the newer
+    runs' metric of its id when they all have the same, so that an old run still compares with a new one.
+
+    Ids come in order of first appearance, each id's label sets in theirs: runs that differ only in
+    labels (app.exec at threads=2 and at threads=8) get rows of their own, side by side."""
+    docs = list(docs)
+    labelled: dict[str, dict[Labels, None]] = {}
+    for doc in docs:
+        for m in doc["metrics"]:
+            sets = labelled.setdefault(m["id"], {})
+            if _records_labels(doc):
+                sets[labels_key(m)] = None
+    adopted = {metric_id: next(iter(sets)) if len(sets) == 1 else () for metric_id, sets in labelled.items()}
+    keys: dict[tuple[str, Labels], None] = {}
+    for doc in docs:
+        for m in doc["metrics"]:
+            keys[(m["id"], _key_labels(doc, m, adopted))] = None
+    order = {metric_id: index for index, metric_id in enumerate(labelled)}
+    # Sorted by id alone, which keeps each id's label sets in their order.
+    return sorted(keys, key=lambda key: order[key[0]]), adopted
+
+
+def members(group: Group, metric_id: str, labels: Labels, adopted: dict[str, Labels]) -> Members:
+    """The (document, metric) pairs of ``group``'s runs that measured ``metric_id`` with ``labels``
+    (a document older than format 4: with the labels ``adopted`` gives it)."""
+    return [(doc, m) for doc in group.docs if (m := result.metric(doc, metric_id)) is not None
+            and _key_labels(doc, m, adopted) == labels]
+
+
+def _key_labels(doc: dict[str, Any], metric_doc: dict[str, Any], adopted: dict[str, Labels]) -> Labels:
+    return labels_key(metric_doc) if _records_labels(doc) else adopted.get(metric_doc["id"], ())
+
+
+def _records_labels(doc: dict[str, Any]) -> bool:
+    return doc["version"] >= 4
 
 
 def _time_rows(metric_id: str, per_group: list[Members], statistics: tuple[str, ...], *, ops: bool,
@@ -105,13 +183,14 @@ def _time_rows(metric_id: str, per_group: list[Members], statistics: tuple[str, 
     in_cycles = ops and all(c is not None for each in cycles for c in each)
     unit = "cycles" if in_cycles else _unit(per_group)
     rows = []
-    for key in statistics:
+    for asked in statistics:
+        key = stats.bad_side(asked, units.get(unit).lower_is_better)
         if in_cycles:
             values = [[c[key] for c in each] for each in cycles]
         else:
-            values = [[result.summary(m, adjusted=adjusted)[key] for _, m in members] for members in per_group]
-        rows.append(Row(metric_id, key, result.STATISTICS[key], "count" if key == "count" else unit,
-                        _figures(values, per_group), _verdicts(per_group, key)))
+            values = [[stats.statistic(m, key, adjusted=adjusted) for _, m in members] for members in per_group]
+        rows.append(Row(metric_id, key, stats.statistic_name(key),
+                        "count" if key == "count" else unit, _figures(values, per_group), _verdicts(per_group, key)))
     return rows
 
 
@@ -161,9 +240,7 @@ def _verdicts(per_group: list[Members], key: str) -> tuple[stats.Difference | No
                  for other in per_group[1:])
 
 
-def difference(first: Group, other: Group, metric_id: str, key: str) -> stats.Difference | None:
-    """Whether group ``other`` differs from group ``first`` in statistic ``key`` of ``metric_id``: the
+def difference(comparison: Comparison, first: Group, other: Group, row: Row) -> stats.Difference | None:
+    """Whether group ``other`` differs from group ``first`` in ``row``'s statistic of its metric: the
     verdict :func:`build` gives each group against the first, for any two groups (None: not told)."""
-    per_group = [[(doc, m) for doc in g.docs if (m := result.metric(doc, metric_id)) is not None]
-                 for g in (first, other)]
-    return _verdicts(per_group, key)[0]
+    return _verdicts([members(g, row.metric, row.labels, comparison.adopted) for g in (first, other)], row.key)[0]

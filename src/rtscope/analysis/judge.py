@@ -12,7 +12,8 @@ A metric fails when
   fails on noise is soon ignored.
 
 Worse is as the statistic's unit has it (rtscope.model.units): a time higher, iterations or a
-throughput lower; in any unit a spread is worse higher and a number of samples lower.
+throughput lower; in any unit a spread is worse higher and a number of samples lower. So is the tail
+held to the baseline: a time's p99 and max, a throughput's p1 and min (rtscope.analysis.stats.bad_side).
 """
 
 import argparse
@@ -165,9 +166,11 @@ class Judge:
                                     if each.metric == metric_id)])
         return Verdict(metric_id, metric_doc, status, tuple(changes), tuple(findings))
 
-    def _change(self, before: dict[str, Any], after: dict[str, Any], key: str) -> tuple[Change, Finding | None]:
-        """Statistic ``key`` of a metric against the baseline's, and the finding when it regressed."""
-        old, new = (result.summary(m, adjusted=self.adjusted)[key] for m in (before, after))
+    def _change(self, before: dict[str, Any], after: dict[str, Any], asked: str) -> tuple[Change, Finding | None]:
+        """Statistic ``asked`` of a metric (its bad side) against the baseline's, and the finding when it
+        regressed."""
+        key = stats.bad_side(asked, statistic_unit(before, asked).lower_is_better)
+        old, new = (stats.statistic(m, key, adjusted=self.adjusted) for m in (before, after))
         unit = statistic_unit(before, key)
         difference = stats.compare(before, after, key)
         if old is None or new is None:
@@ -186,7 +189,7 @@ class Judge:
         if not regressed:
             return change, None
         how_much = "from 0" if math.isinf(worse_by) else f"{100 * worse_by:.1f} % worse"
-        return change, Finding(key, f"{result.STATISTICS[key]} {how_much} (more than {allowed}, {difference})")
+        return change, Finding(key, f"{stats.statistic_name(key)} {how_much} (more than {allowed}, {difference})")
 
     def _over_threshold(self, metric_doc: dict[str, Any]) -> Finding | None:
         threshold = metric_doc.get("threshold")

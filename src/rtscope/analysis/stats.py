@@ -11,7 +11,9 @@
   the bootstrap distribution needs no resampling (Efron 1979), and its percentile interval is the
   pair of order statistics around n/2 that a Binomial(n, 1/2) puts 1 − confidence outside of.
 - For a tail statistic (p90 … max), the tail test: how many samples of one group lie beyond the
-  other's percentile, against the binomial share one distribution would put there.
+  other's percentile, against the binomial share one distribution would put there. Where higher is
+  better (a throughput: rtscope.model.units), the tail that hurts is the low one: its statistics are
+  p10 … min (LOW_TAIL_QUANTILES, read from the histogram), tested the same way from below.
 
 Histograms are counted in steps (rtscope.model.result.histogram_step: 1 ns for a time metric) and
 read here in the metric's unit; the runs of a group are pooled only when their steps agree.
@@ -48,6 +50,12 @@ _EXACT_MANN_WHITNEY_UP_TO = 20_000
 _EXACT_BINOMIAL_UP_TO = 100_000
 # The tail statistics and the share of samples above each; max is the largest of n: 1 / (n + 1) above it.
 TAIL_QUANTILES = {"p90": 0.90, "p99": 0.99, "p999": 0.999, "p9999": 0.9999, "max": None}
+# The low tail's statistics, where higher is better: each with the share of samples below it; min is the
+# smallest of n. A summary has min; the others are read from the histogram (low_quantile).
+LOW_TAIL_QUANTILES = {"p10": 0.10, "p1": 0.01, "p01": 0.001, "p001": 0.0001, "min": None}
+LOW_TAIL_NAMES = {"p10": "p10", "p1": "p1", "p01": "p0.1", "p001": "p0.01", "min": "min"}
+# Each high-tail statistic's mirror on the low side.
+LOW_SIDE = {"p90": "p10", "p99": "p1", "p999": "p01", "p9999": "p001", "max": "min"}
 # Mann–Whitney needs this many raw samples in every run; fewer, and the histograms' medians are compared.
 _RAW_AT_LEAST = 20
 
@@ -190,6 +198,10 @@ class Histogram:
         """The samples of buckets wholly above ``limit``, and the overflow when it starts above it."""
         return int(self.counts[self.lowest > limit].sum()) + (self.overflow if self.overflow_above > limit else 0)
 
+    def count_below(self, limit: float) -> int:
+        """The samples of buckets wholly below ``limit`` (the overflow is above every bucket)."""
+        return int(self.counts[self.highest < limit].sum())
+
 
 def pooled(metrics: Sequence[dict[str, Any]]) -> Histogram | None:
     """The histogram of all the metrics' samples: buckets with the same bounds add up, and the overflow
@@ -269,11 +281,13 @@ def compare_groups(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key
                                               [v for m in b for v in m["periods"]])
     elif key in TAIL_QUANTILES:
         test, p = "tail", _tail_test(a, b, key)
+    elif key in LOW_TAIL_QUANTILES and not result.unit(a[0]).lower_is_better:
+        test, p = "tail", _low_tail_test(a, b, key)
     else:
         test, p = _body_test(a, b)
     if p is None:
         return None
-    beyond = _beyond_spread([m["adjusted"][key] for m in a], [m["adjusted"][key] for m in b])
+    beyond = _beyond_spread([statistic(m, key) for m in a], [statistic(m, key) for m in b])
     return Difference(test, p, p < SIGNIFICANCE and beyond is not False, beyond)
 
 
@@ -303,6 +317,63 @@ def _tail_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key: st
     limit_b = limit - _mean_overhead(a) + _mean_overhead(b)
     above_a, above_b = pooled_a.count_above(limit), pooled_b.count_above(limit_b)
     return _binomial_two_sided(above_b, above_a + above_b, n_b / (n_a + n_b))
+
+
+def _low_tail_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key: str) -> float | None:
+    """As :func:`_tail_test`, from below: whether the samples below a's low statistic ``key`` (p10 …
+    min) are shared between a and b as their sizes say; the limit is the lowest value of the bucket
+    holding a's statistic."""
+    pooled_a, pooled_b = pooled(a), pooled(b)
+    if pooled_a is None or pooled_b is None or pooled_a.size == 0 or pooled_b.size == 0:
+        return None
+    n_a, n_b = pooled_a.size, pooled_b.size
+    quantile = LOW_TAIL_QUANTILES[key]
+    rank = 1 if quantile is None else max(1, math.floor(quantile * n_a))
+    limit = pooled_a.value_at(rank, upper=False)
+    limit_b = limit - _mean_overhead(a) + _mean_overhead(b)
+    below_a, below_b = pooled_a.count_below(limit), pooled_b.count_below(limit_b)
+    return _binomial_two_sided(below_b, below_a + below_b, n_b / (n_a + n_b))
+
+
+def bad_side(key: str, lower_is_better: bool) -> str:
+    """The statistic that reads tail ``key`` (p90 … max) on the side that hurts: itself where lower is
+    better, its mirror (p10 … min) where higher is (a throughput's worst batch is its lowest)."""
+    return key if lower_is_better else LOW_SIDE.get(key, key)
+
+
+def statistic_name(key: str) -> str:
+    """What people call statistic ``key``: "p99.9", "p1"."""
+    return result.STATISTICS.get(key) or LOW_TAIL_NAMES[key]
+
+
+def statistic(metric_doc: dict[str, Any], key: str, *, adjusted: bool = True) -> float | None:
+    """Statistic ``key`` of a metric (overhead-adjusted unless ``adjusted`` is False): a summary's, or a
+    low-tail one (p10 … p0.01) read as the probe reads its percentiles — from the raw samples when it
+    kept them (linear between the closest ranks), else from the histogram (the middle of the bucket of
+    rank ⌈q·n⌉), within the smallest and largest sample. None when the metric has no samples."""
+    summary = result.summary(metric_doc, adjusted=adjusted)
+    if key in summary:
+        return summary[key]
+    quantile = LOW_TAIL_QUANTILES[key]
+    measured = metric_doc["stats"]
+    if not measured["count"]:
+        return None
+    step, raw = result.histogram_step(metric_doc), metric_doc.get("raw")
+    if raw:
+        ordered = sorted(raw)
+        rank = quantile * (len(ordered) - 1)
+        low = int(rank)
+        high = ordered[min(low + 1, len(ordered) - 1)]
+        value = (ordered[low] + (rank - low) * (high - ordered[low])) * step
+    else:
+        rank, seen, value = max(1, math.ceil(quantile * measured["count"])), 0, math.inf
+        for lower, width, count in metric_doc["histogram"]["buckets"]:
+            seen += count
+            if seen >= rank:
+                value = (lower + (width - 1) / 2) * step
+                break
+    value = min(max(value, measured["min"]), measured["max"])
+    return max(0.0, value - metric_doc["overhead_ns"]) if adjusted else value
 
 
 def _binomial_two_sided(k: int, n: int, p: float) -> float:

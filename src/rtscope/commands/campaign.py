@@ -144,7 +144,8 @@ def _summary(context: Context, this: Campaign) -> list[str]:
     try:
         comparison = build(group(docs, "cell"), DEFAULT_STATISTICS)
     except NoComparison:
-        # One cell, or more cells than a table has columns: a study of square waves still has its envelope.
-        envelopes = comparison_text.envelope_text(docs, context.style)
+        # One cell, or more cells than a table has columns: a study of square waves or thread counts still
+        # has its own tables.
+        envelopes = comparison_text.studies_text(docs, context.style, by="cell")
         return [*lines, *(["", *envelopes] if envelopes else [])]
-    return [*lines, "", *comparison_text.render_text(comparison, context.style)]
+    return [*lines, "", *comparison_text.render_text(comparison, context.style, by="cell")]

@@ -63,8 +63,9 @@ def run(args: argparse.Namespace, context: Context) -> int:
                            adjusted=not args.raw_times).verdicts(checked)
     style = context.style
     rule = (f"Fails on: {', '.join(result.STATISTICS[key] for key in args.stat)} (of a per-period metric, its "
-            f"median period) worse by more than {100 * args.max_regression:g} % with a real difference "
-            f"({100 * stats.CONFIDENCE:.0f} % confidence), or a metric invalid or missing")
+            "median period; of a throughput, its low side: p1 for p99, min for max) worse by more than "
+            f"{100 * args.max_regression:g} % with a real difference ({100 * stats.CONFIDENCE:.0f} % confidence), "
+            "or a metric invalid or missing")
     failed = [verdict for verdict in verdicts if verdict.failed]
     counted = f"{len(verdicts)} metric{'' if len(verdicts) == 1 else 's'}"
     if failed:
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
 
 _LEGEND = (
     "change: (run − baseline) / baseline; worse is as the unit has it: higher for a time, lower for "
-    "iterations.",
+    "iterations and throughput.",
     "difference: p-value that the distributions are one in this statistic; MW: Mann–Whitney U on raw "
     "samples (a per-period metric's periods), CI: the bootstrap interval of each median, from the "
     "histograms; tail: how the samples beyond the baseline's p90 … max split between the runs (binomial).",
@@ -107,6 +108,6 @@ def _table(verdicts: list[judge.Verdict], style: Style) -> list[str]:
 
 def _change_cells(change: judge.Change) -> list[str]:
     """The statistic, both figures, the relative change and the test's p-value."""
-    return [result.STATISTICS[change.stat], change.unit.format(change.baseline), change.unit.format(change.value),
+    return [stats.statistic_name(change.stat), change.unit.format(change.baseline), change.unit.format(change.value),
             MISSING if change.relative is None else f"{100 * change.relative:+.1f} %",
             MISSING if change.difference is None else str(change.difference)]

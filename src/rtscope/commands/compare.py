@@ -3,12 +3,15 @@
 A group is one run, or the repetitions of one campaign cell, label or load: its figure for a statistic
 is the median over its runs, shown with the run-to-run spread (± half the range, relative). Whether a
 group really differs from the first is told per metric (see stats.compare_groups). The comparison is
-built once (Comparison) and written as a text table, markdown, CSV or JSON.
+built once (Comparison) and written as a text table, markdown, CSV or JSON. Text and markdown show
+the studies' own tables first when the runs hold them (square waves' envelopes, the application
+workload's), and with --published a study's published figures beside them.
 """
 
 import argparse
 
 from rtscope.analysis.compare import DEFAULT_STATISTICS, OPS_STATISTICS, build
+from rtscope.analysis import published
 from rtscope.analysis.grouping import GROUPINGS, NoComparison, default_grouping, group
 from rtscope.commands.context import Context
 from rtscope.commands.show import add_raw_times_option
@@ -36,27 +39,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default="text",
                         help="text (default), markdown, csv (one line per metric, statistic and group; "
                              "times in ns) or json")
+    add_published_option(parser)
     add_raw_times_option(parser)
+
+
+def add_published_option(parser: argparse.ArgumentParser) -> None:
+    """The --published option of compare and report."""
+    parser.add_argument("--published", choices=published.names(), metavar="STUDY",
+                        help="show a study's published figures beside the runs, marked published (other hardware, "
+                             "another time, means only; never compared with the runs): "
+                             f"{', '.join(published.names())} (the application workload's times, wolfCrypt's MB/s)")
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
     """Print which group is which, warnings about settings that differ, and the comparison."""
     docs = [run_result.doc for run_result in context.load_runs(args.runs)]
     by = args.by or default_grouping(docs)
+    study = published.load(args.published) if args.published else None
     try:
         groups = group(docs, by)
     except NoComparison as refusal:
-        # A study of square waves has more cells than a table has columns: its envelope is the answer.
-        envelopes = comparison_text.envelope_text(docs, context.style) if args.format == "text" else []
-        if not envelopes:
+        # A study of square waves or of thread counts has more cells than a table has columns (or one run):
+        # its own tables are the answer.
+        tables = (comparison_text.studies_text(docs, context.style, by=by, adjusted=not args.raw_times,
+                                               published=study) if args.format == "text" else [])
+        if not tables:
             raise
-        context.print([*envelopes, "", f"No comparison table: {refusal}; --by load, or fewer runs, gives one."])
+        context.print([*tables, "", f"No comparison table: {refusal}; --by load, or fewer runs, gives one."])
         return 0
     ops = args.ops or all(m["cycles"] is not None for doc in docs for m in doc["metrics"])
     comparison = build(groups, args.stat or (OPS_STATISTICS if ops else DEFAULT_STATISTICS),
                        ops=ops, adjusted=not args.raw_times)
     if args.format == "text":
-        context.print(comparison_text.render_text(comparison, context.style))
+        context.print(comparison_text.render_text(comparison, context.style, by=by, published=study))
+    elif args.format == "markdown":
+        context.out.write(comparison_text.markdown(comparison, by=by, published=study))
     else:
         context.out.write(comparison_formats.WRITERS[args.format](comparison))
     return 0

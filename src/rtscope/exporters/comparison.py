@@ -2,13 +2,14 @@
 by rtscope.render.comparison), CSV and JSON.
 
 CSV: one line per metric, statistic and group, numbers as every rtscope CSV writes them
-(rtscope.exporters.base.csv_number: exact, so nothing is lost reading them back).
+(rtscope.exporters.base.csv_number: exact, so nothing is lost reading them back); a metric whose runs
+differ in labels is named with them in braces, as a labelled id is ("app.exec{threads=2,op=quick}").
 
 JSON: a document that says what it is, as result documents do::
 
     {"format": "rtscope-comparison", "version": 1,
      "groups": [{"letter": "A", "name": …, "runs": [run id, …]}, …],
-     "metrics": [{"id": metric id,
+     "metrics": [{"id": metric id, "labels": {its labels} (a metric measured with several is listed per set),
                   "rows": [{"stat": "p99", "unit": "ns",
                             "figures": [{"value", "spread", "ratio", "invalid"} per group],
                             "differs_from_first": [null | {"real", "p_value", "test", "beyond_spread"}
@@ -41,7 +42,7 @@ def _csv(comparison: Comparison) -> str:
     for row in comparison.rows:
         verdicts = row.verdicts or (None,) * (len(comparison.groups) - 1)
         for g, figure, verdict in zip(comparison.groups, row.figures, (None, *verdicts), strict=True):
-            writer.writerow([row.metric, row.stat, row.unit, g.letter, g.name, len(g.docs), csv_number(figure.value),
+            writer.writerow([row.name, row.stat, row.unit, g.letter, g.name, len(g.docs), csv_number(figure.value),
                              csv_number(figure.spread), csv_number(figure.ratio), int(figure.invalid),
                              *(_verdict_fields(verdict) if verdict else ["", "", "", ""])])
     return out.getvalue()
@@ -59,15 +60,15 @@ def _json(comparison: Comparison) -> str:
         "groups": [{"letter": g.letter, "name": g.name, "runs": [doc["run"]["id"] for doc in g.docs]}
                    for g in comparison.groups],
         "metrics": [
-            {"id": metric_id,
+            {"id": metric_id, "labels": dict(labels),
              "rows": [{"stat": row.stat, "unit": row.unit,
                        "figures": [{"value": f.value, "spread": f.spread, "ratio": f.ratio, "invalid": f.invalid}
                                    for f in row.figures],
                        "differs_from_first": [None if v is None else {
                            "real": v.real, "p_value": v.p_value, "test": v.test, "beyond_spread": v.beyond_spread}
                            for v in row.verdicts]}
-                      for row in comparison.rows if row.metric == metric_id]}
-            for metric_id in dict.fromkeys(row.metric for row in comparison.rows)],
+                      for row in comparison.rows if (row.metric, row.labels) == (metric_id, labels)]}
+            for metric_id, labels in dict.fromkeys((row.metric, row.labels) for row in comparison.rows)],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 

@@ -1,7 +1,7 @@
 """Cells that several sections make from a result document: statuses, validity, the system's kernel and
 CPU, and a metric's name with its labels."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rtscope.model import result
@@ -44,14 +44,14 @@ def labels_shown(metric_docs: Iterable[dict[str, Any]]) -> bool:
     return any(result.labels(m) and "{" not in m["id"] for m in metric_docs)
 
 
-def _labels_text(metric_doc: dict[str, Any]) -> str:
-    """A metric's labels as "cpu=1 model=python", "—" when it has none."""
-    return " ".join(f"{key}={value}" for key, value in result.labels(metric_doc).items()) or MISSING
+def labels_text(labels: Mapping[str, str | int]) -> str:
+    """Labels as "cpu=1 model=python", "—" when there are none."""
+    return " ".join(f"{key}={value}" for key, value in labels.items()) or MISSING
 
 
 def metric_cells(metric_doc: dict[str, Any], with_labels: bool) -> list[str]:
     """The cells that name a metric in a table: its id, and its labels when the table has the column."""
-    return [metric_doc["id"], *([_labels_text(metric_doc)] if with_labels else [])]
+    return [metric_doc["id"], *([labels_text(result.labels(metric_doc))] if with_labels else [])]
 
 
 def metric_header(with_labels: bool) -> list[str]:

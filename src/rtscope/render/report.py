@@ -1,7 +1,8 @@
 """The page of `rtscope report`: runs as one self-contained HTML file, opening with the verdict on them.
 
 Sections, in order: the verdict (which group is best per metric and statistic, by how much, and whether
-really), square waves' envelopes when runs hold them, the runs, per metric of samples its distribution, worst samples over time and spread across
+really), square waves' envelopes and the application workload's tables when runs hold them (with a
+study's published figures beside them when asked), the runs, per metric of samples its distribution, worst samples over time and spread across
 groups, Thread-Metric, compare's table, then each run as `show` tells it. Groups are compare's (the one
 grouping rule). Tables show times overhead-adjusted unless asked otherwise, as `show` does; plots show
 them as measured, because that is what the probe's histograms and series hold.
@@ -10,29 +11,32 @@ them as measured, because that is what the probe's histograms and series hold.
 from collections.abc import Sequence
 
 from rtscope import __version__
+from rtscope.analysis.published import Study
 from rtscope.model import result
 from rtscope.render import page, subjects
 from rtscope.render.document import Paragraph, Section, heading
 from rtscope.render.sections import (benches, campaign, comparison, configuration, distribution, envelope, kernel,
                                      loads, metrics, over_time, overview, run, spread, system, thread_metric,
-                                     throughput, timing, verdict, warnings, wave, worst_over_time)
+                                     throughput, timing, verdict, warnings, wave, workload, worst_over_time)
 from rtscope.render.subjects import OneRun, Report, Run
 
 # The sections on all the runs, before the per-metric ones and after them: square waves' envelopes are
-# their answer, next to the verdict.
-OPENING = (verdict.build, envelope.build, overview.build)
+# their answer, next to the verdict, as the workload's tables are the study's (and, when asked, crypto
+# throughputs beside a study's).
+OPENING = (verdict.build, envelope.build, workload.build, workload.build_crypto, overview.build)
 CLOSING = (thread_metric.build, comparison.build)
 # Per metric of samples.
 PER_METRIC = (distribution.build, worst_over_time.build, spread.build)
 # Per run: what `show` tells, and the run's campaign cell and kernel build.
 PER_RUN = (run.build, campaign.build, system.build, kernel.build, timing.build, configuration.build, loads.build,
-           warnings.build, benches.build, metrics.build, wave.build, over_time.build, throughput.build)
+           warnings.build, benches.build, metrics.build, wave.build, workload.build_run, over_time.build,
+           throughput.build)
 
 
-def render(results: Sequence[result.Result], *, adjusted: bool = True) -> str:
+def render(results: Sequence[result.Result], *, adjusted: bool = True, published: Study | None = None) -> str:
     """The report on ``results``, in the order given, as the text of an HTML file; the tables' times are
-    overhead-adjusted unless ``adjusted`` is False."""
-    report = subjects.report([run_result.doc for run_result in results], adjusted=adjusted)
+    overhead-adjusted unless ``adjusted`` is False; ``published``: that study's figures beside the runs'."""
+    report = subjects.report([run_result.doc for run_result in results], adjusted=adjusted, published=published)
     sampled = [m for m in report.first_measured().values() if not result.is_periodic(m)]
     sections = [*(build(report) for build in OPENING), *(_metric(report, m["id"], m["description"]) for m in sampled),
                 *(build(report) for build in CLOSING), _runs_in_detail(report)]

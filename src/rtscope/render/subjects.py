@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rtscope.analysis import compare
+from rtscope.analysis.published import Study
 from rtscope.analysis.grouping import LETTERS, Group, default_grouping, group, group_name
 from rtscope.errors import RtscopeError
 from rtscope.model import result
@@ -61,6 +62,7 @@ class Report:
     comparison: compare.Comparison | None
     no_comparison: str | None
     adjusted: bool
+    published: Study | None = None   # a study's published figures to show beside the runs
 
     def measured(self, metric_id: str) -> list[Measured]:
         """The runs that measured ``metric_id``, each with its document of it."""
@@ -88,10 +90,10 @@ class Report:
         return first
 
 
-def report(docs: Sequence[dict[str, Any]], *, adjusted: bool = True) -> Report:
+def report(docs: Sequence[dict[str, Any]], *, adjusted: bool = True, published: Study | None = None) -> Report:
     """The report's view of ``docs``: grouped and compared as `rtscope compare` does by default (its
     statistics, its grouping), each run named by its group's letter (and its place in the group, A1,
-    A2 …, when the group has several runs)."""
+    A2 …, when the group has several runs); with ``published``, that study's figures beside them."""
     by = default_grouping(list(docs))
     try:
         groups = group(list(docs), by)
@@ -106,7 +108,7 @@ def report(docs: Sequence[dict[str, Any]], *, adjusted: bool = True) -> Report:
         of = next(g for g in groups if any(member is doc for member in g.docs))
         seen[id(of)] = seen.get(id(of), 0) + 1
         runs.append(Run(index, of.letter + (str(seen[id(of)]) if len(of.docs) > 1 else ""), of, doc))
-    return Report(tuple(runs), tuple(groups), comparison, no_comparison, adjusted)
+    return Report(tuple(runs), tuple(groups), comparison, no_comparison, adjusted, published)
 
 
 def _each_alone(docs: Sequence[dict[str, Any]]) -> list[Group]:

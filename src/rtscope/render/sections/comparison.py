@@ -72,33 +72,41 @@ def differences(groups: tuple[Group, ...]) -> tuple[Cell, ...]:
 
 
 def figures_table(comparison: Comparison) -> Table:
-    """Per metric and statistic: each group's figure (± its spread over runs), its ratio to A and
-    whether it really differs from A."""
+    """Per metric (and labels) and statistic: each group's figure (± its spread over runs), its ratio to A
+    and whether it really differs from A."""
     letters = [g.letter for g in comparison.groups]
     others = letters[1:]
     with_spread = _with_spread(comparison)
     unit = ["unit"] if comparison.ops else []
-    metric_docs = first_metric_docs(comparison)
-    with_labels = cells.labels_shown(metric_docs.values())
+    with_labels = labels_shown(comparison)
     header = ["operation" if comparison.ops else "metric", *(["labels"] if with_labels else []), "stat", *unit,
               *letters, *(f"{x}/A" for x in others), *(f"{x}≠A?" for x in others)]
     rows, previous = [], None
     for row in comparison.rows:
-        first = row.metric != previous
-        named = cells.metric_cells(metric_docs[row.metric], with_labels) if first else [""] * (1 + with_labels)
-        rows.append([*named, row.stat, *([_UNIT_NAMES.get(row.unit, row.unit)] if unit else []),
+        rows.append([*row_name(row, previous, with_labels), row.stat,
+                     *([_UNIT_NAMES.get(row.unit, row.unit)] if unit else []),
                      *(_figure(f, row, with_spread) for f in row.figures),
                      *(fmt.ratio(f.ratio) for f in row.figures[1:]),
-                     *(verdict_text(v) for v in row.verdicts), *[""] * (len(others) - len(row.verdicts))])
-        previous = row.metric
+                     *(verdict_cell(row, index, v) for index, v in enumerate(row.verdicts, start=1)),
+                     *[""] * (len(others) - len(row.verdicts))])
+        previous = row
     align = "l" * with_labels + "ll" + "l" * len(unit) + "r" * (2 * len(letters) - 1) + "l" * len(others)
     return table(header, rows, align)
 
 
-def first_metric_docs(comparison: Comparison) -> dict[str, dict[str, Any]]:
-    """Each compared metric as the first run that measured it recorded it (its labels, its unit)."""
-    return {row.metric: next(m for g in comparison.groups for doc in g.docs
-                             if (m := result.metric(doc, row.metric)) is not None) for row in comparison.rows}
+def labels_shown(comparison: Comparison) -> bool:
+    """Whether the comparison's tables need a labels column: some row's metric has labels its id does not
+    spell out."""
+    return any(row.labels and "{" not in row.metric for row in comparison.rows)
+
+
+def row_name(row: Row, previous: Row | None, with_labels: bool) -> list[str]:
+    """The cells that name ``row``'s metric: its id when it differs from the previous row's, its labels
+    (with the column) when they differ — so that each metric and each set of labels is named once."""
+    same_metric = previous is not None and previous.metric == row.metric
+    same_labels = same_metric and previous.labels == row.labels
+    return ["" if same_metric else row.metric,
+            *(["" if same_labels else cells.labels_text(dict(row.labels))] if with_labels else [])]
 
 
 def _with_spread(comparison: Comparison) -> bool:
@@ -120,6 +128,13 @@ def _figure(figure: Figure, row: Row, with_spread: bool) -> Cell:
     return Cell(text + INVALID_MARK, "bad") if figure.invalid else Cell(text)
 
 
+def verdict_cell(row: Row, index: int, verdict: stats.Difference | None) -> Cell:
+    """Group ``index``'s verdict against A, stressed when the difference is real: "good" when its figure
+    is the better one, "bad" when worse, as the row's unit has it."""
+    direction = row.direction(index) if verdict is not None and verdict.real else None
+    return Cell(verdict_text(verdict), {"better": "good", "worse": "bad"}.get(direction or "", ""))
+
+
 def verdict_text(verdict: stats.Difference | None) -> str:
     """"yes p<0.001 CI", "no p=0.420 tail", "no: within spread (…)" or "—" when no test could tell."""
     if verdict is None:
@@ -136,7 +151,10 @@ def legend(comparison: Comparison) -> Paragraph:
              "(--raw N when running) or on Thread-Metric periods; CI: the bootstrap interval of each median, "
              "from the histograms;",
              "tail (p90 … max): how the samples beyond A's figure split between A and X, against their sizes "
-             "(binomial).")
+             "(binomial).",
+             *(("Higher is better in a throughput: its tail is the low side, p10 … min (p99 asked is p1, max is min),",
+                "tested from below; a real difference is green when X is better, red when worse.")
+               if any(row.low_tail for row in comparison.rows) else ()))
     if _with_spread(comparison):
         return Paragraph((*lines, "A group's figure is the median over its runs, ± half their range; a difference "
                                   "the runs themselves span is not called one."))

@@ -52,7 +52,8 @@ def _bin_edges(low: float, high: float, step: float) -> list[float]:
     ``step`` apart: samples are whole steps, and narrower bins would leave every other one empty."""
     ratio = max(FINEST_BIN, (high / low) ** (1 / HISTOGRAM_BINS))
     edges = [math.floor(low / step)]
-    while edges[-1] * step < high:
+    # At least one bin: every sample of a run may be 0 (app.wait.runqueue when nothing preempted).
+    while edges[-1] * step < high or len(edges) < 2:
         edges.append(max(edges[-1] + 1, math.ceil(edges[-1] * ratio)))
     return [edge * step for edge in edges]
 

@@ -25,26 +25,24 @@ def build(report: Report) -> Section | None:
     if report.comparison is None:
         return _section((Paragraph((f"No verdict: {report.no_comparison}.",)),))
     comparison = report.comparison
-    metric_docs = compared.first_metric_docs(comparison)
-    with_labels = cells.labels_shown(metric_docs.values())
+    with_labels = compared.labels_shown(comparison)
     rows, unranked, previous = [], [], None
     for row in comparison.rows:
         if not row.verdicts:
             continue  # a calibration ratio: compare tests the statistic it is the ratio of
         ranked = _ranked(comparison.groups, row)
         if len(ranked) < 2:
-            unranked += [row.metric] if row.metric not in unranked else []
+            unranked += [row.name] if row.name not in unranked else []
             continue
         (best, best_figure), (runner_up, runner_up_figure) = ranked[:2]
         verdict = _verdict(comparison, row, best, runner_up)
-        named = cells.metric_cells(metric_docs[row.metric], with_labels)
-        rows.append([*(named if row.metric != previous else [""] * len(named)), row.stat,
+        rows.append([*compared.row_name(row, previous, with_labels), row.stat,
                      Cell(report.caption(best), "strong", report.swatch(best)), compared.figure_text(best_figure, row),
                      _margin(best_figure, runner_up_figure, units.get(row.unit)),
                      Cell(report.caption(runner_up), swatch=report.swatch(runner_up)),
                      compared.figure_text(runner_up_figure, row),
                      Cell(compared.verdict_text(verdict), "good" if verdict and verdict.real else "")])
-        previous = row.metric
+        previous = row
     header = [*cells.metric_header(with_labels), "stat", "best", "its figure", "better by", "next best", "its figure",
               "real difference?"]
     differences = compared.differences(comparison.groups)
@@ -85,7 +83,7 @@ def _verdict(comparison: Comparison, row: Row, best: Group, runner_up: Group) ->
     first, other = sorted((best, runner_up), key=comparison.groups.index)
     if first is comparison.groups[0]:
         return row.verdicts[comparison.groups.index(other) - 1]
-    return compare.difference(first, other, row.metric, row.key)
+    return compare.difference(comparison, first, other, row)
 
 
 def _margin(best: Figure, runner_up: Figure, unit: units.Unit) -> str:
