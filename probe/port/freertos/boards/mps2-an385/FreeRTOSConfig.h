@@ -13,9 +13,11 @@
 #define configCPU_CLOCK_HZ                      25000000UL
 #define configTICK_RATE_HZ                      1000U
 #define configUSE_PREEMPTION                    1
-#define configUSE_TIME_SLICING                  1
-#define configUSE_PORT_OPTIMISED_TASK_SELECTION 1
-#define configMAX_PRIORITIES                    32
+/* rtscope's port: fifo among equal priorities, and its priorities 1..99
+ * mapped to 2..100 (more than the 32 of the optimised task selection). */
+#define configUSE_TIME_SLICING                  0
+#define configUSE_PORT_OPTIMISED_TASK_SELECTION 0
+#define configMAX_PRIORITIES                    102
 #define configMINIMAL_STACK_SIZE                256U
 #define configMAX_TASK_NAME_LEN                 16
 #define configTICK_TYPE_WIDTH_IN_BITS           TICK_TYPE_WIDTH_32_BITS
@@ -54,12 +56,8 @@
 #define configGENERATE_RUN_TIME_STATS           0
 #define configUSE_CO_ROUTINES                   0
 
-/* Software timers: the timer service task runs above every task the probe
- * makes, so that a timer's callback is not delayed by a measured task. */
-#define configUSE_TIMERS                        1
-#define configTIMER_TASK_PRIORITY               (configMAX_PRIORITIES - 1)
-#define configTIMER_QUEUE_LENGTH                8
-#define configTIMER_TASK_STACK_DEPTH            512U
+/* No software timers (the port does not use them; no timer task runs). */
+#define configUSE_TIMERS                        0
 
 /* Interrupt priorities (the upper bits of an 8-bit field; QEMU implements
  * them all). The board's interrupts run at BOARD_IRQ_PRIORITY, below
@@ -86,10 +84,14 @@
 #define INCLUDE_xTaskAbortDelay                 1
 #define INCLUDE_xTaskGetHandle                  1
 #define INCLUDE_xSemaphoreGetMutexHolder        1
-#define INCLUDE_xTimerPendFunctionCall          1
 
 /* A failed assertion in the kernel ends the run with its place (board.c). */
+#ifndef __ASSEMBLER__
 void board_assert_failed(const char *file, int line);
+#endif
 #define configASSERT(condition) do { if (!(condition)) board_assert_failed(__FILE__, __LINE__); } while (0)
+
+/* The kernel hooks the port needs (its switch counts). */
+#include "port_trace.h"
 
 #endif

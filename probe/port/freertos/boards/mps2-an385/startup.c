@@ -12,7 +12,10 @@
 #include "board.h"
 
 extern uint32_t board_bss_start[], board_bss_end[], board_main_stack_top[];
-extern int main(int argc, char **argv);
+/* The port's main (port_freertos.c), which starts the scheduler; port.mk
+ * renames the probe's own main, with every source of the build. */
+#undef main
+extern int main(void);
 
 void board_reset_handler(void);
 void board_fault(const char *name, const uint32_t *frame);
@@ -27,7 +30,7 @@ void xPortSysTickHandler(void);
 void board_reset_handler(void)
 {
     memset(board_bss_start, 0, (size_t)((char *)board_bss_end - (char *)board_bss_start));
-    board_exit(main(0, NULL));
+    board_exit(main());
 }
 
 /* Each fault handler passes the stack the exception frame was pushed on
