@@ -49,6 +49,13 @@ vTaskSuspend, vTaskDelete, vTaskPrioritySet and xTaskGetSchedulerState"
 #ifndef RTS_BUILD_FLAGS
 #define RTS_BUILD_FLAGS ""
 #endif
+#if defined(__clang__)
+#define RTS_COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define RTS_COMPILER "gcc " __VERSION__
+#else
+#define RTS_COMPILER "an unknown compiler"
+#endif
 
 static void soft_irq_entry(void *arg);
 
@@ -608,17 +615,18 @@ void rts_freertos_assert_failed(const char *file, int line)
 /* ------------------------------------------------------- system identity */
 
 /* The board's part (CPU, clock source, emulator or simulator), then the
- * kernel's: FreeRTOS, its version and commit, and how this image was built. */
+ * kernel's: FreeRTOS, its version and commit, and how this image was built.
+ * realtime_kernel stays unknown: it says PREEMPT_RT, a Linux matter. */
 void rts_sysinfo_read(rts_sysinfo *info)
 {
-    *info = (rts_sysinfo){ .realtime_kernel = 1, .cpu_count = 1, .isolated_known = 1, .rt_runtime_us = -1,
+    *info = (rts_sysinfo){ .realtime_kernel = -1, .cpu_count = 1, .isolated_known = 1, .rt_runtime_us = -1,
                            .rt_period_us = -2 };
     board_sysinfo(info);
     snprintf(info->os, sizeof info->os, "FreeRTOS");
     snprintf(info->kernel_release, sizeof info->kernel_release, "%s", tskKERNEL_VERSION_NUMBER);
     snprintf(info->kernel_version, sizeof info->kernel_version,
-             "FreeRTOS-Kernel %s commit %s, %u Hz tick; built by %s with %s", tskKERNEL_VERSION_NUMBER,
-             RTS_FREERTOS_COMMIT, (unsigned)configTICK_RATE_HZ, __VERSION__, RTS_BUILD_FLAGS);
+             "FreeRTOS-Kernel %s commit %s, %u Hz tick; built with %s: %s", tskKERNEL_VERSION_NUMBER,
+             RTS_FREERTOS_COMMIT, (unsigned)configTICK_RATE_HZ, RTS_COMPILER, RTS_BUILD_FLAGS);
     snprintf(info->preempt_model, sizeof info->preempt_model, "%s", configUSE_PREEMPTION ? "full" : "none");
 }
 
