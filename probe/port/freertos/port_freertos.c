@@ -86,10 +86,14 @@ const char *rts_time_clock_name(void) { return board_clock_name(); }
 uint64_t rts_time_resolution_ns(void) { return board_clock_resolution_ns(); }
 
 /* Ticks to wait for at least ns: the kernel ends a wait of n ticks at the
- * n-th tick interrupt, which may be only n - 1 periods away. */
+ * n-th tick interrupt, which may be only n - 1 periods away. Every timed
+ * wait converts its timeout: up to about 4 s (the benches' bounded waits)
+ * it divides in 32 bits, one instruction where a 32-bit CPU divides 64
+ * bits in a library call of hundreds. */
 static TickType_t ticks_at_least(uint64_t ns)
 {
-    uint64_t ticks = (ns + NS_PER_TICK - 1) / NS_PER_TICK + 1;
+    uint64_t ticks = ns <= UINT32_MAX - NS_PER_TICK ? ((uint32_t)ns + NS_PER_TICK - 1) / NS_PER_TICK + 1
+                                                    : (ns + NS_PER_TICK - 1) / NS_PER_TICK + 1;
     return ticks >= (uint64_t)portMAX_DELAY ? portMAX_DELAY - 1 : (TickType_t)ticks;
 }
 
