@@ -32,5 +32,8 @@ def build(subject: OneRun) -> Section:
 
 
 def measured_on(target: dict) -> str:
-    """"local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …"."""
-    return f"{target['name']}: {TIME_BASES[target['time_base']]}"
+    """"local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …", with the rate
+    of instruction time where the target recorded it ("(one instruction every 32 ns)")."""
+    rate = (target.get("detail") or {}).get("ns_per_instruction")
+    every = f" (one instruction every {rate} ns)" if target["time_base"] == "instructions" and rate else ""
+    return f"{target['name']}: {TIME_BASES[target['time_base']]}{every}"
