@@ -85,7 +85,12 @@ void rts_ctx_fail(rts_ctx *ctx, const char *fmt, ...)
 
 bool rts_ctx_stopping(const rts_ctx *ctx) { return atomic_load_explicit(&ctx->stop, memory_order_relaxed); }
 
-void rts_ctx_stop(rts_ctx *ctx) { atomic_store(&ctx->stop, true); }
+void rts_ctx_stop(rts_ctx *ctx)
+{
+    atomic_store(&ctx->stop, true);
+    if (ctx->stopped)
+        rts_sem_give(ctx->stopped); /* one token: later stops find it there */
+}
 
 /* ------------------------------------------------------------- threads */
 
@@ -151,9 +156,14 @@ static void print_progress(const rts_ctx *ctx, const rts_metric *m, uint64_t now
                  m ? (unsigned long long)atomic_load_explicit(&m->progress, memory_order_relaxed) : 0ull);
 }
 
+/* With more than one CPU the supervisor looks at the bench every tick, from
+ * a CPU of its own. On one CPU each look would preempt the measurement (and
+ * on FreeRTOS a preempted thread also loses its turn among equals): there
+ * it waits, without progress lines, for the stop or the deadline. */
 void rts_ctx_wait(rts_ctx *ctx, const rts_metric *m)
 {
     uint64_t start = rts_time_ns(), next_progress = start + PROGRESS_PERIOD_NS;
+    bool one_cpu = rts_cpu_count() == 1 && ctx->stopped;
     for (;;) {
         uint64_t now = rts_time_ns();
         if (now >= ctx->deadline_ns || rts_ctx_stopping(ctx) || rts_stop_requested())
@@ -163,7 +173,10 @@ void rts_ctx_wait(rts_ctx *ctx, const rts_metric *m)
             next_progress += PROGRESS_PERIOD_NS;
         }
         uint64_t left = ctx->deadline_ns - now;
-        rts_sleep_ns(left < SUPERVISOR_TICK_NS ? left : SUPERVISOR_TICK_NS);
+        if (one_cpu)
+            rts_sem_take(ctx->stopped, left);
+        else
+            rts_sleep_ns(left < SUPERVISOR_TICK_NS ? left : SUPERVISOR_TICK_NS);
     }
     rts_ctx_stop(ctx);
 }

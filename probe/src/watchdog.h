@@ -28,6 +28,7 @@ typedef struct {
     rts_hang_fn on_hang;
     void *arg;
     _Atomic bool quit;
+    rts_sem *wake;            /* given when there is something new to look at */
 } rts_watchdog;
 
 /* Start the watchdog of w (zeroed) on any CPU, at policy and, for the

@@ -9,6 +9,9 @@
  *
  * The probe's own main (and a C test's) is compiled as rts_app_main
  * (port.mk); main here brings the board up and runs it as the first task.
+ * What FreeRTOS has no use for here (processes, files, pins, a ticker, GPIO,
+ * scheduler statistics) is the common "not supported", and its setup of
+ * one CPU the common one (port/common/).
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +21,7 @@
 #include "semphr.h"
 #include "task.h"
 
+#include "../common/free_list.h"
 #include "board.h"
 #include "port_time.h"
 #include "rtscope/port.h"
@@ -45,21 +49,13 @@ vTaskSuspend, vTaskDelete, vTaskPrioritySet and xTaskGetSchedulerState"
 #ifndef RTS_BUILD_FLAGS
 #define RTS_BUILD_FLAGS ""
 #endif
-
-const char *rts_status_str(rts_status st)
-{
-    switch (st) {
-    case RTS_OK: return "ok";
-    case RTS_ETIMEDOUT: return "timed out";
-    case RTS_EAGAIN: return "would block";
-    case RTS_EPERM: return "not permitted";
-    case RTS_EINVAL: return "invalid argument";
-    case RTS_ENOMEM: return "out of memory";
-    case RTS_ENOTSUP: return "not supported";
-    case RTS_EFAIL: return "failed";
-    }
-    return "unknown status";
-}
+#if defined(__clang__)
+#define RTS_COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define RTS_COMPILER "gcc " __VERSION__
+#else
+#define RTS_COMPILER "an unknown compiler"
+#endif
 
 static void soft_irq_entry(void *arg);
 
@@ -90,10 +86,14 @@ const char *rts_time_clock_name(void) { return board_clock_name(); }
 uint64_t rts_time_resolution_ns(void) { return board_clock_resolution_ns(); }
 
 /* Ticks to wait for at least ns: the kernel ends a wait of n ticks at the
- * n-th tick interrupt, which may be only n - 1 periods away. */
+ * n-th tick interrupt, which may be only n - 1 periods away. Every timed
+ * wait converts its timeout: up to about 4 s (the benches' bounded waits)
+ * it divides in 32 bits, one instruction where a 32-bit CPU divides 64
+ * bits in a library call of hundreds. */
 static TickType_t ticks_at_least(uint64_t ns)
 {
-    uint64_t ticks = (ns + NS_PER_TICK - 1) / NS_PER_TICK + 1;
+    uint64_t ticks = ns <= UINT32_MAX - NS_PER_TICK ? ((uint32_t)ns + NS_PER_TICK - 1) / NS_PER_TICK + 1
+                                                    : (ns + NS_PER_TICK - 1) / NS_PER_TICK + 1;
     return ticks >= (uint64_t)portMAX_DELAY ? portMAX_DELAY - 1 : (TickType_t)ticks;
 }
 
@@ -145,10 +145,6 @@ static rts_status kernel_priority(rts_policy policy, int priority, UBaseType_t *
     return RTS_OK;
 }
 
-int rts_cpu_count(void) { return 1; }
-
-bool rts_cpu_allowed(int cpu) { return cpu == 0; }
-
 rts_status rts_self_set_sched(rts_policy policy, int priority)
 {
     UBaseType_t prio;
@@ -157,23 +153,6 @@ rts_status rts_self_set_sched(rts_policy policy, int priority)
         vTaskPrioritySet(NULL, prio);
     return st;
 }
-
-/* One CPU: "any" and CPU 0 are where every task runs. */
-rts_status rts_self_set_cpu(int cpu) { return cpu <= 0 ? RTS_OK : RTS_EINVAL; }
-
-int rts_self_cpu(void) { return 0; }
-
-/* Nothing pages on a microcontroller (nor in the simulator's view). */
-rts_status rts_mem_lock_all(void) { return RTS_OK; }
-
-rts_status rts_cpu_latency_limit(int us)
-{
-    (void)us;
-    return RTS_ENOTSUP;
-}
-
-/* Task stacks are memory that is always there. */
-void rts_stack_prefault(size_t bytes) { (void)bytes; }
 
 /* ---------------------------------------------------------------- threads */
 
@@ -443,38 +422,31 @@ void rts_queue_destroy(rts_queue *q)
 
 /* ------------------------------------------------------ fixed-block pools */
 
-/* FreeRTOS has no block pool: blocks carved from one heap block, free ones
- * linked through their first bytes, the list under a critical section
- * (masking interrupts: the shortest one the kernel has). */
+/* FreeRTOS has no block pool: a free list (port/common/free_list.h) under
+ * a critical section (masking interrupts: the shortest one the kernel has). */
 struct rts_pool {
     unsigned char *base;
-    size_t block_size;
+    size_t stride;
     unsigned count;
     void *free_list;
 };
 
 rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count)
 {
-    size_t align = sizeof(void *);
-    if (block_size == 0 || count == 0 || block_size > SIZE_MAX / count - align)
+    size_t stride = rts_free_list_stride(block_size, count);
+    if (!stride)
         return RTS_EINVAL;
-    block_size = (block_size + align - 1) / align * align;
     rts_pool *p = pvPortMalloc(sizeof *p);
     if (!p)
         return RTS_ENOMEM;
-    p->base = pvPortMalloc(block_size * count);
+    p->base = pvPortMalloc(stride * count);
     if (!p->base) {
         vPortFree(p);
         return RTS_ENOMEM;
     }
-    p->block_size = block_size;
+    p->stride = stride;
     p->count = count;
-    p->free_list = NULL;
-    for (unsigned i = count; i-- > 0;) {
-        void **block = (void **)(p->base + (size_t)i * block_size);
-        *block = p->free_list;
-        p->free_list = block;
-    }
+    p->free_list = rts_free_list_link(p->base, stride, count);
     *out = p;
     return RTS_OK;
 }
@@ -482,24 +454,20 @@ rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count)
 rts_status rts_pool_alloc(rts_pool *p, void **block)
 {
     taskENTER_CRITICAL();
-    void **head = p->free_list;
-    if (head)
-        p->free_list = *head;
+    void *taken = rts_free_list_pop(&p->free_list);
     taskEXIT_CRITICAL();
-    if (!head)
+    if (!taken)
         return RTS_ENOMEM;
-    *block = head;
+    *block = taken;
     return RTS_OK;
 }
 
 rts_status rts_pool_free(rts_pool *p, void *block)
 {
-    unsigned char *b = block;
-    if (b < p->base || b >= p->base + (size_t)p->count * p->block_size || (size_t)(b - p->base) % p->block_size)
+    if (!rts_free_list_owns(p->base, p->stride, p->count, block))
         return RTS_EINVAL;
     taskENTER_CRITICAL();
-    *(void **)block = p->free_list;
-    p->free_list = block;
+    rts_free_list_push(&p->free_list, block);
     taskEXIT_CRITICAL();
     return RTS_OK;
 }
@@ -651,17 +619,18 @@ void rts_freertos_assert_failed(const char *file, int line)
 /* ------------------------------------------------------- system identity */
 
 /* The board's part (CPU, clock source, emulator or simulator), then the
- * kernel's: FreeRTOS, its version and commit, and how this image was built. */
+ * kernel's: FreeRTOS, its version and commit, and how this image was built.
+ * realtime_kernel stays unknown: it says PREEMPT_RT, a Linux matter. */
 void rts_sysinfo_read(rts_sysinfo *info)
 {
-    *info = (rts_sysinfo){ .realtime_kernel = 1, .cpu_count = 1, .isolated_known = 1, .rt_runtime_us = -1,
+    *info = (rts_sysinfo){ .realtime_kernel = -1, .cpu_count = 1, .isolated_known = 1, .rt_runtime_us = -1,
                            .rt_period_us = -2 };
     board_sysinfo(info);
     snprintf(info->os, sizeof info->os, "FreeRTOS");
     snprintf(info->kernel_release, sizeof info->kernel_release, "%s", tskKERNEL_VERSION_NUMBER);
     snprintf(info->kernel_version, sizeof info->kernel_version,
-             "FreeRTOS-Kernel %s commit %s, %u Hz tick; built by %s with %s", tskKERNEL_VERSION_NUMBER,
-             RTS_FREERTOS_COMMIT, (unsigned)configTICK_RATE_HZ, __VERSION__, RTS_BUILD_FLAGS);
+             "FreeRTOS-Kernel %s commit %s, %u Hz tick; built with %s: %s", tskKERNEL_VERSION_NUMBER,
+             RTS_FREERTOS_COMMIT, (unsigned)configTICK_RATE_HZ, RTS_COMPILER, RTS_BUILD_FLAGS);
     snprintf(info->preempt_model, sizeof info->preempt_model, "%s", configUSE_PREEMPTION ? "full" : "none");
 }
 
@@ -676,226 +645,6 @@ void rts_wallclock(int64_t *sec, long *nsec)
 }
 
 void rts_random_bytes(void *buf, size_t n) { board_random_bytes(buf, n); }
-
-/* ------------------------------------------------------------ processes */
-
-/* FreeRTOS runs one program: no processes, so no shared memory between
- * them, no pins (files) and no square-wave generators. */
-rts_status rts_proc_spawn(rts_proc **out, const rts_proc_attr *attr, char *why, size_t whysize)
-{
-    (void)attr;
-    *out = NULL;
-    snprintf(why, whysize, "FreeRTOS cannot start processes");
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_proc_wait(rts_proc *p, uint64_t timeout_ns, int *status)
-{
-    (void)p, (void)timeout_ns, (void)status;
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_proc_signal(rts_proc *p, bool force)
-{
-    (void)p, (void)force;
-    return RTS_ENOTSUP;
-}
-
-const char *rts_proc_last_line(const rts_proc *p)
-{
-    (void)p;
-    return "";
-}
-
-void rts_proc_release(rts_proc *p) { (void)p; }
-
-rts_status rts_proc_self_path(char *buf, size_t size)
-{
-    (void)buf, (void)size;
-    return RTS_ENOTSUP;
-}
-
-bool rts_proc_findable(const char *program)
-{
-    (void)program;
-    return false;
-}
-
-rts_status rts_shm_create(rts_shm **out, size_t bytes, char *why, size_t whysize)
-{
-    (void)bytes;
-    *out = NULL;
-    snprintf(why, whysize, "FreeRTOS has no processes to share memory with");
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_shm_open(rts_shm **out, const char *path, char *why, size_t whysize)
-{
-    (void)path;
-    return rts_shm_create(out, 0, why, whysize);
-}
-
-const char *rts_shm_path(const rts_shm *s)
-{
-    (void)s;
-    return "";
-}
-
-void *rts_shm_base(const rts_shm *s)
-{
-    (void)s;
-    return NULL;
-}
-
-size_t rts_shm_size(const rts_shm *s)
-{
-    (void)s;
-    return 0;
-}
-
-void rts_shm_close(rts_shm *s) { (void)s; }
-
-rts_status rts_shm_wait(atomic_uint *word, unsigned expected, uint64_t timeout_ns)
-{
-    (void)word, (void)expected, (void)timeout_ns;
-    return RTS_ENOTSUP;
-}
-
-void rts_shm_wake(atomic_uint *word) { (void)word; }
-
-rts_status rts_pin_create(rts_pin **out, char *why, size_t whysize)
-{
-    *out = NULL;
-    snprintf(why, whysize, "FreeRTOS has no files for a pin");
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_pin_open(rts_pin **out, const char *path, char *why, size_t whysize)
-{
-    (void)path;
-    return rts_pin_create(out, why, whysize);
-}
-
-const char *rts_pin_path(const rts_pin *p)
-{
-    (void)p;
-    return "";
-}
-
-volatile unsigned char *rts_pin_byte(const rts_pin *p)
-{
-    (void)p;
-    return NULL;
-}
-
-rts_status rts_pin_write(rts_pin *p, unsigned char byte)
-{
-    (void)p, (void)byte;
-    return RTS_ENOTSUP;
-}
-
-void rts_pin_close(rts_pin *p) { (void)p; }
-
-/* ---------------------------------------------------------------- ticker */
-
-/* Not offered: lat.wakeup's timerfd variant has no FreeRTOS twin here. */
-rts_status rts_ticker_start(rts_ticker **out, uint64_t first_ns, uint64_t period_ns)
-{
-    (void)first_ns, (void)period_ns;
-    *out = NULL;
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_ticker_wait(rts_ticker *t, uint64_t *expiries)
-{
-    (void)t, (void)expiries;
-    return RTS_ENOTSUP;
-}
-
-void rts_ticker_stop(rts_ticker *t) { (void)t; }
-
-/* ------------------------------------------------------------ GPIO lines */
-
-rts_status rts_gpio_output(rts_gpio **out, const char *chip, unsigned line, int level, char *why, size_t whysize)
-{
-    (void)chip, (void)line, (void)level;
-    *out = NULL;
-    snprintf(why, whysize, "this FreeRTOS board has no GPIO lines for rtscope");
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_gpio_set(rts_gpio *g, int level)
-{
-    (void)g, (void)level;
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_gpio_input(rts_gpio **out, const char *chip, unsigned line, int *level, char *why, size_t whysize)
-{
-    (void)chip, (void)line, (void)level;
-    *out = NULL;
-    snprintf(why, whysize, "this FreeRTOS board has no GPIO lines for rtscope");
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_gpio_next_edge(rts_gpio *g, uint64_t timeout_ns, rts_gpio_edge *edge)
-{
-    (void)g, (void)timeout_ns, (void)edge;
-    return RTS_ENOTSUP;
-}
-
-void rts_gpio_close(rts_gpio *g) { (void)g; }
-
-/* ------------------------------------------- per-thread scheduler statistics */
-
-/* FreeRTOS counts a task's run time at most, never its wait for the CPU. */
-rts_status rts_sched_stats_open(rts_sched_stats **out)
-{
-    *out = NULL;
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_sched_stats_read(rts_sched_stats *s, rts_sched_times *times)
-{
-    (void)s, (void)times;
-    return RTS_ENOTSUP;
-}
-
-void rts_sched_stats_close(rts_sched_stats *s) { (void)s; }
-
-/* ----------------------------------------------------------------- files */
-
-rts_status rts_file_open(rts_file **out, const char *path, char *why, size_t whysize)
-{
-    (void)path;
-    *out = NULL;
-    snprintf(why, whysize, "FreeRTOS has no files");
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_file_read(rts_file *f, void *buf, size_t size, size_t *got)
-{
-    (void)f, (void)buf, (void)size;
-    *got = 0;
-    return RTS_ENOTSUP;
-}
-
-void rts_file_close(rts_file *f) { (void)f; }
-
-rts_status rts_tempfile_create(rts_tempfile **out, char *why, size_t whysize)
-{
-    *out = NULL;
-    snprintf(why, whysize, "FreeRTOS has no files");
-    return RTS_ENOTSUP;
-}
-
-const char *rts_tempfile_path(const rts_tempfile *t)
-{
-    (void)t;
-    return "";
-}
-
-void rts_tempfile_close(rts_tempfile *t) { (void)t; }
 
 /* --------------------------------------------------------------- startup */
 

@@ -3,6 +3,7 @@ it was measured, the probe and its command."""
 
 from datetime import datetime
 
+from rtscope.model import result
 from rtscope.render import cells, fmt
 from rtscope.render.document import Cell, Section, table
 from rtscope.render.subjects import OneRun
@@ -25,15 +26,20 @@ def build(subject: OneRun) -> Section:
     return Section((Cell(f"Run {run['id']}{label}: ", "strong"), cells.status(run["status"])), (table(None, [
         ("started", f"{fmt.local_time(run['started'], with_seconds=True)} (took "
                     f"{fmt.seconds(elapsed.total_seconds())})"),
-        *([("measured on", measured_on(target))] if (target := subject.doc.get("target")) else []),
+        *([("measured on", measured_on(subject.doc))] if "target" in subject.doc or
+          result.time_base(subject.doc) != "hardware" else []),
         ("probe", f"{run['probe_version']}, {run['port']} port"),
         ("command", " ".join(run["argv"])),
     ], "ll"),))
 
 
-def measured_on(target: dict) -> str:
-    """"local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …", with the rate
-    of instruction time where the target recorded it ("(one instruction every 32 ns)")."""
-    rate = (target.get("detail") or {}).get("ns_per_instruction")
-    every = f" (one instruction every {rate} ns)" if target["time_base"] == "instructions" and rate else ""
-    return f"{target['name']}: {TIME_BASES[target['time_base']]}{every}"
+def measured_on(doc: dict) -> str:
+    """"local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …" with the rate of
+    instruction time where the target recorded it ("(one instruction every 32 ns)"); a simulator's result
+    the probe wrote alone (no target recorded): "an OS simulator's time, not the OS's"."""
+    time_base = TIME_BASES[result.time_base(doc)]
+    if "target" not in doc:
+        return time_base
+    rate = (doc["target"].get("detail") or {}).get("ns_per_instruction")
+    every = f" (one instruction every {rate} ns)" if doc["target"]["time_base"] == "instructions" and rate else ""
+    return f"{doc['target']['name']}: {time_base}{every}"

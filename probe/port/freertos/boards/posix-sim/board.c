@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "board.h"
+#include "../../../posix/timer_irq_posix.h"
 
 /* ------------------------------------------------------------- startup */
 
@@ -165,7 +166,7 @@ _Noreturn void board_exit(int status)
 static void (*soft_irq_handler)(void *);
 static void *soft_irq_arg;
 
-/* Take sig with fn, every signal blocked meanwhile (SIG_IGN: drop it). */
+/* Take sig with fn, every signal blocked meanwhile. */
 static rts_status catch_signal(int sig, void (*fn)(int))
 {
     struct sigaction sa;
@@ -200,68 +201,22 @@ rts_status board_soft_irq_raise(void)
 /* A POSIX timer on CLOCK_MONOTONIC whose signal goes to the process: the
  * host gives it to the one thread that takes signals, the running task's
  * (the simulator holds them everywhere else), or keeps it until then. */
-static timer_t irq_timer;
-static void (*timer_handler)(void *, uint64_t, uint64_t);
-static void *timer_arg;
-static uint64_t timer_first_ns, timer_period_ns, timer_expiries, timer_missed;
-
-static void timer_trampoline(int sig)
-{
-    uint64_t entered = board_time_ns();
-    (void)sig;
-    int saved = errno;
-    int merged = timer_getoverrun(irq_timer);
-    if (merged > 0) {
-        timer_expiries += (uint64_t)merged;
-        timer_missed += (uint64_t)merged;
-    }
-    uint64_t planned = timer_first_ns + timer_expiries * timer_period_ns;
-    timer_expiries++;
-    if (timer_handler)
-        timer_handler(timer_arg, planned, entered);
-    errno = saved;
-}
-
-static struct timespec timespec_of(uint64_t ns)
-{
-    return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
-}
-
 rts_status board_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
                                  void (*handler)(void *arg, uint64_t planned_ns, uint64_t entered_ns), void *arg)
 {
-    if (period_ns == 0)
-        return RTS_EINVAL;
-    timer_handler = handler;
-    timer_arg = arg;
-    timer_first_ns = first_ns;
-    timer_period_ns = period_ns;
-    timer_expiries = timer_missed = 0;
-    if (catch_signal(TIMER_IRQ_SIGNAL, timer_trampoline) != RTS_OK)
-        return RTS_EFAIL;
     struct sigevent sev;
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_SIGNAL;
     sev.sigev_signo = TIMER_IRQ_SIGNAL;
-    if (timer_create(CLOCK_MONOTONIC, &sev, &irq_timer) != 0)
-        return RTS_EFAIL;
-    struct itimerspec its = { .it_value = timespec_of(first_ns), .it_interval = timespec_of(period_ns) };
-    if (timer_settime(irq_timer, TIMER_ABSTIME, &its, NULL) != 0) {
-        timer_delete(irq_timer);
-        return RTS_EFAIL;
-    }
-    return RTS_OK;
+    sigset_t all;
+    sigfillset(&all);
+    int err = rts_posix_timer_irq_start(&sev, &all, first_ns, period_ns, handler, arg);
+    return err == 0 ? RTS_OK : err == EINVAL ? RTS_EINVAL : RTS_EFAIL;
 }
 
 rts_status board_timer_irq_stop(uint64_t *missed)
 {
-    bool deleted = timer_delete(irq_timer) == 0;
-    /* A signal still pending is dropped, not handled after the stop. */
-    catch_signal(TIMER_IRQ_SIGNAL, SIG_IGN);
-    timer_handler = NULL;
-    if (missed)
-        *missed = timer_missed;
-    return deleted ? RTS_OK : RTS_EFAIL;
+    return rts_posix_timer_irq_stop(missed) == 0 ? RTS_OK : RTS_EFAIL;
 }
 
 /* ------------------------------------------------------------- random */

@@ -7,7 +7,8 @@ BOARD_CFLAGS          := -pthread
 # The host's clocks, signals and POSIX timers (board.c, board_time.h).
 BOARD_CPPFLAGS        := -D_POSIX_C_SOURCE=200809L
 BOARD_LDFLAGS         := -pthread -lrt
-BOARD_SRC             := $(BOARD_DIR)/board.c
+# The timer interrupt is the POSIX port's timer signal, directed at the process.
+BOARD_SRC             := $(BOARD_DIR)/board.c port/posix/timer_irq_posix.c
 FREERTOS_PORTABLE     := ThirdParty/GCC/Posix
 FREERTOS_PORTABLE_SRC := port.c utils/wait_for_event.c
 # The host's malloc, made task-safe by the kernel: a heap of any size.

@@ -1,0 +1,17 @@
+/* The host's monotonic clock in ns: the POSIX port's rts_time_ns, and the
+ * clock of FreeRTOS's POSIX simulator board. Inline: its cost is part of
+ * every sample. */
+#ifndef RTSCOPE_POSIX_MONOTONIC_H
+#define RTSCOPE_POSIX_MONOTONIC_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t rts_posix_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#endif
