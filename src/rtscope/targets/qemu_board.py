@@ -12,6 +12,7 @@ waits free. Reruns of one image give the same figures to the bit; only the run i
 from the host's /dev/urandom, so that the store can hold both).
 """
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -19,6 +20,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ from rtscope.model import result
 from rtscope.model.catalogue import Bench, Suite, parse_bench_list
 from rtscope.model.request import RunRequest
 from rtscope.targets import local, worker
-from rtscope.targets.transport import LocalTransport, Transport
+from rtscope.targets.transport import Completed, Process
 
 # One instruction every 2^5 = 32 ns: a 31.25 MHz core retiring one instruction a cycle, near the AN385's
 # 25 MHz Cortex-M3. The board's clock counts 40 ns, about one instruction.
@@ -43,8 +45,11 @@ BUILD_TIMEOUT_S = 900
 # Wall-clock seconds allowed per second of the guest's time: TCG with -icount on a loaded machine
 # runs this board many times faster than real time; this is a bound, not an estimate.
 WALL_PER_GUEST_S = 10
-# The probe's own default of --grace (src/main.c).
+# The probe's own default of --grace (src/main.c), and Thread-Metric's period and periods
+# (bench/thread_metric.c), which set a tm.* bench's time instead of --duration.
 PROBE_DEFAULT_GRACE_S = 10
+THREADMETRIC_PERIOD_S = 30
+THREADMETRIC_PERIODS = 3
 
 # The boards rtscope can boot, their OS and QEMU machine: (board, os) -> QEMU's -M.
 BOARDS = {("mps2-an385", "freertos"): "mps2-an385"}
@@ -59,7 +64,7 @@ class QemuBoardTarget:
         self.name = spec
         self.board = board
         self.machine = BOARDS[(board, os_name)]
-        self.transport: Transport = LocalTransport()  # QEMU runs on this machine
+        self.transport = BoardTransport(spec)
         self.probe_dir = probe_dir or paths.REPO_DIR / "probe"
         self.kernel = kernel or _kernel_path(os.environ, self.probe_dir)
         self.build_dir = self.probe_dir / "build" / f"freertos-{board}"
@@ -103,9 +108,7 @@ class QemuBoardTarget:
     def run(self, request: RunRequest) -> result.Result:
         """Boot the image on ``request``, written to result.json in a directory of its own (QEMU's
         working directory: the path the probe records is the same on every rerun)."""
-        grace = PROBE_DEFAULT_GRACE_S if request.grace_s is None else request.grace_s
-        guest_s = len(request.benches) * (request.duration_s + grace)
-        timeout_s = BOOT_ALLOWANCE_S + WALL_PER_GUEST_S * guest_s
+        timeout_s = BOOT_ALLOWANCE_S + WALL_PER_GUEST_S * self._guest_seconds(request)
         with tempfile.TemporaryDirectory(prefix="rtscope-qemu-") as directory:
             # The console streams to rtscope's stderr, as a local probe's diagnostics do.
             command = self._command(["run", *request.probe_args(), "--json", "result.json"], timeout_s,
@@ -120,6 +123,22 @@ class QemuBoardTarget:
         if status == 0 and not output and "terminating on signal" in last_line:
             raise KeyboardInterrupt  # Ctrl-C stopped QEMU; the guest cannot be asked to write what it has
         return local.read_outcome(status, last_line, output)
+
+    def _guest_seconds(self, request: RunRequest) -> float:
+        """The guest time ``request`` may take at most: each bench's own (a Thread-Metric bench's is its
+        period × periods and a second, the others' the request's duration) and the grace the probe's
+        watchdog allows it. Suites count as their benches."""
+        suites = {suite.id: suite.benches for suite in self.list_suites()}
+        grace = PROBE_DEFAULT_GRACE_S if request.grace_s is None else request.grace_s
+        total = 0.0
+        for bench in (b for name in request.benches for b in suites.get(name, (name,))):
+            if bench.startswith("tm."):
+                params = {s.key: float(s.value) for s in request.params if s.applies_to(bench)}
+                total += params.get("period", THREADMETRIC_PERIOD_S) * params.get("periods", THREADMETRIC_PERIODS) + 1
+            else:
+                total += request.duration_s
+            total += grace
+        return total
 
     @functools.cached_property
     def _image(self) -> Path:
@@ -153,6 +172,35 @@ class QemuBoardTarget:
                        timeout_s)
 
 
+class BoardTransport:
+    """The emulated board as a transport: a microcontroller running one program, with no shell, no
+    processes and no files of its own, so the loads and the system facts that need them are refused in
+    one line instead of running on the host, where they would not disturb the guest (nor, under
+    instruction counting, change its figures)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self._refusal = f"{name} runs only the probe's image: no commands, processes or files there"
+
+    def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed:
+        raise RtscopeError(f"{self._refusal} (cannot run {argv[0]})")
+
+    def run_streaming(self, argv: Sequence[str]) -> tuple[int, str, bytes]:
+        raise RtscopeError(f"{self._refusal} (cannot run {argv[0]})")
+
+    def spawn(self, argv: Sequence[str], log: str) -> Process:
+        raise RtscopeError(f"{self._refusal} (cannot start {argv[0]}: loads need a Linux target)")
+
+    def read_file(self, path: str) -> bytes:
+        raise FileNotFoundError(path)
+
+    def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
+        return {}
+
+    def temp_dir(self) -> contextlib.AbstractContextManager[str]:
+        raise RtscopeError(self._refusal)
+
+
 def bounded(command: list[str], timeout_s: float) -> list[str]:
     """``command`` under coreutils timeout: TERM after ``timeout_s``, KILL 5 s later. In the foreground,
     so that a Ctrl-C at the terminal still reaches QEMU."""
@@ -164,8 +212,9 @@ def qemu_argv(qemu: str, machine: str, image: Path, argv: list[str], *, console:
     deterministic instruction counting (no sleeping to catch up with real time), the board's UART on
     ``console`` (a QEMU character device: stdio, file:PATH) and nothing else: no display, no monitor,
     no default devices. The board's own Ethernet controller, which the probe never uses, is given a user
-    network that reaches nothing (restrict=on), or QEMU warns that it has no peer."""
-    return [qemu, "-M", machine, "-nodefaults", "-nic", "user,restrict=on,model=lan9118", "-display", "none", "-monitor", "none", "-serial", console,
+    network that reaches nothing (restrict=on, no IPv6 router adverts), or QEMU warns that it has no peer."""
+    return [qemu, "-M", machine, "-nodefaults", "-nic", "user,restrict=on,ipv6=off,model=lan9118",
+            "-display", "none", "-monitor", "none", "-serial", console,
             "-icount", f"shift={ICOUNT_SHIFT},align=off,sleep=off",
             "-semihosting-config", "enable=on,target=native," + ",".join(f"arg={encode_arg(a)}" for a in argv),
             "-kernel", str(image)]
