@@ -15,7 +15,9 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 #   nodejs                the node square-wave model (probe/wave/wave.js; bash and python3 run the others)
 #   sigrok-cli            logic-analyzer captures for wave.import (sigrok-cli -O csv or vcd)
 #   qemu-user-static      the tests run the cross-built probes under qemu-ARCH-static
-#   gcc-arm-none-eabi libnewlib-arm-none-eabi  make -C probe check-cross (a Cortex-M3 build)
+#   gcc-arm-none-eabi libnewlib-arm-none-eabi  make -C probe check-cross (a Cortex-M3 build) and the
+#                         FreeRTOS image of --target qemu:mps2-an385:freertos
+#   qemu-system-arm       --target qemu:mps2-an385:freertos boots that image on QEMU's Cortex-M3 board
 #   openssh-client        --target ssh://… (rtscope drives the system's ssh)
 #   openssh-server        the SSH target's tests start their own sshd on 127.0.0.1 (not as a service)
 #   libssl-dev pkg-config the crypto.* benches' library (OpenSSL's libcrypto, found by probe/Makefile with pkg-config)
@@ -23,7 +25,7 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 #   openssl               openssl speed beside the crypto benches (bench/crypto.sh)
 packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux
           stress-ng iperf3 chromium chromium-driver nodejs sigrok-cli qemu-user-static
-          gcc-arm-none-eabi libnewlib-arm-none-eabi openssh-client openssh-server libssl-dev pkg-config
+          gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm openssh-client openssh-server libssl-dev pkg-config
           openssl libwolfssl-dev)
 
 # The static probes rtscope copies to boards (make -C probe cross) need Debian's cross compiler for each

@@ -15,6 +15,7 @@ struct rts_ctx {
     rts_bench_result *result;      /* the bench's own, in run->results */
     uint64_t started_ns, deadline_ns;
     _Atomic bool stop;             /* measuring threads should wind down */
+    rts_sem *stopped;              /* given by rts_ctx_stop; may be NULL (see rts_ctx_wait) */
 };
 
 #endif

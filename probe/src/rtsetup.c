@@ -22,8 +22,17 @@ static void setup_memory(rts_run *run)
         rts_run_warn(run, "mlockall refused (%s): page faults can reach the maxima", rts_status_str(st));
 }
 
+/* The supervisor's priority on a platform of one CPU, under the
+ * watchdog's (99): see setup_policy. */
+#define ONE_CPU_SUPERVISOR_PRIORITY 98
+
 /* Try the requested policy on this thread, then return it to normal: the
- * supervisor itself must not compete with the measuring threads. */
+ * supervisor itself must not compete with the measuring threads. On one
+ * CPU (an RTOS on a microcontroller) it must outrank them instead: it
+ * starts a test's threads one after another, and the first one that
+ * spins would otherwise keep it from starting the next (a second
+ * yielder, a Thread-Metric reporter). There it only sleeps between its
+ * checks (every 50 ms), a short interruption of the measurement. */
 static void setup_policy(rts_run *run)
 {
     const rts_rtconfig *want = &run->req->requested;
@@ -45,7 +54,8 @@ static void setup_policy(rts_run *run)
                      name, want->priority, rts_status_str(st));
         return;
     }
-    rts_self_set_sched(RTS_POLICY_OTHER, 0);
+    if (rts_cpu_count() > 1 || rts_self_set_sched(want->policy, ONE_CPU_SUPERVISOR_PRIORITY) != RTS_OK)
+        rts_self_set_sched(RTS_POLICY_OTHER, 0);
     run->granted.policy = want->policy;
     run->granted.priority = want->priority;
 }

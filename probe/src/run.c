@@ -83,6 +83,8 @@ static void run_bench(rts_run *run, rts_bench_result *r)
         return;
     }
     rts_ctx ctx = { .run = run, .result = r };
+    if (rts_sem_create(&ctx.stopped, 0, 1) != RTS_OK)
+        ctx.stopped = NULL; /* the supervisor then looks every tick */
     double planned_s = b->planned_s ? b->planned_s(&ctx) : 0.0;
     if (planned_s <= 0.0)
         planned_s = run->req->duration_s;
@@ -96,6 +98,7 @@ static void run_bench(rts_run *run, rts_bench_result *r)
     if (!rts_watchdog_release(&run->watchdog, &ctx))
         wait_for_process_end();
     r->elapsed_s = (double)(rts_time_ns() - ctx.started_ns) / 1e9;
+    rts_sem_destroy(ctx.stopped);
     if (r->status == RTS_BENCH_OK && rts_stop_requested())
         r->status = RTS_BENCH_INTERRUPTED;
 }
@@ -106,7 +109,9 @@ int rts_run_execute(rts_run *run)
     rts_sysinfo_read(&run->sys);
     rts_rtsetup_apply(run);
     rts_timing_calibrate(&run->timing, true);
-    if (!rts_watchdog_start(&run->watchdog, run->granted.policy, run->req->grace_s, abandon_bench, run))
+    run->quiet_supervision = rts_cpu_count() == 1 && !run->stop_requests;
+    if (!rts_watchdog_start(&run->watchdog, run->granted.policy, run->req->grace_s, run->quiet_supervision,
+                            abandon_bench, run))
         rts_run_warn(run, "the watchdog could not start: a hung bench would hang the probe");
     for (unsigned i = 0; i < run->req->nbenches; i++) {
         rts_bench_result *r = &run->results[i];

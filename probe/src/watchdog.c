@@ -39,11 +39,25 @@ static rts_ctx *look(rts_watchdog *w, uint64_t now, double *late_s)
     return ctx;
 }
 
+/* How long to wait before the next look (a bench to watch, or the end,
+ * wakes it sooner): a tick, or when quiet, while the watched bench
+ * measures, through to its planned end. */
+static uint64_t next_look_ns(rts_watchdog *w)
+{
+    if (!w->quiet)
+        return WATCHDOG_TICK_NS;
+    lock(w);
+    uint64_t now = rts_time_ns(), end = w->planned_end_ns;
+    bool measuring = w->ctx && !w->stop_seen && !rts_ctx_stopping(w->ctx) && now + WATCHDOG_TICK_NS < end;
+    unlock(w);
+    return measuring ? end - now : WATCHDOG_TICK_NS;
+}
+
 static void watchdog_main(void *arg)
 {
     rts_watchdog *w = arg;
     while (!atomic_load(&w->quit)) {
-        rts_sleep_ns(WATCHDOG_TICK_NS);
+        rts_sem_take(w->wake, next_look_ns(w));
         uint64_t now = rts_time_ns();
         double late_s = 0.0;
         lock(w);
@@ -56,14 +70,21 @@ static void watchdog_main(void *arg)
     }
 }
 
-bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, rts_hang_fn on_hang, void *arg)
+bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, bool quiet, rts_hang_fn on_hang,
+                        void *arg)
 {
     w->grace_ns = (uint64_t)(grace_s * 1e9);
+    w->quiet = quiet;
     w->on_hang = on_hang;
     w->arg = arg;
     /* Inheriting where it can: the supervising thread holds the lock at a
      * normal priority, for a moment, while the watchdog waits at the top. */
     if (rts_mutex_create(&w->lock, (rts_port_caps() & RTS_CAP_PI_MUTEX) != 0) != RTS_OK) {
+        w->lock = NULL;
+        return false;
+    }
+    if (rts_sem_create(&w->wake, 0, 1) != RTS_OK) {
+        rts_mutex_destroy(w->lock);
         w->lock = NULL;
         return false;
     }
@@ -77,7 +98,9 @@ bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, rts_
     if (rts_thread_create(&w->thread, &attr, watchdog_main, w) == RTS_OK)
         return true;
     w->thread = NULL;
+    rts_sem_destroy(w->wake);
     rts_mutex_destroy(w->lock);
+    w->wake = NULL;
     w->lock = NULL;
     return false;
 }
@@ -89,6 +112,8 @@ void rts_watchdog_watch(rts_watchdog *w, rts_ctx *ctx, uint64_t planned_end_ns)
     w->planned_end_ns = planned_end_ns;
     w->stop_seen = false;
     unlock(w);
+    if (w->wake)
+        rts_sem_give(w->wake);
 }
 
 bool rts_watchdog_release(rts_watchdog *w, rts_ctx *ctx)
@@ -106,8 +131,11 @@ void rts_watchdog_stop(rts_watchdog *w)
     if (!w->thread)
         return;
     atomic_store(&w->quit, true);
+    rts_sem_give(w->wake);
     rts_thread_join(w->thread);
+    rts_sem_destroy(w->wake);
     rts_mutex_destroy(w->lock);
     w->thread = NULL;
+    w->wake = NULL;
     w->lock = NULL;
 }

@@ -310,22 +310,31 @@ static void wait_flag(_Atomic int *flag)
 }
 
 /* Returns 1 when high got the mutex before medium ended, 0 when after, -1
- * when the scenario could not be set up (no privilege, one CPU). */
+ * when the scenario could not be set up (no privilege). The three run on
+ * the last CPU; with more than one, this thread starts them from another.
+ * On one CPU (an RTOS) it runs above them instead, or the first to spin
+ * would keep it from starting the next. */
+#define ONE_CPU_STARTER_PRIORITY 40
+
 static int priority_inversion(bool inherit)
 {
     int cpu = rts_cpu_count() - 1;
-    if (cpu < 1 || !rts_cpu_allowed(cpu))
+    bool one_cpu = cpu == 0;
+    if (!rts_cpu_allowed(cpu) || (one_cpu && rts_self_set_sched(RTS_POLICY_FIFO, ONE_CPU_STARTER_PRIORITY) != RTS_OK))
         return -1;
     inversion v;
     memset(&v, 0, sizeof v);
-    if (rts_mutex_create(&v.m, inherit) != RTS_OK)
+    if (rts_mutex_create(&v.m, inherit) != RTS_OK) {
+        rts_self_set_sched(RTS_POLICY_OTHER, 0);
         return -1;
+    }
     rts_thread_attr low = { .name = "low", .policy = RTS_POLICY_FIFO, .priority = 10, .cpu = cpu };
     rts_thread_attr medium = { .name = "medium", .policy = RTS_POLICY_FIFO, .priority = 20, .cpu = cpu };
     rts_thread_attr high = { .name = "high", .policy = RTS_POLICY_FIFO, .priority = 30, .cpu = cpu };
     rts_thread *tl, *tm, *th;
     if (rts_thread_create(&tl, &low, inversion_low, &v) != RTS_OK) {
         rts_mutex_destroy(v.m);
+        rts_self_set_sched(RTS_POLICY_OTHER, 0);
         return -1;
     }
     wait_flag(&v.low_locked);
@@ -342,6 +351,8 @@ static int priority_inversion(bool inherit)
         rts_thread_join(th);
     rts_thread_join(tl);
     rts_mutex_destroy(v.m);
+    if (one_cpu)
+        rts_self_set_sched(RTS_POLICY_OTHER, 0);
     return atomic_load(&v.high_got_ns) < atomic_load(&v.medium_end_ns);
 }
 
@@ -351,7 +362,7 @@ static void test_priority_inheritance(void)
         return;
     int with = priority_inversion(true);
     if (with < 0) {
-        skip("priority inheritance", "not observable: needs the privilege of a real-time policy, and two CPUs");
+        skip("priority inheritance", "not observable: needs the privilege of a real-time policy");
         return;
     }
     CHECK(with == 1, "with inheritance the high thread got the mutex while the medium one still ran");
@@ -448,7 +459,9 @@ static void on_timer(void *arg, uint64_t planned_ns, uint64_t entered_ns)
     atomic_fetch_add(&t->expiries, 1);
 }
 
-/* Expiries of a 2 ms timer arrive on their grid, never early, and stop. */
+/* Expiries of a 2 ms timer arrive on their grid, never early, and stop.
+ * The sleep may last longer than asked (a tick-based sleep on a busy
+ * simulator): the expiries are bounded by the time it really took. */
 static void test_timer_irq(void)
 {
     if (!have(RTS_CAP_TIMER_IRQ, "timer interrupt"))
@@ -458,9 +471,10 @@ static void test_timer_irq(void)
     rts_sleep_until_ns(t.first_ns + 20 * MS + MS); /* the handler runs on this thread, from its sleep */
     uint64_t missed = UINT64_MAX;
     CHECK(rts_timer_irq_stop(&missed) == RTS_OK, "timer stopped");
+    uint64_t due = (rts_time_ns() - t.first_ns) / t.period_ns + 1;
     int seen = atomic_load(&t.expiries);
-    CHECK(seen >= 1 && seen + (int)missed <= 11, "%d expiries and %llu missed in 20 ms of a 2 ms timer", seen,
-          (unsigned long long)missed);
+    CHECK(seen >= 1 && (uint64_t)seen + missed <= due, "%d expiries and %llu missed of %llu due", seen,
+          (unsigned long long)missed, (unsigned long long)due);
     CHECK(atomic_load(&t.wrong_plan) == 0 && atomic_load(&t.early) == 0, "planned on the grid, entered after it");
     rts_sleep_ns(10 * MS);
     CHECK(atomic_load(&t.expiries) == seen, "no expiry after the stop");

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "rtscope/port.h"
 #include "port_time.h"
+#include "timer_irq_posix.h"
+#include "../common/free_list.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,21 +30,6 @@
 bool rts_posix_cycle_counter_invariant(void); /* sysinfo_posix.c */
 bool rts_posix_gpio_supported(void);          /* gpio_posix.c */
 bool rts_posix_sched_stats_supported(void);   /* sched_stats_posix.c */
-
-const char *rts_status_str(rts_status st)
-{
-    switch (st) {
-    case RTS_OK: return "ok";
-    case RTS_ETIMEDOUT: return "timed out";
-    case RTS_EAGAIN: return "would block";
-    case RTS_EPERM: return "not permitted";
-    case RTS_EINVAL: return "invalid argument";
-    case RTS_ENOMEM: return "out of memory";
-    case RTS_ENOTSUP: return "not supported";
-    case RTS_EFAIL: return "failed";
-    }
-    return "unknown status";
-}
 
 static rts_status from_errno(int err)
 {
@@ -90,13 +77,7 @@ static struct timespec ts_from_ns(uint64_t ns)
 
 const char *rts_time_clock_name(void) { return "CLOCK_MONOTONIC"; }
 
-uint64_t rts_time_resolution_ns(void)
-{
-    struct timespec ts;
-    if (clock_getres(CLOCK_MONOTONIC, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t rts_time_resolution_ns(void) { return rts_posix_monotonic_resolution_ns(); }
 
 rts_status rts_sleep_until_ns(uint64_t abs_ns)
 {
@@ -564,38 +545,32 @@ void rts_queue_destroy(rts_queue *q)
 
 /* ------------------------------------------------------ fixed-block pools */
 
-/* Blocks carved from one allocation, free ones linked through their first
- * bytes (blocks are at least pointer-sized and pointer-aligned). */
+/* A free list (port/common/free_list.h) under a mutex. */
 struct rts_pool {
     pthread_mutex_t lock;
     unsigned char *base;
-    size_t block_size;
+    size_t stride;
     unsigned count;
     void *free_list;
 };
 
 rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count)
 {
-    if (block_size == 0 || count == 0)
+    size_t stride = rts_free_list_stride(block_size, count);
+    if (!stride)
         return RTS_EINVAL;
-    size_t align = sizeof(void *);
-    block_size = (block_size + align - 1) / align * align;
     rts_pool *p = calloc(1, sizeof *p);
     if (!p)
         return RTS_ENOMEM;
-    p->base = calloc(count, block_size);
+    p->base = calloc(count, stride);
     if (!p->base || pthread_mutex_init(&p->lock, NULL) != 0) {
         free(p->base);
         free(p);
         return RTS_ENOMEM;
     }
-    p->block_size = block_size;
+    p->stride = stride;
     p->count = count;
-    for (unsigned i = count; i-- > 0;) {
-        void **block = (void **)(p->base + (size_t)i * block_size);
-        *block = p->free_list;
-        p->free_list = block;
-    }
+    p->free_list = rts_free_list_link(p->base, stride, count);
     *out = p;
     return RTS_OK;
 }
@@ -603,25 +578,20 @@ rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count)
 rts_status rts_pool_alloc(rts_pool *p, void **block)
 {
     pthread_mutex_lock(&p->lock);
-    void **head = p->free_list;
-    if (head)
-        p->free_list = *head;
+    void *taken = rts_free_list_pop(&p->free_list);
     pthread_mutex_unlock(&p->lock);
-    if (!head)
+    if (!taken)
         return RTS_ENOMEM;
-    *block = head;
+    *block = taken;
     return RTS_OK;
 }
 
 rts_status rts_pool_free(rts_pool *p, void *block)
 {
-    unsigned char *b = block;
-    size_t span = (size_t)p->count * p->block_size;
-    if (b < p->base || b >= p->base + span || (size_t)(b - p->base) % p->block_size)
+    if (!rts_free_list_owns(p->base, p->stride, p->count, block))
         return RTS_EINVAL;
     pthread_mutex_lock(&p->lock);
-    *(void **)block = p->free_list;
-    p->free_list = block;
+    rts_free_list_push(&p->free_list, block);
     pthread_mutex_unlock(&p->lock);
     return RTS_OK;
 }
@@ -683,63 +653,22 @@ rts_status rts_soft_irq_raise(void)
  * that started it (Linux's SIGEV_THREAD_ID; elsewhere not supported): the
  * kernel's timer interrupt queues it, and the thread runs the handler on
  * its next way back to user space — from sleep, if it sleeps. */
-#define TIMER_SIGNAL (SIGRTMIN + 1)
-
-static timer_t irq_timer;
-static void (*timer_handler)(void *, uint64_t, uint64_t);
-static void *timer_arg;
-static uint64_t timer_first_ns, timer_period_ns, timer_expiries, timer_missed;
-
-static void timer_trampoline(int sig)
-{
-    uint64_t entered = rts_time_ns();
-    (void)sig;
-    int saved = errno;
-    int merged = timer_getoverrun(irq_timer);
-    if (merged > 0) {
-        timer_expiries += (uint64_t)merged;
-        timer_missed += (uint64_t)merged;
-    }
-    uint64_t planned = timer_first_ns + timer_expiries * timer_period_ns;
-    timer_expiries++;
-    if (timer_handler)
-        timer_handler(timer_arg, planned, entered);
-    errno = saved;
-}
-
 rts_status rts_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
                                void (*handler)(void *arg, uint64_t planned_ns, uint64_t entered_ns), void *arg)
 {
 #ifdef SIGEV_THREAD_ID
-    timer_handler = handler;
-    timer_arg = arg;
-    timer_first_ns = first_ns;
-    timer_period_ns = period_ns;
-    timer_expiries = timer_missed = 0;
-    rts_status st = catch_signal(TIMER_SIGNAL, timer_trampoline);
-    if (st != RTS_OK)
-        return st;
     struct sigevent sev;
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = TIMER_SIGNAL;
+    sev.sigev_signo = SIGRTMIN + 1;
 #ifdef sigev_notify_thread_id
     sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
 #else
     sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
 #endif
-    if (timer_create(CLOCK_MONOTONIC, &sev, &irq_timer) != 0)
-        return from_errno(errno);
-    struct itimerspec its = {
-        .it_value = { (time_t)(first_ns / 1000000000u), (long)(first_ns % 1000000000u) },
-        .it_interval = { (time_t)(period_ns / 1000000000u), (long)(period_ns % 1000000000u) },
-    };
-    if (timer_settime(irq_timer, TIMER_ABSTIME, &its, NULL) != 0) {
-        int err = errno;
-        timer_delete(irq_timer);
-        return from_errno(err);
-    }
-    return RTS_OK;
+    sigset_t none;
+    sigemptyset(&none);
+    return from_errno(rts_posix_timer_irq_start(&sev, &none, first_ns, period_ns, handler, arg));
 #else
     (void)first_ns;
     (void)period_ns;
@@ -752,13 +681,7 @@ rts_status rts_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
 rts_status rts_timer_irq_stop(uint64_t *missed)
 {
 #ifdef SIGEV_THREAD_ID
-    int err = timer_delete(irq_timer) == 0 ? 0 : errno;
-    /* A signal still queued is dropped, not handled after the stop. */
-    signal(TIMER_SIGNAL, SIG_IGN);
-    timer_handler = NULL;
-    if (missed)
-        *missed = timer_missed;
-    return from_errno(err);
+    return from_errno(rts_posix_timer_irq_stop(missed));
 #else
     (void)missed;
     return RTS_ENOTSUP;

@@ -4,3 +4,5 @@
 #   PORT_CPPFLAGS := -I$(FREERTOS)/include -I$(FREERTOS)/portable/GCC/ARM_CM4F
 PORT_CPPFLAGS :=
 PORT_LDLIBS   :=
+# The status names, one CPU's setup, and "not supported" for what this port lacks (port/common/).
+PORT_SRC      := $(addprefix port/common/,status.c one_cpu.c no_processes.c no_files.c no_ticker_gpio_stats.c)

@@ -13,17 +13,17 @@
  * Two things a 32-bit MCU port also needs to know: the probe uses no 64-bit
  * atomics (a Cortex-M3 has none), and its sizes shrink in
  * include/rtscope/config.h with -D in this folder's port.mk.
+ *
+ * What most RTOS ports lack comes ready-made from port/common/ (this
+ * folder's port.mk lists it): the status names, the setup of one CPU
+ * (one_cpu.c), and "not supported" for
+ * processes and shared memory, files and pins, the ticker, GPIO lines and
+ * scheduler statistics, each file saying how a port that can would do it.
  */
 #include <stdio.h> /* snprintf only: the C library, not the OS */
 
 #include "rtscope/port.h"
 #include "port_time.h"
-
-const char *rts_status_str(rts_status st)
-{
-    /* Copy the table from port/posix/port_posix.c: it has no OS calls. */
-    return st == RTS_OK ? "ok" : "error";
-}
 
 /* Flags for what this port really implements. */
 unsigned rts_port_caps(void) { return 0; }
@@ -55,11 +55,6 @@ const char *rts_policy_name(rts_policy p)
     return p == RTS_POLICY_FIFO ? "fifo" : p == RTS_POLICY_RR ? "rr" : "other";
 }
 
-/* configNUMBER_OF_CORES / CONFIG_MP_MAX_NUM_CPUS; 1 on a single core. */
-int rts_cpu_count(void) { return 1; }
-
-bool rts_cpu_allowed(int cpu) { return cpu == 0; }
-
 /* An RTOS is strict-priority by nature: map 1..99 onto its range
  * (FreeRTOS: higher number = higher priority; Zephyr: lower number =
  * higher, cooperative below zero) with vTaskPrioritySet / k_thread_priority_set.
@@ -70,23 +65,6 @@ rts_status rts_self_set_sched(rts_policy policy, int priority)
     (void)priority;
     return RTS_ENOTSUP;
 }
-
-/* SMP only: vTaskCoreAffinitySet / k_thread_cpu_pin. */
-rts_status rts_self_set_cpu(int cpu) { return cpu <= 0 ? RTS_OK : RTS_EINVAL; }
-
-int rts_self_cpu(void) { return 0; }
-
-/* No paging on an MCU: memory is always resident, so this succeeds. */
-rts_status rts_mem_lock_all(void) { return RTS_OK; }
-
-/* No idle-state control to hold: report it as absent. */
-rts_status rts_cpu_latency_limit(int us)
-{
-    (void)us;
-    return RTS_ENOTSUP;
-}
-
-void rts_stack_prefault(size_t bytes) { (void)bytes; }
 
 /* ---------------------------------------------------------------- threads */
 
@@ -231,7 +209,7 @@ void rts_queue_destroy(rts_queue *q) { (void)q; }
 /* ------------------------------------------------------ fixed-block pools */
 
 /* Zephyr: k_mem_slab; FreeRTOS has none: a free list under a critical
- * section (as in port/posix) is the usual answer. */
+ * section (port/common/free_list.h, as port/freertos uses it). */
 struct rts_pool {
     int unused;
 };
@@ -417,259 +395,3 @@ void rts_random_bytes(void *buf, size_t n)
     for (size_t i = 0; i < n; i++)
         p[i] = (unsigned char)(rts_time_ns() >> (i % 8));
 }
-
-/* ------------------------------------------------------------ processes */
-
-/* An RTOS runs one program: no processes (RTS_CAP_PROCESSES stays clear),
- * so wave.square is skipped; a pin there is a GPIO line, observed by a
- * bench of its own. */
-rts_status rts_proc_spawn(rts_proc **out, const rts_proc_attr *attr, char *why, size_t whysize)
-{
-    (void)attr;
-    *out = NULL;
-    snprintf(why, whysize, "this port cannot start processes");
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_proc_wait(rts_proc *p, uint64_t timeout_ns, int *status)
-{
-    (void)p;
-    (void)timeout_ns;
-    (void)status;
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_proc_signal(rts_proc *p, bool force)
-{
-    (void)p;
-    (void)force;
-    return RTS_ENOTSUP;
-}
-
-const char *rts_proc_last_line(const rts_proc *p)
-{
-    (void)p;
-    return "";
-}
-
-void rts_proc_release(rts_proc *p) { (void)p; }
-
-rts_status rts_proc_self_path(char *buf, size_t size)
-{
-    (void)buf;
-    (void)size;
-    return RTS_ENOTSUP;
-}
-
-bool rts_proc_findable(const char *program)
-{
-    (void)program;
-    return false;
-}
-
-/* ------------------------------------------------------------------ pins */
-
-/* Without files (RTS_CAP_FILES clear) there is no pin file to share. */
-rts_status rts_pin_create(rts_pin **out, char *why, size_t whysize)
-{
-    *out = NULL;
-    snprintf(why, whysize, "this port has no files for a pin");
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_pin_open(rts_pin **out, const char *path, char *why, size_t whysize)
-{
-    (void)path;
-    return rts_pin_create(out, why, whysize);
-}
-
-const char *rts_pin_path(const rts_pin *p)
-{
-    (void)p;
-    return "";
-}
-
-volatile unsigned char *rts_pin_byte(const rts_pin *p)
-{
-    (void)p;
-    return NULL;
-}
-
-rts_status rts_pin_write(rts_pin *p, unsigned char byte)
-{
-    (void)p;
-    (void)byte;
-    return RTS_ENOTSUP;
-}
-
-void rts_pin_close(rts_pin *p) { (void)p; }
-
-/* ---------------------------------------------------------------- ticker */
-
-/* A periodic software timer whose callback gives a semaphore the waiter
- * takes (xTimerCreate with auto-reload / k_timer with a period) would do;
- * set RTS_CAP_TICKER then. */
-rts_status rts_ticker_start(rts_ticker **out, uint64_t first_ns, uint64_t period_ns)
-{
-    (void)first_ns;
-    (void)period_ns;
-    *out = NULL;
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_ticker_wait(rts_ticker *t, uint64_t *expiries)
-{
-    (void)t;
-    (void)expiries;
-    return RTS_ENOTSUP;
-}
-
-void rts_ticker_stop(rts_ticker *t) { (void)t; }
-
-/* ------------------------------------------------------------ GPIO lines */
-
-/* Without RTS_CAP_GPIO: a board's port drives and watches its lines here
- * (an output register; an input capture or edge interrupt stamped with
- * rts_time_ns's clock). */
-rts_status rts_gpio_output(rts_gpio **out, const char *chip, unsigned line, int level, char *why, size_t whysize)
-{
-    (void)chip, (void)line, (void)level;
-    *out = NULL;
-    snprintf(why, whysize, "this port has no GPIO lines");
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_gpio_set(rts_gpio *g, int level)
-{
-    (void)g, (void)level;
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_gpio_input(rts_gpio **out, const char *chip, unsigned line, int *level, char *why, size_t whysize)
-{
-    (void)chip, (void)line, (void)level;
-    *out = NULL;
-    snprintf(why, whysize, "this port has no GPIO lines");
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_gpio_next_edge(rts_gpio *g, uint64_t timeout_ns, rts_gpio_edge *edge)
-{
-    (void)g, (void)timeout_ns, (void)edge;
-    return RTS_ENOTSUP;
-}
-
-void rts_gpio_close(rts_gpio *g) { (void)g; }
-
-/* -------------------------------------------------------- shared memory */
-
-/* Without processes there is no one to share memory with. */
-rts_status rts_shm_create(rts_shm **out, size_t bytes, char *why, size_t whysize)
-{
-    (void)bytes;
-    *out = NULL;
-    snprintf(why, whysize, "this port has no processes");
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_shm_open(rts_shm **out, const char *path, char *why, size_t whysize)
-{
-    (void)path;
-    *out = NULL;
-    snprintf(why, whysize, "this port has no processes");
-    return RTS_ENOTSUP;
-}
-
-const char *rts_shm_path(const rts_shm *s)
-{
-    (void)s;
-    return "";
-}
-
-void *rts_shm_base(const rts_shm *s)
-{
-    (void)s;
-    return NULL;
-}
-
-size_t rts_shm_size(const rts_shm *s)
-{
-    (void)s;
-    return 0;
-}
-
-void rts_shm_close(rts_shm *s) { (void)s; }
-
-rts_status rts_shm_wait(atomic_uint *word, unsigned expected, uint64_t timeout_ns)
-{
-    (void)word;
-    (void)expected;
-    (void)timeout_ns;
-    return RTS_ENOTSUP;
-}
-
-void rts_shm_wake(atomic_uint *word) { (void)word; }
-
-/* ------------------------------------------- per-thread scheduler statistics */
-
-/* Where the kernel keeps a thread's run time and ready-queue wait (Zephyr:
- * k_thread_runtime_stats_get with CONFIG_SCHED_THREAD_USAGE gives the run
- * time only; FreeRTOS: ulTaskGetRunTimeCounter, likewise) read them here
- * and set RTS_CAP_SCHED_STATS. Without it, app.workload reports only the
- * mutex part of waiting time and says so. */
-struct rts_sched_stats {
-    int unused;
-};
-
-rts_status rts_sched_stats_open(rts_sched_stats **out)
-{
-    *out = NULL;
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_sched_stats_read(rts_sched_stats *s, rts_sched_times *times)
-{
-    (void)s;
-    (void)times;
-    return RTS_ENOTSUP;
-}
-
-void rts_sched_stats_close(rts_sched_stats *s) { (void)s; }
-
-/* ----------------------------------------------------------------- files */
-
-/* Without files (RTS_CAP_FILES clear) there is nothing to read: a board
- * with a file system (FatFs, littlefs) opens and reads one here. */
-rts_status rts_file_open(rts_file **out, const char *path, char *why, size_t whysize)
-{
-    (void)path;
-    *out = NULL;
-    snprintf(why, whysize, "this port has no files");
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_file_read(rts_file *f, void *buf, size_t size, size_t *got)
-{
-    (void)f;
-    (void)buf;
-    (void)size;
-    *got = 0;
-    return RTS_ENOTSUP;
-}
-
-void rts_file_close(rts_file *f) { (void)f; }
-
-rts_status rts_tempfile_create(rts_tempfile **out, char *why, size_t whysize)
-{
-    *out = NULL;
-    snprintf(why, whysize, "this port has no files");
-    return RTS_ENOTSUP;
-}
-
-const char *rts_tempfile_path(const rts_tempfile *t)
-{
-    (void)t;
-    return "";
-}
-
-void rts_tempfile_close(rts_tempfile *t) { (void)t; }

@@ -20,8 +20,7 @@ DEFAULT_STATISTICS = ("p50", "p99", "max")
 OPS_STATISTICS = ("mean",)
 # Settings that make figures incomparable when they differ: (what, how to read it from a document).
 SETTINGS_TO_MATCH: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
-    # Before format 4 recorded it, every run was measured on hardware.
-    ("time base", lambda doc: (doc.get("target") or {}).get("time_base", "hardware")),
+    ("time base", result.time_base),
     ("granted policy", lambda doc: doc["config"]["granted"]["policy"]),
     ("cycle counter", lambda doc: doc["timing"]["cycle_counter"] or "none"),
 )

@@ -32,7 +32,8 @@ def _annotated(run_result: result.Result, target: Target, active: list[ActiveLoa
     loads it was measured under, and a warning for each that did not hold."""
     doc = dict(run_result.doc)
     if doc["version"] >= 4:
-        doc["target"] = target.record()
+        record = target.record()
+        doc["target"] = {**record, "time_base": result.time_base({"system": doc["system"], "target": record})}
     if active:
         doc["loads"] = [load.record() for load in active]
         doc["config"] = dict(doc["config"], warnings=[*doc["config"]["warnings"], *(

@@ -156,6 +156,15 @@ def is_periodic(metric_doc: dict[str, Any]) -> bool:
     return metric_doc.get("periods") is not None
 
 
+def time_base(doc: dict[str, Any]) -> str:
+    """What the result's times are: the time base the analyzer recorded of its target ("hardware" before
+    format 4 recorded one), except that a probe which says it ran in an OS simulator (system.virtualization
+    "simulator": FreeRTOS's POSIX simulator board) measured the simulator's time on whatever machine ran it."""
+    recorded = (doc.get("target") or {}).get("time_base", "hardware")
+    simulated = (doc.get("system") or {}).get("virtualization") == "simulator"
+    return "simulator" if recorded == "hardware" and simulated else recorded
+
+
 def invalid_reason(metric_doc: dict[str, Any]) -> str:
     """Why an invalid metric is invalid, in words even when the probe gave no reason."""
     return metric_doc["invalid_reason"] or "no reason given"

@@ -18,7 +18,7 @@ from rtscope.model.result import MAX_FILE_BYTES
 _TAIL_CHARS = 4096
 
 
-def run(command: list[str], *, remote: bool = False) -> tuple[int, str, bytes]:
+def run(command: list[str], *, remote: bool = False, cwd: str | None = None) -> tuple[int, str, bytes]:
     """Run the probe ``command``, copying its stderr (progress, warnings) to rtscope's stderr as it comes.
 
     Returns its exit status, the last line it printed on stderr (its message when it fails) and
@@ -29,11 +29,13 @@ def run(command: list[str], *, remote: bool = False) -> tuple[int, str, bytes]:
     ``remote``: the command is an ssh client running the probe under the lifeline of
     rtscope.targets.ssh, which reads signal names from its standard input. The client runs in a
     session of its own (Ctrl-C would kill it, not the probe) and the stops go through the lifeline.
+    ``cwd``: the directory it runs in (default: rtscope's).
     """
     relay = _Relay(sys.stderr)
     try:
         process = subprocess.Popen(command, stdin=subprocess.PIPE if remote else subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=remote)
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=remote,
+                                   cwd=cwd)
     except OSError as error:
         raise RtscopeError(f"cannot run the probe {command[0]}: {error.strerror}") from None
     stderr = process.stderr

@@ -3,6 +3,7 @@ it was measured, the probe and its command."""
 
 from datetime import datetime
 
+from rtscope.model import result
 from rtscope.render import cells, fmt
 from rtscope.render.document import Cell, Section, table
 from rtscope.render.subjects import OneRun
@@ -25,12 +26,29 @@ def build(subject: OneRun) -> Section:
     return Section((Cell(f"Run {run['id']}{label}: ", "strong"), cells.status(run["status"])), (table(None, [
         ("started", f"{fmt.local_time(run['started'], with_seconds=True)} (took "
                     f"{fmt.seconds(elapsed.total_seconds())})"),
-        *([("measured on", measured_on(target))] if (target := subject.doc.get("target")) else []),
+        *_measured_on_row(subject.doc),
         ("probe", f"{run['probe_version']}, {run['port']} port"),
         ("command", " ".join(run["argv"])),
     ], "ll"),))
 
 
+def _measured_on_row(doc: dict) -> list[tuple[str, str]]:
+    """Where and on what time base, when the analyzer recorded the target or the probe alone says it ran in
+    an OS simulator; else nothing (an older result, measured on hardware)."""
+    time_base = result.time_base(doc)
+    target = doc.get("target")
+    if not target and time_base == "hardware":
+        return []
+    return [("measured on", measured_on({**(target or {}), "time_base": time_base}))]
+
+
 def measured_on(target: dict) -> str:
-    """"local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …"."""
-    return f"{target['name']}: {TIME_BASES[target['time_base']]}"
+    """"local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …" with the rate of
+    instruction time where the target recorded it ("(one instruction every 32 ns)"); without a name (a
+    simulator's result the probe wrote alone) the time base only: "an OS simulator's time, not the OS's"."""
+    time_base = TIME_BASES[target["time_base"]]
+    if "name" not in target:
+        return time_base
+    rate = (target.get("detail") or {}).get("ns_per_instruction")
+    every = f" (one instruction every {rate} ns)" if target["time_base"] == "instructions" and rate else ""
+    return f"{target['name']}: {time_base}{every}"

@@ -1,0 +1,88 @@
+/*
+ * What a board gives rtscope's FreeRTOS port (port_freertos.c).
+ *
+ * The port is written once against FreeRTOS's API; everything that depends
+ * on the hardware (or, for the POSIX simulator, on the host) is behind this
+ * contract, one implementation per board under boards/NAME/:
+ *   boards/mps2-an385/  QEMU's Cortex-M3 board: UART, semihosting, the
+ *                       CMSDK timers and a spare IRQ of the NVIC;
+ *   boards/posix-sim/   FreeRTOS's Linux simulator: the host's stdio,
+ *                       clock and signals (its timings measure the
+ *                       simulator, never an RTOS).
+ * Each board directory also holds FreeRTOSConfig.h and board_time.h, which
+ * defines
+ *   static inline uint64_t board_time_ns(void);
+ * the free-running clock of sub-tick resolution that rts_time_ns reads.
+ */
+#ifndef RTSCOPE_FREERTOS_BOARD_H
+#define RTSCOPE_FREERTOS_BOARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board_time.h"
+#include "rtscope/port.h"
+
+/* Bring the board up (clocks, console, timers) before the scheduler starts. */
+void board_init(void);
+
+/* The probe's command line, as main's argc/argv (argv[0] first). The
+ * mps2-an385 board reads it from semihosting (SYS_GET_CMDLINE, QEMU's
+ * -semihosting-config arg=…); the simulator passes the process's own.
+ * The strings live for the life of the program. */
+int board_args(char ***argv);
+
+/* Short board name for the result ("mps2-an385", "posix-sim"). */
+const char *board_name(void);
+
+/* Fill what the board knows of itself (cpu_model, arch, cpu_count 1,
+ * clocksource, virtualization "qemu" or "simulator"…); the port fills the
+ * OS fields (os "FreeRTOS", kernel_release its version). */
+void board_sysinfo(rts_sysinfo *info);
+
+/* Name and resolution (ns) of the clock board_time_ns reads. */
+const char *board_clock_name(void);
+uint64_t board_clock_resolution_ns(void);
+
+/* Write bytes to the console (UART or stdout) and to diagnostics (the
+ * console on a board, stderr on the simulator). Never blocks for long;
+ * callable from any task, not from an interrupt. */
+void board_console_write(const char *text, size_t n);
+void board_diag_write(const char *text, size_t n);
+
+/* The one result channel (semihosting file ":result" or similar on the
+ * board, a file or stdout on the simulator): open for dest, write, commit
+ * (the document is whole), or abort. Return 0 on success, else -1 with a
+ * line in why. */
+int board_result_open(const char *dest, char *why, size_t whysize);
+int board_result_write(const void *data, size_t n);
+int board_result_commit(char *why, size_t whysize);
+void board_result_abort(void);
+
+/* End the program with status, after console output has drained: on the
+ * board semihosting's SYS_EXIT_EXTENDED (QEMU exits with status), on the
+ * simulator exit(). Callable from any task. */
+_Noreturn void board_exit(int status);
+
+/* A software-triggered interrupt (a spare IRQ set pending through the
+ * NVIC; a signal on the simulator). handler runs in interrupt context and
+ * may call the FreeRTOS ...FromISR API. raise returns after the handler
+ * has run. RTS_ENOTSUP where the board has none. */
+rts_status board_soft_irq_register(void (*handler)(void *arg), void *arg);
+rts_status board_soft_irq_raise(void);
+
+/* A periodic hardware timer interrupt, with the semantics of
+ * rts_timer_irq_start/stop in rtscope/port.h (planned_ns of the expiry it
+ * serves, entered_ns read first thing in the handler; merged expiries
+ * counted as missed). One at a time. */
+rts_status board_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
+                                 void (*handler)(void *arg, uint64_t planned_ns, uint64_t entered_ns),
+                                 void *arg);
+rts_status board_timer_irq_stop(uint64_t *missed);
+
+/* Fill buf with n bytes that differ between runs where the board can (a
+ * fixed sequence is fine under instruction counting: run ids only). */
+void board_random_bytes(void *buf, size_t n);
+
+#endif

@@ -1,0 +1,225 @@
+/*
+ * The POSIX simulator board (board.h): FreeRTOS's Linux port, where each
+ * task is a host thread, only the running one takes signals, and signals
+ * are the interrupts. The host gives the console (stdout, stderr), the
+ * clock, the result file, a software interrupt (a signal the raising task
+ * sends itself) and a periodic timer interrupt (a POSIX timer's signal,
+ * taken by whichever task runs). Everything here measures the simulator,
+ * never an RTOS: the result says so (virtualization "simulator").
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "board.h"
+#include "../../../posix/timer_irq_posix.h"
+
+/* ------------------------------------------------------------- startup */
+
+static int saved_argc;
+static char **saved_argv;
+
+/* glibc calls the functions of .init_array with main's arguments, before
+ * main: the port's main (port_freertos.c) takes none. */
+static void save_args(int argc, char **argv, char **envp)
+{
+    (void)envp;
+    saved_argc = argc;
+    saved_argv = argv;
+}
+__attribute__((section(".init_array"), used)) static void (*const save_args_at_start)(int, char **,
+                                                                                       char **) = save_args;
+
+void board_init(void) {}
+
+int board_args(char ***argv)
+{
+    *argv = saved_argv;
+    return saved_argc;
+}
+
+const char *board_name(void) { return "posix-sim"; }
+
+void board_sysinfo(rts_sysinfo *info)
+{
+    struct utsname u;
+    if (uname(&u) == 0) {
+        snprintf(info->hostname, sizeof info->hostname, "%s", u.nodename);
+        snprintf(info->arch, sizeof info->arch, "%.*s", (int)sizeof info->arch - 1, u.machine);
+    }
+    snprintf(info->cpu_model, sizeof info->cpu_model, "FreeRTOS POSIX simulator (host threads and signals)");
+    snprintf(info->cpus_online, sizeof info->cpus_online, "0");
+    snprintf(info->clocksource, sizeof info->clocksource, "host CLOCK_MONOTONIC");
+    snprintf(info->virtualization, sizeof info->virtualization, "simulator");
+}
+
+const char *board_clock_name(void) { return "CLOCK_MONOTONIC (host of the FreeRTOS simulator)"; }
+
+uint64_t board_clock_resolution_ns(void) { return rts_posix_monotonic_resolution_ns(); }
+
+/* ------------------------------------------------------------ console */
+
+/* All of text to fd, across the simulator's signals (its tick interrupts
+ * a blocked write). False when the host refuses it. */
+static bool write_all(int fd, const void *data, size_t n)
+{
+    const char *p = data;
+    while (n > 0) {
+        ssize_t done = write(fd, p, n);
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0)
+            return false;
+        p += done;
+        n -= (size_t)done;
+    }
+    return true;
+}
+
+void board_console_write(const char *text, size_t n) { write_all(STDOUT_FILENO, text, n); }
+
+void board_diag_write(const char *text, size_t n) { write_all(STDERR_FILENO, text, n); }
+
+/* ------------------------------------------------------------- result */
+
+/* The result goes to a temporary file beside its destination, renamed
+ * over it whole on commit; "-" is standard output, written as it comes. */
+static int result_fd = -1;
+static char result_dest[4096], result_temp[4096 + 32];
+
+int board_result_open(const char *dest, char *why, size_t whysize)
+{
+    if (strcmp(dest, RTS_SINK_CONSOLE) == 0) {
+        result_fd = STDOUT_FILENO;
+        result_temp[0] = '\0';
+        return 0;
+    }
+    if (snprintf(result_dest, sizeof result_dest, "%s", dest) >= (int)sizeof result_dest) {
+        snprintf(why, whysize, "result path too long");
+        return -1;
+    }
+    snprintf(result_temp, sizeof result_temp, "%s.tmp.%ld", dest, (long)getpid());
+    result_fd = open(result_temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (result_fd < 0) {
+        snprintf(why, whysize, "cannot write %s: %s", dest, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int board_result_write(const void *data, size_t n) { return write_all(result_fd, data, n) ? 0 : -1; }
+
+int board_result_commit(char *why, size_t whysize)
+{
+    int fd = result_fd;
+    result_fd = -1;
+    if (!result_temp[0])
+        return 0;
+    bool written = fsync(fd) == 0;
+    written = close(fd) == 0 && written;
+    if (!written || rename(result_temp, result_dest) != 0) {
+        snprintf(why, whysize, "cannot write %s: %s", result_dest, strerror(errno));
+        unlink(result_temp);
+        return -1;
+    }
+    return 0;
+}
+
+void board_result_abort(void)
+{
+    if (result_temp[0]) {
+        close(result_fd);
+        unlink(result_temp);
+    }
+    result_fd = -1;
+}
+
+/* The C tests print with stdio: flushed before the process ends. */
+_Noreturn void board_exit(int status)
+{
+    fflush(NULL);
+    _exit(status);
+}
+
+/* ------------------------------------------------- software interrupt */
+
+/* SIGUSR2, sent by the raising task to its own thread: the host delivers
+ * it before pthread_kill returns, with every other signal held, as an
+ * interrupt of the highest priority. (The simulator itself uses SIGALRM
+ * for its tick and SIGUSR1 to resume threads.) */
+#define SOFT_IRQ_SIGNAL SIGUSR2
+#define TIMER_IRQ_SIGNAL (SIGRTMIN + 1)
+
+static void (*soft_irq_handler)(void *);
+static void *soft_irq_arg;
+
+/* Take sig with fn, every signal blocked meanwhile. */
+static rts_status catch_signal(int sig, void (*fn)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fn;
+    sigfillset(&sa.sa_mask);
+    return sigaction(sig, &sa, NULL) == 0 ? RTS_OK : RTS_EFAIL;
+}
+
+static void soft_irq_trampoline(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    soft_irq_handler(soft_irq_arg);
+    errno = saved;
+}
+
+rts_status board_soft_irq_register(void (*handler)(void *arg), void *arg)
+{
+    soft_irq_handler = handler;
+    soft_irq_arg = arg;
+    return catch_signal(SOFT_IRQ_SIGNAL, soft_irq_trampoline);
+}
+
+rts_status board_soft_irq_raise(void)
+{
+    return pthread_kill(pthread_self(), SOFT_IRQ_SIGNAL) == 0 ? RTS_OK : RTS_EFAIL;
+}
+
+/* ---------------------------------------------------- timer interrupt */
+
+/* A POSIX timer on CLOCK_MONOTONIC whose signal goes to the process: the
+ * host gives it to the one thread that takes signals, the running task's
+ * (the simulator holds them everywhere else), or keeps it until then. */
+rts_status board_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
+                                 void (*handler)(void *arg, uint64_t planned_ns, uint64_t entered_ns), void *arg)
+{
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_SIGNAL;
+    sev.sigev_signo = TIMER_IRQ_SIGNAL;
+    sigset_t all;
+    sigfillset(&all);
+    int err = rts_posix_timer_irq_start(&sev, &all, first_ns, period_ns, handler, arg);
+    return err == 0 ? RTS_OK : err == EINVAL ? RTS_EINVAL : RTS_EFAIL;
+}
+
+rts_status board_timer_irq_stop(uint64_t *missed)
+{
+    return rts_posix_timer_irq_stop(missed) == 0 ? RTS_OK : RTS_EFAIL;
+}
+
+/* ------------------------------------------------------------- random */
+
+void board_random_bytes(void *buf, size_t n)
+{
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    ssize_t got = fd >= 0 ? read(fd, buf, n) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (got != (ssize_t)n) /* no /dev/urandom: the clock, which differs between runs */
+        for (size_t i = 0; i < n; i++)
+            ((unsigned char *)buf)[i] = (unsigned char)(board_time_ns() >> (8 * (i % 4)));
+}

@@ -1,0 +1,61 @@
+# Build settings of the FreeRTOS port, included by probe/Makefile:
+#   make PORT=freertos BOARD=posix-sim|mps2-an385 [FREERTOS_KERNEL=DIR]
+# The kernel comes from FREERTOS_KERNEL (a FreeRTOS-Kernel checkout, as
+# FreeRTOS's own builds take it), by default ../shared/vendor/FreeRTOS-Kernel
+# beside the repository. Everything that depends on the board is in
+# boards/$(BOARD)/board.mk, which sets:
+#   BOARD_CC, BOARD_CFLAGS    its compiler and the flags of its CPU (compile and link)
+#   BOARD_CPPFLAGS            its defines (C library features, rtscope's sizes)
+#   BOARD_LDFLAGS             its link flags (linker script, C library specs …)
+#   BOARD_SRC                 its sources (board.c, startup …), compiled with the probe
+#   FREERTOS_PORTABLE         the kernel's port for it, under portable/
+#   FREERTOS_PORTABLE_SRC     that port's sources, relative to it
+#   FREERTOS_HEAP             the kernel's heap (heap_3, heap_4 …)
+BOARD ?= posix-sim
+BOARD_DIR := port/freertos/boards/$(BOARD)
+ifeq ($(wildcard $(BOARD_DIR)/board.mk),)
+$(error unknown FreeRTOS board '$(BOARD)' (the boards are: $(notdir $(wildcard port/freertos/boards/*))))
+endif
+include $(BOARD_DIR)/board.mk
+
+ifeq ($(wildcard $(FREERTOS_KERNEL)/tasks.c),)
+$(error no FreeRTOS kernel at $(FREERTOS_KERNEL) (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout))
+endif
+
+# Each board builds apart from the native probe and from the other boards.
+BUILD ?= build/freertos-$(BOARD)
+CC := $(BOARD_CC)
+
+# The kernel's version is in its task.h; its commit, when it is a git
+# checkout of its own, or else what the README of the folder holding it
+# records for it (as ../shared/vendor/README.md does), else "unknown".
+FREERTOS_COMMIT := $(or $(shell test "$$(git -C '$(FREERTOS_KERNEL)' rev-parse --show-toplevel 2>/dev/null)" = \
+                              "$$(cd '$(FREERTOS_KERNEL)' && pwd -P)" && git -C '$(FREERTOS_KERNEL)' rev-parse HEAD),$\
+                     $(shell sed -n 's/^| *$(notdir $(FREERTOS_KERNEL))\/ *|.*commit \([0-9a-f]\{40\}\).*/\1/p' \
+                              '$(FREERTOS_KERNEL)/../README.md' 2>/dev/null | head -n 1),unknown)
+
+FREERTOS_INCLUDES := -isystem $(FREERTOS_KERNEL)/include -isystem $(FREERTOS_KERNEL)/portable/$(FREERTOS_PORTABLE)
+# The probe's own main (src/main.c) and the C tests' run as the first task,
+# under the name rts_app_main; the port's main (port_freertos.c) starts the
+# scheduler for it.
+PORT_CPPFLAGS := -I$(BOARD_DIR) $(FREERTOS_INCLUDES) $(BOARD_CPPFLAGS) -Dmain=rts_app_main \
+                 -DRTS_FREERTOS_COMMIT='"$(FREERTOS_COMMIT)"' -DRTS_BUILD_FLAGS='"$(strip $(CFLAGS) $(BOARD_CFLAGS))"'
+PORT_CFLAGS   := $(BOARD_CFLAGS)
+# The board's sources, the status names, one CPU's setup, and "not
+# supported" for what FreeRTOS has no use for here (port/common/).
+PORT_SRC      := $(BOARD_SRC) $(addprefix port/common/,status.c one_cpu.c no_processes.c no_files.c no_ticker_gpio_stats.c)
+
+# The kernel is compiled apart, with its own warnings rather than the probe's
+# -Werror: it is someone else's code, built as its authors build it.
+KERNEL_BUILD := $(BUILD)/kernel
+KERNEL_SRC   := $(addprefix $(FREERTOS_KERNEL)/,tasks.c queue.c list.c) \
+                $(addprefix $(FREERTOS_KERNEL)/portable/$(FREERTOS_PORTABLE)/,$(FREERTOS_PORTABLE_SRC)) \
+                $(FREERTOS_KERNEL)/portable/MemMang/$(FREERTOS_HEAP).c
+KERNEL_OBJS  := $(addprefix $(KERNEL_BUILD)/,$(notdir $(KERNEL_SRC:.c=.o)))
+PORT_DEPS    := $(KERNEL_OBJS)
+PORT_LDLIBS  := $(KERNEL_OBJS) $(BOARD_LDFLAGS)
+
+vpath %.c $(sort $(dir $(KERNEL_SRC)))
+$(KERNEL_BUILD)/%.o: %.c $(BOARD_DIR)/FreeRTOSConfig.h port/freertos/port_trace.h $(BOARD_DIR)/board.mk
+	@mkdir -p $(KERNEL_BUILD)
+	$(CC) -I$(BOARD_DIR) -Iport/freertos $(FREERTOS_INCLUDES) $(BOARD_CPPFLAGS) $(CFLAGS) -c -o $@ $<

@@ -1,0 +1,677 @@
+/*
+ * FreeRTOS port of the rtscope porting layer. Contracts are in
+ * include/rtscope/port.h; what depends on the hardware (clock, console,
+ * result channel, interrupts, exit) is the board's (board.h, one
+ * implementation per boards/NAME/). This file only says how FreeRTOS does
+ * the rest, with the kernel's static-allocation API: every object's control
+ * block (and a thread's stack, unless the caller gives one) is one block of
+ * the kernel's heap, taken and returned by this port.
+ *
+ * The probe's own main (and a C test's) is compiled as rts_app_main
+ * (port.mk); main here brings the board up and runs it as the first task.
+ * What FreeRTOS has no use for here (processes, files, pins, a ticker, GPIO,
+ * scheduler statistics) is the common "not supported", and its setup of
+ * one CPU the common one (port/common/).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "FreeRTOS.h"
+#include "queue.h"
+#include "semphr.h"
+#include "task.h"
+
+#include "../common/free_list.h"
+#include "board.h"
+#include "port_time.h"
+#include "rtscope/port.h"
+
+/* What the port needs of a board's FreeRTOSConfig.h. */
+#if configMAX_PRIORITIES < 101
+#error "rtscope's FreeRTOS port maps priorities 1..99 to 2..100: configMAX_PRIORITIES must be at least 101"
+#endif
+#if configUSE_TIME_SLICING
+#error "rtscope's FreeRTOS port needs configUSE_TIME_SLICING 0 (fifo among equal priorities)"
+#endif
+#if !configSUPPORT_STATIC_ALLOCATION || !configUSE_MUTEXES || !configUSE_COUNTING_SEMAPHORES || \
+    configNUM_THREAD_LOCAL_STORAGE_POINTERS < 1 || !INCLUDE_vTaskSuspend || !INCLUDE_vTaskDelete ||     \
+    !INCLUDE_vTaskPrioritySet || !INCLUDE_xTaskGetSchedulerState
+#error "rtscope's FreeRTOS port needs static allocation, mutexes, counting semaphores, one thread-local slot, \
+vTaskSuspend, vTaskDelete, vTaskPrioritySet and xTaskGetSchedulerState"
+#endif
+#ifndef traceTASK_SWITCHED_IN
+#error "the board's FreeRTOSConfig.h must include port_trace.h"
+#endif
+
+#ifndef RTS_FREERTOS_COMMIT
+#define RTS_FREERTOS_COMMIT "unknown"
+#endif
+#ifndef RTS_BUILD_FLAGS
+#define RTS_BUILD_FLAGS ""
+#endif
+#if defined(__clang__)
+#define RTS_COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define RTS_COMPILER "gcc " __VERSION__
+#else
+#define RTS_COMPILER "an unknown compiler"
+#endif
+
+static void soft_irq_entry(void *arg);
+
+/* No processes, files, cycle counter or scheduler statistics. What
+ * FreeRTOS and the boards offer is strict priorities, inheriting mutexes,
+ * memory that never pages, every board's periodic timer interrupt
+ * (board.h), and a software interrupt where the board has one (registering
+ * the port's own entry again changes nothing). Affinity is claimed because
+ * one CPU makes it exact: every thread is pinned to CPU 0, the only one,
+ * which is what the benches that need it ask for; a CPU above 0 is refused. */
+unsigned rts_port_caps(void)
+{
+    unsigned caps = RTS_CAP_PRIORITY_SCHED | RTS_CAP_AFFINITY | RTS_CAP_MLOCK | RTS_CAP_PI_MUTEX | RTS_CAP_SYSINFO |
+                    RTS_CAP_TIMER_IRQ;
+    if (board_soft_irq_register(soft_irq_entry, NULL) == RTS_OK)
+        caps |= RTS_CAP_SOFT_IRQ;
+    return caps;
+}
+
+const char *rts_port_name(void) { return "freertos"; }
+
+/* ------------------------------------------------------------------ time */
+
+#define NS_PER_TICK (1000000000u / configTICK_RATE_HZ)
+
+const char *rts_time_clock_name(void) { return board_clock_name(); }
+
+uint64_t rts_time_resolution_ns(void) { return board_clock_resolution_ns(); }
+
+/* Ticks to wait for at least ns: the kernel ends a wait of n ticks at the
+ * n-th tick interrupt, which may be only n - 1 periods away. Every timed
+ * wait converts its timeout: up to about 4 s (the benches' bounded waits)
+ * it divides in 32 bits, one instruction where a 32-bit CPU divides 64
+ * bits in a library call of hundreds. */
+static TickType_t ticks_at_least(uint64_t ns)
+{
+    uint64_t ticks = ns <= UINT32_MAX - NS_PER_TICK ? ((uint32_t)ns + NS_PER_TICK - 1) / NS_PER_TICK + 1
+                                                    : (ns + NS_PER_TICK - 1) / NS_PER_TICK + 1;
+    return ticks >= (uint64_t)portMAX_DELAY ? portMAX_DELAY - 1 : (TickType_t)ticks;
+}
+
+/* A port timeout as kernel ticks: 0 stays 0, RTS_FOREVER waits without bound. */
+static TickType_t timeout_ticks(uint64_t timeout_ns)
+{
+    return timeout_ns == 0 ? 0 : timeout_ns == RTS_FOREVER ? portMAX_DELAY : ticks_at_least(timeout_ns);
+}
+
+/* The status of a wait that did not get what it waited for. */
+static rts_status missed(uint64_t timeout_ns) { return timeout_ns == 0 ? RTS_EAGAIN : RTS_ETIMEDOUT; }
+
+/* Sleeps are in whole ticks; the board's clock decides when one is over. */
+rts_status rts_sleep_until_ns(uint64_t abs_ns)
+{
+    for (uint64_t now = board_time_ns(); now < abs_ns; now = board_time_ns())
+        vTaskDelay(ticks_at_least(abs_ns - now) - 1);
+    return RTS_OK;
+}
+
+rts_status rts_sleep_ns(uint64_t rel_ns) { return rts_sleep_until_ns(board_time_ns() + rel_ns); }
+
+/* ------------------------------------------------------- scheduling setup */
+
+const char *rts_policy_name(rts_policy p)
+{
+    switch (p) {
+    case RTS_POLICY_FIFO: return "fifo";
+    case RTS_POLICY_RR: return "rr";
+    case RTS_POLICY_OTHER: break;
+    }
+    return "other";
+}
+
+/* FreeRTOS priorities: 0 the idle task, 1 "other", 2..100 fifo 1..99.
+ * Round robin would be time slicing, which the kernel does for all equal
+ * priorities or none; this port's kernel does none. */
+static rts_status kernel_priority(rts_policy policy, int priority, UBaseType_t *out)
+{
+    if (policy == RTS_POLICY_OTHER) {
+        *out = 1;
+        return RTS_OK;
+    }
+    if (policy == RTS_POLICY_RR)
+        return RTS_ENOTSUP;
+    if (priority < 1 || priority > 99)
+        return RTS_EINVAL;
+    *out = (UBaseType_t)priority + 1;
+    return RTS_OK;
+}
+
+rts_status rts_self_set_sched(rts_policy policy, int priority)
+{
+    UBaseType_t prio;
+    rts_status st = kernel_priority(policy, priority, &prio);
+    if (st == RTS_OK)
+        vTaskPrioritySet(NULL, prio);
+    return st;
+}
+
+/* ---------------------------------------------------------------- threads */
+
+/* A thread is a static task: its control block and (unless the caller
+ * gives one) its stack here, plus a binary semaphore given when fn has
+ * returned. The task then waits, suspended, for the joiner to delete it,
+ * so that its memory is released only once the kernel is done with it. */
+struct rts_thread {
+    StaticTask_t tcb;
+    TaskHandle_t task;
+    StaticSemaphore_t finished_buf;
+    SemaphoreHandle_t finished;
+    void (*fn)(void *);
+    void *arg;
+    volatile unsigned long switches; /* 32 bits on a Cortex-M3: read whole */
+    StackType_t *own_stack; /* the port's stack, or NULL */
+};
+
+static void thread_entry(void *p)
+{
+    rts_thread *t = p;
+    t->fn(t->arg);
+    xSemaphoreGive(t->finished);
+    for (;;)
+        vTaskSuspend(NULL);
+}
+
+rts_status rts_thread_create(rts_thread **out, const rts_thread_attr *attr, void (*fn)(void *), void *arg)
+{
+    UBaseType_t prio;
+    rts_status st = kernel_priority(attr->policy, attr->priority, &prio);
+    if (st != RTS_OK)
+        return st;
+    if (attr->cpu > 0)
+        return RTS_EINVAL;
+    size_t stack_bytes = attr->stack_size ? attr->stack_size : RTS_THREAD_STACK_BYTES;
+    rts_thread *t = pvPortMalloc(sizeof *t);
+    if (!t)
+        return RTS_ENOMEM;
+    memset(t, 0, sizeof *t);
+    StackType_t *stack = attr->stack;
+    if (!stack)
+        stack = t->own_stack = pvPortMalloc(stack_bytes);
+    if (!stack) {
+        vPortFree(t);
+        return RTS_ENOMEM;
+    }
+    t->fn = fn;
+    t->arg = arg;
+    t->finished = xSemaphoreCreateBinaryStatic(&t->finished_buf);
+    /* Made with the scheduler held, so that its handle is in slot 0 before
+     * its first instruction, which it runs at its own priority. */
+    vTaskSuspendAll();
+    t->task = xTaskCreateStatic(thread_entry, attr->name ? attr->name : "rtscope",
+                                (configSTACK_DEPTH_TYPE)(stack_bytes / sizeof(StackType_t)), t, prio, stack,
+                                &t->tcb);
+    vTaskSetThreadLocalStoragePointer(t->task, 0, t);
+    xTaskResumeAll();
+    *out = t;
+    return RTS_OK;
+}
+
+rts_status rts_thread_join(rts_thread *t)
+{
+    if (t == rts_thread_self())
+        return RTS_EINVAL;
+    xSemaphoreTake(t->finished, portMAX_DELAY);
+    vTaskDelete(t->task);
+    vSemaphoreDelete(t->finished);
+    vPortFree(t->own_stack);
+    vPortFree(t);
+    return RTS_OK;
+}
+
+rts_thread *rts_thread_self(void)
+{
+    if (xTaskGetSchedulerState() == taskSCHEDULER_NOT_STARTED)
+        return NULL;
+    return pvTaskGetThreadLocalStoragePointer(NULL, 0);
+}
+
+/* ------------------------------------------------- interrupt context */
+
+/* The port's services know they are called from a handler of the board's
+ * interrupts by this depth (the handlers are entered through the port),
+ * and then use the kernel's ...FromISR calls; a task they woke that
+ * outranks the interrupted one runs when the outermost handler returns. */
+static volatile unsigned isr_depth;
+static BaseType_t isr_woke_higher;
+
+static bool in_isr(void) { return isr_depth > 0; }
+
+/* Run handler(arg) as an interrupt handler of the port's. */
+static void isr_run(void (*handler)(void *), void *arg)
+{
+    BaseType_t outer = isr_woke_higher;
+    isr_woke_higher = pdFALSE;
+    isr_depth++;
+    handler(arg);
+    isr_depth--;
+    BaseType_t woke = isr_woke_higher;
+    isr_woke_higher = outer;
+    portYIELD_FROM_ISR(woke);
+}
+
+/* A resume token is the task's notification: set once, taken whole. */
+rts_status rts_thread_suspend_self(void)
+{
+    if (!rts_thread_self())
+        return RTS_EINVAL;
+    ulTaskNotifyTake(pdTRUE, portMAX_DELAY);
+    return RTS_OK;
+}
+
+rts_status rts_thread_resume(rts_thread *t)
+{
+    if (in_isr())
+        vTaskNotifyGiveFromISR(t->task, &isr_woke_higher);
+    else
+        xTaskNotify(t->task, 1, eSetValueWithOverwrite);
+    return RTS_OK;
+}
+
+void rts_thread_relinquish(void) { taskYIELD(); }
+
+/* The first task, which runs the program (main, below). */
+static StaticTask_t app_tcb;
+static volatile unsigned long app_switches;
+
+long long rts_self_switches(void)
+{
+    rts_thread *t = rts_thread_self();
+    if (t)
+        return (long long)t->switches;
+    return xTaskGetCurrentTaskHandle() == (TaskHandle_t)&app_tcb ? (long long)app_switches : -1;
+}
+
+/* The kernel's trace hooks (port_trace.h): count the switches into the
+ * program's tasks, not the kernel's choices that kept the same task. */
+static const void *switched_out;
+
+void rts_freertos_switched_out(const void *tcb) { switched_out = tcb; }
+
+void rts_freertos_switched_in(const void *tcb, void *slot0)
+{
+    if (tcb == switched_out)
+        return;
+    if (slot0)
+        ((rts_thread *)slot0)->switches++;
+    else if (tcb == &app_tcb)
+        app_switches++;
+}
+
+/* ------------------------------------------------------------- semaphores */
+
+struct rts_sem {
+    StaticSemaphore_t buf;
+    SemaphoreHandle_t h;
+};
+
+rts_status rts_sem_create(rts_sem **out, unsigned initial, unsigned max)
+{
+    if (max == 0 || initial > max)
+        return RTS_EINVAL;
+    rts_sem *s = pvPortMalloc(sizeof *s);
+    if (!s)
+        return RTS_ENOMEM;
+    s->h = xSemaphoreCreateCountingStatic(max, initial, &s->buf);
+    *out = s;
+    return RTS_OK;
+}
+
+rts_status rts_sem_give(rts_sem *s)
+{
+    BaseType_t given = in_isr() ? xSemaphoreGiveFromISR(s->h, &isr_woke_higher) : xSemaphoreGive(s->h);
+    return given == pdTRUE ? RTS_OK : RTS_EAGAIN;
+}
+
+rts_status rts_sem_take(rts_sem *s, uint64_t timeout_ns)
+{
+    return xSemaphoreTake(s->h, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : missed(timeout_ns);
+}
+
+void rts_sem_destroy(rts_sem *s)
+{
+    if (!s)
+        return;
+    vSemaphoreDelete(s->h);
+    vPortFree(s);
+}
+
+/* ---------------------------------------------------------------- mutexes */
+
+/* FreeRTOS's mutexes always inherit priority: a mutex without inheritance
+ * is a binary semaphore holding its one token. */
+struct rts_mutex {
+    StaticSemaphore_t buf;
+    SemaphoreHandle_t h;
+};
+
+rts_status rts_mutex_create(rts_mutex **out, bool inherit)
+{
+    rts_mutex *m = pvPortMalloc(sizeof *m);
+    if (!m)
+        return RTS_ENOMEM;
+    if (inherit) {
+        m->h = xSemaphoreCreateMutexStatic(&m->buf);
+    } else {
+        m->h = xSemaphoreCreateBinaryStatic(&m->buf);
+        xSemaphoreGive(m->h);
+    }
+    *out = m;
+    return RTS_OK;
+}
+
+rts_status rts_mutex_lock(rts_mutex *m) { return xSemaphoreTake(m->h, portMAX_DELAY) == pdTRUE ? RTS_OK : RTS_EFAIL; }
+
+/* The kernel refuses to give an inheriting mutex the caller does not hold. */
+rts_status rts_mutex_unlock(rts_mutex *m) { return xSemaphoreGive(m->h) == pdTRUE ? RTS_OK : RTS_EPERM; }
+
+void rts_mutex_destroy(rts_mutex *m)
+{
+    if (!m)
+        return;
+    vSemaphoreDelete(m->h);
+    vPortFree(m);
+}
+
+/* --------------------------------------------------------- message queues */
+
+/* The control block and the messages' storage in one block. */
+struct rts_queue {
+    StaticQueue_t buf;
+    QueueHandle_t h;
+    uint8_t storage[];
+};
+
+rts_status rts_queue_create(rts_queue **out, size_t msg_size, unsigned capacity)
+{
+    if (msg_size == 0 || capacity == 0 || msg_size > (SIZE_MAX - sizeof(rts_queue)) / capacity)
+        return RTS_EINVAL;
+    rts_queue *q = pvPortMalloc(sizeof *q + msg_size * capacity);
+    if (!q)
+        return RTS_ENOMEM;
+    q->h = xQueueCreateStatic(capacity, msg_size, q->storage, &q->buf);
+    *out = q;
+    return RTS_OK;
+}
+
+rts_status rts_queue_send(rts_queue *q, const void *msg, uint64_t timeout_ns)
+{
+    return xQueueSend(q->h, msg, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : missed(timeout_ns);
+}
+
+rts_status rts_queue_receive(rts_queue *q, void *msg, uint64_t timeout_ns)
+{
+    return xQueueReceive(q->h, msg, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : missed(timeout_ns);
+}
+
+void rts_queue_destroy(rts_queue *q)
+{
+    if (!q)
+        return;
+    vQueueDelete(q->h);
+    vPortFree(q);
+}
+
+/* ------------------------------------------------------ fixed-block pools */
+
+/* FreeRTOS has no block pool: a free list (port/common/free_list.h) under
+ * a critical section (masking interrupts: the shortest one the kernel has). */
+struct rts_pool {
+    unsigned char *base;
+    size_t stride;
+    unsigned count;
+    void *free_list;
+};
+
+rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count)
+{
+    size_t stride = rts_free_list_stride(block_size, count);
+    if (!stride)
+        return RTS_EINVAL;
+    rts_pool *p = pvPortMalloc(sizeof *p);
+    if (!p)
+        return RTS_ENOMEM;
+    p->base = pvPortMalloc(stride * count);
+    if (!p->base) {
+        vPortFree(p);
+        return RTS_ENOMEM;
+    }
+    p->stride = stride;
+    p->count = count;
+    p->free_list = rts_free_list_link(p->base, stride, count);
+    *out = p;
+    return RTS_OK;
+}
+
+rts_status rts_pool_alloc(rts_pool *p, void **block)
+{
+    taskENTER_CRITICAL();
+    void *taken = rts_free_list_pop(&p->free_list);
+    taskEXIT_CRITICAL();
+    if (!taken)
+        return RTS_ENOMEM;
+    *block = taken;
+    return RTS_OK;
+}
+
+rts_status rts_pool_free(rts_pool *p, void *block)
+{
+    if (!rts_free_list_owns(p->base, p->stride, p->count, block))
+        return RTS_EINVAL;
+    taskENTER_CRITICAL();
+    rts_free_list_push(&p->free_list, block);
+    taskEXIT_CRITICAL();
+    return RTS_OK;
+}
+
+void rts_pool_destroy(rts_pool *p)
+{
+    if (!p)
+        return;
+    vPortFree(p->base);
+    vPortFree(p);
+}
+
+/* ---------------------------------------------------- software interrupt */
+
+/* The board's interrupt runs the port's entry, which runs the bench's
+ * handler in interrupt context (isr_run). */
+static void (*soft_irq_handler)(void *);
+static void *soft_irq_arg;
+
+static void soft_irq_entry(void *arg)
+{
+    (void)arg;
+    if (soft_irq_handler)
+        isr_run(soft_irq_handler, soft_irq_arg);
+}
+
+rts_status rts_soft_irq_register(void (*handler)(void *), void *arg)
+{
+    soft_irq_handler = handler;
+    soft_irq_arg = arg;
+    return board_soft_irq_register(soft_irq_entry, NULL);
+}
+
+rts_status rts_soft_irq_raise(void) { return board_soft_irq_raise(); }
+
+/* ------------------------------------------------------- timer interrupt */
+
+/* The handler only records (port.h): the board calls it directly. */
+rts_status rts_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
+                               void (*handler)(void *arg, uint64_t planned_ns, uint64_t entered_ns), void *arg)
+{
+    return board_timer_irq_start(first_ns, period_ns, handler, arg);
+}
+
+rts_status rts_timer_irq_stop(uint64_t *missed_expiries) { return board_timer_irq_stop(missed_expiries); }
+
+/* ------------------------------------------------------------------ heap */
+
+void *rts_heap_alloc(size_t bytes) { return pvPortMalloc(bytes); }
+
+void *rts_heap_calloc(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size)
+        return NULL;
+    void *p = pvPortMalloc(count * size);
+    if (p)
+        memset(p, 0, count * size);
+    return p;
+}
+
+void rts_heap_free(void *p) { vPortFree(p); }
+
+/* ------------------------------------------- console and diagnostics */
+
+/* One call's bytes are not interleaved with another task's: the
+ * scheduler is held while the board writes them (interrupts still run). */
+static void write_whole(void (*board_write)(const char *, size_t), const char *text, size_t n)
+{
+    bool running = xTaskGetSchedulerState() == taskSCHEDULER_RUNNING;
+    if (running)
+        vTaskSuspendAll();
+    board_write(text, n);
+    if (running)
+        xTaskResumeAll();
+}
+
+void rts_console_write(const char *text, size_t n) { write_whole(board_console_write, text, n); }
+
+void rts_diag_write(const char *text, size_t n) { write_whole(board_diag_write, text, n); }
+
+/* ------------------------------------------------------- result output */
+
+/* The board has one result channel: one sink at a time. */
+struct rts_sink {
+    bool failed;
+};
+
+static rts_sink the_sink;
+static bool sink_open;
+
+rts_status rts_sink_open(rts_sink **out, const char *dest, char *why, size_t whysize)
+{
+    *out = NULL;
+    if (sink_open) {
+        snprintf(why, whysize, "the board's result channel is in use");
+        return RTS_EFAIL;
+    }
+    if (board_result_open(dest, why, whysize) != 0)
+        return RTS_EFAIL;
+    sink_open = true;
+    the_sink.failed = false;
+    *out = &the_sink;
+    return RTS_OK;
+}
+
+rts_status rts_sink_write(rts_sink *s, const void *data, size_t n)
+{
+    if (!s->failed && board_result_write(data, n) != 0)
+        s->failed = true;
+    return s->failed ? RTS_EFAIL : RTS_OK;
+}
+
+rts_status rts_sink_commit(rts_sink *s, char *why, size_t whysize)
+{
+    sink_open = false;
+    if (s->failed) {
+        board_result_abort();
+        snprintf(why, whysize, "the board's result channel failed while the result was written");
+        return RTS_EFAIL;
+    }
+    return board_result_commit(why, whysize) == 0 ? RTS_OK : RTS_EFAIL;
+}
+
+void rts_sink_abort(rts_sink *s)
+{
+    (void)s;
+    sink_open = false;
+    board_result_abort();
+}
+
+/* -------------------------------------------------------------- process */
+
+_Noreturn void rts_process_end(int status) { board_exit(status); }
+
+/* Nobody can ask a board to stop but by ending it. */
+rts_status rts_stop_requests_catch(void) { return RTS_ENOTSUP; }
+
+bool rts_stop_requested(void) { return false; }
+
+/* A broken kernel invariant (configASSERT) ends the run, saying where. */
+void rts_freertos_assert_failed(const char *file, int line)
+{
+    char text[160];
+    int n = snprintf(text, sizeof text, "rtscope-probe: FreeRTOS assertion failed at %s:%d\n", file, line);
+    board_diag_write(text, n > 0 && (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+    board_exit(70);
+}
+
+/* ------------------------------------------------------- system identity */
+
+/* The board's part (CPU, clock source, emulator or simulator), then the
+ * kernel's: FreeRTOS, its version and commit, and how this image was built.
+ * realtime_kernel stays unknown: it says PREEMPT_RT, a Linux matter. */
+void rts_sysinfo_read(rts_sysinfo *info)
+{
+    *info = (rts_sysinfo){ .realtime_kernel = -1, .cpu_count = 1, .isolated_known = 1, .rt_runtime_us = -1,
+                           .rt_period_us = -2 };
+    board_sysinfo(info);
+    snprintf(info->os, sizeof info->os, "FreeRTOS");
+    snprintf(info->kernel_release, sizeof info->kernel_release, "%s", tskKERNEL_VERSION_NUMBER);
+    snprintf(info->kernel_version, sizeof info->kernel_version,
+             "FreeRTOS-Kernel %s commit %s, %u Hz tick; built with %s: %s", tskKERNEL_VERSION_NUMBER,
+             RTS_FREERTOS_COMMIT, (unsigned)configTICK_RATE_HZ, RTS_COMPILER, RTS_BUILD_FLAGS);
+    snprintf(info->preempt_model, sizeof info->preempt_model, "%s", configUSE_PREEMPTION ? "full" : "none");
+}
+
+/* No real-time clock: the time since the board started, from 1970 (the
+ * analyzer knows when it ran; and reruns under instruction counting stay
+ * identical). */
+void rts_wallclock(int64_t *sec, long *nsec)
+{
+    uint64_t now = board_time_ns();
+    *sec = (int64_t)(now / 1000000000u);
+    *nsec = (long)(now % 1000000000u);
+}
+
+void rts_random_bytes(void *buf, size_t n) { board_random_bytes(buf, n); }
+
+/* --------------------------------------------------------------- startup */
+
+/* The probe's main (src/main.c, renamed by port.mk), or a C test's. */
+int rts_app_main(int argc, char **argv);
+#undef main
+
+/* The first task runs the program on the board's command line and ends the
+ * board with its exit status. It starts as "other", as a process's main
+ * thread does; the run raises it to the policy asked for. */
+static void app_task(void *arg)
+{
+    (void)arg;
+    char **argv;
+    int argc = board_args(&argv);
+    board_exit(rts_app_main(argc, argv));
+}
+
+/* The board's startup (or the simulator's process) calls main. */
+int main(void)
+{
+    static StackType_t app_stack[RTS_THREAD_STACK_BYTES / sizeof(StackType_t)];
+    board_init();
+    xTaskCreateStatic(app_task, "rtscope-main", sizeof app_stack / sizeof app_stack[0], NULL, 1, app_stack,
+                      &app_tcb);
+    vTaskStartScheduler();
+    static const char failed[] = "rtscope-probe: the FreeRTOS scheduler did not start\n";
+    board_diag_write(failed, sizeof failed - 1);
+    board_exit(70);
+}

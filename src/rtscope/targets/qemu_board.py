@@ -1,0 +1,254 @@
+"""An RTOS on an emulated microcontroller board: ``qemu:mps2-an385:freertos``.
+
+rtscope builds the probe's FreeRTOS image for the board (``make -C probe PORT=freertos BOARD=…``, the
+kernel from $FREERTOS_KERNEL or ../shared/vendor/FreeRTOS-Kernel beside the repository) and boots it
+under QEMU with instruction counting: the request travels as the semihosting command line (each
+argument percent-encoded, since QEMU joins them with spaces), the board's UART is the probe's console
+(copied to rtscope's stderr), the result comes back as a file written through semihosting, and the
+guest's exit status is QEMU's. Every run is bounded in time: QEMU is stopped when it outlives it.
+
+Time on this target is instruction time: one instruction every 2^shift ns, exception entry and memory
+waits free. Reruns of one image give the same figures to the bit; only the run id differs (it is drawn
+from the host's /dev/urandom, so that the store can hold both).
+"""
+
+import contextlib
+import functools
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rtscope import paths
+from rtscope.errors import ProbeError, RtscopeError
+from rtscope.model import result
+from rtscope.model.catalogue import Bench, Suite, parse_bench_list
+from rtscope.model.request import RunRequest
+from rtscope.targets import local, worker
+from rtscope.targets.transport import Completed, Process
+
+# One instruction every 2^5 = 32 ns: a 31.25 MHz core retiring one instruction a cycle, near the AN385's
+# 25 MHz Cortex-M3. The board's clock counts 40 ns, about one instruction.
+ICOUNT_SHIFT = 5
+# The status the image exits with when the guest faults (board.c): neither the probe's nor QEMU's own.
+GUEST_FAULT_STATUS = 3
+# coreutils timeout's status when it stopped QEMU.
+TIMEOUT_STATUS = 124
+# QEMU's and the build's bounds, beyond the request's own time.
+BOOT_ALLOWANCE_S = 60
+BUILD_TIMEOUT_S = 900
+# Wall-clock seconds allowed per second of the guest's time: TCG with -icount on a loaded machine
+# runs this board many times faster than real time; this is a bound, not an estimate.
+WALL_PER_GUEST_S = 10
+# The probe's own default of --grace (src/main.c), and Thread-Metric's period and periods
+# (bench/thread_metric.c), which set a tm.* bench's time instead of --duration.
+PROBE_DEFAULT_GRACE_S = 10
+THREADMETRIC_PERIOD_S = 30
+THREADMETRIC_PERIODS = 3
+
+# The boards rtscope can boot, their OS and QEMU machine: (board, os) -> QEMU's -M.
+BOARDS = {("mps2-an385", "freertos"): "mps2-an385"}
+_SAFE_ARG_BYTES = re.compile(rb"[A-Za-z0-9_./:=+@^-]")
+
+
+class QemuBoardTarget:
+    """FreeRTOS on QEMU's mps2-an385 (Cortex-M3): the probe image built here, booted per request."""
+
+    def __init__(self, spec: str, *, kernel: Path | None = None, probe_dir: Path | None = None):
+        board, os_name = _parse(spec)
+        self.name = spec
+        self.board = board
+        self.machine = BOARDS[(board, os_name)]
+        self.transport = BoardTransport(spec)
+        self.probe_dir = probe_dir or paths.REPO_DIR / "probe"
+        self.kernel = kernel or _kernel_path(os.environ, self.probe_dir)
+        self.build_dir = self.probe_dir / "build" / f"freertos-{board}"
+        self.image = self.build_dir / "rtscope-probe"
+
+    def record(self) -> dict[str, Any]:
+        """Emulated hardware on instruction time, with what makes a run repeatable: QEMU's version, the
+        instruction rate, the image's hash, the kernel it was built from."""
+        image = self._image
+        return {"name": self.name, "kind": "qemu", "time_base": "instructions", "detail": {
+            "emulator": _qemu_version(),
+            "machine": self.machine,
+            "board": self.board,
+            "icount_shift": ICOUNT_SHIFT,
+            "ns_per_instruction": 2 ** ICOUNT_SHIFT,
+            "time": (f"instruction time: one instruction every {2 ** ICOUNT_SHIFT} ns; exception entry and "
+                     "memory waits cost nothing"),
+            "image_sha256": hashlib.sha256(image.read_bytes()).hexdigest(),
+            "freertos_kernel": str(self.kernel),
+        }}
+
+    def list_benches(self) -> list[Bench]:
+        """The benches the image lists."""
+        return self._catalogue[0]
+
+    def list_suites(self) -> list[Suite]:
+        """The suites the image lists."""
+        return self._catalogue[1]
+
+    @functools.cached_property
+    def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
+        with tempfile.TemporaryDirectory(prefix="rtscope-qemu-") as directory:
+            completed = subprocess.run(self._command(["list", "--json"], BOOT_ALLOWANCE_S, console="stdio"),
+                                       cwd=directory, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+        console = completed.stdout.decode(errors="replace")
+        if completed.returncode != 0:
+            why = worker.last_line(console + completed.stderr.decode(errors="replace"))
+            raise ProbeError(f"{self.name}: list failed: {why or f'exit status {completed.returncode}'}")
+        return parse_bench_list(console, f"{self.name} list --json")
+
+    def run(self, request: RunRequest) -> result.Result:
+        """Boot the image on ``request``, written to result.json in a directory of its own (QEMU's
+        working directory: the path the probe records is the same on every rerun)."""
+        timeout_s = BOOT_ALLOWANCE_S + WALL_PER_GUEST_S * self._guest_seconds(request)
+        with tempfile.TemporaryDirectory(prefix="rtscope-qemu-") as directory:
+            # The console streams to rtscope's stderr, as a local probe's diagnostics do.
+            command = self._command(["run", *request.probe_args(), "--json", "result.json"], timeout_s,
+                                    console="file:/dev/stderr")
+            status, last_line, _ = worker.run(command, cwd=directory)
+            output_path = Path(directory) / "result.json"
+            output = output_path.read_bytes() if output_path.is_file() else b""
+        if status == TIMEOUT_STATUS:
+            raise ProbeError(f"{self.name}: the guest did not finish within {timeout_s:g} s (QEMU stopped)")
+        if status == GUEST_FAULT_STATUS:
+            raise ProbeError(f"{self.name}: {last_line or 'the guest faulted'}")
+        if status == 0 and not output and "terminating on signal" in last_line:
+            raise KeyboardInterrupt  # Ctrl-C stopped QEMU; the guest cannot be asked to write what it has
+        return local.read_outcome(status, last_line, output)
+
+    def _guest_seconds(self, request: RunRequest) -> float:
+        """The guest time ``request`` may take at most: each bench's own (a Thread-Metric bench's is its
+        period × periods and a second, the others' the request's duration) and the grace the probe's
+        watchdog allows it. Suites count as their benches."""
+        suites = {suite.id: suite.benches for suite in self.list_suites()}
+        grace = PROBE_DEFAULT_GRACE_S if request.grace_s is None else request.grace_s
+        total = 0.0
+        for bench in (b for name in request.benches for b in suites.get(name, (name,))):
+            if bench.startswith("tm."):
+                params = {s.key: float(s.value) for s in request.params if s.applies_to(bench)}
+                total += params.get("period", THREADMETRIC_PERIOD_S) * params.get("periods", THREADMETRIC_PERIODS) + 1
+            else:
+                total += request.duration_s
+            total += grace
+        return total
+
+    @functools.cached_property
+    def _image(self) -> Path:
+        """The image for this board, built (or brought up to date) by the probe's Makefile, once per
+        target."""
+        if not (self.kernel / "tasks.c").is_file():
+            raise RtscopeError(f"no FreeRTOS kernel at {self.kernel} (set FREERTOS_KERNEL to a FreeRTOS-Kernel "
+                               "checkout)")
+        if shutil.which("arm-none-eabi-gcc") is None:
+            raise RtscopeError("arm-none-eabi-gcc not found (apt-get install gcc-arm-none-eabi "
+                               "libnewlib-arm-none-eabi, or run setup.sh)")
+        make = ["make", "-s", "-C", str(self.probe_dir), "PORT=freertos", f"BOARD={self.board}",
+                f"FREERTOS_KERNEL={self.kernel}"]
+        try:
+            completed = subprocess.run(make, stdin=subprocess.DEVNULL, capture_output=True, timeout=BUILD_TIMEOUT_S,
+                                       check=False)
+        except subprocess.TimeoutExpired:
+            raise RtscopeError(f"building the {self.board} image took longer than {BUILD_TIMEOUT_S} s") from None
+        if completed.returncode != 0 or not self.image.is_file():
+            why = worker.last_line(completed.stderr.decode(errors="replace")) or f"exit status {completed.returncode}"
+            raise RtscopeError(f"cannot build the {self.board} image: {why}")
+        return self.image
+
+    def _command(self, args: list[str], timeout_s: float, *, console: str) -> list[str]:
+        """QEMU booting the image on ``args``, its UART on ``console``, stopped (TERM, then KILL) once
+        it outlives ``timeout_s``."""
+        qemu = shutil.which("qemu-system-arm")
+        if qemu is None:
+            raise RtscopeError("qemu-system-arm not found (apt-get install qemu-system-arm, or run setup.sh)")
+        return bounded(qemu_argv(qemu, self.machine, self._image, ["rtscope-probe", *args], console=console),
+                       timeout_s)
+
+
+class BoardTransport:
+    """The emulated board as a transport: a microcontroller running one program, with no shell, no
+    processes and no files of its own, so the loads and the system facts that need them are refused in
+    one line instead of running on the host, where they would not disturb the guest (nor, under
+    instruction counting, change its figures)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self._refusal = f"{name} runs only the probe's image: no commands, processes or files there"
+
+    def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed:
+        raise RtscopeError(f"{self._refusal} (cannot run {argv[0]})")
+
+    def run_streaming(self, argv: Sequence[str]) -> tuple[int, str, bytes]:
+        raise RtscopeError(f"{self._refusal} (cannot run {argv[0]})")
+
+    def spawn(self, argv: Sequence[str], log: str) -> Process:
+        raise RtscopeError(f"{self._refusal} (cannot start {argv[0]}: loads need a Linux target)")
+
+    def read_file(self, path: str) -> bytes:
+        raise FileNotFoundError(path)
+
+    def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
+        return {}
+
+    def temp_dir(self) -> contextlib.AbstractContextManager[str]:
+        raise RtscopeError(self._refusal)
+
+
+def bounded(command: list[str], timeout_s: float) -> list[str]:
+    """``command`` under coreutils timeout: TERM after ``timeout_s``, KILL 5 s later. In the foreground,
+    so that a Ctrl-C at the terminal still reaches QEMU."""
+    return ["timeout", "--foreground", "--kill-after=5", f"{timeout_s:g}", *command]
+
+
+def qemu_argv(qemu: str, machine: str, image: Path, argv: list[str], *, console: str) -> list[str]:
+    """QEMU booting ``image`` on ``machine`` with ``argv`` as the semihosting command line, under
+    deterministic instruction counting (no sleeping to catch up with real time), the board's UART on
+    ``console`` (a QEMU character device: stdio, file:PATH) and nothing else: no display, no monitor,
+    no default devices. The board's own Ethernet controller, which the probe never uses, is given a user
+    network that reaches nothing (restrict=on, no IPv6 router adverts), or QEMU warns that it has no peer."""
+    return [qemu, "-M", machine, "-nodefaults", "-nic", "user,restrict=on,ipv6=off,model=lan9118",
+            "-display", "none", "-monitor", "none", "-serial", console,
+            "-icount", f"shift={ICOUNT_SHIFT},align=off,sleep=off",
+            "-semihosting-config", "enable=on,target=native," + ",".join(f"arg={encode_arg(a)}" for a in argv),
+            "-kernel", str(image)]
+
+
+def encode_arg(arg: str) -> str:
+    """``arg`` percent-encoded for the board's command line (board.c decodes it): QEMU joins arguments
+    with spaces and reads commas as its own separators, so every byte outside a plain set is %XX."""
+    return "".join(chr(byte) if _SAFE_ARG_BYTES.fullmatch(bytes([byte])) else f"%{byte:02X}"
+                   for byte in arg.encode())
+
+
+def _parse(spec: str) -> tuple[str, str]:
+    """(board, os) of "qemu:BOARD:OS"; RtscopeError naming the boards there are."""
+    parts = spec.split(":")
+    known = ", ".join(f"qemu:{board}:{os_name}" for board, os_name in BOARDS)
+    if len(parts) != 3 or parts[0] != "qemu" or (parts[1], parts[2]) not in BOARDS:
+        raise RtscopeError(f"unknown QEMU board {spec!r} (there is {known})")
+    return parts[1], parts[2]
+
+
+def _kernel_path(env: Any, probe_dir: Path) -> Path:
+    """$FREERTOS_KERNEL, else the vendored kernel beside the repository (probe/Makefile's default)."""
+    if env.get("FREERTOS_KERNEL"):
+        return Path(env["FREERTOS_KERNEL"]).resolve()
+    return (probe_dir / ".." / ".." / "shared" / "vendor" / "FreeRTOS-Kernel").resolve()
+
+
+@functools.cache
+def _qemu_version() -> str:
+    """"QEMU emulator version …" of qemu-system-arm, or "qemu-system-arm (version unknown)"."""
+    try:
+        completed = subprocess.run(["qemu-system-arm", "--version"], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "qemu-system-arm (version unknown)"
+    return worker.last_line(completed.stdout.decode(errors="replace").splitlines()[0] if completed.stdout
+                            else "") or "qemu-system-arm (version unknown)"
