@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from rtscope.analysis import compare
 from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
@@ -190,3 +191,11 @@ def test_loads_are_refused_on_the_board_in_one_line(rtscope):
     assert outcome.status == 2
     assert outcome.err == (f"rtscope: {FAST} runs only the probe's image: no commands, processes or files there "
                            "(cannot run sh)\n")
+
+
+def test_compare_names_instruction_times_of_different_rates():
+    def doc(rate: int) -> dict:
+        return {"target": {"name": SPEC, "kind": "qemu", "time_base": "instructions",
+                           "detail": {"ns_per_instruction": rate}}}
+    time_base = dict(compare.SETTINGS_TO_MATCH)["time base"]
+    assert (time_base(doc(1)), time_base(doc(32))) == ("instructions (1 ns each)", "instructions (32 ns each)")

@@ -15,9 +15,19 @@ from rtscope.model import result
 DEFAULT_STATISTICS = ("p50", "p99", "max")
 # The operation table follows vendors' per-operation tables: average cost, in cycles where possible.
 OPS_STATISTICS = ("mean",)
+
+
+def _time_base(doc: dict[str, Any]) -> str:
+    """The result's time base, with the length of an instruction where an emulator recorded it: two
+    instruction times of different rates do not compare ("instructions (32 ns each)")."""
+    rate = ((doc.get("target") or {}).get("detail") or {}).get("ns_per_instruction")
+    time_base = result.time_base(doc)
+    return f"{time_base} ({rate} ns each)" if time_base == "instructions" and rate else time_base
+
+
 # Settings that make figures incomparable when they differ: (what, how to read it from a document).
 SETTINGS_TO_MATCH: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
-    ("time base", result.time_base),
+    ("time base", _time_base),
     ("granted policy", lambda doc: doc["config"]["granted"]["policy"]),
     ("cycle counter", lambda doc: doc["timing"]["cycle_counter"] or "none"),
 )
