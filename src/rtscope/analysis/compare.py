@@ -18,11 +18,10 @@ OPS_STATISTICS = ("mean",)
 
 
 def _time_base(doc: dict[str, Any]) -> str:
-    """The result's time base, with the length of an instruction where an emulator recorded it: two
+    """The result's time base, with the length of an instruction where its emulator recorded it: two
     instruction times of different rates do not compare ("instructions (32 ns each)")."""
-    rate = ((doc.get("target") or {}).get("detail") or {}).get("ns_per_instruction")
-    time_base = result.time_base(doc)
-    return f"{time_base} ({rate} ns each)" if time_base == "instructions" and rate else time_base
+    rate = result.ns_per_instruction(doc)
+    return f"instructions ({rate} ns each)" if rate else result.time_base(doc)
 
 
 # Settings that make figures incomparable when they differ: (what, how to read it from a document).

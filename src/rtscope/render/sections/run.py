@@ -34,12 +34,11 @@ def build(subject: OneRun) -> Section:
 
 
 def measured_on(doc: dict) -> str:
-    """"local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …" with the rate of
-    instruction time where the target recorded it ("(one instruction every 32 ns)"); a simulator's result
+    """"local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …" with the length
+    of an instruction where the target recorded it ("(one instruction every 32 ns)"); a simulator's result
     the probe wrote alone (no target recorded): "an OS simulator's time, not the OS's"."""
     time_base = TIME_BASES[result.time_base(doc)]
     if "target" not in doc:
         return time_base
-    rate = (doc["target"].get("detail") or {}).get("ns_per_instruction")
-    every = f" (one instruction every {rate} ns)" if doc["target"]["time_base"] == "instructions" and rate else ""
-    return f"{doc['target']['name']}: {time_base}{every}"
+    rate = result.ns_per_instruction(doc)
+    return f"{doc['target']['name']}: {time_base}" + (f" (one instruction every {rate} ns)" if rate else "")
