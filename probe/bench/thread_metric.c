@@ -117,12 +117,19 @@ static void record_checks(tm_test *t)
         rts_metric_invalidate(m, "a thread left CPU %d while measuring: not all on one CPU", t->cpu);
     if (t->counter_went_back)
         rts_metric_invalidate(m, "a counter went backwards between periods: it overflowed or was overwritten");
+    /* Threads that run in turn stay within one iteration of each other, but
+     * for the reporter: each of its wake-ups preempts one of them, and a
+     * kernel that then resumes the next thread of that priority rather than
+     * the preempted one (FreeRTOS) costs that thread a turn. Linux resumes
+     * the preempted one, so there the counters stay within one. */
     if (t->ncounters > 1) {
+        double allowed = 1.0 + rts_ctx_param(t->ctx, "periods");
         rts_metric_check_double(m, "counters_spread_max", t->spread_max);
-        if (t->spread_max > 1.0)
-            rts_metric_invalidate(m, "the test's %u counters drifted %.1f from their mean (at most 1 when each "
-                                     "thread runs in turn): the scheduling was not what the test needs",
-                                  t->ncounters, t->spread_max);
+        if (t->spread_max > allowed)
+            rts_metric_invalidate(m, "the test's %u counters drifted %.1f from their mean (at most %.0f when each "
+                                     "thread runs in turn: 1, and 1 for each of the reporter's preemptions): the "
+                                     "scheduling was not what the test needs",
+                                  t->ncounters, t->spread_max, allowed);
     }
 }
 

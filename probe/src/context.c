@@ -156,14 +156,15 @@ static void print_progress(const rts_ctx *ctx, const rts_metric *m, uint64_t now
                  m ? (unsigned long long)atomic_load_explicit(&m->progress, memory_order_relaxed) : 0ull);
 }
 
-/* With more than one CPU the supervisor looks at the bench every tick, from
- * a CPU of its own. On one CPU each look would preempt the measurement (and
- * on FreeRTOS a preempted thread also loses its turn among equals): there
- * it waits, without progress lines, for the stop or the deadline. */
+/* The supervisor looks at the bench every tick, from a CPU of its own where
+ * there are several. Under quiet supervision (one CPU and no stop requests:
+ * an RTOS) each look would preempt the measurement, and on FreeRTOS cost a
+ * thread its turn among equals: there it waits, without progress lines,
+ * for the bench's stop or its deadline. */
 void rts_ctx_wait(rts_ctx *ctx, const rts_metric *m)
 {
     uint64_t start = rts_time_ns(), next_progress = start + PROGRESS_PERIOD_NS;
-    bool one_cpu = rts_cpu_count() == 1 && ctx->stopped;
+    bool quiet = ctx->run->quiet_supervision && ctx->stopped;
     for (;;) {
         uint64_t now = rts_time_ns();
         if (now >= ctx->deadline_ns || rts_ctx_stopping(ctx) || rts_stop_requested())
@@ -173,7 +174,7 @@ void rts_ctx_wait(rts_ctx *ctx, const rts_metric *m)
             next_progress += PROGRESS_PERIOD_NS;
         }
         uint64_t left = ctx->deadline_ns - now;
-        if (one_cpu)
+        if (quiet)
             rts_sem_take(ctx->stopped, left);
         else
             rts_sleep_ns(left < SUPERVISOR_TICK_NS ? left : SUPERVISOR_TICK_NS);

@@ -411,7 +411,7 @@ static int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     run.publish = rts_output_publish;
     run.publish_arg = &out;
-    rts_stop_requests_catch();
+    run.stop_requests = rts_stop_requests_catch() == RTS_OK;
     int status = rts_run_execute(&run);
     rts_run_release(&run);
     return status;

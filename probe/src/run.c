@@ -109,7 +109,9 @@ int rts_run_execute(rts_run *run)
     rts_sysinfo_read(&run->sys);
     rts_rtsetup_apply(run);
     rts_timing_calibrate(&run->timing, true);
-    if (!rts_watchdog_start(&run->watchdog, run->granted.policy, run->req->grace_s, abandon_bench, run))
+    run->quiet_supervision = rts_cpu_count() == 1 && !run->stop_requests;
+    if (!rts_watchdog_start(&run->watchdog, run->granted.policy, run->req->grace_s, run->quiet_supervision,
+                            abandon_bench, run))
         rts_run_warn(run, "the watchdog could not start: a hung bench would hang the probe");
     for (unsigned i = 0; i < run->req->nbenches; i++) {
         rts_bench_result *r = &run->results[i];

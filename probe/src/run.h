@@ -72,6 +72,13 @@ struct rts_run {
     unsigned nwarnings;
     rts_bench_result results[RTS_MAX_RUN_BENCHES];
     rts_watchdog watchdog;
+    /* Whether the user can ask the run to stop (rts_stop_requests_catch
+     * succeeded); set by whoever starts the run. */
+    bool stop_requests;
+    /* One CPU, and no stop requests to notice (an RTOS): the supervisor and
+     * the watchdog do not wake while a bench measures, where each wake-up
+     * would preempt the measuring threads (rts_run_execute sets it). */
+    bool quiet_supervision;
     _Atomic bool concluded;
     /* Write the result and the summary; false when the result could not be
      * written. Called once per run, by rts_run_execute or by the watchdog. */

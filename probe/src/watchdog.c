@@ -40,12 +40,11 @@ static rts_ctx *look(rts_watchdog *w, uint64_t now, double *late_s)
 }
 
 /* How long to wait before the next look (a bench to watch, or the end,
- * wakes it sooner). On one CPU each look preempts the measurement (see
- * rts_ctx_wait): while the watched bench measures, the watchdog waits
- * through to its planned end; it ticks otherwise. */
+ * wakes it sooner): a tick, or when quiet, while the watched bench
+ * measures, through to its planned end. */
 static uint64_t next_look_ns(rts_watchdog *w)
 {
-    if (rts_cpu_count() > 1)
+    if (!w->quiet)
         return WATCHDOG_TICK_NS;
     lock(w);
     uint64_t now = rts_time_ns(), end = w->planned_end_ns;
@@ -71,9 +70,11 @@ static void watchdog_main(void *arg)
     }
 }
 
-bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, rts_hang_fn on_hang, void *arg)
+bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, bool quiet, rts_hang_fn on_hang,
+                        void *arg)
 {
     w->grace_ns = (uint64_t)(grace_s * 1e9);
+    w->quiet = quiet;
     w->on_hang = on_hang;
     w->arg = arg;
     /* Inheriting where it can: the supervising thread holds the lock at a

@@ -29,13 +29,18 @@ typedef struct {
     void *arg;
     _Atomic bool quit;
     rts_sem *wake;            /* given when there is something new to look at */
+    bool quiet;               /* sleeps through a bench's measuring (rts_watchdog_start) */
 } rts_watchdog;
 
 /* Start the watchdog of w (zeroed) on any CPU, at policy and, for the
  * real-time policies, the top priority (99): above every measuring thread.
- * False when it could not start: then nothing is watched, and
- * rts_watchdog_watch, _release and _stop still may be called. */
-bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, rts_hang_fn on_hang, void *arg);
+ * It looks at the watched bench every 50 ms, or with quiet (one CPU,
+ * where each look preempts the measurement) only at its planned end and
+ * once it was asked to stop. False when it could not start: then nothing
+ * is watched, and rts_watchdog_watch, _release and _stop still may be
+ * called. */
+bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, bool quiet, rts_hang_fn on_hang,
+                        void *arg);
 
 /* Watch the bench of ctx, which should be done at planned_end_ns. From
  * then on, or once the user asks the run to stop, the watchdog sets ctx's

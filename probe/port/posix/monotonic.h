@@ -14,4 +14,13 @@ static inline uint64_t rts_posix_monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Its resolution in ns (0 when the host does not say). */
+static inline uint64_t rts_posix_monotonic_resolution_ns(void)
+{
+    struct timespec ts;
+    if (clock_getres(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 #endif

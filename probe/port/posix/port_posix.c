@@ -77,13 +77,7 @@ static struct timespec ts_from_ns(uint64_t ns)
 
 const char *rts_time_clock_name(void) { return "CLOCK_MONOTONIC"; }
 
-uint64_t rts_time_resolution_ns(void)
-{
-    struct timespec ts;
-    if (clock_getres(CLOCK_MONOTONIC, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t rts_time_resolution_ns(void) { return rts_posix_monotonic_resolution_ns(); }
 
 rts_status rts_sleep_until_ns(uint64_t abs_ns)
 {

@@ -12,10 +12,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "board.h"
@@ -62,13 +60,7 @@ void board_sysinfo(rts_sysinfo *info)
 
 const char *board_clock_name(void) { return "CLOCK_MONOTONIC (host of the FreeRTOS simulator)"; }
 
-uint64_t board_clock_resolution_ns(void)
-{
-    struct timespec ts;
-    if (clock_getres(CLOCK_MONOTONIC, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t board_clock_resolution_ns(void) { return rts_posix_monotonic_resolution_ns(); }
 
 /* ------------------------------------------------------------ console */
 
