@@ -7,6 +7,7 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -200,3 +201,21 @@ def test_compare_names_instruction_times_of_different_rates():
                            "detail": {"clock": f"-icount shift={shift},sleep=off"}}}
     time_base = dict(compare.SETTINGS_TO_MATCH)["time base"]
     assert (time_base(doc(0)), time_base(doc(5))) == ("instructions (1 ns each)", "instructions (32 ns each)")
+
+
+@needs_board
+def test_a_killed_rtscope_leaves_no_qemu(board: QemuBoardTarget, tmp_path: Path):
+    script = (f"from rtscope.targets.qemu_board import QemuBoardTarget; from rtscope.model.request import "
+              f"RunRequest; QemuBoardTarget({FAST!r}).run(RunRequest(('lat.wakeup',), 1000.0, 'fifo', 80))")
+    runner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    deadline = time.monotonic() + 30
+    while not _qemu_processes_of(board._image) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _qemu_processes_of(board._image), "QEMU did not start"
+    runner.kill()
+    runner.wait()
+    deadline = time.monotonic() + 10
+    while _qemu_processes_of(board._image) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _qemu_processes_of(board._image) == []

@@ -207,8 +207,11 @@ class BoardTransport:
 
 def bounded(command: list[str], timeout_s: float) -> list[str]:
     """``command`` under coreutils timeout: TERM after ``timeout_s``, KILL 5 s later. In the foreground,
-    so that a Ctrl-C at the terminal still reaches QEMU."""
-    return ["timeout", "--foreground", "--kill-after=5", f"{timeout_s:g}", *command]
+    so that a Ctrl-C at the terminal still reaches QEMU. Each of the two is killed when its parent ends
+    (util-linux setpriv --pdeathsig): a killed rtscope leaves no QEMU behind."""
+    die_with_parent = ["setpriv", "--pdeathsig", "KILL"]
+    return [*die_with_parent, "timeout", "--foreground", "--kill-after=5", f"{timeout_s:g}", *die_with_parent,
+            *command]
 
 
 def qemu_argv(qemu: str, machine: str, image: Path, argv: list[str], *, console: str, shift: int) -> list[str]:
