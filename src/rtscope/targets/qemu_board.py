@@ -218,8 +218,9 @@ def qemu_argv(qemu: str, machine: str, image: Path, argv: list[str], *, console:
     """QEMU booting ``image`` on ``machine`` with ``argv`` as the semihosting command line, under
     deterministic instruction counting (an instruction every 2^shift ns, no sleeping to catch up with
     real time), the board's UART on ``console`` (a QEMU character device: stdio, file:PATH) and nothing
-    else: no display, no monitor, no default devices. The board's own Ethernet controller, which the probe never uses, is given a user
-    network that reaches nothing (restrict=on, no IPv6 router adverts), or QEMU warns that it has no peer."""
+    else: no display, no monitor, no default devices. The board's own Ethernet controller, which the probe
+    never uses, is given a user network that reaches nothing (restrict=on, no IPv6 router adverts), or
+    QEMU warns that it has no peer."""
     return [qemu, "-M", machine, "-nodefaults", "-nic", "user,restrict=on,ipv6=off,model=lan9118",
             "-display", "none", "-monitor", "none", "-serial", console,
             "-icount", f"shift={shift},align=off,sleep=off",
