@@ -46,13 +46,17 @@ def test_a_simulator_run_is_recorded_and_shown_on_the_simulators_time_base(rtsco
     assert "local: an OS simulator's time, not the OS's" in shown.out
 
 
-def test_a_simulators_result_without_a_recorded_target_is_still_the_simulators_time(sim_probe, tmp_path):
+def test_a_simulators_result_without_a_recorded_target_is_still_the_simulators_time(rtscope, sim_probe,
+                                                                                     tmp_path):
     out = tmp_path / "alone.json"
     subprocess.run([sim_probe, "run", "sem.ops", "--duration", "0.1", "--quiet", "--json", out], check=True,
                    timeout=120)
     doc = json.loads(out.read_text())
     assert "target" not in doc
     assert result.time_base(doc) == "simulator"
+    shown = rtscope("show", out)
+    assert shown.status == 0, shown.err
+    assert "an OS simulator's time, not the OS's" in shown.out
 
 
 @pytest.mark.parametrize(("target", "virtualization", "time_base"), [

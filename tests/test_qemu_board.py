@@ -183,7 +183,7 @@ def test_a_guest_that_outlives_its_time_is_stopped(board: QemuBoardTarget, monke
 def test_a_run_says_how_long_an_instruction_is():
     target = {"name": SPEC, "kind": "qemu", "time_base": "instructions",
               "detail": {"clock": "-icount shift=5,sleep=off"}}
-    assert measured_on({"target": target}) == (f"{SPEC}: instruction time on emulated hardware, not a hardware "
+    assert measured_on(target) == (f"{SPEC}: instruction time on emulated hardware, not a hardware "
                                                "latency (one instruction every 32 ns)")
 
 

@@ -26,19 +26,28 @@ def build(subject: OneRun) -> Section:
     return Section((Cell(f"Run {run['id']}{label}: ", "strong"), cells.status(run["status"])), (table(None, [
         ("started", f"{fmt.local_time(run['started'], with_seconds=True)} (took "
                     f"{fmt.seconds(elapsed.total_seconds())})"),
-        *([("measured on", measured_on(subject.doc))] if "target" in subject.doc or
-          result.time_base(subject.doc) != "hardware" else []),
+        *_measured_on_row(subject.doc),
         ("probe", f"{run['probe_version']}, {run['port']} port"),
         ("command", " ".join(run["argv"])),
     ], "ll"),))
 
 
-def measured_on(doc: dict) -> str:
+def _measured_on_row(doc: dict) -> list[tuple[str, str]]:
+    """Where and on what time base, when the analyzer recorded the target or the probe alone says it ran in
+    an OS simulator; else nothing (an older result, measured on hardware)."""
+    time_base = result.time_base(doc)
+    target = doc.get("target")
+    if not target and time_base == "hardware":
+        return []
+    return [("measured on", measured_on({**(target or {}), "time_base": time_base}))]
+
+
+def measured_on(target: dict) -> str:
     """"local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …" with the length
-    of an instruction where the target recorded it ("(one instruction every 32 ns)"); a simulator's result
-    the probe wrote alone (no target recorded): "an OS simulator's time, not the OS's"."""
-    time_base = TIME_BASES[result.time_base(doc)]
-    if "target" not in doc:
+    of an instruction where the target recorded it ("(one instruction every 32 ns)"); without a name (a
+    simulator's result the probe wrote alone) the time base only: "an OS simulator's time, not the OS's"."""
+    time_base = TIME_BASES[target["time_base"]]
+    if "name" not in target:
         return time_base
-    rate = result.ns_per_instruction(doc)
-    return f"{doc['target']['name']}: {time_base}" + (f" (one instruction every {rate} ns)" if rate else "")
+    rate = result.ns_per_instruction({"target": target})
+    return f"{target['name']}: {time_base}" + (f" (one instruction every {rate} ns)" if rate else "")
