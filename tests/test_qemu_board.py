@@ -155,17 +155,21 @@ def test_a_guest_that_faults_is_a_failed_run_with_where_it_faulted(board: QemuBo
     assert time.monotonic() - started < 30
 
 
-def _qemu_processes_of(image: Path) -> list[str]:
-    """The processes whose command line boots ``image``."""
+def _qemu_processes_with(label: str) -> list[str]:
+    """The QEMU processes booting a request labelled ``label`` (a word unique to one test run)."""
     found = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             argv = cmdline.read_bytes().split(b"\0")
         except OSError:
             continue
-        if str(image).encode() in argv and any(b"qemu-system-arm" in arg for arg in argv):
+        if any(b"qemu-system-arm" in arg for arg in argv) and any(label.encode() in arg for arg in argv):
             found.append(cmdline.parent.name)
     return found
+
+
+def _unique_label() -> str:
+    return f"t{os.getpid()}x{time.monotonic_ns()}"
 
 
 @needs_board
@@ -173,11 +177,12 @@ def test_a_guest_that_outlives_its_time_is_stopped(board: QemuBoardTarget, monke
     monkeypatch.setattr(qemu_board, "BOOT_ALLOWANCE_S", 2)
     monkeypatch.setattr(qemu_board, "WALL_S_PER_GIGA_INSTRUCTION", 0)
     started = time.monotonic()
+    label = _unique_label()
     with pytest.raises(ProbeError, match=r"^qemu:mps2-an385:freertos:shift=5: the guest did not finish within 2 s "
                                          r"\(QEMU stopped\)$"):
-        board.run(request("lat.wakeup", duration_s=1000))
+        board.run(request("lat.wakeup", duration_s=1000, label=label))
     assert time.monotonic() - started < 20
-    assert _qemu_processes_of(board._image) == []
+    assert _qemu_processes_with(label) == []
 
 
 def test_a_run_says_how_long_an_instruction_is():
@@ -204,18 +209,20 @@ def test_compare_names_instruction_times_of_different_rates():
 
 
 @needs_board
-def test_a_killed_rtscope_leaves_no_qemu(board: QemuBoardTarget, tmp_path: Path):
+def test_a_killed_rtscope_leaves_no_qemu():
+    label = _unique_label()
     script = (f"from rtscope.targets.qemu_board import QemuBoardTarget; from rtscope.model.request import "
-              f"RunRequest; QemuBoardTarget({FAST!r}).run(RunRequest(('lat.wakeup',), 1000.0, 'fifo', 80))")
+              f"RunRequest; QemuBoardTarget({FAST!r}).run(RunRequest(('lat.wakeup',), 1000.0, 'fifo', 80, "
+              f"label={label!r}))")
     runner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               env={**os.environ, "PYTHONPATH": str(REPO / "src")})
     deadline = time.monotonic() + 30
-    while not _qemu_processes_of(board._image) and time.monotonic() < deadline:
+    while not _qemu_processes_with(label) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _qemu_processes_of(board._image), "QEMU did not start"
+    assert _qemu_processes_with(label), "QEMU did not start"
     runner.kill()
     runner.wait()
     deadline = time.monotonic() + 10
-    while _qemu_processes_of(board._image) and time.monotonic() < deadline:
+    while _qemu_processes_with(label) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _qemu_processes_of(board._image) == []
+    assert _qemu_processes_with(label) == []
