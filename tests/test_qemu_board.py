@@ -7,12 +7,14 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO
+from rtscope.analysis import compare
 from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
@@ -54,15 +56,21 @@ def test_each_argument_travels_percent_encoded(arg: str, encoded: str):
 
 def test_qemu_counts_instructions_without_sleeping():
     argv = qemu_board.qemu_argv("qemu-system-arm", "mps2-an385", Path("image"), ["rtscope-probe", "list"],
-                                console="stdio")
-    assert argv[argv.index("-icount") + 1] == f"shift={qemu_board.ICOUNT_SHIFT},align=off,sleep=off"
+                                console="stdio", shift=5)
+    assert argv[argv.index("-icount") + 1] == "shift=5,align=off,sleep=off"
     assert argv[argv.index("-semihosting-config") + 1] == "enable=on,target=native,arg=rtscope-probe,arg=list"
 
 
-@pytest.mark.parametrize("spec", ["qemu:mps2-an386:freertos", "qemu:mps2-an385:zephyr", "qemu:mps2-an385",
-                                  "qemu:mps2-an385:freertos:extra"])
-def test_an_unknown_board_is_one_line(spec: str):
-    with pytest.raises(RtscopeError, match=r"^unknown QEMU board .* \(there is qemu:mps2-an385:freertos\)$"):
+@pytest.mark.parametrize(("spec", "shift"), [(SPEC, 0), (f"{SPEC}:shift=5", 5), (f"{SPEC}:shift=10", 10)])
+def test_the_shift_is_the_linux_guests_unless_asked(spec: str, shift: int):
+    target = make_target(spec, Path("unused"))
+    assert isinstance(target, QemuBoardTarget) and target.shift == shift
+
+
+@pytest.mark.parametrize("spec", ["qemu:mps2-an385:zephyr", "qemu:mps2-an385", "qemu:mps2-an385:freertos:extra",
+                                  "qemu:mps2-an385:freertos:shift=11", "qemu:mps2-an385:freertos:shift=-1"])
+def test_an_unknown_board_or_setting_is_one_line(spec: str):
+    with pytest.raises(RtscopeError, match=r"qemu:mps2-an385:freertos\[:shift=N\]\)$"):
         make_target(spec, Path("unused"))
 
 
@@ -75,9 +83,14 @@ def test_a_missing_kernel_is_one_line_before_anything_runs(tmp_path: Path, rtsco
                            "FreeRTOS-Kernel checkout)\n")
 
 
+# The runs count an instruction every 32 ns: at the default 1 ns a guest second is 32 times as many
+# instructions to emulate (Thread-Metric's start alone is a guest second).
+FAST = f"{SPEC}:shift=5"
+
+
 @pytest.fixture(scope="module")
 def board() -> QemuBoardTarget:
-    return QemuBoardTarget(SPEC)
+    return QemuBoardTarget(FAST)
 
 
 @needs_board
@@ -98,7 +111,7 @@ def test_micro_and_threadmetric_run_on_the_emulated_board(board: QemuBoardTarget
     assert 40 <= metrics["mutex.lock"]["stats"]["p50"] < 1_000_000
     record = board.record()
     assert record["kind"] == "qemu" and record["time_base"] == "instructions"
-    assert record["detail"]["ns_per_instruction"] == 2 ** qemu_board.ICOUNT_SHIFT
+    assert record["detail"]["clock"] == "-icount shift=5,sleep=off"
 
 
 @needs_board
@@ -133,49 +146,83 @@ def _with_undefined_instruction(image: Path, symbol: str, into: Path) -> Path:
 
 @needs_board
 def test_a_guest_that_faults_is_a_failed_run_with_where_it_faulted(board: QemuBoardTarget, tmp_path: Path):
-    faulty = QemuBoardTarget(SPEC)
+    faulty = QemuBoardTarget(FAST)
     faulty.__dict__["_image"] = _with_undefined_instruction(board._image, "rts_run_execute", tmp_path / "faulty")
     started = time.monotonic()
-    with pytest.raises(ProbeError, match=r"^qemu:mps2-an385:freertos: rtscope-probe: guest fault: UsageFault "
+    with pytest.raises(ProbeError, match=r"^qemu:mps2-an385:freertos:shift=5: rtscope-probe: guest fault: UsageFault "
                                          r"at pc 0x[0-9a-f]{8} .*CFSR 0x00010000"):  # UNDEFINSTR
         faulty.run(request("heap.ops"))
     assert time.monotonic() - started < 30
 
 
-def _qemu_processes_of(image: Path) -> list[str]:
-    """The processes whose command line boots ``image``."""
+def _qemu_processes_with(label: str) -> list[str]:
+    """The QEMU processes booting a request labelled ``label`` (a word unique to one test run)."""
     found = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             argv = cmdline.read_bytes().split(b"\0")
         except OSError:
             continue
-        if str(image).encode() in argv and any(b"qemu-system-arm" in arg for arg in argv):
+        if any(b"qemu-system-arm" in arg for arg in argv) and any(label.encode() in arg for arg in argv):
             found.append(cmdline.parent.name)
     return found
+
+
+def _unique_label() -> str:
+    return f"t{os.getpid()}x{time.monotonic_ns()}"
 
 
 @needs_board
 def test_a_guest_that_outlives_its_time_is_stopped(board: QemuBoardTarget, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(qemu_board, "BOOT_ALLOWANCE_S", 2)
-    monkeypatch.setattr(qemu_board, "WALL_PER_GUEST_S", 0)
+    monkeypatch.setattr(qemu_board, "WALL_S_PER_GIGA_INSTRUCTION", 0)
     started = time.monotonic()
-    with pytest.raises(ProbeError, match=r"^qemu:mps2-an385:freertos: the guest did not finish within 2 s "
+    label = _unique_label()
+    with pytest.raises(ProbeError, match=r"^qemu:mps2-an385:freertos:shift=5: the guest did not finish within 2 s "
                                          r"\(QEMU stopped\)$"):
-        board.run(request("lat.wakeup", duration_s=1000))
+        board.run(request("lat.wakeup", duration_s=1000, label=label))
     assert time.monotonic() - started < 20
-    assert _qemu_processes_of(board._image) == []
+    assert _qemu_processes_with(label) == []
 
 
 def test_a_run_says_how_long_an_instruction_is():
-    target = {"name": SPEC, "kind": "qemu", "time_base": "instructions", "detail": {"ns_per_instruction": 32}}
-    assert measured_on(target) == (f"{SPEC}: instruction time on emulated hardware, not a hardware latency "
-                                   "(one instruction every 32 ns)")
+    target = {"name": SPEC, "kind": "qemu", "time_base": "instructions",
+              "detail": {"clock": "-icount shift=5,sleep=off"}}
+    assert measured_on(target) == (f"{SPEC}: instruction time on emulated hardware, not a hardware "
+                                               "latency (one instruction every 32 ns)")
 
 
 @needs_board
 def test_loads_are_refused_on_the_board_in_one_line(rtscope):
-    outcome = rtscope("--target", SPEC, "run", "heap.ops", "--load", "cpu")
+    outcome = rtscope("--target", FAST, "run", "heap.ops", "--load", "cpu")
     assert outcome.status == 2
-    assert outcome.err == (f"rtscope: {SPEC} runs only the probe's image: no commands, processes or files there "
+    assert outcome.err == (f"rtscope: {FAST} runs only the probe's image: no commands, processes or files there "
                            "(cannot run sh)\n")
+
+
+def test_compare_names_instruction_times_of_different_rates():
+    def doc(shift: int) -> dict:
+        return {"target": {"name": SPEC, "kind": "qemu", "time_base": "instructions",
+                           "detail": {"clock": f"-icount shift={shift},sleep=off"}}}
+    time_base = dict(compare.SETTINGS_TO_MATCH)["time base"]
+    assert (time_base(doc(0)), time_base(doc(5))) == ("instructions (1 ns each)", "instructions (32 ns each)")
+
+
+@needs_board
+def test_a_killed_rtscope_leaves_no_qemu():
+    label = _unique_label()
+    script = (f"from rtscope.targets.qemu_board import QemuBoardTarget; from rtscope.model.request import "
+              f"RunRequest; QemuBoardTarget({FAST!r}).run(RunRequest(('lat.wakeup',), 1000.0, 'fifo', 80, "
+              f"label={label!r}))")
+    runner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    deadline = time.monotonic() + 30
+    while not _qemu_processes_with(label) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _qemu_processes_with(label), "QEMU did not start"
+    runner.kill()
+    runner.wait()
+    deadline = time.monotonic() + 10
+    while _qemu_processes_with(label) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _qemu_processes_with(label) == []

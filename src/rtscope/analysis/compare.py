@@ -18,9 +18,18 @@ from rtscope.model import result, units
 DEFAULT_STATISTICS = ("p50", "p99", "max")
 # The operation table follows vendors' per-operation tables: average cost, in cycles where possible.
 OPS_STATISTICS = ("mean",)
+
+
+def _time_base(doc: dict[str, Any]) -> str:
+    """The result's time base, with the length of an instruction where its emulator recorded it: two
+    instruction times of different rates do not compare ("instructions (32 ns each)")."""
+    rate = result.ns_per_instruction(doc)
+    return f"instructions ({rate} ns each)" if rate else result.time_base(doc)
+
+
 # Settings that make figures incomparable when they differ: (what, how to read it from a document).
 SETTINGS_TO_MATCH: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
-    ("time base", result.time_base),
+    ("time base", _time_base),
     ("granted policy", lambda doc: doc["config"]["granted"]["policy"]),
     ("cycle counter", lambda doc: doc["timing"]["cycle_counter"] or "none"),
 )

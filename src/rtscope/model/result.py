@@ -165,6 +165,18 @@ def time_base(doc: dict[str, Any]) -> str:
     return "simulator" if recorded == "hardware" and simulated else recorded
 
 
+_ICOUNT_SHIFT = re.compile(r"-icount shift=(\d+)\b")
+
+
+def ns_per_instruction(doc: dict[str, Any]) -> int | None:
+    """How many nanoseconds an instruction lasts on a result's instruction time: 2^N for the
+    ``-icount shift=N`` its QEMU target records as its clock (target.detail.clock); None on any other
+    time base, or when the target did not record it."""
+    target = doc.get("target") or {}
+    match = _ICOUNT_SHIFT.search(str((target.get("detail") or {}).get("clock", "")))
+    return 2 ** int(match[1]) if match and target.get("time_base") == "instructions" else None
+
+
 def invalid_reason(metric_doc: dict[str, Any]) -> str:
     """Why an invalid metric is invalid, in words even when the probe gave no reason."""
     return metric_doc["invalid_reason"] or "no reason given"

@@ -41,13 +41,13 @@ class Target(Protocol):
 def make_target(spec: str, probe: Path) -> Target:
     """The target named by a ``--target`` value: "local" (runs ``probe``), "ssh://[user@]host[:port]" (a
     board, which gets the static probe for its architecture), "labgrid:ENV.yaml[:NAME]" (a board of a
-    labgrid environment, reached by its SSHDriver), "qemu:BOARD:OS" (an RTOS image booted on an
-    emulated board: qemu:mps2-an385:freertos) or "fake:DIR" (replays DIR)."""
+    labgrid environment, reached by its SSHDriver), "qemu:BOARD:OS[:shift=N]" (an RTOS image
+    booted on an emulated board: qemu:mps2-an385:freertos) or "fake:DIR" (replays DIR)."""
     # Imported here: each target module imports this one for the protocol.
     from rtscope.targets.fake import FakeTarget
     from rtscope.targets.labgrid import LabgridTarget
     from rtscope.targets.local import LocalTarget
-    from rtscope.targets.qemu_board import QemuBoardTarget
+    from rtscope.targets.qemu_board import QemuBoardTarget, names_a_board
     from rtscope.targets.ssh import SshTarget
     if spec == "local":
         return LocalTarget(probe)
@@ -55,7 +55,7 @@ def make_target(spec: str, probe: Path) -> Target:
         return SshTarget(spec)
     if spec.startswith("labgrid:"):
         return LabgridTarget(spec)
-    if spec.startswith("qemu:"):
+    if spec.startswith("qemu:") and names_a_board(spec):
         return QemuBoardTarget(spec)
     if spec.startswith("fake:") and len(spec) > len("fake:"):
         return FakeTarget(Path(spec.removeprefix("fake:")))

@@ -8,8 +8,11 @@ argument percent-encoded, since QEMU joins them with spaces), the board's UART i
 guest's exit status is QEMU's. Every run is bounded in time: QEMU is stopped when it outlives it.
 
 Time on this target is instruction time: one instruction every 2^shift ns, exception entry and memory
-waits free. Reruns of one image give the same figures to the bit; only the run id differs (it is drawn
-from the host's /dev/urandom, so that the store can hold both).
+waits free. The shift is 0 by default, as for the Linux guests (rtscope.targets.qemu): a nanosecond is an
+instruction on both, so that their figures compare. The board's clock counts 40 ns, 40 instructions at
+shift 0; ``:shift=5`` (32 ns an instruction, near the AN385's 25 MHz) resolves about one. Reruns of one
+image give the same figures to the bit; only the run id differs (it is drawn from the host's
+/dev/urandom, so that the store can hold both).
 """
 
 import contextlib
@@ -32,9 +35,9 @@ from rtscope.model.request import RunRequest
 from rtscope.targets import local, worker
 from rtscope.targets.transport import Completed, Process
 
-# One instruction every 2^5 = 32 ns: a 31.25 MHz core retiring one instruction a cycle, near the AN385's
-# 25 MHz Cortex-M3. The board's clock counts 40 ns, about one instruction.
-ICOUNT_SHIFT = 5
+# One instruction a nanosecond, as the Linux guests count (rtscope.targets.qemu); at most QEMU's 10.
+DEFAULT_ICOUNT_SHIFT = 0
+MAX_ICOUNT_SHIFT = 10
 # The status the image exits with when the guest faults (board.c): neither the probe's nor QEMU's own.
 GUEST_FAULT_STATUS = 3
 # coreutils timeout's status when it stopped QEMU.
@@ -42,9 +45,9 @@ TIMEOUT_STATUS = 124
 # QEMU's and the build's bounds, beyond the request's own time.
 BOOT_ALLOWANCE_S = 60
 BUILD_TIMEOUT_S = 900
-# Wall-clock seconds allowed per second of the guest's time: TCG with -icount on a loaded machine
-# runs this board many times faster than real time; this is a bound, not an estimate.
-WALL_PER_GUEST_S = 10
+# Wall-clock seconds allowed per 10^9 guest instructions: TCG with -icount runs this board at about
+# 140 million instructions a second on this shared 2-CPU machine; this is a bound, not an estimate.
+WALL_S_PER_GIGA_INSTRUCTION = 60
 # The probe's own default of --grace (src/main.c), and Thread-Metric's period and periods
 # (bench/thread_metric.c), which set a tm.* bench's time instead of --duration.
 PROBE_DEFAULT_GRACE_S = 10
@@ -60,7 +63,7 @@ class QemuBoardTarget:
     """FreeRTOS on QEMU's mps2-an385 (Cortex-M3): the probe image built here, booted per request."""
 
     def __init__(self, spec: str, *, kernel: Path | None = None, probe_dir: Path | None = None):
-        board, os_name = _parse(spec)
+        board, os_name, self.shift = _parse(spec)
         self.name = spec
         self.board = board
         self.machine = BOARDS[(board, os_name)]
@@ -78,9 +81,9 @@ class QemuBoardTarget:
             "emulator": _qemu_version(),
             "machine": self.machine,
             "board": self.board,
-            "icount_shift": ICOUNT_SHIFT,
-            "ns_per_instruction": 2 ** ICOUNT_SHIFT,
-            "time": (f"instruction time: one instruction every {2 ** ICOUNT_SHIFT} ns; exception entry and "
+            # Said as the Linux guests say it: result.ns_per_instruction reads the shift from it.
+            "clock": f"-icount shift={self.shift},sleep=off",
+            "time": (f"instruction time: one instruction every {2 ** self.shift} ns; exception entry and "
                      "memory waits cost nothing"),
             "image_sha256": hashlib.sha256(image.read_bytes()).hexdigest(),
             "freertos_kernel": str(self.kernel),
@@ -108,7 +111,8 @@ class QemuBoardTarget:
     def run(self, request: RunRequest) -> result.Result:
         """Boot the image on ``request``, written to result.json in a directory of its own (QEMU's
         working directory: the path the probe records is the same on every rerun)."""
-        timeout_s = BOOT_ALLOWANCE_S + WALL_PER_GUEST_S * self._guest_seconds(request)
+        instructions = self._guest_seconds(request) * 1e9 / 2 ** self.shift
+        timeout_s = round(BOOT_ALLOWANCE_S + WALL_S_PER_GIGA_INSTRUCTION * instructions / 1e9)
         with tempfile.TemporaryDirectory(prefix="rtscope-qemu-") as directory:
             # The console streams to rtscope's stderr, as a local probe's diagnostics do.
             command = self._command(["run", *request.probe_args(), "--json", "result.json"], timeout_s,
@@ -168,8 +172,8 @@ class QemuBoardTarget:
         qemu = shutil.which("qemu-system-arm")
         if qemu is None:
             raise RtscopeError("qemu-system-arm not found (apt-get install qemu-system-arm, or run setup.sh)")
-        return bounded(qemu_argv(qemu, self.machine, self._image, ["rtscope-probe", *args], console=console),
-                       timeout_s)
+        return bounded(qemu_argv(qemu, self.machine, self._image, ["rtscope-probe", *args], console=console,
+                                 shift=self.shift), timeout_s)
 
 
 class BoardTransport:
@@ -203,19 +207,23 @@ class BoardTransport:
 
 def bounded(command: list[str], timeout_s: float) -> list[str]:
     """``command`` under coreutils timeout: TERM after ``timeout_s``, KILL 5 s later. In the foreground,
-    so that a Ctrl-C at the terminal still reaches QEMU."""
-    return ["timeout", "--foreground", "--kill-after=5", f"{timeout_s:g}", *command]
+    so that a Ctrl-C at the terminal still reaches QEMU. Each of the two is killed when its parent ends
+    (util-linux setpriv --pdeathsig): a killed rtscope leaves no QEMU behind."""
+    die_with_parent = ["setpriv", "--pdeathsig", "KILL"]
+    return [*die_with_parent, "timeout", "--foreground", "--kill-after=5", f"{timeout_s:g}", *die_with_parent,
+            *command]
 
 
-def qemu_argv(qemu: str, machine: str, image: Path, argv: list[str], *, console: str) -> list[str]:
+def qemu_argv(qemu: str, machine: str, image: Path, argv: list[str], *, console: str, shift: int) -> list[str]:
     """QEMU booting ``image`` on ``machine`` with ``argv`` as the semihosting command line, under
-    deterministic instruction counting (no sleeping to catch up with real time), the board's UART on
-    ``console`` (a QEMU character device: stdio, file:PATH) and nothing else: no display, no monitor,
-    no default devices. The board's own Ethernet controller, which the probe never uses, is given a user
-    network that reaches nothing (restrict=on, no IPv6 router adverts), or QEMU warns that it has no peer."""
+    deterministic instruction counting (an instruction every 2^shift ns, no sleeping to catch up with
+    real time), the board's UART on ``console`` (a QEMU character device: stdio, file:PATH) and nothing
+    else: no display, no monitor, no default devices. The board's own Ethernet controller, which the probe
+    never uses, is given a user network that reaches nothing (restrict=on, no IPv6 router adverts), or
+    QEMU warns that it has no peer."""
     return [qemu, "-M", machine, "-nodefaults", "-nic", "user,restrict=on,ipv6=off,model=lan9118",
             "-display", "none", "-monitor", "none", "-serial", console,
-            "-icount", f"shift={ICOUNT_SHIFT},align=off,sleep=off",
+            "-icount", f"shift={shift},align=off,sleep=off",
             "-semihosting-config", "enable=on,target=native," + ",".join(f"arg={encode_arg(a)}" for a in argv),
             "-kernel", str(image)]
 
@@ -227,13 +235,27 @@ def encode_arg(arg: str) -> str:
                    for byte in arg.encode())
 
 
-def _parse(spec: str) -> tuple[str, str]:
-    """(board, os) of "qemu:BOARD:OS"; RtscopeError naming the boards there are."""
+def names_a_board(spec: str) -> bool:
+    """Whether the --target value ``spec`` ("qemu:NAME:…") names one of these boards rather than a Linux
+    guest's architecture."""
     parts = spec.split(":")
-    known = ", ".join(f"qemu:{board}:{os_name}" for board, os_name in BOARDS)
-    if len(parts) != 3 or parts[0] != "qemu" or (parts[1], parts[2]) not in BOARDS:
-        raise RtscopeError(f"unknown QEMU board {spec!r} (there is {known})")
-    return parts[1], parts[2]
+    return len(parts) > 1 and parts[1] in {board for board, _ in BOARDS}
+
+
+def _parse(spec: str) -> tuple[str, str, int]:
+    """(board, os, shift) of "qemu:BOARD:OS[:shift=N]"; RtscopeError naming what there is."""
+    usage = "expected " + " or ".join(f"qemu:{board}:{os_name}[:shift=N]" for board, os_name in BOARDS)
+    parts = spec.split(":")
+    if len(parts) not in (3, 4) or parts[0] != "qemu" or (parts[1], parts[2]) not in BOARDS:
+        raise RtscopeError(f"unknown QEMU board {spec!r} ({usage})")
+    shift = DEFAULT_ICOUNT_SHIFT
+    if len(parts) == 4:
+        key, _, value = parts[3].partition("=")
+        if key != "shift" or not value.isdigit() or int(value) > MAX_ICOUNT_SHIFT:
+            raise RtscopeError(f"--target {spec}: {parts[3]!r} is not shift=N with N 0..{MAX_ICOUNT_SHIFT} "
+                               f"({usage})")
+        shift = int(value)
+    return parts[1], parts[2], shift
 
 
 def _kernel_path(env: Any, probe_dir: Path) -> Path:

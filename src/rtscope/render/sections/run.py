@@ -43,12 +43,11 @@ def _measured_on_row(doc: dict) -> list[tuple[str, str]]:
 
 
 def measured_on(target: dict) -> str:
-    """"local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …" with the rate of
-    instruction time where the target recorded it ("(one instruction every 32 ns)"); without a name (a
+    """"local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …" with the length
+    of an instruction where the target recorded it ("(one instruction every 32 ns)"); without a name (a
     simulator's result the probe wrote alone) the time base only: "an OS simulator's time, not the OS's"."""
     time_base = TIME_BASES[target["time_base"]]
     if "name" not in target:
         return time_base
-    rate = (target.get("detail") or {}).get("ns_per_instruction")
-    every = f" (one instruction every {rate} ns)" if target["time_base"] == "instructions" and rate else ""
-    return f"{target['name']}: {time_base}{every}"
+    rate = result.ns_per_instruction({"target": target})
+    return f"{target['name']}: {time_base}" + (f" (one instruction every {rate} ns)" if rate else "")

@@ -14,6 +14,7 @@
 
 #include "FreeRTOS.h"
 #include "board.h"
+#include "board_vectors.h"
 #include "task.h"
 
 /* ------------------------------------------------------------ hardware */
@@ -104,7 +105,6 @@ static const char *host_error(void)
 
 volatile uint32_t board_clock_wraps;
 
-void board_timer0_handler(void);
 void board_timer0_handler(void)
 {
     BOARD_CLOCK_TIMER->intstatus = BOARD_TIMER_INT;
@@ -378,7 +378,7 @@ _Noreturn void board_exit(int status)
 
 /* ------------------------------------------------------------------ faults */
 
-static void fault_exit(const char *what)
+_Noreturn static void fault_exit(const char *what)
 {
     /* Interrupts off: nothing else runs, and the UART is written directly. */
     __asm__ volatile("cpsid i" ::: "memory");
@@ -386,10 +386,7 @@ static void fault_exit(const char *what)
     board_exit(BOARD_FAULT_STATUS);
 }
 
-/* The fault handlers (startup.c) land here with the stacked exception frame:
- * r0-r3, r12, lr, pc, xpsr. */
-void board_fault(const char *name, const uint32_t *frame);
-void board_fault(const char *name, const uint32_t *frame)
+_Noreturn void board_fault(const char *name, const uint32_t *frame)
 {
     char line[192];
     snprintf(line, sizeof line,
@@ -400,6 +397,8 @@ void board_fault(const char *name, const uint32_t *frame)
     fault_exit(line);
 }
 
+/* configASSERT's failure (FreeRTOSConfig.h): where, in one line, then the
+ * fault status. */
 void board_assert_failed(const char *file, int line)
 {
     char text[160];
@@ -407,6 +406,7 @@ void board_assert_failed(const char *file, int line)
     fault_exit(text);
 }
 
+/* FreeRTOS found a task's stack pointer beyond its stack at a switch. */
 void vApplicationStackOverflowHook(TaskHandle_t task, char *name);
 void vApplicationStackOverflowHook(TaskHandle_t task, char *name)
 {
@@ -423,7 +423,6 @@ static struct {
     void *arg;
 } soft_irq;
 
-void board_soft_irq_handler(void);
 void board_soft_irq_handler(void)
 {
     if (soft_irq.handler)
@@ -463,7 +462,6 @@ static struct {
     uint64_t missed;
 } periodic;
 
-void board_timer1_handler(void);
 void board_timer1_handler(void)
 {
     uint64_t entered = board_time_ns();

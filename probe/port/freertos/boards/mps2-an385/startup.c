@@ -1,8 +1,8 @@
 /*
  * Reset and the vector table of the mps2-an385 image. QEMU loads every
  * section of the ELF file where it belongs, so reset only zeroes .bss and
- * calls main (the probe is C: no constructors to run); a return from main ends the
- * program with main's status. Faults are reported by name with where they
+ * calls main (the probe is C: no constructors to run); a return from main
+ * ends the program with main's status. Faults are reported by name with where they
  * happened (board_fault) instead of locking up, so that a faulting guest
  * is a failed run, not a hang.
  */
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "board.h"
+#include "board_vectors.h"
 
 extern uint32_t board_bss_start[], board_bss_end[], board_main_stack_top[];
 /* The port's main (port_freertos.c), which starts the scheduler; port.mk
@@ -17,11 +18,8 @@ extern uint32_t board_bss_start[], board_bss_end[], board_main_stack_top[];
 #undef main
 extern int main(void);
 
+/* Reset: .bss zeroed, then the port's main; its status ends the program. */
 void board_reset_handler(void);
-void board_fault(const char *name, const uint32_t *frame);
-void board_timer0_handler(void);
-void board_timer1_handler(void);
-void board_soft_irq_handler(void);
 /* FreeRTOS's Cortex-M3 port (portable/GCC/ARM_CM3/port.c). */
 void vPortSVCHandler(void);
 void xPortPendSVHandler(void);
