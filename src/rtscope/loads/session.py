@@ -215,8 +215,13 @@ Snapshot = list[tuple[int, str, int]]  # each process: its group, its state lett
 
 def _processes(transport: Transport) -> Snapshot:
     """Every process on the target now (/proc/PID/stat)."""
+    return parse_stats(transport.run(_ALL_STATS, timeout_s=30).stdout.decode(errors="replace"))
+
+
+def parse_stats(text: str) -> Snapshot:
+    """The processes of /proc/PID/stat lines, one a line."""
     snapshot = []
-    for line in transport.run(_ALL_STATS, timeout_s=30).stdout.decode(errors="replace").splitlines():
+    for line in text.splitlines():
         # Fields after the parenthesised command: state ppid pgrp … utime(14) stime(15).
         fields = line.rsplit(")", 1)[-1].split()
         if len(fields) > 12:
@@ -229,14 +234,21 @@ _TICKS_PER_S = 100
 
 
 def _group_cpu_s(snapshot: Snapshot, load: ActiveLoad) -> float:
-    """CPU seconds used so far by the live processes of the load's process groups."""
-    groups = {process.pid for process in load.processes}
+    return groups_cpu_s(snapshot, {process.pid for process in load.processes})
+
+
+def groups_cpu_s(snapshot: Snapshot, groups: set[int]) -> float:
+    """CPU seconds used so far by the live processes of the process groups ``groups``."""
     return sum(ticks for group, _, ticks in snapshot if group in groups) / _TICKS_PER_S
 
 
 def _loopback_bytes(transport: Transport) -> int:
-    """Bytes sent over the loopback interface there since boot (/proc/net/dev)."""
-    for line in transport.read_file("/proc/net/dev").decode(errors="replace").splitlines():
+    return loopback_bytes(transport.read_file("/proc/net/dev").decode(errors="replace"))
+
+
+def loopback_bytes(net_dev: str) -> int:
+    """Bytes sent over the loopback interface since boot, from the text of /proc/net/dev."""
+    for line in net_dev.splitlines():
         name, _, counters = line.partition(":")
         if name.strip() == "lo":
             return int(counters.split()[8])

@@ -61,6 +61,8 @@ BOOT_BUDGET_S = 120.0
 SLOWDOWN = 60.0
 _MARK = "RTSCOPE-FRAME"
 _PARTS = ("status", "stdout", "stderr")
+# Where a job leaves more files for the host: each comes back framed like its output.
+GUEST_OUT = "/tmp/out"
 
 # The guest's init: mounts, the job with its output in files, each file framed on the console, power off.
 _INIT = f"""#!/bin/busybox sh
@@ -76,9 +78,10 @@ ip link set lo up 2>/dev/null
 mkdir -p /tmp/out /tmp/work && cd /tmp/work
 sh /rtscope/job </dev/null >/tmp/out/stdout 2>/tmp/out/stderr
 echo $? >/tmp/out/status
-for part in {' '.join(_PARTS)}; do
-    echo "{_MARK} $part $(wc -c </tmp/out/$part) $(sha256sum </tmp/out/$part | cut -d' ' -f1)"
-    base64 /tmp/out/$part
+cd /tmp/out
+for part in *; do
+    echo "{_MARK} $part $(wc -c <$part) $(sha256sum <$part | cut -d' ' -f1)"
+    base64 $part
     echo "{_MARK} end"
 done
 echo "{_MARK} done"
@@ -202,6 +205,16 @@ class Guest:
         RtscopeError in one line when the guest panics, hangs past ``timeout_s``, QEMU fails, or the
         output does not come back whole.
         """
+        parts = self.boot_files(argv, timeout_s)
+        try:
+            status = int(parts["status"].decode().strip())
+        except ValueError:
+            raise RtscopeError(f"{self.spec.text}: the guest's exit status is not a number") from None
+        return Completed(status, parts["stdout"], parts["stderr"])
+
+    def boot_files(self, argv: Sequence[str], timeout_s: float) -> dict[str, bytes]:
+        """Like :meth:`boot`: the job's status, stdout and stderr, and every file it left in GUEST_OUT, by
+        name."""
         package, vmlinuz = self.kernel
         name = self.spec.text
         with qemu_machine.Machine(self.arch.emulator, name) as machine:
@@ -215,13 +228,9 @@ class Guest:
             machine.start(self._qemu_args(vmlinuz, initrd))
             ending = machine.run(timeout_s, done=lambda serial: f"{_MARK} done".encode() in serial)
         parts = frames(ending.serial)
-        if set(parts) != set(_PARTS):
+        if not set(_PARTS) <= set(parts) or f"{_MARK} done".encode() not in ending.serial:
             raise RtscopeError(f"{name}: {failure(ending, timeout_s)}")
-        try:
-            status = int(parts["status"].decode().strip())
-        except ValueError:
-            raise RtscopeError(f"{name}: the guest's exit status is not a number") from None
-        return Completed(status, parts["stdout"], parts["stderr"])
+        return parts
 
     def _qemu_args(self, vmlinuz: Path, initrd: Path) -> list[str]:
         cmdline = (f"console={self.arch.console} quiet loglevel=1 panic=-1 oops=panic nokaslr norandmaps "
@@ -265,7 +274,7 @@ def frames(serial: bytes) -> dict[str, bytes]:
     (a block garbled by a kernel message is left out)."""
     found: dict[str, bytes] = {}
     lines = serial.replace(b"\r", b"").split(b"\n")
-    header = re.compile(rf"{_MARK} (\w+) (\d+) ([0-9a-f]{{64}})".encode())
+    header = re.compile(rf"{_MARK} ([\w.-]+) (\d+) ([0-9a-f]{{64}})".encode())
     for number, line in enumerate(lines):
         match = header.fullmatch(line.strip())
         if not match:
@@ -312,7 +321,7 @@ class QemuTransport:
     def run_streaming(self, argv: Sequence[str]) -> tuple[int, str, bytes]:
         """Run ``argv`` in a boot of its own; its stderr is copied to rtscope's when the guest is done
         (nothing crosses while it measures)."""
-        completed = self.guest.boot(argv, self._budget(argv))
+        completed = self.guest.boot(argv, self.budget(argv))
         said = completed.stderr.decode(errors="replace")
         sys.stderr.write(said)
         return completed.status, worker.last_line(said), completed.stdout
@@ -336,7 +345,7 @@ class QemuTransport:
     def temp_dir(self) -> contextlib.AbstractContextManager[str]:
         raise RtscopeError(f"{self.name}: a QEMU guest keeps no files from one boot to the next")
 
-    def _budget(self, argv: Sequence[str]) -> float:
+    def budget(self, argv: Sequence[str]) -> float:
         """Host seconds a probe run may take: the boot's, and SLOWDOWN per second of guest time it asks."""
         guest_s = 1.0
         words = list(argv)
@@ -355,6 +364,8 @@ class QemuTarget:
         self.name = spec_text
         self.guest = Guest(self.spec)
         self.transport = QemuTransport(self.guest)
+        self.cpus = self.spec.cpus
+        self.out_dir = GUEST_OUT
 
     def list_benches(self) -> list[Bench]:
         return self._catalogue[0]
@@ -373,15 +384,29 @@ class QemuTarget:
         return kept_catalogue(self.transport, GUEST_PROBE, probes.identity(self.guest.probe), self.name)
 
     def run(self, request: RunRequest) -> result.Result:
-        """Boot, run the probe on ``request``, power off. The guest's run id and clock are its own (the
-        same in every boot), so the result gets a new id and the host's start and end times."""
+        """Boot, run the probe on ``request``, power off: :meth:`run_with` with nothing around it."""
+        return self.run_with(request, "", "", 0.0)[0]
+
+    def run_with(self, request: RunRequest, before: str, after: str, guest_s: float
+                 ) -> tuple[result.Result, dict[str, bytes]]:
+        """Boot and run the probe on ``request`` between the shell text ``before`` and ``after`` (loads
+        started and stopped in the guest; ``guest_s`` more seconds of guest time they take), then power
+        off: its result, and the files the shell text left in GUEST_OUT. The guest's run id and clock are
+        its own (the same in every boot), so the result gets a new id and the host's start and end times."""
         started = _utc_now()
-        status, last_line, output = self.transport.run_streaming(
-            [GUEST_PROBE, "run", *request.probe_args(), "--json", "-"])
-        run_result = read_outcome(status, last_line, output)
+        argv = [GUEST_PROBE, "run", *request.probe_args(), "--json", "-"]
+        script = f"{before}\n{shlex.join(argv)}\nstatus=$?\n{after}\nexit $status\n"
+        files = self.guest.boot_files(["sh", "-c", script], self.transport.budget(argv) + SLOWDOWN * guest_s)
+        said = files["stderr"].decode(errors="replace")
+        sys.stderr.write(said)
+        try:
+            status = int(files["status"].decode().strip())
+        except ValueError:
+            raise RtscopeError(f"{self.name}: the guest's exit status is not a number") from None
+        run_result = read_outcome(status, worker.last_line(said), files["stdout"])
         doc = dict(run_result.doc)
         doc["run"] = dict(doc["run"], id=secrets.token_hex(8), started=started, finished=_utc_now())
-        return result.from_doc(doc, "the guest's result")
+        return result.from_doc(doc, "the guest's result"), files
 
 
 def _utc_now() -> str:

@@ -1,0 +1,151 @@
+"""--target qemu:ARCH:FLAVOUR: the spec, the initramfs and the framing of the guest's output, the QEMU
+process's bounds (rtscope.targets.qemu_machine), and — marked ``kernels``, since the first run downloads
+Debian's kernels into ~/.cache/rtscope/debian — real boots of each architecture and flavour, the
+determinism of two runs, a guest that panics and one that hangs."""
+
+import base64
+import hashlib
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import Outcome
+from rtscope.errors import RtscopeError
+from rtscope.model.request import RunRequest
+from rtscope.targets import make_target, qemu_machine
+from rtscope.targets.qemu import QemuTarget, frames, initramfs, parse_spec
+
+
+def _frame(name: str, content: bytes) -> bytes:
+    return (f"RTSCOPE-FRAME {name} {len(content)} {hashlib.sha256(content).hexdigest()}\r\n".encode()
+            + base64.encodebytes(content).replace(b"\n", b"\r\n") + b"RTSCOPE-FRAME end\r\n")
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("qemu:riscv64:rt", "unknown architecture 'riscv64' (known: x86_64, aarch64)"),
+    ("qemu:aarch64:lowlatency", "unknown flavour 'lowlatency' (known: stock, rt)"),
+    ("qemu:aarch64", "expected qemu:ARCH:FLAVOUR"),
+    ("qemu:aarch64:rt:cpus=99", "bad option 'cpus=99'"),
+    ("qemu:aarch64:rt:colour=red", "bad option 'colour=red'"),
+    ("qemu:x86_64:rt:cpus=2", "x86_64 guests have at most 1 CPU under -icount"),
+])
+def test_bad_specs_are_refused_in_one_line(spec: str, message: str) -> None:
+    with pytest.raises(RtscopeError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_spec(spec)
+
+
+def test_spec_defaults_and_options() -> None:
+    assert (parse_spec("qemu:aarch64:rt").cpus, parse_spec("qemu:x86_64:stock").cpus) == (2, 1)
+    spec = parse_spec("qemu:x86_64:stock:cpus=2:time=host:memory=512")
+    assert (spec.cpus, spec.time, spec.memory_mib) == (2, "host", 512)
+    target = make_target("qemu:aarch64:rt", Path("unused"))
+    assert isinstance(target, QemuTarget)
+
+
+def test_an_unknown_architecture_exits_2_with_one_line(rtscope: Callable[..., Outcome]) -> None:
+    outcome = rtscope("--target", "qemu:mips:rt", "list")
+    assert outcome.status == 2
+    assert outcome.err.strip().splitlines() == [
+        "rtscope: --target qemu:mips:rt: unknown architecture 'mips' (known: x86_64, aarch64)"]
+
+
+@pytest.mark.skipif(shutil.which("cpio") is None, reason="cpio is not installed")
+def test_initramfs_is_a_reproducible_newc_archive(tmp_path: Path) -> None:
+    files = {"init": (b"#!/bin/sh\n", 0o755), "rtscope/job": (b"exec true\n", 0o644)}
+    archive = initramfs(files)
+    assert archive == initramfs(files)
+    listed = subprocess.run(["cpio", "-itv"], input=archive, capture_output=True, check=True).stdout.decode()
+    names = [line.split()[-1] for line in listed.splitlines()]
+    assert names == ["dev", "dev/console", "proc", "sys", "tmp", "init", "rtscope", "rtscope/job"]
+    assert listed.splitlines()[1].startswith("crw-------")
+    subprocess.run(["cpio", "-id", "--quiet"], input=archive, cwd=tmp_path, check=True)
+    assert (tmp_path / "rtscope" / "job").read_bytes() == b"exec true\n"
+
+
+def test_frames_keep_only_whole_blocks() -> None:
+    serial = (b"[    0.1] booting\r\n" + _frame("stdout", b"{\"a\": 1}\n" * 40) + _frame("stderr", b"")
+              + _frame("status", b"0\n").replace(b"MAo=", b"MQo=") + b"RTSCOPE-FRAME done\r\n")
+    found = frames(serial)
+    assert found == {"stdout": b"{\"a\": 1}\n" * 40, "stderr": b""}  # status failed its checksum
+
+
+def test_machine_reports_qemu_failure_and_removes_its_directory() -> None:
+    with qemu_machine.Machine("qemu-system-aarch64", "test") as machine:
+        directory = machine.directory
+        machine.start(["-M", "virt", "-kernel", "/nonexistent"])
+        ending = machine.run(30)
+    assert (ending.why, ending.status) == ("qemu failed", 1)
+    assert "could not load kernel '/nonexistent'" in ending.said
+    assert not directory.exists()
+
+
+def test_machine_stops_a_guest_that_never_ends() -> None:
+    with qemu_machine.Machine("qemu-system-aarch64", "test") as machine:
+        machine.start(["-M", "virt", "-cpu", "cortex-a57"])  # no kernel: the CPU idles forever
+        pid = machine._process.pid  # type: ignore[union-attr]
+        ending = machine.run(1.0)
+    assert ending.why == "timeout"
+    assert not Path(f"/proc/{pid}").exists()
+
+
+def test_a_missing_emulator_is_one_line() -> None:
+    with qemu_machine.Machine("qemu-system-nonesuch", "qemu:nonesuch:rt") as machine:
+        with pytest.raises(RtscopeError, match="qemu-system-nonesuch is not installed .Debian: apt install "
+                                               "qemu-system-nonesuch."):
+            machine.start([])
+
+
+# Real boots: Debian's kernels, downloaded on first use (a few hundred MB) and kept in ~/.cache/rtscope.
+
+SHORT = RunRequest(benches=("lat.wakeup",), duration_s=0.2, policy="fifo", priority=80)
+SPECS = ("qemu:x86_64:stock", "qemu:x86_64:rt", "qemu:aarch64:stock", "qemu:aarch64:rt")
+
+
+@pytest.fixture(scope="module")
+def short_runs() -> dict[str, dict]:
+    """One short lat.wakeup run per architecture and flavour, and a second on aarch64 stock."""
+    runs = {spec: QemuTarget(spec).run(SHORT).doc for spec in SPECS}
+    runs["again"] = QemuTarget("qemu:aarch64:stock").run(SHORT).doc
+    return runs
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("spec", SPECS)
+def test_each_kernel_boots_and_measures(short_runs: dict[str, dict], spec: str) -> None:
+    doc = short_runs[spec]
+    flavour = spec.split(":")[2]
+    assert doc["run"]["status"] == "complete"
+    assert doc["metrics"][0]["valid"] and doc["metrics"][0]["stats"]["count"] > 100
+    assert doc["system"]["realtime_kernel"] is (flavour == "rt")
+    assert ("-rt-" in doc["system"]["kernel_release"]) is (flavour == "rt")
+    target = QemuTarget(spec).record()
+    assert (target["kind"], target["time_base"]) == ("qemu", "instructions")
+    assert target["detail"]["kernel_package"].startswith("linux-image-6.")
+
+
+@pytest.mark.kernels
+def test_two_runs_give_identical_metrics(short_runs: dict[str, dict]) -> None:
+    first, second = short_runs["qemu:aarch64:stock"], short_runs["again"]
+    assert first["run"]["id"] != second["run"]["id"]
+    assert json.dumps(first["metrics"]) == json.dumps(second["metrics"])
+
+
+@pytest.mark.kernels
+def test_a_guest_that_panics_is_one_line_and_leaves_nothing() -> None:
+    before = set(Path("/tmp").glob("rtscope-qemu-*"))
+    target = QemuTarget("qemu:aarch64:stock")
+    with pytest.raises(RtscopeError, match=r"^qemu:aarch64:stock: the guest's kernel panicked \(Kernel panic - "
+                                           r"not syncing: sysrq triggered crash\)$"):
+        target.transport.run(["sh", "-c", "echo c >/proc/sysrq-trigger"])
+    assert set(Path("/tmp").glob("rtscope-qemu-*")) <= before
+
+
+@pytest.mark.kernels
+def test_a_guest_that_hangs_is_stopped_at_its_deadline() -> None:
+    target = QemuTarget("qemu:aarch64:stock")
+    with pytest.raises(RtscopeError, match=r"did not finish within 12 s \(hung\?\): QEMU stopped"):
+        target.guest.boot(["sh", "-c", "while :; do :; done"], 12)
