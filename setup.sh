@@ -20,10 +20,14 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 #   openssh-server        the SSH target's tests start their own sshd on 127.0.0.1 (not as a service)
 #   libssl-dev pkg-config the crypto.* benches' library (OpenSSL's libcrypto, found by probe/Makefile with pkg-config)
 #   openssl               openssl speed beside the crypto benches (bench/crypto.sh)
+#   qemu-system-x86 qemu-system-arm  --target qemu:x86_64|aarch64:… (Debian's kernels in QEMU; their kernels
+#                         and busybox-static are fetched by rtscope itself with apt-get download, per
+#                         architecture, into ~/.cache/rtscope/debian: docs/targets.md)
+#   cpio                  the QEMU target's test lists the initramfs rtscope writes
 packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux
           stress-ng iperf3 chromium chromium-driver nodejs sigrok-cli qemu-user-static
           gcc-arm-none-eabi libnewlib-arm-none-eabi openssh-client openssh-server libssl-dev pkg-config
-          openssl)
+          openssl qemu-system-x86 qemu-system-arm cpio)
 
 # The static probes rtscope copies to boards (make -C probe cross) need Debian's cross compiler for each
 # architecture, gcc-TRIPLET and libc6-dev-DEBARCH-cross (probe/Makefile's TRIPLET_ and DEBARCH_ lines);

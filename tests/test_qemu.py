@@ -4,6 +4,7 @@ Debian's kernels into ~/.cache/rtscope/debian — real boots of each architectur
 determinism of two runs, a guest that panics and one that hangs."""
 
 import base64
+import dataclasses
 import hashlib
 import json
 import shutil
@@ -15,6 +16,7 @@ import pytest
 
 from conftest import Outcome
 from rtscope.errors import RtscopeError
+from rtscope.loads import guest, kinds
 from rtscope.model.request import RunRequest
 from rtscope.targets import make_target, qemu_machine
 from rtscope.targets.qemu import QemuTarget, frames, initramfs, parse_spec
@@ -102,14 +104,17 @@ def test_a_missing_emulator_is_one_line() -> None:
 # Real boots: Debian's kernels, downloaded on first use (a few hundred MB) and kept in ~/.cache/rtscope.
 
 SHORT = RunRequest(benches=("lat.wakeup",), duration_s=0.2, policy="fifo", priority=80)
+# The aarch64 guests boot in seconds: they also read the kernel's timerlat tracer.
+WITH_TIMERLAT = dataclasses.replace(SHORT, benches=("lat.wakeup", "lat.timerlat"))
 SPECS = ("qemu:x86_64:stock", "qemu:x86_64:rt", "qemu:aarch64:stock", "qemu:aarch64:rt")
 
 
 @pytest.fixture(scope="module")
 def short_runs() -> dict[str, dict]:
-    """One short lat.wakeup run per architecture and flavour, and a second on aarch64 stock."""
-    runs = {spec: QemuTarget(spec).run(SHORT).doc for spec in SPECS}
-    runs["again"] = QemuTarget("qemu:aarch64:stock").run(SHORT).doc
+    """One short run per architecture and flavour (lat.timerlat too on aarch64), and a second on
+    aarch64 stock."""
+    runs = {spec: QemuTarget(spec).run(WITH_TIMERLAT if "aarch64" in spec else SHORT).doc for spec in SPECS}
+    runs["again"] = QemuTarget("qemu:aarch64:stock").run(WITH_TIMERLAT).doc
     return runs
 
 
@@ -118,8 +123,8 @@ def short_runs() -> dict[str, dict]:
 def test_each_kernel_boots_and_measures(short_runs: dict[str, dict], spec: str) -> None:
     doc = short_runs[spec]
     flavour = spec.split(":")[2]
-    assert doc["run"]["status"] == "complete"
-    assert doc["metrics"][0]["valid"] and doc["metrics"][0]["stats"]["count"] > 100
+    wakeup = next(metric for metric in doc["metrics"] if metric["id"] == "lat.wakeup")
+    assert wakeup["valid"] and wakeup["stats"]["count"] > 100
     assert doc["system"]["realtime_kernel"] is (flavour == "rt")
     assert ("-rt-" in doc["system"]["kernel_release"]) is (flavour == "rt")
     target = QemuTarget(spec).record()
@@ -132,6 +137,29 @@ def test_two_runs_give_identical_metrics(short_runs: dict[str, dict]) -> None:
     first, second = short_runs["qemu:aarch64:stock"], short_runs["again"]
     assert first["run"]["id"] != second["run"]["id"]
     assert json.dumps(first["metrics"]) == json.dumps(second["metrics"])
+
+
+@pytest.mark.kernels
+def test_timerlat_is_read_where_the_kernel_has_it(short_runs: dict[str, dict]) -> None:
+    rt = short_runs["qemu:aarch64:rt"]
+    assert [bench["status"] for bench in rt["benches"]] == ["ok", "ok"]
+    for metric_id in ("lat.timerlat.irq", "lat.timerlat.thread"):
+        metric = next(metric for metric in rt["metrics"] if metric["id"] == metric_id)
+        assert metric["valid"] and metric["stats"]["count"] > 100, metric["invalid_reason"]
+        assert metric["checks"]["timerlat"] is True and metric["checks"]["lost_events"] == 0
+    stock = next(bench for bench in short_runs["qemu:aarch64:stock"]["benches"] if bench["id"] == "lat.timerlat")
+    assert stock["status"] == "failed"
+    assert stock["error"].startswith("the kernel has no timerlat tracer (its tracers: ")
+
+
+@pytest.mark.kernels
+def test_a_load_runs_inside_the_guest() -> None:
+    run_result, loads = guest.measure(QemuTarget("qemu:aarch64:rt"), SHORT, kinds.parse(["sched:groups=1"]), 0.2)
+    assert run_result.doc["run"]["status"] == "complete"
+    [load] = loads
+    assert load.commands == [["sh", "-c", "while :; do /bin/true; done"]]
+    assert load.cpus_used is not None and load.cpus_used > 0.05
+    assert (load.ended_early, load.left_behind) == ([], 0)
 
 
 @pytest.mark.kernels
