@@ -118,7 +118,8 @@ def _snapshot(text: str) -> tuple[float, int, Snapshot]:
         else:
             sections.setdefault(current, []).append(line)
     uptime = float(sections["uptime"][0].split()[0])
-    return uptime, loopback_bytes("\n".join(sections["net"])), parse_stats("\n".join(sections["stat"]))
+    # A busybox load is a shell loop of short-lived programs: their time is the shell's once reaped.
+    return uptime, loopback_bytes("\n".join(sections["net"])), parse_stats("\n".join(sections["stat"]), reaped=True)
 
 
 def _cpus_used(first: tuple[float, int, Snapshot], last: tuple[float, int, Snapshot], groups: set[int]) -> float:

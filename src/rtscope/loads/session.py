@@ -218,14 +218,16 @@ def _processes(transport: Transport) -> Snapshot:
     return parse_stats(transport.run(_ALL_STATS, timeout_s=30).stdout.decode(errors="replace"))
 
 
-def parse_stats(text: str) -> Snapshot:
-    """The processes of /proc/PID/stat lines, one a line."""
+def parse_stats(text: str, *, reaped: bool = False) -> Snapshot:
+    """The processes of /proc/PID/stat lines, one a line; with ``reaped``, a process's CPU time includes
+    that of its children it has waited for (a load of short-lived processes)."""
     snapshot = []
     for line in text.splitlines():
-        # Fields after the parenthesised command: state ppid pgrp … utime(14) stime(15).
+        # Fields after the parenthesised command: state ppid pgrp … utime(14) stime(15) cutime cstime.
         fields = line.rsplit(")", 1)[-1].split()
-        if len(fields) > 12:
-            snapshot.append((int(fields[2]), fields[0], int(fields[11]) + int(fields[12])))
+        if len(fields) > 14:
+            children = int(fields[13]) + int(fields[14]) if reaped else 0
+            snapshot.append((int(fields[2]), fields[0], int(fields[11]) + int(fields[12]) + children))
     return snapshot
 
 
