@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
+import builders
 from conftest import Outcome
 from rtscope.errors import RtscopeError
 from rtscope.loads import guest, kinds
+from rtscope.model import result
 from rtscope.model.request import RunRequest
 from rtscope.targets import make_target, qemu_machine
 from rtscope.targets.qemu import QemuTarget, frames, initramfs, parse_spec
@@ -177,3 +179,59 @@ def test_a_guest_that_hangs_is_stopped_at_its_deadline() -> None:
     target = QemuTarget("qemu:aarch64:stock")
     with pytest.raises(RtscopeError, match=r"did not finish within 12 s \(hung\?\): QEMU stopped"):
         target.guest.boot(["sh", "-c", "while :; do :; done"], 12)
+
+
+class _RecordedGuest:
+    """A GuestTarget that hands back recorded snapshots instead of booting: what its shell would leave."""
+
+    name, cpus, out_dir = "qemu:test:rt", 1, "/tmp/out"
+
+    def __init__(self, snapshots: dict[str, str]):
+        self.snapshots = snapshots
+        self.scripts: list[tuple[str, str]] = []
+
+    def run_with(self, request: RunRequest, before: str, after: str, guest_s: float
+                 ) -> tuple[result.Result, dict[str, bytes]]:
+        self.scripts.append((before, after))
+        files = {f"load-{name}": text.encode() for name, text in self.snapshots.items()}
+        return result.from_doc(builders.result_doc(), "recorded"), {"load-groups": b"100\n", **files}
+
+
+def _stat(uptime: float, *processes: tuple[int, str, int, int]) -> str:
+    """A snapshot: uptime, an idle loopback, /proc/PID/stat lines (pgrp, state, utime, cutime)."""
+    lines = [f"{pid} (sh) {state} 1 {pgrp} {pgrp} 0 -1 0 0 0 0 0 {utime} 0 {cutime} 0 20 0 1 0"
+             for pid, (pgrp, state, utime, cutime) in enumerate(processes, start=100)]
+    return "\n".join(["== uptime", f"{uptime} 0.0", "== net", "  lo: 0 0 0 0 0 0 0 0 0 0", "== stat", *lines])
+
+
+def test_guest_loads_are_judged_from_the_guests_snapshots() -> None:
+    # A shell loop forking programs: its own time is nothing, its reaped children's is 9 ticks a 0.1 s.
+    recorded = _RecordedGuest({"settle-mid": _stat(1.0, (100, "S", 0, 0)), "settle-end": _stat(1.1, (100, "S", 0, 9)),
+                               "run-start": _stat(1.1, (100, "S", 0, 9)), "run-end": _stat(1.6, (100, "S", 1, 52)),
+                               "stopped": _stat(2.7)})
+    _, [load] = guest.measure(recorded, SHORT, kinds.parse(["sched:groups=1"]), 0.2)
+    assert (load.cpus_used, load.ended_early, load.left_behind) == (0.88, [], 0)
+    before, after = recorded.scripts[0]
+    assert "setsid sh -c 'while :; do /bin/true; done' >/tmp/loads/0.log 2>&1 &" in before
+    assert "kill -TERM -$g" in after and "kill -KILL -$g" in after
+
+
+def test_a_guest_load_that_did_not_run_is_refused_and_one_that_ended_is_noted() -> None:
+    idle = _stat(1.0, (100, "S", 0, 0))
+    recorded = _RecordedGuest({"settle-mid": idle, "settle-end": idle.replace("1.0 0.0", "1.1 0.0"),
+                               "run-start": idle, "run-end": idle, "stopped": idle})
+    with pytest.raises(RtscopeError, match=r"^load sched:groups=1 is not really running in the guest: its processes "
+                                           r"used 0 CPUs in the settle time, expected about 1$"):
+        guest.measure(recorded, SHORT, kinds.parse(["sched:groups=1"]), 0.2)
+    busy = _stat(1.1, (100, "S", 0, 10))
+    recorded = _RecordedGuest({"settle-mid": idle, "settle-end": busy, "run-start": busy,
+                               "run-end": _stat(1.6, (100, "Z", 0, 10)), "stopped": _stat(2.7, (100, "S", 0, 10))})
+    _, [load] = guest.measure(recorded, SHORT, kinds.parse(["sched:groups=1"]), 0.2)
+    assert (load.ended_early, load.left_behind) == (["sh ended before the probe did"], 1)
+
+
+@pytest.mark.parametrize(("load", "message"), [
+    ("cpu:load=50", "load cpu: in a guest only load=100"), ("net:bitrate=10M", "load net: in a guest only bitrate=0")])
+def test_loads_a_guest_cannot_run_are_refused(load: str, message: str) -> None:
+    with pytest.raises(RtscopeError, match=message):
+        guest.check(kinds.parse([load]), 2)
