@@ -235,3 +235,18 @@ def test_a_guest_load_that_did_not_run_is_refused_and_one_that_ended_is_noted() 
 def test_loads_a_guest_cannot_run_are_refused(load: str, message: str) -> None:
     with pytest.raises(RtscopeError, match=message):
         guest.check(kinds.parse([load]), 2)
+
+
+def test_compare_says_the_figures_are_instruction_time(fake: Callable[..., Outcome], tmp_path: Path) -> None:
+    paths = []
+    for name, run_id in (("stock", "1111111111111111"), ("rt", "2222222222222222")):
+        doc = builders.result_doc(run_id=run_id, benches={"lat.wakeup": 5000.0})
+        doc["version"] = 4  # the target came with result format 4, labels too
+        doc["metrics"][0]["labels"] = {}
+        doc["target"] = {"name": f"qemu:aarch64:{name}", "kind": "qemu", "time_base": "instructions"}
+        paths.append(builders.write(tmp_path / f"{name}.json", doc))
+    outcome = fake("compare", *paths)
+    assert "the figures are instruction time on emulated hardware, not a hardware latency" in outcome.out
+    assert "instruction time" not in fake("compare", builders.write(tmp_path / "a.json", builders.result_doc()),
+                                          builders.write(tmp_path / "b.json", builders.result_doc(
+                                              run_id="3333333333333333"))).out
