@@ -205,17 +205,12 @@ class Guest:
         RtscopeError in one line when the guest panics, hangs past ``timeout_s``, QEMU fails, or the
         output does not come back whole.
         """
-        parts = self.boot_files(argv, timeout_s)
-        try:
-            status = int(parts["status"].decode().strip())
-        except ValueError:
-            raise RtscopeError(f"{self.spec.text}: the guest's exit status is not a number") from None
-        return Completed(status, parts["stdout"], parts["stderr"])
+        return completed(self.spec.text, self.boot_files(argv, timeout_s))
 
     def boot_files(self, argv: Sequence[str], timeout_s: float) -> dict[str, bytes]:
         """Like :meth:`boot`: the job's status, stdout and stderr, and every file it left in GUEST_OUT, by
         name."""
-        package, vmlinuz = self.kernel
+        vmlinuz = self.kernel[1]
         name = self.spec.text
         with qemu_machine.Machine(self.arch.emulator, name) as machine:
             initrd = machine.directory / "initramfs.cpio"
@@ -240,6 +235,15 @@ class Guest:
         return [*self.arch.machine, "-accel", "tcg", "-smp", str(self.spec.cpus), "-m", str(self.spec.memory_mib),
                 "-nodefaults", "-no-reboot", *clock, "-kernel", str(vmlinuz), "-initrd", str(initrd),
                 "-append", cmdline]
+
+
+def completed(name: str, files: dict[str, bytes]) -> Completed:
+    """The job's exit status, stdout and stderr among the files a boot handed back."""
+    try:
+        status = int(files["status"].decode().strip())
+    except ValueError:
+        raise RtscopeError(f"{name}: the guest's exit status is not a number") from None
+    return Completed(status, files["stdout"], files["stderr"])
 
 
 def initramfs(files: dict[str, tuple[bytes, int]]) -> bytes:
@@ -304,7 +308,7 @@ def failure(ending: qemu_machine.Ending, timeout_s: float) -> str:
     if f"{_MARK} done" in text:
         return "the guest's output came back garbled (a block failed its checksum)"
     last = worker.last_line(text)
-    return f"the guest powered off without handing back its output" + (f" (last words: {last})" if last else "")
+    return "the guest powered off without handing back its output" + (f" (last words: {last})" if last else "")
 
 
 class QemuTransport:
@@ -397,13 +401,10 @@ class QemuTarget:
         argv = [GUEST_PROBE, "run", *request.probe_args(), "--json", "-"]
         script = f"{before}\n{shlex.join(argv)}\nstatus=$?\n{after}\nexit $status\n"
         files = self.guest.boot_files(["sh", "-c", script], self.transport.budget(argv) + SLOWDOWN * guest_s)
-        said = files["stderr"].decode(errors="replace")
+        job = completed(self.name, files)
+        said = job.stderr.decode(errors="replace")
         sys.stderr.write(said)
-        try:
-            status = int(files["status"].decode().strip())
-        except ValueError:
-            raise RtscopeError(f"{self.name}: the guest's exit status is not a number") from None
-        run_result = read_outcome(status, worker.last_line(said), files["stdout"])
+        run_result = read_outcome(job.status, worker.last_line(said), job.stdout)
         doc = dict(run_result.doc)
         doc["run"] = dict(doc["run"], id=secrets.token_hex(8), started=started, finished=_utc_now())
         return result.from_doc(doc, "the guest's result"), files
