@@ -26,8 +26,8 @@ def assert_one_line_error(outcome, message):
     (["run", "--duration", "soon"], "bad duration 'soon'"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
     ([], "the following arguments are required: COMMAND"),
-    (["--target", "mars", "list"], "unknown target 'mars' (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME] "
-                                          "or fake:DIR)"),
+    (["--target", "mars", "list"], "unknown target 'mars' (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
+                                          "qemu:ARCH:FLAVOUR or fake:DIR)"),
     (["--probe", "/nonexistent/rtscope-probe", "list"], "probe not built at /nonexistent/rtscope-probe"),
 ])
 def test_bad_input(rtscope_process, args, message):
