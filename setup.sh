@@ -24,10 +24,13 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 #                         and busybox-static are fetched by rtscope itself with apt-get download, per
 #                         architecture, into ~/.cache/rtscope/debian: docs/targets.md)
 #   cpio                  the QEMU target's test lists the initramfs rtscope writes
+#   linux-headers-amd64 linux-headers-rt-amd64  wave.square's kernel generators (probe/kmod) built for the
+#                         QEMU guests' kernels: natively for x86_64, and their kbuild tools and common
+#                         headers for the aarch64 cross build (rtscope fetches the arm64 headers itself)
 packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux
           stress-ng iperf3 chromium chromium-driver nodejs sigrok-cli qemu-user-static
           gcc-arm-none-eabi libnewlib-arm-none-eabi openssh-client openssh-server libssl-dev pkg-config
-          openssl qemu-system-x86 qemu-system-arm cpio)
+          openssl qemu-system-x86 qemu-system-arm cpio linux-headers-amd64 linux-headers-rt-amd64)
 
 # The static probes rtscope copies to boards (make -C probe cross) need Debian's cross compiler for each
 # architecture, gcc-TRIPLET and libc6-dev-DEBARCH-cross (probe/Makefile's TRIPLET_ and DEBARCH_ lines);

@@ -20,6 +20,7 @@ from rtscope.errors import RtscopeError
 from rtscope.loads import guest, kinds
 from rtscope.model import result
 from rtscope.model.request import RunRequest
+from rtscope.model.values import ParamSetting
 from rtscope.targets import make_target, qemu_machine
 from rtscope.targets.qemu import QemuTarget, frames, initramfs, parse_spec
 
@@ -162,6 +163,24 @@ def test_a_load_runs_inside_the_guest() -> None:
     assert load.commands == [["sh", "-c", "while :; do /bin/true; done"]]
     assert load.cpus_used is not None and load.cpus_used > 0.05
     assert (load.ended_early, load.left_behind) == ([], 0)
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("model", ["kmod-hrtimer", "kmod-kthread"])
+def test_a_kernel_module_generator_is_seen_by_the_observer(model: str) -> None:
+    request = dataclasses.replace(SHORT, benches=("wave.square",), duration_s=0.3,
+                                  params=(ParamSetting(None, "model", model), ParamSetting(None, "period_us", "1000")))
+    doc = QemuTarget("qemu:aarch64:rt").run(request).doc
+    assert doc["benches"][0]["status"] == "ok", doc["benches"][0]["error"]
+    period = next(metric for metric in doc["metrics"] if metric["id"].startswith("wave.period"))
+    assert period["labels"] == {"model": model, "period_us": 1000}
+    assert period["valid"] and period["stats"]["count"] > 50
+
+
+def test_kernel_generators_are_refused_outside_a_guest(probe: Path) -> None:
+    said = subprocess.run([str(probe), "run", "wave.square", "--param", "model=kmod-hrtimer", "--duration", "0.1"],
+                          capture_output=True, text=True, check=False).stderr
+    assert "model kmod-hrtimer: no rtscope-kmod-wave here: the kernel generators run in rtscope's QEMU guests" in said
 
 
 @pytest.mark.kernels

@@ -41,7 +41,7 @@ from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Bench, Suite
 from rtscope.model.request import RunRequest
-from rtscope.targets import debian_packages, probes, qemu_machine, worker
+from rtscope.targets import debian_packages, guest_modules, probes, qemu_machine, worker
 from rtscope.targets.local import kept_catalogue, read_outcome
 from rtscope.targets.ssh import glob_script, parse_globbed
 from rtscope.targets.transport import Completed, Process
@@ -55,6 +55,8 @@ DEFAULT_MEMORY_MIB = 256
 # The guest's wall clock starts here in every boot: a fixed date, so that nothing depends on today's.
 RTC_BASE = "2026-01-01T00:00:00"
 GUEST_PROBE = "/rtscope/rtscope-probe"
+# wave.square's kernel generators, when a request names one (rtscope.targets.guest_modules).
+KERNEL_MODULE = "rtscope/rtscope_wave.ko"
 # Host time allowed for a boot and power-off, and per second of guest time a job asks for: TCG runs the
 # guest's CPUs in turn, tens of times slower than the hardware it emulates when they are busy.
 BOOT_BUDGET_S = 120.0
@@ -207,9 +209,10 @@ class Guest:
         """
         return completed(self.spec.text, self.boot_files(argv, timeout_s))
 
-    def boot_files(self, argv: Sequence[str], timeout_s: float) -> dict[str, bytes]:
-        """Like :meth:`boot`: the job's status, stdout and stderr, and every file it left in GUEST_OUT, by
-        name."""
+    def boot_files(self, argv: Sequence[str], timeout_s: float,
+                   extra: dict[str, tuple[bytes, int]] | None = None) -> dict[str, bytes]:
+        """Like :meth:`boot`, with ``extra`` files in the initramfs (path: (content, mode)): the job's
+        status, stdout and stderr, and every file it left in GUEST_OUT, by name."""
         vmlinuz = self.kernel[1]
         name = self.spec.text
         with qemu_machine.Machine(self.arch.emulator, name) as machine:
@@ -219,6 +222,7 @@ class Guest:
                 "bin/busybox": (self.busybox[1].read_bytes(), 0o755),
                 GUEST_PROBE.lstrip("/"): (self.probe.read_bytes(), 0o755),
                 "rtscope/job": (f"exec {shlex.join(argv)}\n".encode(), 0o644),
+                **(extra or {}),
             }))
             machine.start(self._qemu_args(vmlinuz, initrd))
             ending = machine.run(timeout_s, done=lambda serial: f"{_MARK} done".encode() in serial)
@@ -399,8 +403,12 @@ class QemuTarget:
         its own (the same in every boot), so the result gets a new id and the host's start and end times."""
         started = _utc_now()
         argv = [GUEST_PROBE, "run", *request.probe_args(), "--json", "-"]
+        generators = self._kernel_generators(request)
+        if generators:  # loaded before the probe starts: see probe/kmod/rtscope_wave.c
+            before = f"insmod /{KERNEL_MODULE} || exit 1\n{before}"
         script = f"{before}\n{shlex.join(argv)}\nstatus=$?\n{after}\nexit $status\n"
-        files = self.guest.boot_files(["sh", "-c", script], self.transport.budget(argv) + SLOWDOWN * guest_s)
+        files = self.guest.boot_files(["sh", "-c", script], self.transport.budget(argv) + SLOWDOWN * guest_s,
+                                      generators)
         job = completed(self.name, files)
         said = job.stderr.decode(errors="replace")
         sys.stderr.write(said)
@@ -408,6 +416,15 @@ class QemuTarget:
         doc = dict(run_result.doc)
         doc["run"] = dict(doc["run"], id=secrets.token_hex(8), started=started, finished=_utc_now())
         return result.from_doc(doc, "the guest's result"), files
+
+
+    def _kernel_generators(self, request: RunRequest) -> dict[str, tuple[bytes, int]]:
+        """The module and loader of wave.square's kernel models, when the request names one."""
+        if not any(setting.key == "model" and setting.value.startswith("kmod-") for setting in request.params):
+            return {}
+        module = guest_modules.module_for(self.spec.arch, self.guest.kernel[0])
+        return {KERNEL_MODULE: (module.read_bytes(), 0o644),
+                "bin/rtscope-kmod-wave": (guest_modules.LOADER.read_bytes(), 0o755)}
 
 
 def _utc_now() -> str:
