@@ -4,9 +4,9 @@
  * kmod-hrtimer and kmod-kthread, docs/wave.md): the pin toggled from the
  * kernel, observed by the probe like every other model.
  *
- * The module is loaded before the probe starts (loading it can wait for an
- * RCU grace period, which a busy real-time observer stretches to most of a
- * second); rtscope-kmod-wave then sets mode, half_period_ns and periods in
+ * The module is loaded before the probe starts (loaded by the generator,
+ * beside the observer spinning at SCHED_FIFO, it took about half a second of
+ * guest time); rtscope-kmod-wave then sets mode, half_period_ns and periods in
  * /sys/module/rtscope_wave/parameters and writes the pin's path to "pin",
  * which starts the generator. The pin is the first byte of the probe's
  * one-page shared memory file (a memfd reached through /proc/PID/fd/N): the
