@@ -17,16 +17,23 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 #   qemu-user-static      the tests run the cross-built probes under qemu-ARCH-static
 #   gcc-arm-none-eabi libnewlib-arm-none-eabi  make -C probe check-cross (a Cortex-M3 build) and the
 #                         FreeRTOS image of --target qemu:mps2-an385:freertos
-#   qemu-system-arm       --target qemu:mps2-an385:freertos boots that image on QEMU's Cortex-M3 board
 #   openssh-client        --target ssh://… (rtscope drives the system's ssh)
 #   openssh-server        the SSH target's tests start their own sshd on 127.0.0.1 (not as a service)
 #   libssl-dev pkg-config the crypto.* benches' library (OpenSSL's libcrypto, found by probe/Makefile with pkg-config)
 #   libwolfssl-dev        wolfCrypt, the crypto benches' other library (make -C probe CRYPTO=wolfcrypt)
 #   openssl               openssl speed beside the crypto benches (bench/crypto.sh)
+#   qemu-system-arm       --target qemu:mps2-an385:freertos boots that image on QEMU's Cortex-M3 board
+#   qemu-system-x86 qemu-system-arm  --target qemu:x86_64|aarch64:… (Debian's kernels in QEMU; their kernels
+#                         and busybox-static are fetched by rtscope itself with apt-get download, per
+#                         architecture, into ~/.cache/rtscope/debian: docs/targets.md)
+#   cpio                  the QEMU target's test lists the initramfs rtscope writes
+#   linux-headers-amd64 linux-headers-rt-amd64  wave.square's kernel generators (probe/kmod) built for the
+#                         QEMU guests' kernels: natively for x86_64, and their kbuild tools and common
+#                         headers for the aarch64 cross build (rtscope fetches the arm64 headers itself)
 packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux
           stress-ng iperf3 chromium chromium-driver nodejs sigrok-cli qemu-user-static
-          gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm openssh-client openssh-server libssl-dev pkg-config
-          openssl libwolfssl-dev)
+          gcc-arm-none-eabi libnewlib-arm-none-eabi openssh-client openssh-server libssl-dev pkg-config
+          openssl libwolfssl-dev qemu-system-x86 qemu-system-arm cpio linux-headers-amd64 linux-headers-rt-amd64)
 
 # The static probes rtscope copies to boards (make -C probe cross) need Debian's cross compiler for each
 # architecture, gcc-TRIPLET and libc6-dev-DEBARCH-cross (probe/Makefile's TRIPLET_ and DEBARCH_ lines);

@@ -27,7 +27,7 @@ def assert_one_line_error(outcome, message):
     (["frobnicate"], "invalid choice: 'frobnicate'"),
     ([], "the following arguments are required: COMMAND"),
     (["--target", "mars", "list"], "unknown target 'mars' (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
-                                          "qemu:mps2-an385:freertos or fake:DIR)"),
+                                          "qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos or fake:DIR)"),
     (["--probe", "/nonexistent/rtscope-probe", "list"], "probe not built at /nonexistent/rtscope-probe"),
 ])
 def test_bad_input(rtscope_process, args, message):

@@ -44,13 +44,13 @@
 
 /* ------------------------------------------------------------ models */
 
-typedef enum { RUN_SCRIPT, RUN_SELF, RUN_CUSTOM } model_kind;
+typedef enum { RUN_SCRIPT, RUN_SELF, RUN_CUSTOM, RUN_KMOD } model_kind;
 
 typedef struct {
     const char *name;
     model_kind kind;
-    const char *interpreter;  /* scripts: the program that runs them */
-    const char *script;       /* scripts: the file in the scripts directory */
+    const char *interpreter;  /* scripts: the program that runs them; kernel modules: the loader */
+    const char *script;       /* scripts: the file in the scripts directory; kernel modules: the mode */
     const char *package;      /* scripts: the Debian package of the interpreter */
     unsigned needs_caps;      /* beyond processes and files */
     bool drives_gpio;         /* can drive a GPIO line (pin=gpio) */
@@ -58,7 +58,10 @@ typedef struct {
 
 /* The scripts write a file (the shared pin); c-mmap stores to a mapped page,
  * which a GPIO line has no portable one of. The other C models write a
- * line through the GPIO character device, the custom program its own way. */
+ * line through the GPIO character device, the custom program its own way.
+ * The kernel generators are a module (probe/kmod/rtscope_wave.c) that
+ * rtscope-kmod-wave loads with the pin's path: in rtscope's QEMU guests,
+ * which get the module built for their kernel. */
 static const wave_model models[] = {
     { "bash", RUN_SCRIPT, "bash", "wave.sh", "bash", 0, false },
     { "python", RUN_SCRIPT, "python3", "wave.py", "python3", 0, false },
@@ -69,6 +72,8 @@ static const wave_model models[] = {
     { "c-busy", RUN_SELF, NULL, NULL, NULL, 0, true },
     { "c-timerfd", RUN_SELF, NULL, NULL, NULL, RTS_CAP_TICKER, true },
     { "custom", RUN_CUSTOM, NULL, NULL, NULL, 0, true },
+    { "kmod-hrtimer", RUN_KMOD, "rtscope-kmod-wave", "hrtimer", NULL, 0, false },
+    { "kmod-kthread", RUN_KMOD, "rtscope-kmod-wave", "kthread", NULL, 0, false },
 };
 
 static const wave_model *find_model(const char *name)
@@ -273,6 +278,10 @@ static bool plan_argv(rts_ctx *ctx, gen_plan *g, const wave_model *m)
         }
         return true;
     }
+    if (m->kind == RUN_KMOD) {
+        memcpy(g->argv, (const char *[]){ m->interpreter, m->script, NULL }, 3 * sizeof g->argv[0]);
+        return true;
+    }
     script_path(ctx, g, m->script);
     memcpy(g->argv, (const char *[]){ m->interpreter, g->script, NULL }, 3 * sizeof g->argv[0]);
     return true;
@@ -299,6 +308,9 @@ static bool runnable(rts_ctx *ctx, const gen_plan *g, const wave_model *m)
         rts_ctx_fail(ctx, "model %s: %s is not installed (Debian package %s)", m->name, m->interpreter, m->package);
     else if (m->kind == RUN_SCRIPT && !script_readable(g->script, why, sizeof why))
         rts_ctx_fail(ctx, "model %s: %s (the scripts parameter names their directory)", m->name, why);
+    else if (m->kind == RUN_KMOD && !rts_proc_findable(m->interpreter))
+        rts_ctx_fail(ctx, "model %s: no %s here: the kernel generators run in rtscope's QEMU guests "
+                          "(--target qemu:…), which get the module built for their kernel", m->name, m->interpreter);
     else if (m->kind == RUN_CUSTOM && !rts_proc_findable(g->argv[0]))
         rts_ctx_fail(ctx, "model custom: cannot find the program %s", g->argv[0]);
     else if (strcmp(m->name, "c-rt") == 0 && rts_ctx_thread_attr(ctx, NULL, -1, 0).policy == RTS_POLICY_OTHER)
@@ -642,9 +654,10 @@ static int run(rts_ctx *ctx)
 }
 
 static const rts_param_decl params[] = {
-    RTS_PARAM_CHOICE("model", "c-mmap", "bash,python,node,c-file,c-mmap,c-rt,c-busy,c-timerfd,custom",
-                     "how the wave is made: a script (bash, python, node), one of the probe's C models, or "
-                     "custom (command)"),
+    RTS_PARAM_CHOICE("model", "c-mmap",
+                     "bash,python,node,c-file,c-mmap,c-rt,c-busy,c-timerfd,custom,kmod-hrtimer,kmod-kthread",
+                     "how the wave is made: a script (bash, python, node), one of the probe's C models, "
+                     "custom (command), or a kernel module's hrtimer or thread (in rtscope's QEMU guests)"),
     RTS_PARAM_TEXT("command", "",
                    "model custom: the program and its arguments, split on spaces (no shell, no quoting)"),
     RTS_PARAM_CHOICE("pin", "shared", "shared,gpio",

@@ -1,7 +1,8 @@
 /*
  * The port's contract for reading files (rts_file_*, rtscope/port.h):
  * chunks of the caller's size, whole until the end, then nothing; a
- * missing file refused with one line naming it. Skipped without
+ * missing file refused with one line naming it; a setting written whole
+ * over a file's content (rts_file_write_text). Skipped without
  * RTS_CAP_FILES.
  */
 #define _GNU_SOURCE
@@ -54,6 +55,22 @@ static void test_missing_file(void)
     CHECK(strcmp(why, "cannot open /nonexistent/capture.csv: No such file or directory") == 0, "why: %s", why);
 }
 
+static void test_write_text(void)
+{
+    char path[] = "/tmp/rtscope-test-file-XXXXXX", why[160] = "", got[64] = "";
+    CHECK(make_file(path), "temporary file made");
+    CHECK(rts_file_write_text(path, "timerlat", why, sizeof why) == RTS_OK, "written: %s", why);
+    rts_file *f;
+    size_t n = 0;
+    CHECK(rts_file_open(&f, path, why, sizeof why) == RTS_OK && rts_file_read(f, got, sizeof got, &n) == RTS_OK,
+          "read back: %s", why);
+    rts_file_close(f);
+    CHECK(n == 8 && memcmp(got, "timerlat", 8) == 0, "truncated and replaced: %zu bytes", n);
+    unlink(path);
+    CHECK(rts_file_write_text("/nonexistent/tracing_on", "1", why, sizeof why) == RTS_EFAIL, "refused");
+    CHECK(strcmp(why, "cannot write 1 to /nonexistent/tracing_on: No such file or directory") == 0, "why: %s", why);
+}
+
 int main(void)
 {
     if (!(rts_port_caps() & RTS_CAP_FILES)) {
@@ -62,5 +79,6 @@ int main(void)
     }
     test_reads_in_chunks();
     test_missing_file();
+    test_write_text();
     return check_report("test_port_file");
 }

@@ -110,10 +110,12 @@ def _add_global_options(parser: argparse.ArgumentParser, *, after_command: bool)
                             "$XDG_DATA_HOME/rtscope/results.sqlite)")
     group.add_argument("--probe", type=Path, metavar="PATH", default=default(None),
                        help="probe binary (default: $RTSCOPE_PROBE, else probe/build/rtscope-probe)")
-    group.add_argument("--target", metavar="local|ssh://HOST|labgrid:ENV.yaml|qemu:mps2-an385:freertos|fake:DIR",
-                       default=default("local"),
+    group.add_argument("--target", default=default("local"),
+                       metavar="local|ssh://HOST|labgrid:ENV.yaml|qemu:ARCH:FLAVOUR|qemu:BOARD:OS|fake:DIR",
                        help="where benches run: local (default), ssh://[user@]host[:port] (a board: the "
                             "probe goes there by itself), labgrid:ENV.yaml[:NAME] (a board of a labgrid "
-                            "environment, through its SSH driver), qemu:mps2-an385:freertos[:shift=N] "
+                            "environment, through its SSH driver), "
+                            "qemu:x86_64|aarch64:stock|rt[:cpus=N][:memory=MIB][:time=host] (Debian's stock or PREEMPT_RT kernel in QEMU, in instruction time), "
+                            "qemu:mps2-an385:freertos[:shift=N] "
                             "(FreeRTOS on QEMU's Cortex-M3 board, in instruction time), or fake:DIR to "
                             "replay the result files recorded in DIR")

@@ -593,6 +593,13 @@ rts_status rts_file_read(rts_file *f, void *buf, size_t size, size_t *got);
 /* Close f. NULL: nothing. */
 void rts_file_close(rts_file *f);
 
+/* Write text to the existing file path, truncating it, in one write: a
+ * kernel setting that takes its value whole (Linux's tracefs and sysfs). On
+ * failure why holds one line ("cannot write timerlat to
+ * /sys/kernel/tracing/current_tracer: Permission denied"). RTS_ENOTSUP where
+ * RTS_CAP_FILES is missing. */
+rts_status rts_file_write_text(const char *path, const char *text, char *why, size_t whysize);
+
 /* A temporary file that another program writes (a logic analyzer's capture
  * tool) and the probe then reads with rts_file_open. It is gone when closed
  * and, where the platform can (Linux: an unnamed file, reached through

@@ -1,5 +1,5 @@
 /*
- * The file functions of rtscope/port.h (reading files, temporary files,
+ * The file functions of rtscope/port.h (reading files, writing a setting, temporary files,
  * pins) for a port without files (RTS_CAP_FILES clear): every call says
  * "not supported", so wave.import and the pin-based benches are skipped. A
  * board with a file system (FatFs, littlefs) implements these itself; on a
@@ -25,6 +25,14 @@ rts_status rts_file_read(rts_file *f, void *buf, size_t size, size_t *got)
 }
 
 void rts_file_close(rts_file *f) { (void)f; }
+
+rts_status rts_file_write_text(const char *path, const char *text, char *why, size_t whysize)
+{
+    (void)path;
+    (void)text;
+    snprintf(why, whysize, "this port has no files");
+    return RTS_ENOTSUP;
+}
 
 rts_status rts_tempfile_create(rts_tempfile **out, char *why, size_t whysize)
 {

@@ -70,6 +70,30 @@ void rts_file_close(rts_file *f)
     rts_heap_free(f);
 }
 
+rts_status rts_file_write_text(const char *path, const char *text, char *why, size_t whysize)
+{
+    int fd;
+    do
+        fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    size_t len = strlen(text);
+    ssize_t wrote = -1;
+    if (fd >= 0) {
+        do
+            wrote = write(fd, text, len);
+        while (wrote < 0 && errno == EINTR);
+    }
+    int error = errno;
+    if (fd >= 0)
+        close(fd);
+    if (wrote != (ssize_t)len) {
+        snprintf(why, whysize, "cannot write %s to %s: %s", len ? text : "nothing", path,
+                 wrote >= 0 ? "short write" : strerror(error));
+        return RTS_EFAIL;
+    }
+    return RTS_OK;
+}
+
 /* ------------------------------------------------------- temporary files */
 
 struct rts_tempfile {

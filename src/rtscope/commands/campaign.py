@@ -15,9 +15,8 @@ from rtscope.analysis.grouping import NoComparison, group
 from rtscope.commands.context import Context
 from rtscope.execution import campaign_spec
 from rtscope.execution.campaign import Progress, measure_all, open_campaign, planned_s, requests_for
-from rtscope.execution.measure import FAILED, INTERRUPTED
+from rtscope.execution.measure import FAILED, INTERRUPTED, check_loads
 from rtscope.execution.parallel import run_workers
-from rtscope.loads import kinds
 from rtscope.render import comparison as comparison_text
 from rtscope.render import fmt
 from rtscope.store.database import Campaign
@@ -49,7 +48,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     target = context.target(spec.targets[0] if spec.targets else None)
     requests = requests_for(spec, target)
     for cell in spec.cells:
-        kinds.check_tools(target.transport, cell.loads)
+        check_loads(target, cell.loads)
     total = len(spec.cells) * spec.repetitions
     if args.dry_run:
         context.print(_dry_run(spec, total, planned_s(spec, requests)))
@@ -101,7 +100,7 @@ def _measure_share(args: argparse.Namespace, context: Context, spec: campaign_sp
     share = spec.on(context.target_spec)
     requests = requests_for(share, target)
     for cell in share.cells:
-        kinds.check_tools(target.transport, cell.loads)
+        check_loads(target, cell.loads)
     store = context.store()
     this = store.campaign(args.worker)
     done = {(cell, repetition) for cell, repetition in store.campaign_cells(this.id)

@@ -6,7 +6,9 @@ from rtscope.loads import kinds
 from rtscope.render import fmt
 from rtscope.model.catalogue import Bench
 from rtscope.commands.context import Context
-from rtscope.targets.transport import Transport, has_command
+from rtscope.loads import guest
+from rtscope.targets import Target
+from rtscope.targets.transport import has_command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,16 +25,18 @@ def run(args: argparse.Namespace, context: Context) -> int:
         rows = [[suite.id, suite.summary, " ".join(suite.benches)] for suite in suites]
         blocks.append([context.style.heading("Suites"),
                        *("  " + line for line in fmt.table(["suite", "what", "benches"], rows, "lll"))])
-    blocks.append(_loads(target.transport, context.style))
+    blocks.append(_loads(target, context.style))
     context.print(fmt.blocks(blocks))
     return 0
 
 
-def _loads(transport: Transport, style: fmt.Style) -> list[str]:
+def _loads(target: Target, style: fmt.Style) -> list[str]:
     rows = []
     for kind in kinds.KINDS.values():
         params = " ".join(f"{name}={param.default}" for name, param in kind.params.items()) or fmt.MISSING
-        if kind.tool is None or has_command(transport, kind.tool):
+        if kind.tool and guest.inside(target):
+            tool = "busybox, in the guest"
+        elif kind.tool is None or has_command(target.transport, kind.tool):
             tool = kind.tool or fmt.MISSING
         else:
             tool = style.warn(f"{kind.tool} missing (package {kind.package})")

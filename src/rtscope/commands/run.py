@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rtscope.commands.context import Context
 from rtscope.commands.show import add_raw_times_option
-from rtscope.execution.measure import (DEFAULT_RT_PRIORITY, FAILED, INTERRUPTED, check_against_catalogue,
+from rtscope.execution.measure import (DEFAULT_RT_PRIORITY, FAILED, INTERRUPTED, check_against_catalogue, check_loads,
                                        exit_status, measure, priority_for)
 from rtscope.files import AtomicFile
 from rtscope.loads import kinds
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     request = _request(args, expand_suites(tuple(args.benches) or DEFAULT_BENCHES, target.list_suites()))
     check_against_catalogue(request, target.list_benches())
     load_specs = kinds.parse(args.load)
-    kinds.check_tools(target.transport, load_specs)
+    check_loads(target, load_specs)
     with AtomicFile(args.json) if args.json else contextlib.nullcontext() as json_file:
         store = context.store(create=True) if args.store else None
         with Session(target.transport, args.settle, note) as session:

@@ -5,6 +5,8 @@ ends with."""
 from typing import Any
 
 from rtscope.errors import RtscopeError
+from rtscope.loads import guest
+from rtscope.loads import kinds
 from rtscope.loads.kinds import LoadSpec
 from rtscope.loads.session import ActiveLoad, Session
 from rtscope.model import result
@@ -21,7 +23,11 @@ def measure(target: Target, request: RunRequest, load_specs: tuple[LoadSpec, ...
             ) -> result.Result:
     """Run ``request`` on ``target`` under the loads the session holds for it (started and verified, or
     kept from the run before and checked again); the result records the target, the loads, and a
-    warning for each load that did not hold until the probe ended."""
+    warning for each load that did not hold until the probe ended. A target that runs its loads inside
+    its guest (rtscope.loads.guest) has them started and stopped there, around the probe, in one boot."""
+    if guest.inside(target):
+        run_result, in_guest = guest.measure(target, request, load_specs, session.settle_s)  # type: ignore[arg-type]
+        return _annotated(run_result, target, in_guest if load_specs else [])
     with session.hold(load_specs) as active:
         run_result = target.run(request)
     return _annotated(run_result, target, active if load_specs else [])
@@ -42,6 +48,15 @@ def _annotated(run_result: result.Result, target: Target, active: list[ActiveLoa
     if doc == run_result.doc:
         return run_result
     return result.from_doc(doc, "the run's result")
+
+
+def check_loads(target: Target, load_specs: tuple[LoadSpec, ...]) -> None:
+    """RtscopeError naming what is missing when a load cannot run on ``target``: its tool (the package to
+    install), or in a guest, a setting its busybox version does not have."""
+    if guest.inside(target):
+        guest.check(load_specs, target.cpus)  # type: ignore[attr-defined]
+    else:
+        kinds.check_tools(target.transport, load_specs)
 
 
 def priority_for(policy: str, priority: int | None) -> int:

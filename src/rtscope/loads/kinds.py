@@ -41,6 +41,12 @@ def _size(text: str) -> str:
     return text
 
 
+def _bytes(text: str) -> int:
+    """A size as _size reads it, in bytes."""
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:].upper(), 1)
+    return int(text.rstrip("KMGkmg")) * scale
+
+
 def _cpus(text: str) -> str:
     """CPUs as stress-ng's --taskset reads them; "all": every CPU."""
     return text if text == "all" else ",".join(map(str, values.cpu_list(text.replace("+", ","))))
@@ -59,6 +65,9 @@ class LoadKind:
     commands: Callable[[dict[str, Any], "Place"], list[list[str]]]
     # (settings, where it runs) -> CPUs' worth of time its processes should use when running
     expected_cpus: Callable[[dict[str, Any], "Place"], float]
+    # (settings, where it runs) -> the same load made of busybox commands, for a guest that has nothing
+    # else (rtscope.loads.guest); None: the settings have no busybox equivalent (the reason is raised)
+    busybox: Callable[[dict[str, Any], "Place"], list[list[str]]] = lambda s, w: []
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,24 @@ def _taskset(settings: dict[str, Any]) -> list[str]:
     return [] if settings["cpus"] == "all" else ["--taskset", settings["cpus"]]
 
 
+def _loop(body: str) -> list[str]:
+    """A shell loop running ``body`` until it is stopped (a load for a guest with only busybox)."""
+    return ["sh", "-c", f"while :; do {body}; done"]
+
+
+def _busy_cpus(settings: dict[str, Any], place: "Place") -> list[list[str]]:
+    if settings["load"] != 100:
+        raise RtscopeError("load cpu: in a guest only load=100 (a busy shell loop per CPU) is available")
+    cpus = settings["cpus"].split(",") if settings["cpus"] != "all" else [str(cpu) for cpu in range(place.cpus)]
+    return [["taskset", "-c", cpu, *_loop(":")] for cpu in cpus]
+
+
+def _guest_net(settings: dict[str, Any], place: "Place") -> list[list[str]]:
+    if settings["bitrate"] != "0":
+        raise RtscopeError("load net: in a guest only bitrate=0 (busybox nc as fast as it goes) is available")
+    return [_loop(f"nc -l -p {place.port} >/dev/null"), _loop(f"nc 127.0.0.1 {place.port} </dev/zero")]
+
+
 def _stress(*args: str) -> list[str]:
     return ["stress-ng", *args, "--timeout", f"{MAX_LOAD_S}s", "--quiet"]
 
@@ -91,26 +118,36 @@ KINDS = {kind.name: kind for kind in (
     LoadKind("cpu", "stress-ng CPU stressors, one per CPU", "stress-ng", "stress-ng",
              {"cpus": _CPUS, "load": Param("100", "percent of each CPU to use", _percent)},
              lambda s, w: [_stress("--cpu", str(_cpu_count(s, w)), "--cpu-load", str(s["load"]), *_taskset(s))],
-             lambda s, w: _cpu_count(s, w) * s["load"] / 100),
+             lambda s, w: _cpu_count(s, w) * s["load"] / 100, _busy_cpus),
     LoadKind("memory", "stress-ng vm: workers writing and checking memory", "stress-ng", "stress-ng",
              {"workers": _WORKERS, "bytes": Param("256M", "memory per worker", _size)},
              lambda s, w: [_stress("--vm", str(s["workers"]), "--vm-bytes", s["bytes"])],
-             lambda s, w: s["workers"] * 0.5),
+             lambda s, w: s["workers"] * 0.5,
+             # bytes written and read back through a pipe, a MiB at a time, again and again (a guest's small
+             # memory holds no buffer of the whole size).
+             lambda s, w: [_loop(f"dd if=/dev/zero bs=1M count={max(_bytes(s['bytes']) >> 20, 1)} 2>/dev/null | "
+                                 f"dd of=/dev/null bs=64K 2>/dev/null")] * s["workers"]),
     LoadKind("io", "stress-ng hdd: workers writing and reading files in a scratch directory", "stress-ng",
              "stress-ng", {"workers": _WORKERS, "bytes": Param("64M", "file size per worker", _size)},
              lambda s, w: [_stress("--hdd", str(s["workers"]), "--hdd-bytes", s["bytes"], "--temp-path", w.scratch)],
-             lambda s, w: s["workers"] * 0.1),
+             lambda s, w: s["workers"] * 0.1,
+             # A guest's scratch directory is on its tmpfs: a RAM disk.
+             lambda s, w: [_loop(f"dd if=/dev/zero of={w.scratch}/io-{n} bs=64K count={max(_bytes(s['bytes']) >> 16, 1)} "
+                                 f"conv=fsync 2>/dev/null && cat {w.scratch}/io-{n} >/dev/null && rm -f {w.scratch}/io-{n}")
+                           for n in range(s["workers"])]),
     LoadKind("net", "iperf3 UDP stream over loopback at full speed (server and client)", "iperf3", "iperf3",
              {"bitrate": Param("0", "target bits/s, e.g. 100M; 0: as fast as it goes", lambda t: t if t == "0"
                                else _size(t))},
              lambda s, w: [["iperf3", "-s", "-B", "127.0.0.1", "-p", str(w.port)],
                            ["iperf3", "-c", "127.0.0.1", "-p", str(w.port), "-u", "-b", s["bitrate"],
                             "-t", str(MAX_LOAD_S)]],
-             lambda s, w: 0.5),
+             lambda s, w: 0.5, _guest_net),
     LoadKind("sched", "hackbench: groups of processes passing messages, scheduler-heavy", "hackbench",
              "rt-tests", {"groups": Param("2", "hackbench groups of 20 processes", values.positive)},
              lambda s, w: [["hackbench", "-P", "-g", str(s["groups"]), "-l", "1000000000"]],
-             lambda s, w: 1.0),
+             lambda s, w: 1.0,
+             # fork and exec: a shell starting a program, over and over, per group.
+             lambda s, w: [_loop("/bin/true")] * s["groups"]),
 )}
 
 

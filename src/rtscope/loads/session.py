@@ -215,12 +215,19 @@ Snapshot = list[tuple[int, str, int]]  # each process: its group, its state lett
 
 def _processes(transport: Transport) -> Snapshot:
     """Every process on the target now (/proc/PID/stat)."""
+    return parse_stats(transport.run(_ALL_STATS, timeout_s=30).stdout.decode(errors="replace"))
+
+
+def parse_stats(text: str, *, reaped: bool = False) -> Snapshot:
+    """The processes of /proc/PID/stat lines, one a line; with ``reaped``, a process's CPU time includes
+    that of its children it has waited for (a load of short-lived processes)."""
     snapshot = []
-    for line in transport.run(_ALL_STATS, timeout_s=30).stdout.decode(errors="replace").splitlines():
-        # Fields after the parenthesised command: state ppid pgrp … utime(14) stime(15).
+    for line in text.splitlines():
+        # Fields after the parenthesised command: state ppid pgrp … utime(14) stime(15) cutime cstime.
         fields = line.rsplit(")", 1)[-1].split()
-        if len(fields) > 12:
-            snapshot.append((int(fields[2]), fields[0], int(fields[11]) + int(fields[12])))
+        if len(fields) > 14:
+            children = int(fields[13]) + int(fields[14]) if reaped else 0
+            snapshot.append((int(fields[2]), fields[0], int(fields[11]) + int(fields[12]) + children))
     return snapshot
 
 
@@ -229,14 +236,21 @@ _TICKS_PER_S = 100
 
 
 def _group_cpu_s(snapshot: Snapshot, load: ActiveLoad) -> float:
-    """CPU seconds used so far by the live processes of the load's process groups."""
-    groups = {process.pid for process in load.processes}
+    return groups_cpu_s(snapshot, {process.pid for process in load.processes})
+
+
+def groups_cpu_s(snapshot: Snapshot, groups: set[int]) -> float:
+    """CPU seconds used so far by the live processes of the process groups ``groups``."""
     return sum(ticks for group, _, ticks in snapshot if group in groups) / _TICKS_PER_S
 
 
 def _loopback_bytes(transport: Transport) -> int:
-    """Bytes sent over the loopback interface there since boot (/proc/net/dev)."""
-    for line in transport.read_file("/proc/net/dev").decode(errors="replace").splitlines():
+    return loopback_bytes(transport.read_file("/proc/net/dev").decode(errors="replace"))
+
+
+def loopback_bytes(net_dev: str) -> int:
+    """Bytes sent over the loopback interface since boot, from the text of /proc/net/dev."""
+    for line in net_dev.splitlines():
         name, _, counters = line.partition(":")
         if name.strip() == "lo":
             return int(counters.split()[8])

@@ -41,12 +41,14 @@ class Target(Protocol):
 def make_target(spec: str, probe: Path) -> Target:
     """The target named by a ``--target`` value: "local" (runs ``probe``), "ssh://[user@]host[:port]" (a
     board, which gets the static probe for its architecture), "labgrid:ENV.yaml[:NAME]" (a board of a
-    labgrid environment, reached by its SSHDriver), "qemu:BOARD:OS[:shift=N]" (an RTOS image
-    booted on an emulated board: qemu:mps2-an385:freertos) or "fake:DIR" (replays DIR)."""
+    labgrid environment, reached by its SSHDriver), "qemu:ARCH:FLAVOUR[:…]" (a Debian kernel in QEMU),
+    "qemu:BOARD:OS[:shift=N]" (an RTOS image booted on an emulated board: qemu:mps2-an385:freertos) or
+    "fake:DIR" (replays DIR)."""
     # Imported here: each target module imports this one for the protocol.
     from rtscope.targets.fake import FakeTarget
     from rtscope.targets.labgrid import LabgridTarget
     from rtscope.targets.local import LocalTarget
+    from rtscope.targets.qemu import QemuTarget
     from rtscope.targets.qemu_board import QemuBoardTarget, names_a_board
     from rtscope.targets.ssh import SshTarget
     if spec == "local":
@@ -55,9 +57,9 @@ def make_target(spec: str, probe: Path) -> Target:
         return SshTarget(spec)
     if spec.startswith("labgrid:"):
         return LabgridTarget(spec)
-    if spec.startswith("qemu:") and names_a_board(spec):
-        return QemuBoardTarget(spec)
+    if spec.startswith("qemu:"):
+        return QemuBoardTarget(spec) if names_a_board(spec) else QemuTarget(spec)
     if spec.startswith("fake:") and len(spec) > len("fake:"):
         return FakeTarget(Path(spec.removeprefix("fake:")))
     raise RtscopeError(f"unknown target {spec!r} (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
-                       "qemu:mps2-an385:freertos or fake:DIR)")
+                       "qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos or fake:DIR)")

@@ -1,5 +1,6 @@
 """The probe on this machine, through the local transport."""
 
+import contextlib
 import functools
 import os
 from pathlib import Path
@@ -9,7 +10,7 @@ from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Bench, Suite, parse_bench_list
 from rtscope.model.request import RunRequest
-from rtscope.targets import worker
+from rtscope.targets import probes, worker
 from rtscope.targets.transport import LocalTransport, Transport
 
 
@@ -58,6 +59,22 @@ def bench_list(transport: Transport, probe: str, who: str) -> str:
         reason = worker.last_line(completed.stderr.decode(errors="replace")) or f"exit status {completed.status}"
         raise ProbeError(f"{who} list failed: {reason}")
     return completed.stdout.decode(errors="replace")
+
+
+def kept_catalogue(transport: Transport, probe: str, build: str, who: str) -> tuple[list[Bench], list[Suite]]:
+    """The benches and suites of the probe at ``probe`` there, whose build has the sha256 ``build``: a
+    function of the build, so asked there once per build and kept beside the builds here
+    (probe/build/catalogue-HASH.json). ``who`` names the target in messages."""
+    kept = probes.BUILD_DIR / f"catalogue-{build[:16]}.json"
+    with contextlib.suppress(OSError, ProbeError):
+        return parse_bench_list(kept.read_text(encoding="utf-8"), str(kept))
+    text = bench_list(transport, probe, f"{who}: the probe's")
+    catalogue = parse_bench_list(text, f"{who}: rtscope-probe list --json")
+    with contextlib.suppress(OSError):
+        partial = kept.with_suffix(f".{os.getpid()}.part")
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(kept)
+    return catalogue
 
 
 def run_probe(transport: Transport, probe: str, request: RunRequest) -> result.Result:

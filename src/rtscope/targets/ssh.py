@@ -34,12 +34,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from rtscope.errors import ProbeError, RtscopeError
+from rtscope.errors import RtscopeError
 from rtscope.model import result
-from rtscope.model.catalogue import Bench, Suite, parse_bench_list
+from rtscope.model.catalogue import Bench, Suite
 from rtscope.model.request import RunRequest
 from rtscope.targets import probes, worker
-from rtscope.targets.local import bench_list, run_probe
+from rtscope.targets.local import kept_catalogue, run_probe
 from rtscope.targets.transport import Completed
 
 CONNECT_TIMEOUT_S = 10
@@ -228,19 +228,8 @@ class SshTransport:
         return completed.stdout
 
     def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
-        # Each file comes after a line "TOKEN R PATH" (and "TOKEN U PATH" when it cannot be read); the
-        # token is new each time, so no file's bytes can pose as one.
         token = secrets.token_hex(16)
-        script = ('t=$1; shift; for p in "$@"; do for f in $p; do [ -e "$f" ] || continue; '
-                  'printf "\\n%s R %s\\n" "$t" "$f"; cat -- "$f" 2>/dev/null || printf "\\n%s U %s\\n" "$t" "$f"; '
-                  'done; done; true')
-        completed = self.run(["sh", "-c", script, "sh", token, *patterns], timeout_s=60)
-        found: dict[str, bytes | None] = {}
-        for record in completed.stdout.split(f"\n{token} ".encode())[1:]:
-            kind, _, rest = record.partition(b" ")
-            path, _, content = rest.partition(b"\n")
-            found[path.decode(errors="replace")] = content if kind == b"R" else None
-        return found
+        return parse_globbed(self.run(["sh", "-c", glob_script(), "sh", token, *patterns], timeout_s=60).stdout, token)
 
     @contextlib.contextmanager
     def temp_dir(self) -> Iterator[str]:
@@ -292,18 +281,7 @@ class SshTarget:
 
     @functools.cached_property
     def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
-        """The probe's benches and suites: a function of its build, so asked of the board once per build
-        and kept beside the builds here."""
-        kept = probes.BUILD_DIR / f"catalogue-{self._build[:16]}.json"
-        with contextlib.suppress(OSError, ProbeError):
-            return parse_bench_list(kept.read_text(encoding="utf-8"), str(kept))
-        text = bench_list(self.transport, self._probe, f"{self.name}: the probe's")
-        catalogue = parse_bench_list(text, f"{self.name}: rtscope-probe list --json")
-        with contextlib.suppress(OSError):
-            partial = kept.with_suffix(f".{os.getpid()}.part")
-            partial.write_text(text, encoding="utf-8")
-            partial.replace(kept)
-        return catalogue
+        return kept_catalogue(self.transport, self._probe, self._build, self.name)
 
     def run(self, request: RunRequest) -> result.Result:
         """Run the probe there on ``request``: see rtscope.targets.local.run_probe."""
@@ -351,6 +329,25 @@ def connection_error(name: str, said: str) -> str:
     if any(word in said for word in ("closed by remote host", "Broken pipe", "not responding", "Connection reset")):
         return f"{name}: lost the connection ({reason})"
     return f"{name}: ssh failed ({reason})"
+
+
+def glob_script() -> str:
+    """A POSIX sh script that prints every file its arguments' globs name (after $1, a token): each file's
+    bytes after a line "TOKEN R PATH", and "TOKEN U PATH" when it cannot be read. The token is new each
+    time, so no file's bytes can pose as one; :func:`parse_globbed` reads the output."""
+    return ('t=$1; shift; for p in "$@"; do for f in $p; do [ -e "$f" ] || continue; '
+            'printf "\\n%s R %s\\n" "$t" "$f"; cat -- "$f" 2>/dev/null || printf "\\n%s U %s\\n" "$t" "$f"; '
+            'done; done; true')
+
+
+def parse_globbed(output: bytes, token: str) -> dict[str, bytes | None]:
+    """The files in the output of :func:`glob_script` run with ``token``, by path (None: unreadable)."""
+    found: dict[str, bytes | None] = {}
+    for record in output.split(f"\n{token} ".encode())[1:]:
+        kind, _, rest = record.partition(b" ")
+        path, _, content = rest.partition(b"\n")
+        found[path.decode(errors="replace")] = content if kind == b"R" else None
+    return found
 
 
 def _signal_word(signum: int) -> str:

@@ -11,6 +11,7 @@ from rtscope.model import result, units
 from rtscope.render import cells, fmt
 from rtscope.render.document import Cell, Paragraph, Section, Table, heading, table
 from rtscope.render.fmt import MISSING
+from rtscope.render.sections.run import TIME_BASES
 from rtscope.render.subjects import Report
 
 INVALID_MARK = " *"
@@ -50,10 +51,14 @@ def group_table(comparison: Comparison) -> Table:
 
 
 def differences(groups: tuple[Group, ...]) -> tuple[Cell, ...]:
-    """Warnings of the settings that make figures incomparable when they differ between the groups, what
+    """The time base the figures share when it is not hardware time (an emulator's instructions), warnings
+    of the settings that make figures incomparable when they differ between the groups, what
     differs between their systems (what a comparison of systems is for), and warnings of reporting
     periods that differ (counts are per period)."""
     notes = []
+    bases = {(doc.get("target") or {}).get("time_base", "hardware") for g in groups for doc in g.docs}
+    if len(bases) == 1 and bases != {"hardware"}:
+        notes.append(Cell(f"the figures are {TIME_BASES[bases.pop()]}"))
     for what, read in SETTINGS_TO_MATCH:
         values = {g.letter: "/".join(sorted({read(doc) for doc in g.docs})) for g in groups}
         if len(set(values.values())) > 1:

@@ -13,6 +13,7 @@ from rtscope.render.subjects import OneRun
 TIME_BASES = {
     "hardware": "hardware time",
     "instructions": "instruction time on emulated hardware, not a hardware latency",
+    "emulated": "emulated hardware on the host's clock: noisy, not a hardware latency",
     "simulator": "an OS simulator's time, not the OS's",
     "replayed": "replayed from a recording, not measured now",
 }

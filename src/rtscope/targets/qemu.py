@@ -1,0 +1,432 @@
+"""Debian's Linux kernels in QEMU: ``--target qemu:ARCH:FLAVOUR[:cpus=N][:memory=MIB][:time=host]``.
+
+ARCH is x86_64 or aarch64, FLAVOUR stock (``linux-image-amd64``/``-arm64``) or rt (``linux-image-rt-…``,
+PREEMPT_RT). The kernel is Debian's own package, fetched and kept by rtscope.targets.debian_packages;
+the initramfs is rtscope's: Debian's busybox-static for that architecture, the static probe
+(rtscope.targets.probes), an init and the job it runs.
+
+**One boot per job.** The guest boots, its init runs the job — the probe's run, or any command the
+transport is asked to run — with its output in files, then writes each file on the console as a framed
+block (a header with its size and sha256, base64, an end line) and powers off. Nothing comes from the
+host while the guest runs: the measurement and everything before it depend only on the images and the
+machine's arguments.
+
+**Deterministic by default** (``time=icount``): TCG with ``-icount shift=0,sleep=off`` (the guest's
+clock advances one nanosecond per instruction and jumps over idle time), a virtual-time RTC from a fixed
+date, no address-space randomisation (``nokaslr norandmaps``), no devices but the console. Two runs of
+the same request give identical metrics, in instruction time on emulated hardware, not hardware
+latencies: the result's time base says so (``instructions``). ``time=host`` runs the guest on the host's
+clock instead (noisy: its time base is ``emulated``).
+
+Faults end in one line, QEMU stopped and its directory removed (rtscope.targets.qemu_machine): a kernel
+that panics, a guest that hangs past its time budget, a missing download, a result block that fails its
+checksum.
+"""
+
+import base64
+import contextlib
+import functools
+import hashlib
+import re
+import secrets
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rtscope.errors import RtscopeError
+from rtscope.model import result
+from rtscope.model.catalogue import Bench, Suite
+from rtscope.model.request import RunRequest
+from rtscope.targets import debian_packages, guest_modules, probes, qemu_machine, worker
+from rtscope.targets.local import kept_catalogue, read_outcome
+from rtscope.targets.ssh import glob_script, parse_globbed
+from rtscope.targets.transport import Completed, Process
+
+
+# Each flavour's kernel metapackage, by Debian architecture.
+FLAVOURS = {"stock": "linux-image-{debarch}", "rt": "linux-image-rt-{debarch}"}
+TIME_MODES = ("icount", "host")
+MAX_CPUS = 8
+DEFAULT_MEMORY_MIB = 256
+# The guest's wall clock starts here in every boot: a fixed date, so that nothing depends on today's.
+RTC_BASE = "2026-01-01T00:00:00"
+GUEST_PROBE = "/rtscope/rtscope-probe"
+# wave.square's kernel generators, when a request names one (rtscope.targets.guest_modules).
+KERNEL_MODULE = "rtscope/rtscope_wave.ko"
+# Host time allowed for a boot and power-off, and per second of guest time a job asks for: TCG runs the
+# guest's CPUs in turn, tens of times slower than the hardware it emulates when they are busy.
+BOOT_BUDGET_S = 120.0
+SLOWDOWN = 60.0
+_MARK = "RTSCOPE-FRAME"
+_PARTS = ("status", "stdout", "stderr")
+# Where a job leaves more files for the host: each comes back framed like its output.
+GUEST_OUT = "/tmp/out"
+
+# The guest's init: mounts, the job with its output in files, each file framed on the console, power off.
+_INIT = f"""#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin HOME=/tmp
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+ip link set lo up 2>/dev/null
+mkdir -p /tmp/out /tmp/work && cd /tmp/work
+sh /rtscope/job </dev/null >/tmp/out/stdout 2>/tmp/out/stderr
+echo $? >/tmp/out/status
+cd /tmp/out
+for part in *; do
+    echo "{_MARK} $part $(wc -c <$part) $(sha256sum <$part | cut -d' ' -f1)"
+    base64 $part
+    echo "{_MARK} end"
+done
+echo "{_MARK} done"
+poweroff -f
+"""
+
+
+@dataclass(frozen=True)
+class Arch:
+    """What a guest architecture needs: Debian's name for it, the emulator, the machine, the console, and
+    how many CPUs it has by default and at most under -icount."""
+
+    debarch: str
+    emulator: str
+    machine: tuple[str, ...]
+    console: str
+    default_cpus: int
+    icount_max_cpus: int
+
+
+ARCHES = {
+    # QEMU 7.2's x86 TCG under -icount hangs bringing up a second CPU ("x86: Booting SMP configuration"
+    # and nothing after, with qemu64, max, Nehalem or Haswell): one CPU there.
+    "x86_64": Arch("amd64", "qemu-system-x86_64", ("-M", "pc", "-cpu", "qemu64"), "ttyS0", 1, 1),
+    # dtb-randomness=off: the virt machine otherwise hands the kernel a new random seed in its device tree
+    # every boot, and two runs' metrics differ.
+    "aarch64": Arch("arm64", "qemu-system-aarch64", ("-M", "virt,dtb-randomness=off", "-cpu", "cortex-a57"), "ttyAMA0", 2, MAX_CPUS),
+}
+@dataclass(frozen=True)
+class Spec:
+    """A parsed ``qemu:`` target value."""
+
+    text: str
+    arch: str
+    flavour: str
+    cpus: int
+    memory_mib: int = DEFAULT_MEMORY_MIB
+    time: str = "icount"
+
+
+def parse_spec(text: str) -> Spec:
+    """``qemu:ARCH:FLAVOUR[:cpus=N][:memory=MIB][:time=icount|host]`` as a Spec; RtscopeError naming
+    the known architectures, flavours or options otherwise."""
+    fields = text.split(":")
+    usage = "expected qemu:ARCH:FLAVOUR[:cpus=N][:memory=MIB][:time=icount|host]"
+    if len(fields) < 3 or fields[0] != "qemu":
+        raise RtscopeError(f"--target {text}: {usage}")
+    arch, flavour, options = fields[1], fields[2], fields[3:]
+    if arch not in ARCHES:
+        raise RtscopeError(f"--target {text}: unknown architecture {arch!r} (known: {', '.join(ARCHES)})")
+    if flavour not in FLAVOURS:
+        raise RtscopeError(f"--target {text}: unknown flavour {flavour!r} (known: {', '.join(FLAVOURS)})")
+    settings: dict[str, Any] = {}
+    for option in options:
+        key, _, value = option.partition("=")
+        if key in ("cpus", "memory") and value.isdigit():
+            number = int(value)
+            if key == "cpus" and 1 <= number <= MAX_CPUS:
+                settings["cpus"] = number
+                continue
+            if key == "memory" and 64 <= number <= 4096:
+                settings["memory_mib"] = number
+                continue
+        if key == "time" and value in TIME_MODES:
+            settings["time"] = value
+            continue
+        raise RtscopeError(f"--target {text}: bad option {option!r} (cpus=1..{MAX_CPUS}, memory=64..4096 MiB, "
+                           f"time={'|'.join(TIME_MODES)})")
+    spec = Spec(text, arch, flavour, **{"cpus": ARCHES[arch].default_cpus, **settings})
+    if spec.time == "icount" and spec.cpus > ARCHES[arch].icount_max_cpus:
+        raise RtscopeError(f"--target {text}: {arch} guests have at most {ARCHES[arch].icount_max_cpus} CPU under "
+                           f"-icount (QEMU's x86 TCG hangs bringing up a second one); time=host allows more")
+    return spec
+
+
+class Guest:
+    """The images a spec boots (fetched on first use) and how to boot them with one job."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self.arch = ARCHES[spec.arch]
+
+    @functools.cached_property
+    def kernel(self) -> tuple[debian_packages.Package, Path]:
+        """The kernel package and its vmlinuz."""
+        package = debian_packages.fetch(self.arch.debarch, FLAVOURS[self.spec.flavour].format(
+            debarch=self.arch.debarch))
+        boot = debian_packages.extract(package, ("./boot",)) / "boot"
+        images = sorted(boot.glob("vmlinuz-*"))
+        if not images:
+            raise RtscopeError(f"{self.spec.text}: {package.name} has no /boot/vmlinuz-*")
+        return package, images[0]
+
+    @functools.cached_property
+    def busybox(self) -> tuple[debian_packages.Package, Path]:
+        """Debian's busybox-static for the guest's architecture and its executable."""
+        package = debian_packages.fetch(self.arch.debarch, "busybox-static")
+        return package, debian_packages.extract(package, ("./bin",)) / "bin" / "busybox"
+
+    @functools.cached_property
+    def probe(self) -> Path:
+        """The static probe for the guest's architecture."""
+        return probes.probe_for(self.spec.arch)
+
+    @functools.cached_property
+    def emulator_version(self) -> str:
+        return qemu_machine.version(self.arch.emulator)
+
+    def record(self) -> dict[str, Any]:
+        """What the result keeps of the machine and its software."""
+        return {
+            "emulator": f"{self.arch.emulator} {self.emulator_version}".strip(),
+            "machine": " ".join(self.arch.machine), "cpus": self.spec.cpus, "memory_mib": self.spec.memory_mib,
+            "clock": "-icount shift=0,sleep=off" if self.spec.time == "icount" else "host clock (noisy)",
+            "kernel_package": self.kernel[0].record(), "busybox_package": self.busybox[0].record(),
+        }
+
+    def boot(self, argv: Sequence[str], timeout_s: float) -> Completed:
+        """Boot, run ``argv`` in the guest (as root, from a scratch directory), power off; how it ended.
+
+        RtscopeError in one line when the guest panics, hangs past ``timeout_s``, QEMU fails, or the
+        output does not come back whole.
+        """
+        return completed(self.spec.text, self.boot_files(argv, timeout_s))
+
+    def boot_files(self, argv: Sequence[str], timeout_s: float,
+                   extra: dict[str, tuple[bytes, int]] | None = None) -> dict[str, bytes]:
+        """Like :meth:`boot`, with ``extra`` files in the initramfs (path: (content, mode)): the job's
+        status, stdout and stderr, and every file it left in GUEST_OUT, by name."""
+        vmlinuz = self.kernel[1]
+        name = self.spec.text
+        with qemu_machine.Machine(self.arch.emulator, name) as machine:
+            initrd = machine.directory / "initramfs.cpio"
+            initrd.write_bytes(initramfs({
+                "init": (_INIT.encode(), 0o755),
+                "bin/busybox": (self.busybox[1].read_bytes(), 0o755),
+                GUEST_PROBE.lstrip("/"): (self.probe.read_bytes(), 0o755),
+                "rtscope/job": (f"exec {shlex.join(argv)}\n".encode(), 0o644),
+                **(extra or {}),
+            }))
+            machine.start(self._qemu_args(vmlinuz, initrd))
+            ending = machine.run(timeout_s, done=lambda serial: f"{_MARK} done".encode() in serial)
+        parts = frames(ending.serial)
+        if not set(_PARTS) <= set(parts) or f"{_MARK} done".encode() not in ending.serial:
+            raise RtscopeError(f"{name}: {failure(ending, timeout_s)}")
+        return parts
+
+    def _qemu_args(self, vmlinuz: Path, initrd: Path) -> list[str]:
+        cmdline = (f"console={self.arch.console} quiet loglevel=1 panic=-1 oops=panic nokaslr norandmaps "
+                   f"rdinit=/init")
+        clock = (["-icount", "shift=0,sleep=off", "-rtc", f"base={RTC_BASE},clock=vm"]
+                 if self.spec.time == "icount" else ["-rtc", "base=utc"])
+        return [*self.arch.machine, "-accel", "tcg", "-smp", str(self.spec.cpus), "-m", str(self.spec.memory_mib),
+                "-nodefaults", "-no-reboot", *clock, "-kernel", str(vmlinuz), "-initrd", str(initrd),
+                "-append", cmdline]
+
+
+def completed(name: str, files: dict[str, bytes]) -> Completed:
+    """The job's exit status, stdout and stderr among the files a boot handed back."""
+    try:
+        status = int(files["status"].decode().strip())
+    except ValueError:
+        raise RtscopeError(f"{name}: the guest's exit status is not a number") from None
+    return Completed(status, files["stdout"], files["stderr"])
+
+
+def initramfs(files: dict[str, tuple[bytes, int]]) -> bytes:
+    """A newc cpio archive of ``files`` (path: (content, mode)), with the directories they need and a
+    /dev/console node (the kernel opens it for init before anything is mounted). Every timestamp and
+    owner is 0, so the same files give the same bytes."""
+    entries: list[tuple[str, int, bytes, int]] = [("dev", 0o40755, b"", 0), ("dev/console", 0o20600, b"", 0x501)]
+    for directory in ("proc", "sys", "tmp"):
+        entries.append((directory, 0o40755, b"", 0))
+    seen = {"dev", "proc", "sys", "tmp"}
+    for path in sorted(files):
+        parent = ""
+        for part in path.split("/")[:-1]:
+            parent = f"{parent}/{part}" if parent else part
+            if parent not in seen:
+                seen.add(parent)
+                entries.append((parent, 0o40755, b"", 0))
+        content, mode = files[path]
+        entries.append((path, 0o100000 | mode, content, 0))
+    archive = bytearray()
+    for number, (path, mode, content, device) in enumerate([*entries, ("TRAILER!!!", 0, b"", 0)], start=1):
+        name = path.encode() + b"\0"
+        fields = (number, mode, 0, 0, 1, 0, len(content), 0, 0, device >> 8, device & 0xFF, len(name), 0)
+        archive += b"070701" + b"".join(f"{field:08X}".encode() for field in fields) + name
+        archive += b"\0" * (-len(archive) % 4) + content
+        archive += b"\0" * (-len(archive) % 4)
+    return bytes(archive)
+
+
+def frames(serial: bytes) -> dict[str, bytes]:
+    """The files the guest's init framed on the console, by name: those whose size and sha256 match
+    (a block garbled by a kernel message is left out)."""
+    found: dict[str, bytes] = {}
+    lines = serial.replace(b"\r", b"").split(b"\n")
+    header = re.compile(rf"{_MARK} ([\w.-]+) (\d+) ([0-9a-f]{{64}})".encode())
+    for number, line in enumerate(lines):
+        match = header.fullmatch(line.strip())
+        if not match:
+            continue
+        body = []
+        for following in lines[number + 1:]:
+            if following.strip() == f"{_MARK} end".encode():
+                break
+            body.append(following.strip())
+        with contextlib.suppress(ValueError):
+            content = base64.b64decode(b"".join(body), validate=True)
+            if len(content) == int(match[2]) and hashlib.sha256(content).hexdigest().encode() == match[3]:
+                found[match[1].decode()] = content
+    return found
+
+
+def failure(ending: qemu_machine.Ending, timeout_s: float) -> str:
+    """Why a boot gave no output back, in words."""
+    text = ending.serial.replace(b"\r", b"").decode(errors="replace")
+    panic = next((line.strip() for line in text.splitlines() if "Kernel panic" in line), "")
+    if panic:
+        return f"the guest's kernel panicked ({panic[panic.index('Kernel panic'):]})"
+    if ending.why == "timeout":
+        return f"the guest did not finish within {timeout_s:g} s (hung?): QEMU stopped"
+    if ending.why == "qemu failed":
+        return f"QEMU failed: {ending.said or f'exit status {ending.status}'}"
+    if f"{_MARK} done" in text:
+        return "the guest's output came back garbled (a block failed its checksum)"
+    last = worker.last_line(text)
+    return "the guest powered off without handing back its output" + (f" (last words: {last})" if last else "")
+
+
+class QemuTransport:
+    """A QEMU guest reached one boot per command: run, read_file and read_files each boot the guest.
+    Background processes and scratch directories do not outlive a boot, so spawn and temp_dir refuse."""
+
+    def __init__(self, guest: Guest):
+        self.guest = guest
+        self.name = guest.spec.text
+
+    def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed:
+        return self.guest.boot(argv, BOOT_BUDGET_S + (timeout_s or 0.0))
+
+    def run_streaming(self, argv: Sequence[str]) -> tuple[int, str, bytes]:
+        """Run ``argv`` in a boot of its own; its stderr is copied to rtscope's when the guest is done
+        (nothing crosses while it measures)."""
+        completed = self.guest.boot(argv, self.budget(argv))
+        said = completed.stderr.decode(errors="replace")
+        sys.stderr.write(said)
+        return completed.status, worker.last_line(said), completed.stdout
+
+    def spawn(self, argv: Sequence[str], log: str) -> Process:
+        raise RtscopeError(f"{self.name}: a QEMU guest runs one command per boot; {argv[0]} cannot run beside it")
+
+    def read_file(self, path: str) -> bytes:
+        completed = self.run(["cat", "--", path], timeout_s=0)
+        if completed.status != 0:
+            reason = worker.last_line(completed.stderr.decode(errors="replace"))
+            if "No such file" in reason:
+                raise FileNotFoundError(path)
+            raise OSError(f"cannot read {path} on {self.name}: {reason}")
+        return completed.stdout
+
+    def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
+        token = secrets.token_hex(16)
+        return parse_globbed(self.run(["sh", "-c", glob_script(), "sh", token, *patterns]).stdout, token)
+
+    def temp_dir(self) -> contextlib.AbstractContextManager[str]:
+        raise RtscopeError(f"{self.name}: a QEMU guest keeps no files from one boot to the next")
+
+    def budget(self, argv: Sequence[str]) -> float:
+        """Host seconds a probe run may take: the boot's, and SLOWDOWN per second of guest time it asks."""
+        guest_s = 1.0
+        words = list(argv)
+        if "--duration" in words[:-1]:
+            with contextlib.suppress(ValueError):
+                benches = [word for word in words[2:words.index("--duration")] if not word.startswith("-")]
+                guest_s += float(words[words.index("--duration") + 1]) * max(len(benches), 1) * 2
+        return BOOT_BUDGET_S + SLOWDOWN * guest_s
+
+
+class QemuTarget:
+    """Runs the static probe in a Debian kernel's QEMU guest, one boot per run."""
+
+    def __init__(self, spec_text: str):
+        self.spec = parse_spec(spec_text)
+        self.name = spec_text
+        self.guest = Guest(self.spec)
+        self.transport = QemuTransport(self.guest)
+        self.cpus = self.spec.cpus
+        self.out_dir = GUEST_OUT
+
+    def list_benches(self) -> list[Bench]:
+        return self._catalogue[0]
+
+    def list_suites(self) -> list[Suite]:
+        return self._catalogue[1]
+
+    def record(self) -> dict[str, Any]:
+        """The guest, in instruction time (or the host's noisy clock with time=host), and its machine."""
+        return {"name": self.name, "kind": "qemu",
+                "time_base": "instructions" if self.spec.time == "icount" else "emulated",
+                "detail": self.guest.record()}
+
+    @functools.cached_property
+    def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
+        return kept_catalogue(self.transport, GUEST_PROBE, probes.identity(self.guest.probe), self.name)
+
+    def run(self, request: RunRequest) -> result.Result:
+        """Boot, run the probe on ``request``, power off: :meth:`run_with` with nothing around it."""
+        return self.run_with(request, "", "", 0.0)[0]
+
+    def run_with(self, request: RunRequest, before: str, after: str, guest_s: float
+                 ) -> tuple[result.Result, dict[str, bytes]]:
+        """Boot and run the probe on ``request`` between the shell text ``before`` and ``after`` (loads
+        started and stopped in the guest; ``guest_s`` more seconds of guest time they take), then power
+        off: its result, and the files the shell text left in GUEST_OUT. The guest's run id and clock are
+        its own (the same in every boot), so the result gets a new id and the host's start and end times."""
+        started = _utc_now()
+        argv = [GUEST_PROBE, "run", *request.probe_args(), "--json", "-"]
+        generators = self._kernel_generators(request)
+        if generators:  # loaded before the probe starts: see probe/kmod/rtscope_wave.c
+            before = f"insmod /{KERNEL_MODULE} || exit 1\n{before}"
+        script = f"{before}\n{shlex.join(argv)}\nstatus=$?\n{after}\nexit $status\n"
+        files = self.guest.boot_files(["sh", "-c", script], self.transport.budget(argv) + SLOWDOWN * guest_s,
+                                      generators)
+        job = completed(self.name, files)
+        said = job.stderr.decode(errors="replace")
+        sys.stderr.write(said)
+        run_result = read_outcome(job.status, worker.last_line(said), job.stdout)
+        doc = dict(run_result.doc)
+        doc["run"] = dict(doc["run"], id=secrets.token_hex(8), started=started, finished=_utc_now())
+        return result.from_doc(doc, "the guest's result"), files
+
+
+    def _kernel_generators(self, request: RunRequest) -> dict[str, tuple[bytes, int]]:
+        """The module and loader of wave.square's kernel models, when the request names one."""
+        if not any(setting.key == "model" and setting.value.startswith("kmod-") for setting in request.params):
+            return {}
+        module = guest_modules.module_for(self.spec.arch, self.guest.kernel[0])
+        return {KERNEL_MODULE: (module.read_bytes(), 0o644),
+                "bin/rtscope-kmod-wave": (guest_modules.LOADER.read_bytes(), 0o755)}
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+

@@ -1,0 +1,271 @@
+"""--target qemu:ARCH:FLAVOUR: the spec, the initramfs and the framing of the guest's output, the QEMU
+process's bounds (rtscope.targets.qemu_machine), and — marked ``kernels``, since the first run downloads
+Debian's kernels into ~/.cache/rtscope/debian — real boots of each architecture and flavour, the
+determinism of two runs, a guest that panics and one that hangs."""
+
+import base64
+import dataclasses
+import hashlib
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import builders
+from conftest import Outcome
+from rtscope.errors import RtscopeError
+from rtscope.loads import guest, kinds
+from rtscope.model import result
+from rtscope.model.request import RunRequest
+from rtscope.model.values import ParamSetting
+from rtscope.targets import make_target, qemu_machine
+from rtscope.targets.qemu import QemuTarget, frames, initramfs, parse_spec
+
+
+def _frame(name: str, content: bytes) -> bytes:
+    return (f"RTSCOPE-FRAME {name} {len(content)} {hashlib.sha256(content).hexdigest()}\r\n".encode()
+            + base64.encodebytes(content).replace(b"\n", b"\r\n") + b"RTSCOPE-FRAME end\r\n")
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("qemu:riscv64:rt", "unknown architecture 'riscv64' (known: x86_64, aarch64)"),
+    ("qemu:aarch64:lowlatency", "unknown flavour 'lowlatency' (known: stock, rt)"),
+    ("qemu:aarch64", "expected qemu:ARCH:FLAVOUR"),
+    ("qemu:aarch64:rt:cpus=99", "bad option 'cpus=99'"),
+    ("qemu:aarch64:rt:colour=red", "bad option 'colour=red'"),
+    ("qemu:x86_64:rt:cpus=2", "x86_64 guests have at most 1 CPU under -icount"),
+])
+def test_bad_specs_are_refused_in_one_line(spec: str, message: str) -> None:
+    with pytest.raises(RtscopeError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_spec(spec)
+
+
+def test_spec_defaults_and_options() -> None:
+    assert (parse_spec("qemu:aarch64:rt").cpus, parse_spec("qemu:x86_64:stock").cpus) == (2, 1)
+    spec = parse_spec("qemu:x86_64:stock:cpus=2:time=host:memory=512")
+    assert (spec.cpus, spec.time, spec.memory_mib) == (2, "host", 512)
+    target = make_target("qemu:aarch64:rt", Path("unused"))
+    assert isinstance(target, QemuTarget)
+
+
+def test_an_unknown_architecture_exits_2_with_one_line(rtscope: Callable[..., Outcome]) -> None:
+    outcome = rtscope("--target", "qemu:mips:rt", "list")
+    assert outcome.status == 2
+    assert outcome.err.strip().splitlines() == [
+        "rtscope: --target qemu:mips:rt: unknown architecture 'mips' (known: x86_64, aarch64)"]
+
+
+@pytest.mark.skipif(shutil.which("cpio") is None, reason="cpio is not installed")
+def test_initramfs_is_a_reproducible_newc_archive(tmp_path: Path) -> None:
+    files = {"init": (b"#!/bin/sh\n", 0o755), "rtscope/job": (b"exec true\n", 0o644)}
+    archive = initramfs(files)
+    assert archive == initramfs(files)
+    listed = subprocess.run(["cpio", "-itv"], input=archive, capture_output=True, check=True).stdout.decode()
+    names = [line.split()[-1] for line in listed.splitlines()]
+    assert names == ["dev", "dev/console", "proc", "sys", "tmp", "init", "rtscope", "rtscope/job"]
+    assert listed.splitlines()[1].startswith("crw-------")
+    subprocess.run(["cpio", "-id", "--quiet"], input=archive, cwd=tmp_path, check=True)
+    assert (tmp_path / "rtscope" / "job").read_bytes() == b"exec true\n"
+
+
+def test_frames_keep_only_whole_blocks() -> None:
+    serial = (b"[    0.1] booting\r\n" + _frame("stdout", b"{\"a\": 1}\n" * 40) + _frame("stderr", b"")
+              + _frame("status", b"0\n").replace(b"MAo=", b"MQo=") + b"RTSCOPE-FRAME done\r\n")
+    found = frames(serial)
+    assert found == {"stdout": b"{\"a\": 1}\n" * 40, "stderr": b""}  # status failed its checksum
+
+
+def test_machine_reports_qemu_failure_and_removes_its_directory() -> None:
+    with qemu_machine.Machine("qemu-system-aarch64", "test") as machine:
+        directory = machine.directory
+        machine.start(["-M", "virt", "-kernel", "/nonexistent"])
+        ending = machine.run(30)
+    assert (ending.why, ending.status) == ("qemu failed", 1)
+    assert "could not load kernel '/nonexistent'" in ending.said
+    assert not directory.exists()
+
+
+def test_machine_stops_a_guest_that_never_ends() -> None:
+    with qemu_machine.Machine("qemu-system-aarch64", "test") as machine:
+        machine.start(["-M", "virt", "-cpu", "cortex-a57"])  # no kernel: the CPU idles forever
+        pid = machine._process.pid  # type: ignore[union-attr]
+        ending = machine.run(1.0)
+    assert ending.why == "timeout"
+    assert not Path(f"/proc/{pid}").exists()
+
+
+def test_a_missing_emulator_is_one_line() -> None:
+    with qemu_machine.Machine("qemu-system-nonesuch", "qemu:nonesuch:rt") as machine:
+        with pytest.raises(RtscopeError, match="qemu-system-nonesuch is not installed .Debian: apt install "
+                                               "qemu-system-nonesuch."):
+            machine.start([])
+
+
+# Real boots: Debian's kernels, downloaded on first use (a few hundred MB) and kept in ~/.cache/rtscope.
+
+SHORT = RunRequest(benches=("lat.wakeup",), duration_s=0.2, policy="fifo", priority=80)
+# The aarch64 guests boot in seconds: they also read the kernel's timerlat tracer.
+WITH_TIMERLAT = dataclasses.replace(SHORT, benches=("lat.wakeup", "lat.timerlat"))
+SPECS = ("qemu:x86_64:stock", "qemu:x86_64:rt", "qemu:aarch64:stock", "qemu:aarch64:rt")
+
+
+@pytest.fixture(scope="module")
+def short_runs() -> dict[str, dict]:
+    """One short run per architecture and flavour (lat.timerlat too on aarch64), and a second on
+    aarch64 stock."""
+    runs = {spec: QemuTarget(spec).run(WITH_TIMERLAT if "aarch64" in spec else SHORT).doc for spec in SPECS}
+    runs["again"] = QemuTarget("qemu:aarch64:stock").run(WITH_TIMERLAT).doc
+    return runs
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("spec", SPECS)
+def test_each_kernel_boots_and_measures(short_runs: dict[str, dict], spec: str) -> None:
+    doc = short_runs[spec]
+    flavour = spec.split(":")[2]
+    wakeup = next(metric for metric in doc["metrics"] if metric["id"] == "lat.wakeup")
+    assert wakeup["valid"] and wakeup["stats"]["count"] > 100
+    assert doc["system"]["realtime_kernel"] is (flavour == "rt")
+    assert ("-rt-" in doc["system"]["kernel_release"]) is (flavour == "rt")
+    target = QemuTarget(spec).record()
+    assert (target["kind"], target["time_base"]) == ("qemu", "instructions")
+    assert target["detail"]["kernel_package"].startswith("linux-image-6.")
+
+
+@pytest.mark.kernels
+def test_two_runs_give_identical_metrics(short_runs: dict[str, dict]) -> None:
+    first, second = short_runs["qemu:aarch64:stock"], short_runs["again"]
+    assert first["run"]["id"] != second["run"]["id"]
+    assert json.dumps(first["metrics"]) == json.dumps(second["metrics"])
+
+
+@pytest.mark.kernels
+def test_timerlat_is_read_where_the_kernel_has_it(short_runs: dict[str, dict]) -> None:
+    rt = short_runs["qemu:aarch64:rt"]
+    assert [bench["status"] for bench in rt["benches"]] == ["ok", "ok"]
+    for metric_id in ("lat.timerlat.irq", "lat.timerlat.thread"):
+        metric = next(metric for metric in rt["metrics"] if metric["id"] == metric_id)
+        assert metric["valid"] and metric["stats"]["count"] > 100, metric["invalid_reason"]
+        assert metric["checks"]["timerlat"] is True and metric["checks"]["lost_events"] == 0
+    stock = next(bench for bench in short_runs["qemu:aarch64:stock"]["benches"] if bench["id"] == "lat.timerlat")
+    assert stock["status"] == "failed"
+    assert stock["error"].startswith("the kernel has no timerlat tracer (its tracers: ")
+
+
+@pytest.mark.kernels
+def test_a_load_runs_inside_the_guest() -> None:
+    run_result, loads = guest.measure(QemuTarget("qemu:aarch64:rt"), SHORT, kinds.parse(["sched:groups=1"]), 0.2)
+    assert run_result.doc["run"]["status"] == "complete"
+    [load] = loads
+    assert load.commands == [["sh", "-c", "while :; do /bin/true; done"]]
+    assert load.cpus_used is not None and load.cpus_used > 0.05
+    assert (load.ended_early, load.left_behind) == ([], 0)
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("model", ["kmod-hrtimer", "kmod-kthread"])
+def test_a_kernel_module_generator_is_seen_by_the_observer(model: str) -> None:
+    request = dataclasses.replace(SHORT, benches=("wave.square",), duration_s=0.3,
+                                  params=(ParamSetting(None, "model", model), ParamSetting(None, "period_us", "1000")))
+    doc = QemuTarget("qemu:aarch64:rt").run(request).doc
+    assert doc["benches"][0]["status"] == "ok", doc["benches"][0]["error"]
+    period = next(metric for metric in doc["metrics"] if metric["id"].startswith("wave.period"))
+    assert period["labels"] == {"model": model, "period_us": 1000}
+    assert period["valid"] and period["stats"]["count"] > 50
+
+
+def test_kernel_generators_are_refused_outside_a_guest(probe: Path) -> None:
+    said = subprocess.run([str(probe), "run", "wave.square", "--param", "model=kmod-hrtimer", "--duration", "0.1"],
+                          capture_output=True, text=True, check=False).stderr
+    assert "model kmod-hrtimer: no rtscope-kmod-wave here: the kernel generators run in rtscope's QEMU guests" in said
+
+
+@pytest.mark.kernels
+def test_a_guest_that_panics_is_one_line_and_leaves_nothing() -> None:
+    before = set(Path("/tmp").glob("rtscope-qemu-*"))
+    target = QemuTarget("qemu:aarch64:stock")
+    with pytest.raises(RtscopeError, match=r"^qemu:aarch64:stock: the guest's kernel panicked \(Kernel panic - "
+                                           r"not syncing: sysrq triggered crash\)$"):
+        target.transport.run(["sh", "-c", "echo c >/proc/sysrq-trigger"])
+    assert set(Path("/tmp").glob("rtscope-qemu-*")) <= before
+
+
+@pytest.mark.kernels
+def test_a_guest_that_hangs_is_stopped_at_its_deadline() -> None:
+    target = QemuTarget("qemu:aarch64:stock")
+    with pytest.raises(RtscopeError, match=r"did not finish within 12 s \(hung\?\): QEMU stopped"):
+        target.guest.boot(["sh", "-c", "while :; do :; done"], 12)
+
+
+class _RecordedGuest:
+    """A GuestTarget that hands back recorded snapshots instead of booting: what its shell would leave."""
+
+    name, cpus, out_dir = "qemu:test:rt", 1, "/tmp/out"
+
+    def __init__(self, snapshots: dict[str, str]):
+        self.snapshots = snapshots
+        self.scripts: list[tuple[str, str]] = []
+
+    def run_with(self, request: RunRequest, before: str, after: str, guest_s: float
+                 ) -> tuple[result.Result, dict[str, bytes]]:
+        self.scripts.append((before, after))
+        files = {f"load-{name}": text.encode() for name, text in self.snapshots.items()}
+        return result.from_doc(builders.result_doc(), "recorded"), {"load-groups": b"100\n", **files}
+
+
+def _stat(uptime: float, *processes: tuple[int, str, int, int]) -> str:
+    """A snapshot: uptime, an idle loopback, /proc/PID/stat lines (pgrp, state, utime, cutime)."""
+    lines = [f"{pid} (sh) {state} 1 {pgrp} {pgrp} 0 -1 0 0 0 0 0 {utime} 0 {cutime} 0 20 0 1 0"
+             for pid, (pgrp, state, utime, cutime) in enumerate(processes, start=100)]
+    return "\n".join(["== uptime", f"{uptime} 0.0", "== net", "  lo: 0 0 0 0 0 0 0 0 0 0", "== stat", *lines])
+
+
+def test_guest_loads_are_judged_from_the_guests_snapshots() -> None:
+    # A shell loop forking programs: its own time is nothing, its reaped children's is 9 ticks a 0.1 s.
+    recorded = _RecordedGuest({"settle-mid": _stat(1.0, (100, "S", 0, 0)), "settle-end": _stat(1.1, (100, "S", 0, 9)),
+                               "run-start": _stat(1.1, (100, "S", 0, 9)), "run-end": _stat(1.6, (100, "S", 1, 52)),
+                               "stopped": _stat(2.7)})
+    _, [load] = guest.measure(recorded, SHORT, kinds.parse(["sched:groups=1"]), 0.2)
+    assert (load.cpus_used, load.ended_early, load.left_behind) == (0.88, [], 0)
+    before, after = recorded.scripts[0]
+    assert "setsid sh -c 'while :; do /bin/true; done' >/tmp/loads/0.log 2>&1 &" in before
+    assert "kill -TERM -$g" in after and "kill -KILL -$g" in after
+
+
+def test_a_guest_load_that_did_not_run_is_refused_and_one_that_ended_is_noted() -> None:
+    idle = _stat(1.0, (100, "S", 0, 0))
+    recorded = _RecordedGuest({"settle-mid": idle, "settle-end": idle.replace("1.0 0.0", "1.1 0.0"),
+                               "run-start": idle, "run-end": idle, "stopped": idle})
+    with pytest.raises(RtscopeError, match=r"^load sched:groups=1 is not really running in the guest: its processes "
+                                           r"used 0 CPUs in the settle time, expected about 1$"):
+        guest.measure(recorded, SHORT, kinds.parse(["sched:groups=1"]), 0.2)
+    busy = _stat(1.1, (100, "S", 0, 10))
+    recorded = _RecordedGuest({"settle-mid": idle, "settle-end": busy, "run-start": busy,
+                               "run-end": _stat(1.6, (100, "Z", 0, 10)), "stopped": _stat(2.7, (100, "S", 0, 10))})
+    _, [load] = guest.measure(recorded, SHORT, kinds.parse(["sched:groups=1"]), 0.2)
+    assert (load.ended_early, load.left_behind) == (["sh ended before the probe did"], 1)
+
+
+@pytest.mark.parametrize(("load", "message"), [
+    ("cpu:load=50", "load cpu: in a guest only load=100"), ("net:bitrate=10M", "load net: in a guest only bitrate=0")])
+def test_loads_a_guest_cannot_run_are_refused(load: str, message: str) -> None:
+    with pytest.raises(RtscopeError, match=message):
+        guest.check(kinds.parse([load]), 2)
+
+
+def test_compare_says_the_figures_are_instruction_time(fake: Callable[..., Outcome], tmp_path: Path) -> None:
+    paths = []
+    for name, run_id in (("stock", "1111111111111111"), ("rt", "2222222222222222")):
+        doc = builders.result_doc(run_id=run_id, benches={"lat.wakeup": 5000.0})
+        doc["version"] = 4  # the target came with result format 4, labels too
+        doc["metrics"][0]["labels"] = {}
+        doc["target"] = {"name": f"qemu:aarch64:{name}", "kind": "qemu", "time_base": "instructions"}
+        paths.append(builders.write(tmp_path / f"{name}.json", doc))
+    outcome = fake("compare", *paths)
+    assert "the figures are instruction time on emulated hardware, not a hardware latency" in outcome.out
+    assert "instruction time" not in fake("compare", builders.write(tmp_path / "a.json", builders.result_doc()),
+                                          builders.write(tmp_path / "b.json", builders.result_doc(
+                                              run_id="3333333333333333"))).out
