@@ -32,7 +32,7 @@ from rtscope.errors import ProbeError, RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Bench, Suite, parse_bench_list
 from rtscope.model.request import RunRequest
-from rtscope.targets import local, worker
+from rtscope.targets import local, qemu_machine, worker
 from rtscope.targets.transport import Completed, Process
 
 # One instruction a nanosecond, as the Linux guests count (rtscope.targets.qemu); at most QEMU's 10.
@@ -54,6 +54,7 @@ PROBE_DEFAULT_GRACE_S = 10
 THREADMETRIC_PERIOD_S = 30
 THREADMETRIC_PERIODS = 3
 
+EMULATOR = "qemu-system-arm"
 # The boards rtscope can boot, their OS and QEMU machine: (board, os) -> QEMU's -M.
 BOARDS = {("mps2-an385", "freertos"): "mps2-an385"}
 _SAFE_ARG_BYTES = re.compile(rb"[A-Za-z0-9_./:=+@^-]")
@@ -78,7 +79,7 @@ class QemuBoardTarget:
         instruction rate, the image's hash, the kernel it was built from."""
         image = self._image
         return {"name": self.name, "kind": "qemu", "time_base": "instructions", "detail": {
-            "emulator": _qemu_version(),
+            "emulator": f"{EMULATOR} {qemu_machine.version(EMULATOR)}".strip(),
             "machine": self.machine,
             "board": self.board,
             # Said as the Linux guests say it: result.ns_per_instruction reads the shift from it.
@@ -169,9 +170,10 @@ class QemuBoardTarget:
     def _command(self, args: list[str], timeout_s: float, *, console: str) -> list[str]:
         """QEMU booting the image on ``args``, its UART on ``console``, stopped (TERM, then KILL) once
         it outlives ``timeout_s``."""
-        qemu = shutil.which("qemu-system-arm")
+        qemu = shutil.which(EMULATOR)
         if qemu is None:
-            raise RtscopeError("qemu-system-arm not found (apt-get install qemu-system-arm, or run setup.sh)")
+            raise RtscopeError(f"{self.name}: {EMULATOR} is not installed (Debian: apt install "
+                               f"{qemu_machine.emulator_package(EMULATOR)}, or run setup.sh)")
         return bounded(qemu_argv(qemu, self.machine, self._image, ["rtscope-probe", *args], console=console,
                                  shift=self.shift), timeout_s)
 
@@ -263,14 +265,3 @@ def _kernel_path(env: Any, probe_dir: Path) -> Path:
     if env.get("FREERTOS_KERNEL"):
         return Path(env["FREERTOS_KERNEL"]).resolve()
     return (probe_dir / ".." / ".." / "shared" / "vendor" / "FreeRTOS-Kernel").resolve()
-
-
-@functools.cache
-def _qemu_version() -> str:
-    """"QEMU emulator version …" of qemu-system-arm, or "qemu-system-arm (version unknown)"."""
-    try:
-        completed = subprocess.run(["qemu-system-arm", "--version"], capture_output=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return "qemu-system-arm (version unknown)"
-    return worker.last_line(completed.stdout.decode(errors="replace").splitlines()[0] if completed.stdout
-                            else "") or "qemu-system-arm (version unknown)"
