@@ -2,6 +2,7 @@
 measured, valid, ordered and plausible, and records the checks that say the bench did what it claims."""
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,22 @@ def test_bad_parameters_are_refused_in_one_line(probe, param, message):
     assert proc.returncode == 2
     assert proc.stderr == f"rtscope-probe: {message}\n"
     assert proc.stdout == ""
+
+
+def test_a_thread_stack_below_the_platforms_least_is_refused_and_the_default_takes_it(probe):
+    least_kib = -(-os.sysconf("SC_THREAD_STACK_MIN") // 1024)
+    refused = subprocess.run([str(probe), "run", "thread.ops", "--param", f"stack_kib={least_kib - 1}"],
+                             capture_output=True, text=True, timeout=30, check=False)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr == (f"rtscope-probe: bench thread.ops: stack_kib {least_kib - 1} is less than this "
+                              f"platform's least thread stack, {least_kib} KiB (0 takes it, or 64 KiB where that "
+                              "is more)\n")
+    ran = subprocess.run([str(probe), "run", "thread.ops", "--param", "count=50", "--duration", "5", "--policy",
+                          "other", "--no-mlock", "--quiet", "--json", "-"],
+                         capture_output=True, text=True, timeout=30, check=False)
+    assert ran.returncode == 0, ran.stderr
+    # The default (0) is recorded as the stack measured with: 64 KiB, or the platform's least (arm64 glibc: 128).
+    assert json.loads(ran.stdout)["benches"][0]["params"]["stack_kib"] == max(64, least_kib)
 
 
 def test_a_round_too_large_fails_the_bench_plainly(probe):

@@ -141,6 +141,11 @@ rts_status rts_thread_join(rts_thread *t);
 /* The calling thread's handle, or NULL for threads not made by rts_thread_create. */
 rts_thread *rts_thread_self(void);
 
+/* The smallest stack rts_thread_create takes, in bytes (POSIX:
+ * PTHREAD_STACK_MIN, 128 KiB with glibc on arm64; an RTOS: its minimal
+ * task stack). */
+size_t rts_thread_stack_min(void);
+
 /* Suspend the calling thread until another thread calls rts_thread_resume on
  * it. A resume that arrives first is remembered (one at most), so the pair
  * cannot lose a wake-up. Only the calling thread can be suspended. */

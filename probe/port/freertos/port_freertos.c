@@ -227,6 +227,11 @@ rts_status rts_thread_join(rts_thread *t)
     return RTS_OK;
 }
 
+size_t rts_thread_stack_min(void)
+{
+    return configMINIMAL_STACK_SIZE * sizeof(StackType_t);
+}
+
 rts_thread *rts_thread_self(void)
 {
     if (xTaskGetSchedulerState() == taskSCHEDULER_NOT_STARTED)

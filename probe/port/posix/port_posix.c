@@ -299,6 +299,12 @@ rts_status rts_thread_join(rts_thread *t)
 
 rts_thread *rts_thread_self(void) { return current_thread; }
 
+size_t rts_thread_stack_min(void)
+{
+    long least = sysconf(_SC_THREAD_STACK_MIN);
+    return least > 0 ? (size_t)least : 16384u; /* POSIX's own floor when the system cannot tell */
+}
+
 rts_status rts_thread_suspend_self(void)
 {
     rts_thread *t = current_thread;

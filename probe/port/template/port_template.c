@@ -96,6 +96,10 @@ rts_status rts_thread_join(rts_thread *t)
 
 rts_thread *rts_thread_self(void) { return NULL; }
 
+/* The RTOS's minimal task stack in bytes (FreeRTOS: configMINIMAL_STACK_SIZE
+ * words; Zephyr: CONFIG_..._STACK_SIZE); the template's guess is 1 KiB. */
+size_t rts_thread_stack_min(void) { return 1024u; }
+
 /* A per-thread binary semaphore gives the "remembered resume" the contract
  * asks for; vTaskSuspend/vTaskResume alone would lose an early resume. */
 rts_status rts_thread_suspend_self(void) { return RTS_ENOTSUP; }
