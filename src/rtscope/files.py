@@ -1,7 +1,11 @@
-"""Writing output files whole or not at all."""
+"""Writing output files whole or not at all, and private temporary directories that a killed rtscope
+does not leave behind for long."""
 
+import contextlib
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from rtscope.errors import RtscopeError
@@ -72,3 +76,39 @@ def read_text(path: str | Path, *, what: str = "file") -> str:
         raise RtscopeError(f"{path}: no such {what}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise RtscopeError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+
+
+def make_private_dir(prefix: str) -> Path:
+    """A new private directory in the system's temporary directory, named PREFIX<pid>-<random>: a
+    SIGKILLed rtscope cannot remove its own, so each new one first removes those of ``prefix`` whose
+    rtscope is gone (their pid is no longer a process). The caller removes it (shutil.rmtree)."""
+    _remove_orphans(prefix)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-"))
+
+
+@contextlib.contextmanager
+def private_dir(prefix: str) -> Iterator[Path]:
+    """make_private_dir's directory for a ``with`` block, removed with what it holds on leaving it."""
+    directory = make_private_dir(prefix)
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _remove_orphans(prefix: str) -> None:
+    for path in Path(tempfile.gettempdir()).glob(f"{prefix}[0-9]*-*"):
+        pid = path.name.removeprefix(prefix).split("-", 1)[0]
+        with contextlib.suppress(OSError):
+            if pid.isdigit() and not _alive(int(pid)) and path.is_dir() and path.stat().st_uid == os.getuid():
+                shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True

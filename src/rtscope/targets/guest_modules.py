@@ -17,9 +17,9 @@ A module is built once per kernel release and module source, in about 2 s, and k
 import hashlib
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
+from rtscope import files
 from rtscope.errors import RtscopeError
 from rtscope.targets import debian_packages
 from rtscope.targets.probes import PROBE_DIR
@@ -43,7 +43,7 @@ def module_for(arch: str, kernel: debian_packages.Package) -> Path:
         return kept
     kernel_arch, cross = _KERNEL_ARCH[arch]
     headers = _native_headers(release) if not cross else _cross_headers(kernel, release)
-    with tempfile.TemporaryDirectory(prefix="rtscope-kmod-") as scratch:
+    with files.private_dir("rtscope-kmod-") as scratch:
         shutil.copy(SOURCE, scratch)
         Path(scratch, "Kbuild").write_text("obj-m := rtscope_wave.o\n")
         command = ["make", "-s", "-C", str(headers), f"M={scratch}", f"ARCH={kernel_arch}", "modules",

@@ -22,12 +22,11 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rtscope import paths
+from rtscope import files, paths
 from rtscope.errors import ProbeError, RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Bench, Suite, parse_bench_list
@@ -100,7 +99,7 @@ class QemuBoardTarget:
 
     @functools.cached_property
     def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
-        with tempfile.TemporaryDirectory(prefix="rtscope-qemu-") as directory:
+        with files.private_dir("rtscope-qemu-") as directory:
             completed = subprocess.run(self._command(["list", "--json"], BOOT_ALLOWANCE_S, console="stdio"),
                                        cwd=directory, stdin=subprocess.DEVNULL, capture_output=True, check=False)
         console = completed.stdout.decode(errors="replace")
@@ -114,7 +113,7 @@ class QemuBoardTarget:
         working directory: the path the probe records is the same on every rerun)."""
         instructions = self._guest_seconds(request) * 1e9 / 2 ** self.shift
         timeout_s = round(BOOT_ALLOWANCE_S + WALL_S_PER_GIGA_INSTRUCTION * instructions / 1e9)
-        with tempfile.TemporaryDirectory(prefix="rtscope-qemu-") as directory:
+        with files.private_dir("rtscope-qemu-") as directory:
             # The console streams to rtscope's stderr, as a local probe's diagnostics do.
             command = self._command(["run", *request.probe_args(), "--json", "result.json"], timeout_s,
                                     console="file:/dev/stderr")

@@ -19,12 +19,11 @@ import contextlib
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
+from rtscope import files
 from rtscope.errors import RtscopeError
 from rtscope.targets.transport import die_with_parent
 
@@ -54,7 +53,7 @@ class Machine:
         """``binary`` is the emulator (qemu-system-x86_64, …); ``name`` is how messages call the machine
         (the --target value)."""
         self.binary, self.name = binary, name
-        self.directory = Path(tempfile.mkdtemp(prefix="rtscope-qemu-"))
+        self.directory = files.make_private_dir("rtscope-qemu-")
         self.serial_path = self.directory / "serial.log"
         self._stderr_path = self.directory / "qemu.stderr"
         self._process: subprocess.Popen[bytes] | None = None

@@ -11,15 +11,14 @@ import contextlib
 import ctypes
 import glob
 import os
-import shutil
 import signal
 import subprocess
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from rtscope import files
 from rtscope.errors import RtscopeError
 from rtscope.targets import worker
 
@@ -143,11 +142,8 @@ class LocalTransport:
 
     @contextlib.contextmanager
     def temp_dir(self) -> Iterator[str]:
-        directory = tempfile.mkdtemp(prefix="rtscope-")
-        try:
-            yield directory
-        finally:
-            shutil.rmtree(directory, ignore_errors=True)
+        with files.private_dir("rtscope-") as directory:
+            yield str(directory)
 
 
 def die_with_parent() -> None:
