@@ -33,7 +33,6 @@ import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -404,7 +403,7 @@ class QemuTarget:
         started and stopped in the guest; ``guest_s`` more seconds of guest time they take), then power
         off: its result, and the files the shell text left in GUEST_OUT. The guest's run id and clock are
         its own (the same in every boot), so the result gets a new id and the host's start and end times."""
-        started = _utc_now()
+        started = qemu_machine.utc_now()
         argv = [GUEST_PROBE, "run", *request.probe_args(), "--json", "-"]
         generators = self._kernel_generators(request)
         if generators:  # loaded before the probe starts: see probe/kmod/rtscope_wave.c
@@ -416,8 +415,8 @@ class QemuTarget:
         said = job.stderr.decode(errors="replace")
         sys.stderr.write(said)
         run_result = read_outcome(job.status, worker.last_line(said), job.stdout)
-        doc = dict(run_result.doc)
-        doc["run"] = dict(doc["run"], id=secrets.token_hex(8), started=started, finished=_utc_now())
+        doc = qemu_machine.on_host_clock(run_result.doc, started)
+        doc["run"]["id"] = secrets.token_hex(8)
         return result.from_doc(doc, "the guest's result"), files
 
 
@@ -428,8 +427,3 @@ class QemuTarget:
         module = guest_modules.module_for(self.spec.arch, self.guest.kernel[0])
         return {KERNEL_MODULE: (module.read_bytes(), 0o644),
                 "bin/rtscope-kmod-wave": (guest_modules.LOADER.read_bytes(), 0o755)}
-
-
-def _utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-

@@ -113,6 +113,7 @@ class QemuBoardTarget:
         working directory: the path the probe records is the same on every rerun)."""
         instructions = self._guest_seconds(request) * 1e9 / 2 ** self.shift
         timeout_s = round(BOOT_ALLOWANCE_S + WALL_S_PER_GIGA_INSTRUCTION * instructions / 1e9)
+        started = qemu_machine.utc_now()
         with files.private_dir("rtscope-qemu-") as directory:
             # The console streams to rtscope's stderr, as a local probe's diagnostics do.
             command = self._command(["run", *request.probe_args(), "--json", "result.json"], timeout_s,
@@ -126,7 +127,8 @@ class QemuBoardTarget:
             raise ProbeError(f"{self.name}: {last_line or 'the guest faulted'}")
         if status == 0 and not output and "terminating on signal" in last_line:
             raise KeyboardInterrupt  # Ctrl-C stopped QEMU; the guest cannot be asked to write what it has
-        return local.read_outcome(status, last_line, output)
+        measured = local.read_outcome(status, last_line, output)
+        return result.from_doc(qemu_machine.on_host_clock(measured.doc, started), "the board's result")
 
     def _guest_seconds(self, request: RunRequest) -> float:
         """The guest time ``request`` may take at most: each bench's own (a Thread-Metric bench's is its

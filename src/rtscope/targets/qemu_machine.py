@@ -22,6 +22,8 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
 
 from rtscope import files
 from rtscope.errors import RtscopeError
@@ -150,4 +152,16 @@ def version(binary: str) -> str:
         if "version" in words and words.index("version") + 1 < len(words):
             return words[words.index("version") + 1]
     return ""
+
+
+def utc_now() -> str:
+    """The host's time now, as a result's run records it."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def on_host_clock(doc: dict[str, Any], started: str) -> dict[str, Any]:
+    """A guest's result document with the host's start (``started``) and end (now) of the run: an
+    emulated machine's clock starts at the same instant in every boot (a fixed RTC, or none at all on a
+    board), which would stamp every run with one time."""
+    return dict(doc, run=dict(doc["run"], started=started, finished=utc_now()))
 
