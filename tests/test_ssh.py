@@ -62,7 +62,7 @@ def test_a_run_on_the_board_copies_the_probe_once_and_stores_its_result(db_path,
     doc = result.load(out).doc
     assert doc["target"] == {"name": server.spec(), "kind": "ssh", "time_base": "hardware"}
     assert doc["config"]["granted"]["policy"] == "fifo"  # root on the board
-    [copied] = Path("/root/.cache/rtscope").glob("rtscope-probe-*")
+    copied = Path("/root/.cache/rtscope") / _build_name()
     before = copied.stat().st_mtime_ns
     again = _rtscope(db_path, server, "--target", server.spec(), "run", "clock.read", "--duration", "0.3")
     assert again.status == 0, again.err
@@ -202,9 +202,33 @@ def test_a_dead_board_holds_up_no_other_and_resume_measures_what_is_left(db_path
     assert again.status == 1 and "rtscope: local: " in again.err and "nothing left" not in again.out
 
 
-def test_no_space_on_the_board_is_one_line_and_leaves_no_partial_probe(db_path, server):
+def test_other_builds_on_the_board_stay_a_day_after_a_new_one_comes(db_path, server):
+    """Another rtscope version may have just found its build there and be about to start it."""
+    cache = Path(pwd.getpwnam(sshd.USER).pw_dir) / ".cache" / "rtscope"
+    cache.mkdir(parents=True, exist_ok=True)
+    (cache / _build_name()).unlink(missing_ok=True)  # so that this run copies its build
+    old, young = cache / "rtscope-probe-0000000000000old", cache / "rtscope-probe-000000000000young"
+    for path in (old, young):
+        path.write_bytes(b"#!/bin/sh\n")
+    two_days_ago = time.time() - 2 * 86400
+    os.utime(old, (two_days_ago, two_days_ago))
+    try:
+        ran = _rtscope(db_path, server, "--target", server.spec(sshd.USER), "run", "clock.read", "--duration", "0.3")
+        assert ran.status == 0, ran.err
+        assert (cache / _build_name()).is_file() and young.exists() and not old.exists()
+    finally:
+        old.unlink(missing_ok=True)
+        young.unlink(missing_ok=True)
+
+
+def _build_name() -> str:
+    """The name the x86_64 probe build has on the board."""
     from rtscope.targets import probes
-    name = f"rtscope-probe-{probes.identity(probes.probe_for('x86_64'))[:16]}"
+    return f"rtscope-probe-{probes.identity(probes.probe_for('x86_64'))[:16]}"
+
+
+def test_no_space_on_the_board_is_one_line_and_leaves_no_partial_probe(db_path, server):
+    name = _build_name()
     cache = Path(pwd.getpwnam(sshd.USER).pw_dir) / ".cache" / "rtscope"
     cache.mkdir(parents=True, exist_ok=True)
     (cache / name).unlink(missing_ok=True)

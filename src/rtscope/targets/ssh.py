@@ -15,7 +15,8 @@ the board outlives its connection, and the probe's own watchdog bounds a run eve
 
 The probe goes to the board by itself: the board's ``uname -m`` picks the static build
 (rtscope.targets.probes), copied once into ``~/.cache/rtscope`` there under its content's hash, so a
-second run skips the copy (an older build there is removed when a new one comes). The probe's result
+second run skips the copy (another build there is removed when a new one comes and it is more than a
+day old). The probe's result
 comes back on its stdout; loads' logs go to a temporary directory there, removed after.
 """
 
@@ -246,11 +247,13 @@ class SshTransport:
 
     def put_probe(self, local: Path, remote: str) -> None:
         """Copy the executable ``local`` to ``remote`` (…/rtscope-probe-HASH) there, whole or not at all,
-        and remove the other builds beside it."""
-        # The script is fixed; the path travels as its argument. Older builds beside it go (a run still
-        # using one keeps its file until it ends).
+        and remove the other builds beside it that came more than a day ago."""
+        # The script is fixed; the path travels as its argument. Another build stays a day: an rtscope of
+        # another version may have just found it there and be about to start it (a run already started
+        # keeps its file until it ends). Without find's -mmin (a small BusyBox) nothing is removed.
         script = ('cat > "$1.part" && chmod 755 "$1.part" && mv -f "$1.part" "$1" || { rm -f "$1.part"; exit 1; }\n'
-                  'for old in "${1%-*}"-*; do [ "$old" = "$1" ] || rm -f "$old"; done')
+                  'find "${1%/*}" -maxdepth 1 -name "rtscope-probe-*" ! -name "${1##*/}" -mmin +1440 '
+                  '-exec rm -f {} \\; 2>/dev/null || true')
         with local.open("rb") as data:
             completed = subprocess.run(["ssh", *self._options, "-o", "ControlMaster=no", self.host,
                                         shlex.join(["sh", "-c", script, "sh", remote])],
