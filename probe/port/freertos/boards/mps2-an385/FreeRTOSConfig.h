@@ -74,14 +74,6 @@
 /* The handlers are installed by name in the vector table (startup.c). */
 #define configCHECK_HANDLER_INSTALLATION        1
 
-#define INCLUDE_vTaskPrioritySet                1
-#define INCLUDE_uxTaskPriorityGet               1
-#define INCLUDE_vTaskDelete                     1
-#define INCLUDE_vTaskSuspend                    1
-#define INCLUDE_xTaskDelayUntil                 1
-#define INCLUDE_vTaskDelay                      1
-#define INCLUDE_xTaskGetSchedulerState          1
-#define INCLUDE_xTaskGetCurrentTaskHandle       1
 #define INCLUDE_xTaskGetIdleTaskHandle          1
 #define INCLUDE_eTaskGetState                   1
 #define INCLUDE_xTaskResumeFromISR              1
@@ -95,7 +87,7 @@ void board_assert_failed(const char *file, int line);
 #endif
 #define configASSERT(condition) do { if (!(condition)) board_assert_failed(__FILE__, __LINE__); } while (0)
 
-/* The kernel hooks the port needs (its switch counts). */
-#include "port_trace.h"
+/* What the port needs: the task functions it calls, its switch counts. */
+#include "port_config.h"
 
 #endif

@@ -41,14 +41,6 @@
 #define configGENERATE_RUN_TIME_STATS           0
 #define configUSE_CO_ROUTINES                   0
 
-#define INCLUDE_vTaskPrioritySet                1
-#define INCLUDE_uxTaskPriorityGet               1
-#define INCLUDE_vTaskDelete                     1
-#define INCLUDE_vTaskSuspend                    1
-#define INCLUDE_xTaskDelayUntil                 1
-#define INCLUDE_vTaskDelay                      1
-#define INCLUDE_xTaskGetSchedulerState          1
-#define INCLUDE_xTaskGetCurrentTaskHandle       1
 
 /* A broken kernel invariant ends the run with a line saying where. */
 void rts_freertos_assert_failed(const char *file, int line);
@@ -58,6 +50,7 @@ void rts_freertos_assert_failed(const char *file, int line);
             rts_freertos_assert_failed(__FILE__, __LINE__);      \
     } while (0)
 
-#include "port_trace.h"
+/* What the port needs: the task functions it calls, its switch counts. */
+#include "port_config.h"
 
 #endif
