@@ -19,6 +19,7 @@ from conftest import Outcome
 from rtscope.errors import RtscopeError
 from rtscope.loads import guest, kinds
 from rtscope.model import result
+from rtscope.model.catalogue import Bench, Param, Suite
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
 from rtscope.targets import make_target, qemu_machine
@@ -269,3 +270,20 @@ def test_compare_says_the_figures_are_instruction_time(fake: Callable[..., Outco
     assert "instruction time" not in fake("compare", builders.write(tmp_path / "a.json", builders.result_doc()),
                                           builders.write(tmp_path / "b.json", builders.result_doc(
                                               run_id="3333333333333333"))).out
+
+
+def test_a_request_bounds_its_boot_by_each_benchs_own_time():
+    """Thread-Metric's benches measure period × periods, whatever --duration says: a boot bounded by the
+    duration alone stopped a guest measuring the threadmetric suite midway."""
+    def bench(bench_id: str, *params: tuple[str, str]) -> Bench:
+        return Bench(bench_id, "", (bench_id,), tuple(Param(name, "float", default, 0, 1e6, "")
+                                                       for name, default in params))
+    benches = [bench("tm.basic", ("period", "30"), ("periods", "3")), bench("lat.wakeup", ("cpu", "-1"))]
+    suites = [Suite("both", "", ("tm.basic", "lat.wakeup"))]
+    grace = qemu_machine.PROBE_GRACE_S
+
+    def asked(*params: ParamSetting, grace_s: float | None = None) -> float:
+        request = RunRequest(("both",), 0.5, "fifo", 80, params=params, grace_s=grace_s)
+        return qemu_machine.request_guest_s(request, benches, suites)
+    assert asked() == (30 * 3 + 1 + grace) + (0.5 + grace)
+    assert asked(ParamSetting("tm.basic", "periods", "2"), grace_s=1) == (30 * 2 + 1 + 1) + (0.5 + 1)

@@ -356,7 +356,8 @@ class QemuTransport:
         raise RtscopeError(f"{self.name}: a QEMU guest keeps no files from one boot to the next")
 
     def budget(self, argv: Sequence[str]) -> float:
-        """Host seconds a probe run may take: the boot's, and SLOWDOWN per second of guest time it asks."""
+        """Host seconds a command may take: the boot's, and SLOWDOWN per second of guest time its --duration
+        asks of each bench it names (a run of a request is bounded by qemu_machine.request_guest_s)."""
         guest_s = 1.0
         words = list(argv)
         if "--duration" in words[:-1]:
@@ -409,7 +410,8 @@ class QemuTarget:
         if generators:  # loaded before the probe starts: see probe/kmod/rtscope_wave.c
             before = f"insmod /{KERNEL_MODULE} || exit 1\n{before}"
         script = f"{before}\n{shlex.join(argv)}\nstatus=$?\n{after}\nexit $status\n"
-        files = self.guest.boot_files(["sh", "-c", script], self.transport.budget(argv) + SLOWDOWN * guest_s,
+        asked_s = qemu_machine.request_guest_s(request, self.list_benches(), self.list_suites())
+        files = self.guest.boot_files(["sh", "-c", script], BOOT_BUDGET_S + SLOWDOWN * (asked_s + guest_s),
                                       generators)
         job = completed(self.name, files)
         said = job.stderr.decode(errors="replace")

@@ -47,11 +47,6 @@ BUILD_TIMEOUT_S = 900
 # Wall-clock seconds allowed per 10^9 guest instructions: TCG with -icount runs this board at about
 # 140 million instructions a second on this shared 2-CPU machine; this is a bound, not an estimate.
 WALL_S_PER_GIGA_INSTRUCTION = 60
-# The probe's own default of --grace (src/main.c), and Thread-Metric's period and periods
-# (bench/thread_metric.c), which set a tm.* bench's time instead of --duration.
-PROBE_DEFAULT_GRACE_S = 10
-THREADMETRIC_PERIOD_S = 30
-THREADMETRIC_PERIODS = 3
 
 EMULATOR = "qemu-system-arm"
 # The boards rtscope can boot, their OS and QEMU machine: (board, os) -> QEMU's -M.
@@ -111,7 +106,8 @@ class QemuBoardTarget:
     def run(self, request: RunRequest) -> result.Result:
         """Boot the image on ``request``, written to result.json in a directory of its own (QEMU's
         working directory: the path the probe records is the same on every rerun)."""
-        instructions = self._guest_seconds(request) * 1e9 / 2 ** self.shift
+        guest_s = qemu_machine.request_guest_s(request, self.list_benches(), self.list_suites())
+        instructions = guest_s * 1e9 / 2 ** self.shift
         timeout_s = round(BOOT_ALLOWANCE_S + WALL_S_PER_GIGA_INSTRUCTION * instructions / 1e9)
         started = qemu_machine.utc_now()
         with files.private_dir("rtscope-qemu-") as directory:
@@ -129,22 +125,6 @@ class QemuBoardTarget:
             raise KeyboardInterrupt  # Ctrl-C stopped QEMU; the guest cannot be asked to write what it has
         measured = local.read_outcome(status, last_line, output)
         return result.from_doc(qemu_machine.on_host_clock(measured.doc, started), "the board's result")
-
-    def _guest_seconds(self, request: RunRequest) -> float:
-        """The guest time ``request`` may take at most: each bench's own (a Thread-Metric bench's is its
-        period × periods and a second, the others' the request's duration) and the grace the probe's
-        watchdog allows it. Suites count as their benches."""
-        suites = {suite.id: suite.benches for suite in self.list_suites()}
-        grace = PROBE_DEFAULT_GRACE_S if request.grace_s is None else request.grace_s
-        total = 0.0
-        for bench in (b for name in request.benches for b in suites.get(name, (name,))):
-            if bench.startswith("tm."):
-                params = {s.key: float(s.value) for s in request.params if s.applies_to(bench)}
-                total += params.get("period", THREADMETRIC_PERIOD_S) * params.get("periods", THREADMETRIC_PERIODS) + 1
-            else:
-                total += request.duration_s
-            total += grace
-        return total
 
     @functools.cached_property
     def _image(self) -> Path:

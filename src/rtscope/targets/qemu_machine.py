@@ -27,12 +27,16 @@ from typing import Any
 
 from rtscope import files
 from rtscope.errors import RtscopeError
+from rtscope.model.catalogue import Bench, Suite
+from rtscope.model.request import RunRequest
 from rtscope.targets.transport import die_with_parent
 
 # How long QEMU gets to end after SIGTERM before SIGKILL.
 _STOP_GRACE_S = 2.0
 _POLL_S = 0.05
 _SERIAL_ID = "rtscope-serial"
+# The probe's default --grace (src/main.c): how long the watchdog lets a bench take to stop.
+PROBE_GRACE_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -164,4 +168,25 @@ def on_host_clock(doc: dict[str, Any], started: str) -> dict[str, Any]:
     emulated machine's clock starts at the same instant in every boot (a fixed RTC, or none at all on a
     board), which would stamp every run with one time."""
     return dict(doc, run=dict(doc["run"], started=started, finished=utc_now()))
+
+
+def request_guest_s(request: RunRequest, benches: list[Bench], suites: list[Suite]) -> float:
+    """The guest time ``request`` may take at most, for a target to bound its boot by: each bench's own
+    (one with a reporting period, as Thread-Metric's, its period × periods and a second, the defaults
+    the bench lists; the others the request's duration) and the grace the probe's watchdog allows it.
+    Suites count as their benches."""
+    by_id = {bench.id: bench for bench in benches}
+    members = {suite.id: suite.benches for suite in suites}
+    grace = PROBE_GRACE_S if request.grace_s is None else request.grace_s
+    total = 0.0
+    for bench_id in (b for name in request.benches for b in members.get(name, (name,))):
+        bench = by_id.get(bench_id)
+        period, periods = (bench.param("period"), bench.param("periods")) if bench else (None, None)
+        if period is not None and periods is not None and period.default and periods.default:
+            given = {s.key: s.value for s in request.params if s.applies_to(bench_id)}
+            total += float(given.get("period", period.default)) * float(given.get("periods", periods.default)) + 1
+        else:
+            total += request.duration_s
+        total += grace
+    return total
 
