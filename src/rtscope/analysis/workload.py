@@ -119,10 +119,10 @@ def _figures(docs: list[dict[str, Any]], metric_id: str, key: tuple[str, int, in
     """A line's figures of ``metric_id`` over the valid runs among ``docs``, and their valid and invalid
     counts with the reasons."""
     measured = [m for doc in docs if (m := result.metric(doc, metric_id)) is not None and _cell_of(m) == key]
-    valid = [result.summary(m, adjusted=adjusted) for m in measured if m["valid"]
-             and result.summary(m, adjusted=adjusted)["count"]]
+    summaries = [result.summary(m, adjusted=adjusted) for m in measured if m["valid"]]
+    valid = [summary for summary in summaries if summary["count"]]
     reasons = tuple(dict.fromkeys(result.invalid_reason(m) for m in measured if not m["valid"]))
-    invalid = len(measured) - len([m for m in measured if m["valid"]])
+    invalid = len(measured) - len(summaries)
     if not valid:
         return dict.fromkeys(STATISTICS), 0, invalid, reasons
     samples = sum(s["count"] for s in valid)
