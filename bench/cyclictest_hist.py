@@ -21,9 +21,11 @@ def main(path: str, cpus: str) -> None:
     for thread, cpu in enumerate(cpus.split(",")):
         counts = [row[thread] for row in buckets]
         total = sum(counts) + exact["Histogram Overflows"][thread]
-        print(f"  cyclictest cpu{cpu:<6} min {exact['Min Latencies'][thread]:7.1f}  "
-              f"p50 {percentile(counts, total, 0.50):7.1f}  p99 {percentile(counts, total, 0.99):7.1f}  "
-              f"max {exact['Max Latencies'][thread]:8.1f} us  ({total} samples)")
+        print(
+            f"  cyclictest cpu{cpu:<6} min {exact['Min Latencies'][thread]:7.1f}  "
+            f"p50 {percentile(counts, total, 0.50):7.1f}  p99 {percentile(counts, total, 0.99):7.1f}  "
+            f"max {exact['Max Latencies'][thread]:8.1f} us  ({total} samples)"
+        )
 
 
 def percentile(counts: list[int], total: int, q: float) -> float:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
-from rtscope.store.database import Store  # noqa: E402
+from rtscope.store.database import Store
 
 SPEC = REPO / "examples" / "campaigns" / "qemu-rt-vs-stock.toml"
 
@@ -32,25 +32,40 @@ def main() -> int:
         campaigns = []
         for number in range(1, times + 1):
             started = time.monotonic()
-            said = subprocess.run([str(REPO / "rtscope"), "campaign", str(spec)], env=env, capture_output=True,
-                                  text=True, check=False).stdout
-            print(f"campaign {number}: {time.monotonic() - started:.1f} s (boot, measure, power-off of every cell; "
-                  f"the targets in parallel)")
+            said = subprocess.run(
+                [str(REPO / "rtscope"), "campaign", str(spec)], env=env, capture_output=True, text=True, check=False
+            ).stdout
+            print(
+                f"campaign {number}: {time.monotonic() - started:.1f} s (boot, measure, power-off of every cell; "
+                f"the targets in parallel)"
+            )
             found = re.search(r"^campaign \S+ \(([0-9a-f]{16})\)", said, re.MULTILINE)
             if not found:
                 print(f"campaign {number} stored nothing:\n{said}")
                 return 1
             campaigns.append(found[1])
         store = Store.open(db)
-        cells = [{run.doc["run"]["label"]: json.dumps(run.doc["metrics"], sort_keys=True)
-                  for run in store.campaign_runs(campaign)} for campaign in campaigns]
+        cells = [
+            {
+                run.doc["run"]["label"]: json.dumps(run.doc["metrics"], sort_keys=True)
+                for run in store.campaign_runs(campaign)
+            }
+            for campaign in campaigns
+        ]
         differing = 0
         for cell, first in sorted(cells[0].items()):
             same = all(rerun.get(cell) == first for rerun in cells[1:])
             differing += not same
             print(f"{'identical' if same else 'DIFFERENT'}  {cell}")
-        print(subprocess.run([str(REPO / "rtscope"), "compare", f"campaign:{campaigns[0]}"], env=env,
-                             capture_output=True, text=True, check=False).stdout)
+        print(
+            subprocess.run(
+                [str(REPO / "rtscope"), "compare", f"campaign:{campaigns[0]}"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout
+        )
     return 1 if differing else 0
 
 

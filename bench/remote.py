@@ -21,15 +21,20 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
-import sshd  # noqa: E402  (the tests' server)
+import sshd
 
 RUN = ["run", "clock.read", "--duration", "1", "--no-store"]
 
 
 def timed(env: dict[str, str], *args: str) -> float:
     started = time.monotonic()
-    subprocess.run([sys.executable, "-m", "rtscope", *args], env=env, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "rtscope", *args],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.monotonic() - started
 
 
@@ -49,21 +54,27 @@ def main() -> None:
                     local.append(timed(env, *RUN, *extra))
                     remote.append(timed(env, "--target", server.spec(user), *RUN, *extra))
                 lm, rm = statistics.median(local), statistics.median(remote)
-                print(f"{label:11s} {user:13s} local {lm:.2f} s  ssh {rm:.2f} s  difference {rm - lm:+.2f} s "
-                      f"(medians of {tries}; ssh min {min(remote):.2f} s, max {max(remote):.2f} s)")
+                print(
+                    f"{label:11s} {user:13s} local {lm:.2f} s  ssh {rm:.2f} s  difference {rm - lm:+.2f} s "
+                    f"(medians of {tries}; ssh min {min(remote):.2f} s, max {max(remote):.2f} s)"
+                )
         alone = []
         for number, targets in enumerate((["local"], [server.spec()], ["local", server.spec()])):
             spec = Path(work) / f"campaign-{number}.toml"
-            spec.write_text(f'name = "bench-{number}"\nbenches = ["clock.read"]\nduration = "1"\n'
-                            f'repetitions = 3\nloads = ["idle", "cpu"]\nsettle = "1"\n'
-                            f'targets = {json.dumps(targets)}\n')
+            spec.write_text(
+                f'name = "bench-{number}"\nbenches = ["clock.read"]\nduration = "1"\n'
+                f'repetitions = 3\nloads = ["idle", "cpu"]\nsettle = "1"\n'
+                f"targets = {json.dumps(targets)}\n"
+            )
             took = timed(env, "campaign", str(spec))
             if len(targets) == 1:
                 alone.append(took)
                 print(f"campaign on {targets[0]} alone: {took:.2f} s")
             else:
-                print(f"campaign on both at once: {took:.2f} s = {took / sum(alone):.2f} of the sum of its parts "
-                      f"({sum(alone):.2f} s)")
+                print(
+                    f"campaign on both at once: {took:.2f} s = {took / sum(alone):.2f} of the sum of its parts "
+                    f"({sum(alone):.2f} s)"
+                )
 
 
 if __name__ == "__main__":

@@ -24,8 +24,7 @@ TYPICAL_NS = {"ctxsw.sem": 3200.0, "lat.wakeup": 15500.0, "clock.read": 20.0}
 SAMPLES = 40_000
 # Metrics the probe times with the clock itself, so they carry no cycle figures.
 CLOCK_TIMED = {"lat.wakeup", "clock.read"}
-_SPREAD = {"min": 0.9, "p50": 1.0, "p90": 1.1, "p99": 1.5, "p999": 3.0, "p9999": 5.0, "max": 7.0,
-           "mean": 1.05}
+_SPREAD = {"min": 0.9, "p50": 1.0, "p90": 1.1, "p99": 1.5, "p999": 3.0, "p9999": 5.0, "max": 7.0, "mean": 1.05}
 
 
 def summary(typical_ns: float, count: int = SAMPLES, minus: float = 0.0) -> dict[str, Any]:
@@ -37,73 +36,157 @@ def summary(typical_ns: float, count: int = SAMPLES, minus: float = 0.0) -> dict
 def metric(metric_id: str, typical_ns: float, *, valid: bool = True) -> dict[str, Any]:
     """The metric of the bench of the same id."""
     return {
-        "id": metric_id, "bench": metric_id, "unit": "ns",
-        "description": f"one {metric_id} sample", "valid": valid,
+        "id": metric_id,
+        "bench": metric_id,
+        "unit": "ns",
+        "description": f"one {metric_id} sample",
+        "valid": valid,
         "invalid_reason": None if valid else "the partner thread did not run on the same CPU",
         "checks": {"same_cpu": valid},
         "overhead_ns": OVERHEAD_NS,
         "stats": summary(typical_ns),
         "adjusted": summary(typical_ns, minus=OVERHEAD_NS),
         "cycles": None if metric_id in CLOCK_TIMED else summary(typical_ns * 2.6),
-        "histogram": {"scheme": "log-linear", "sub_buckets": 128,
-                      "buckets": [[int(typical_ns), 16, SAMPLES]], "overflow": 0, "overflow_above": 1 << 40},
-        "threshold": None, "series": None,
+        "histogram": {
+            "scheme": "log-linear",
+            "sub_buckets": 128,
+            "buckets": [[int(typical_ns), 16, SAMPLES]],
+            "overflow": 0,
+            "overflow_above": 1 << 40,
+        },
+        "threshold": None,
+        "series": None,
     }
 
 
-def count_metric(metric_id: str, periods: list[int], *, period_s: float = 30.0, baseline_ratio: float | None = None,
-                 valid: bool = True) -> dict[str, Any]:
+def count_metric(
+    metric_id: str,
+    periods: list[int],
+    *,
+    period_s: float = 30.0,
+    baseline_ratio: float | None = None,
+    valid: bool = True,
+) -> dict[str, Any]:
     """A Thread-Metric style count metric of the bench of the same id: iterations per period."""
     ordered = sorted(periods)
     middle = len(ordered) // 2
     median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-    stats = {"count": len(periods), "min": ordered[0], "max": ordered[-1], "mean": sum(periods) / len(periods),
-             "stddev": 0.0, "p50": median, "p90": ordered[-1], "p99": ordered[-1], "p999": ordered[-1],
-             "p9999": ordered[-1]}
+    stats = {
+        "count": len(periods),
+        "min": ordered[0],
+        "max": ordered[-1],
+        "mean": sum(periods) / len(periods),
+        "stddev": 0.0,
+        "p50": median,
+        "p90": ordered[-1],
+        "p99": ordered[-1],
+        "p999": ordered[-1],
+        "p9999": ordered[-1],
+    }
     return {
-        "id": metric_id, "bench": metric_id, "unit": "count",
-        "description": f"{metric_id} iterations per period", "valid": valid,
+        "id": metric_id,
+        "bench": metric_id,
+        "unit": "count",
+        "description": f"{metric_id} iterations per period",
+        "valid": valid,
         "invalid_reason": None if valid else "Thread-Metric needs strict priorities on one CPU",
-        "checks": {"strict_priorities": valid}, "overhead_ns": 0.0,
-        "stats": stats, "adjusted": copy.deepcopy(stats), "cycles": None, "histogram": None,
-        "period_s": period_s, "periods": periods,
+        "checks": {"strict_priorities": valid},
+        "overhead_ns": 0.0,
+        "stats": stats,
+        "adjusted": copy.deepcopy(stats),
+        "cycles": None,
+        "histogram": None,
+        "period_s": period_s,
+        "periods": periods,
         "baseline": {"metric": "tm.basic", "ratio": baseline_ratio if valid else None},
-        "threshold": None, "series": None,
+        "threshold": None,
+        "series": None,
     }
 
 
-def result_doc(*, run_id: str = "0123456789abcdef", label: str | None = None, hostname: str = "fixture-host",
-               benches: dict[str, float] | None = None, privileged: bool = True, status: str = "complete",
-               invalid: tuple[str, ...] = (), started: str = "2024-05-01T10:00:00.000Z") -> dict[str, Any]:
+def result_doc(
+    *,
+    run_id: str = "0123456789abcdef",
+    label: str | None = None,
+    hostname: str = "fixture-host",
+    benches: dict[str, float] | None = None,
+    privileged: bool = True,
+    status: str = "complete",
+    invalid: tuple[str, ...] = (),
+    started: str = "2024-05-01T10:00:00.000Z",
+) -> dict[str, Any]:
     """A complete result document: ``benches`` maps bench ids to their metric's typical value in ns.
 
     Unprivileged runs are granted policy other and get the warnings the probe gives then.
     """
     benches = TYPICAL_NS if benches is None else benches
-    requested = {"policy": "fifo", "priority": 80, "cpus": [1], "mlockall": True, "stack_prefault": True,
-                 "cpu_latency_us": 0}
-    granted = requested if privileged else {**requested, "policy": "other", "priority": 0, "mlockall": False,
-                                            "cpu_latency_us": None}
-    warnings = [] if privileged else ["mlockall not granted: Operation not permitted",
-                                      "fifo priority 80 not granted: measuring at normal priority"]
+    requested = {
+        "policy": "fifo",
+        "priority": 80,
+        "cpus": [1],
+        "mlockall": True,
+        "stack_prefault": True,
+        "cpu_latency_us": 0,
+    }
+    granted = (
+        requested
+        if privileged
+        else {**requested, "policy": "other", "priority": 0, "mlockall": False, "cpu_latency_us": None}
+    )
+    warnings = (
+        []
+        if privileged
+        else [
+            "mlockall not granted: Operation not permitted",
+            "fifo priority 80 not granted: measuring at normal priority",
+        ]
+    )
     return {
-        "format": "rtscope-result", "version": 3,
-        "run": {"id": run_id, "started": started, "finished": _one_minute_after(started),
-                "label": label, "probe_version": "0.1.0", "port": "posix", "status": status,
-                "argv": ["rtscope-probe", "run", *benches]},
+        "format": "rtscope-result",
+        "version": 3,
+        "run": {
+            "id": run_id,
+            "started": started,
+            "finished": _one_minute_after(started),
+            "label": label,
+            "probe_version": "0.1.0",
+            "port": "posix",
+            "status": status,
+            "argv": ["rtscope-probe", "run", *benches],
+        },
         "system": {
-            "hostname": hostname, "os": "Linux", "kernel_release": "6.1.0-test", "kernel_version": "#1 SMP",
-            "preempt_model": "dynamic", "realtime_kernel": False, "arch": "x86_64",
-            "cpu_model": "Test CPU 3000", "cpu_count": 4, "cpus_online": "0-3", "governor": "performance",
-            "clocksource": "tsc", "cmdline": "quiet", "isolated_cpus": "", "rt_runtime_us": 950000,
-            "rt_period_us": 1000000, "virtualization": "none"},
-        "timing": {"clock": "CLOCK_MONOTONIC", "clock_resolution_ns": 1, "clock_overhead_ns": OVERHEAD_NS,
-                   "cycle_counter": "rdtscp", "cycles_per_ns": 2.6, "cycle_overhead_cycles": 52},
+            "hostname": hostname,
+            "os": "Linux",
+            "kernel_release": "6.1.0-test",
+            "kernel_version": "#1 SMP",
+            "preempt_model": "dynamic",
+            "realtime_kernel": False,
+            "arch": "x86_64",
+            "cpu_model": "Test CPU 3000",
+            "cpu_count": 4,
+            "cpus_online": "0-3",
+            "governor": "performance",
+            "clocksource": "tsc",
+            "cmdline": "quiet",
+            "isolated_cpus": "",
+            "rt_runtime_us": 950000,
+            "rt_period_us": 1000000,
+            "virtualization": "none",
+        },
+        "timing": {
+            "clock": "CLOCK_MONOTONIC",
+            "clock_resolution_ns": 1,
+            "clock_overhead_ns": OVERHEAD_NS,
+            "cycle_counter": "rdtscp",
+            "cycles_per_ns": 2.6,
+            "cycle_overhead_cycles": 52,
+        },
         "config": {"requested": requested, "granted": copy.deepcopy(granted), "warnings": warnings},
-        "benches": [{"id": bench_id, "params": {"cpu": 1}, "status": "ok", "elapsed_s": 60.0, "error": None}
-                    for bench_id in benches],
-        "metrics": [metric(bench_id, typical, valid=bench_id not in invalid)
-                    for bench_id, typical in benches.items()],
+        "benches": [
+            {"id": bench_id, "params": {"cpu": 1}, "status": "ok", "elapsed_s": 60.0, "error": None}
+            for bench_id in benches
+        ],
+        "metrics": [metric(bench_id, typical, valid=bench_id not in invalid) for bench_id, typical in benches.items()],
     }
 
 
@@ -118,8 +201,16 @@ def _one_minute_after(utc: str) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def wave_metrics(model: str, period_us: int, *, error: float, worst: float, periods: int = 1000,
-                 resolution_ns: int = 100, valid: bool = True) -> list[dict[str, Any]]:
+def wave_metrics(
+    model: str,
+    period_us: int,
+    *,
+    error: float,
+    worst: float,
+    periods: int = 1000,
+    resolution_ns: int = 100,
+    valid: bool = True,
+) -> list[dict[str, Any]]:
     """wave.square's four metrics of one model at one nominal period, labelled as docs/wave.md says, with
     wave.period's checks. Of the ``periods`` judged, all but one lie evenly within ± ``error`` (relative)
     of the nominal period, their high time half of it; one is ``worst`` too long, all of its excess high.
@@ -137,34 +228,82 @@ def wave_metrics(model: str, period_us: int, *, error: float, worst: float, peri
         stats = _evenly_and_one(low, high, longest, periods)
         first, width = math.floor(low / step), max(1, math.ceil((high - low) / step))
         buckets = [[first, width, periods - 1], [max(first + width, math.floor(stats["max"] / step)), 1, 1]]
-        metrics.append({
-            "id": metric_id, "bench": "wave.square", "unit": unit, "labels": {"model": model, "period_us": period_us},
-            "description": f"one {metric_id} sample", "valid": valid,
-            "invalid_reason": None if valid else "the observer was blind for 12.0 % of the run (max_blind 10.0 %)",
-            "checks": {}, "overhead_ns": 0.0, "stats": stats, "adjusted": copy.deepcopy(stats), "cycles": None,
-            "histogram": {"scheme": "log-linear", "sub_buckets": 128, "buckets": buckets, "overflow": 0,
-                          "overflow_above": 1 << 40, **({} if step == 1.0 else {"resolution": step})},
-            "threshold": None, "series": None,
-        })
-    metrics[0]["checks"] = {"edges_seen": 2 * periods + 2, "generator_toggles": 2 * periods + 2,
-                            "periods_judged": periods, "periods_blind": 0, "missed_periods": int(worst > 0.5),
-                            "extra_edges": 0, "resolution_ns": resolution_ns, "blind_fraction": 0.0}
+        metrics.append(
+            {
+                "id": metric_id,
+                "bench": "wave.square",
+                "unit": unit,
+                "labels": {"model": model, "period_us": period_us},
+                "description": f"one {metric_id} sample",
+                "valid": valid,
+                "invalid_reason": None if valid else "the observer was blind for 12.0 % of the run (max_blind 10.0 %)",
+                "checks": {},
+                "overhead_ns": 0.0,
+                "stats": stats,
+                "adjusted": copy.deepcopy(stats),
+                "cycles": None,
+                "histogram": {
+                    "scheme": "log-linear",
+                    "sub_buckets": 128,
+                    "buckets": buckets,
+                    "overflow": 0,
+                    "overflow_above": 1 << 40,
+                    **({} if step == 1.0 else {"resolution": step}),
+                },
+                "threshold": None,
+                "series": None,
+            }
+        )
+    metrics[0]["checks"] = {
+        "edges_seen": 2 * periods + 2,
+        "generator_toggles": 2 * periods + 2,
+        "periods_judged": periods,
+        "periods_blind": 0,
+        "missed_periods": int(worst > 0.5),
+        "extra_edges": 0,
+        "resolution_ns": resolution_ns,
+        "blind_fraction": 0.0,
+    }
     return metrics
 
 
-def wave_doc(model: str, period_us: int, *, error: float = 0.001, worst: float = 0.005, load: str | None = None,
-             run_id: str = "0123456789abcdef", valid: bool = True, campaign: dict[str, Any] | None = None
-             ) -> dict[str, Any]:
+def wave_doc(
+    model: str,
+    period_us: int,
+    *,
+    error: float = 0.001,
+    worst: float = 0.005,
+    load: str | None = None,
+    run_id: str = "0123456789abcdef",
+    valid: bool = True,
+    campaign: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """A format-4 run of wave.square (one model, one period; see :func:`wave_metrics`), under ``load``
     when given (the result's loads) and tagged with ``campaign`` when given (its "campaign" field)."""
     doc = result_doc(run_id=run_id, benches={})
     doc["version"] = 4
-    doc["benches"] = [{"id": "wave.square", "params": {"model": model, "period_us": period_us, "periods": 100, "cpu": 1},
-                       "status": "ok", "elapsed_s": 2.0, "error": None}]
+    doc["benches"] = [
+        {
+            "id": "wave.square",
+            "params": {"model": model, "period_us": period_us, "periods": 100, "cpu": 1},
+            "status": "ok",
+            "elapsed_s": 2.0,
+            "error": None,
+        }
+    ]
     doc["metrics"] = wave_metrics(model, period_us, error=error, worst=worst, valid=valid)
     if load is not None:
-        doc["loads"] = [{"name": load, "settings": {}, "commands": [] if load == "idle" else [[load]],
-                         "cpus_used": None, "loopback_bytes_per_s": None, "held": True, "ended_early": []}]
+        doc["loads"] = [
+            {
+                "name": load,
+                "settings": {},
+                "commands": [] if load == "idle" else [[load]],
+                "cpus_used": None,
+                "loopback_bytes_per_s": None,
+                "held": True,
+                "ended_early": [],
+            }
+        ]
     if campaign is not None:
         doc["campaign"] = campaign
     return doc
@@ -174,37 +313,73 @@ def _evenly_and_one(low: float, high: float, longest: float, count: int) -> dict
     """The summary of ``count`` - 1 samples evenly from ``low`` to ``high`` and one at ``longest`` (or at
     ``high``, when that is larger)."""
     quantile = {"p50": 0.5, "p90": 0.9, "p99": 0.99}
-    return {"count": count, "min": low, **{key: low + share * (high - low) for key, share in quantile.items()},
-            "p999": high, "p9999": max(high, longest), "max": max(high, longest), "mean": (low + high) / 2,
-            "stddev": (high - low) / math.sqrt(12)}
+    return {
+        "count": count,
+        "min": low,
+        **{key: low + share * (high - low) for key, share in quantile.items()},
+        "p999": high,
+        "p9999": max(high, longest),
+        "max": max(high, longest),
+        "mean": (low + high) / 2,
+        "stddev": (high - low) / math.sqrt(12),
+    }
 
 
-def app_doc(op: str, threads: int, *, exec_ns: float = 1e6, wait_ns: float = 2e5, response_ns: float = 5e4,
-            samples: int = 100, processes: int = 1, run_id: str = "0123456789abcdef", valid: bool = True,
-            campaign: dict[str, Any] | None = None) -> dict[str, Any]:
+def app_doc(
+    op: str,
+    threads: int,
+    *,
+    exec_ns: float = 1e6,
+    wait_ns: float = 2e5,
+    response_ns: float = 5e4,
+    samples: int = 100,
+    processes: int = 1,
+    run_id: str = "0123456789abcdef",
+    valid: bool = True,
+    campaign: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """A format-4 run of app.workload: its metrics app.exec, app.wait and app.response labelled as
     docs/workload.md says, each a distribution around the given time (:func:`summary`) of ``samples``
     samples; all invalid unless ``valid``. Tagged with ``campaign`` when given."""
     doc = result_doc(run_id=run_id, benches={})
     doc["version"] = 4
-    doc["benches"] = [{"id": "app.workload", "params": {"op": op, "threads": threads, "processes": processes},
-                       "status": "ok", "elapsed_s": 1.0, "error": None}]
+    doc["benches"] = [
+        {
+            "id": "app.workload",
+            "params": {"op": op, "threads": threads, "processes": processes},
+            "status": "ok",
+            "elapsed_s": 1.0,
+            "error": None,
+        }
+    ]
     for metric_id, typical in (("app.exec", exec_ns), ("app.wait", wait_ns), ("app.response", response_ns)):
         one = metric(metric_id, typical, valid=valid)
         figures = summary(typical, count=samples)
-        one.update(bench="app.workload", labels={"threads": threads, "op": op, "processes": processes},
-                   invalid_reason=None if valid else "a sort's output was out of order", cycles=None,
-                   overhead_ns=0.0, stats=figures, adjusted=copy.deepcopy(figures),
-                   histogram={"scheme": "log-linear", "sub_buckets": 128,
-                              "buckets": [[int(typical), 16, samples]], "overflow": 0, "overflow_above": 1 << 40})
+        one.update(
+            bench="app.workload",
+            labels={"threads": threads, "op": op, "processes": processes},
+            invalid_reason=None if valid else "a sort's output was out of order",
+            cycles=None,
+            overhead_ns=0.0,
+            stats=figures,
+            adjusted=copy.deepcopy(figures),
+            histogram={
+                "scheme": "log-linear",
+                "sub_buckets": 128,
+                "buckets": [[int(typical), 16, samples]],
+                "overflow": 0,
+                "overflow_above": 1 << 40,
+            },
+        )
         doc["metrics"].append(one)
     if campaign is not None:
         doc["campaign"] = campaign
     return doc
 
 
-def throughput_doc(metric_id: str, batches: list[int], *, size: int = 1024, run_id: str = "0123456789abcdef",
-                   raw: bool = False) -> dict[str, Any]:
+def throughput_doc(
+    metric_id: str, batches: list[int], *, size: int = 1024, run_id: str = "0123456789abcdef", raw: bool = False
+) -> dict[str, Any]:
     """A format-4 run of crypto bench ``metric_id``: one sample per batch, in bytes/s (histogram steps of
     1000 bytes/s, a bucket per distinct value; ``raw``: the samples kept too), labelled size and library."""
     doc = result_doc(run_id=run_id, benches={})
@@ -213,16 +388,43 @@ def throughput_doc(metric_id: str, batches: list[int], *, size: int = 1024, run_
     ordered = sorted(batches)
     steps = [value // 1000 for value in ordered]
     buckets = [[step, 1, steps.count(step)] for step in sorted(set(steps))]
-    quantile = {key: ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
-                for key, share in {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p999": 0.999, "p9999": 0.9999}.items()}
-    figures = {"count": len(ordered), "min": ordered[0], "max": ordered[-1], "mean": sum(ordered) / len(ordered),
-               "stddev": 0.0, **quantile}
-    doc["metrics"] = [{
-        "id": metric_id, "bench": metric_id, "unit": "bytes/s", "labels": {"size": size, "library": "openssl"},
-        "description": "message bytes per second of one batch", "valid": True, "invalid_reason": None,
-        "checks": {"known_answer": True}, "overhead_ns": 0.0, "stats": figures, "adjusted": copy.deepcopy(figures),
-        "cycles": None, "histogram": {"scheme": "log-linear", "sub_buckets": 128, "buckets": buckets, "overflow": 0,
-                                      "overflow_above": 1 << 40, "resolution": 1000},
-        "threshold": None, "series": None, **({"raw": [step for step in steps]} if raw else {}),
-    }]
+    quantile = {
+        key: ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
+        for key, share in {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p999": 0.999, "p9999": 0.9999}.items()
+    }
+    figures = {
+        "count": len(ordered),
+        "min": ordered[0],
+        "max": ordered[-1],
+        "mean": sum(ordered) / len(ordered),
+        "stddev": 0.0,
+        **quantile,
+    }
+    doc["metrics"] = [
+        {
+            "id": metric_id,
+            "bench": metric_id,
+            "unit": "bytes/s",
+            "labels": {"size": size, "library": "openssl"},
+            "description": "message bytes per second of one batch",
+            "valid": True,
+            "invalid_reason": None,
+            "checks": {"known_answer": True},
+            "overhead_ns": 0.0,
+            "stats": figures,
+            "adjusted": copy.deepcopy(figures),
+            "cycles": None,
+            "histogram": {
+                "scheme": "log-linear",
+                "sub_buckets": 128,
+                "buckets": buckets,
+                "overflow": 0,
+                "overflow_above": 1 << 40,
+                "resolution": 1000,
+            },
+            "threshold": None,
+            "series": None,
+            **({"raw": [step for step in steps]} if raw else {}),
+        }
+    ]
     return doc

@@ -32,9 +32,16 @@ def recorded_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     unprivileged run of one more bench, mutex.lock, with an invalid metric."""
     directory = tmp_path_factory.mktemp("recorded")
     builders.write(directory / "a-privileged.json", builders.result_doc())
-    builders.write(directory / "b-unprivileged.json", builders.result_doc(
-        run_id="fedcba9876543210", hostname="other-host", privileged=False, benches={"mutex.lock": 800.0},
-        invalid=("mutex.lock",)))
+    builders.write(
+        directory / "b-unprivileged.json",
+        builders.result_doc(
+            run_id="fedcba9876543210",
+            hostname="other-host",
+            privileged=False,
+            benches={"mutex.lock": 800.0},
+            invalid=("mutex.lock",),
+        ),
+    )
     return directory
 
 
@@ -45,8 +52,9 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def rtscope(db_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-            ) -> Callable[..., Outcome]:
+def rtscope(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., Outcome]:
     """Run rtscope in this process, with this test's database: rtscope("runs", "--limit", "2")."""
     monkeypatch.setenv("RTSCOPE_DB", str(db_path))
     monkeypatch.setenv("NO_COLOR", "1")
@@ -55,6 +63,7 @@ def rtscope(db_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captu
         status = cli.main([str(arg) for arg in args])
         captured = capsys.readouterr()
         return Outcome(status, captured.out, captured.err)
+
     return run
 
 
@@ -72,10 +81,18 @@ def process_env(db_path: Path) -> dict[str, str]:
 @pytest.fixture
 def rtscope_process(db_path: Path) -> Callable[..., Outcome]:
     """Run ``python -m rtscope`` as a separate process, with this test's database."""
+
     def run(*args: str) -> Outcome:
-        completed = subprocess.run([sys.executable, "-m", "rtscope", *map(str, args)], capture_output=True,
-                                   text=True, env=process_env(db_path), timeout=120, check=False)
+        completed = subprocess.run(
+            [sys.executable, "-m", "rtscope", *map(str, args)],
+            capture_output=True,
+            text=True,
+            env=process_env(db_path),
+            timeout=120,
+            check=False,
+        )
         return Outcome(completed.returncode, completed.stdout, completed.stderr)
+
     return run
 
 
@@ -84,8 +101,7 @@ def probe() -> Path:
     """The real probe binary, built with ``make -C probe`` when needed; skips when it cannot be built."""
     if os.environ.get("RTSCOPE_PROBE"):
         return Path(os.environ["RTSCOPE_PROBE"])
-    built = subprocess.run(["make", "-s", "-C", str(REPO / "probe")], capture_output=True, text=True,
-                           check=False)
+    built = subprocess.run(["make", "-s", "-C", str(REPO / "probe")], capture_output=True, text=True, check=False)
     binary = REPO / "probe" / "build" / "rtscope-probe"
     if built.returncode != 0 or not binary.exists():
         pytest.skip(f"the probe cannot be built: {built.stderr.strip()[-300:]}")

@@ -21,7 +21,7 @@ USER = "rtscope-test"  # the non-root login, made when missing
 @dataclass
 class Server:
     port: int
-    config: Path          # the client's: RTSCOPE_SSH_CONFIG
+    config: Path  # the client's: RTSCOPE_SSH_CONFIG
     known_hosts: Path
     host_key: Path
     process: subprocess.Popen[bytes]
@@ -35,8 +35,9 @@ class Server:
     def sessions(self) -> list[int]:
         """The server's session processes (one per connection)."""
         ps = subprocess.run(["ps", "-eo", "pid,ppid"], capture_output=True, text=True, check=True).stdout
-        return [int(pid) for pid, ppid in (line.split() for line in ps.splitlines()[1:])
-                if int(ppid) == self.process.pid]
+        return [
+            int(pid) for pid, ppid in (line.split() for line in ps.splitlines()[1:]) if int(ppid) == self.process.pid
+        ]
 
 
 def unavailable() -> str | None:
@@ -55,8 +56,7 @@ def _free_port() -> int:
 
 
 def _keygen(path: Path) -> None:
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "rtscope-test", "-f", str(path)],
-                   check=True)
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "rtscope-test", "-f", str(path)], check=True)
 
 
 def _ensure_user() -> None:
@@ -107,8 +107,12 @@ LogLevel ERROR
     LogLevel ERROR
 """)
     Path("/run/sshd").mkdir(exist_ok=True)  # its privilege separation directory
-    process = subprocess.Popen([str(SSHD), "-D", "-e", "-f", str(sshd_config)], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=open(directory / "sshd.log", "wb"))
+    process = subprocess.Popen(
+        [str(SSHD), "-D", "-e", "-f", str(sshd_config)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=open(directory / "sshd.log", "wb"),
+    )
     try:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and process.poll() is None:

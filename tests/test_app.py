@@ -21,8 +21,20 @@ SECOND = 1e9
 
 def run_app(probe: Path, *params: str, policy: str = "rr", extra: tuple[str, ...] = ()) -> dict[str, Any]:
     """The result document of app.workload with ``params`` (name=value), validated against the schema."""
-    args = [str(probe), "run", "app.workload", "--policy", policy, "--duration", "60", "--quiet", "--json", "-",
-            *extra, *(arg for p in params for arg in ("--param", p))]
+    args = [
+        str(probe),
+        "run",
+        "app.workload",
+        "--policy",
+        policy,
+        "--duration",
+        "60",
+        "--quiet",
+        "--json",
+        "-",
+        *extra,
+        *(arg for p in params for arg in ("--param", p)),
+    ]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
@@ -35,8 +47,9 @@ def metrics(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("threads", [2, 8])
-@pytest.mark.parametrize(("op", "size"), [("selection", 300), ("quick", 2000), ("matrix_add", 400),
-                                          ("matrix_mul", 400), ("mix", 400)])
+@pytest.mark.parametrize(
+    ("op", "size"), [("selection", 300), ("quick", 2000), ("matrix_add", 400), ("matrix_mul", 400), ("mix", 400)]
+)
 def test_every_result_is_checked_and_the_figures_are_sane(probe: Path, threads: int, op: str, size: int) -> None:
     iterations = 5
     ms = metrics(run_app(probe, f"threads={threads}", f"op={op}", f"size={size}", f"iterations={iterations}"))
@@ -91,17 +104,43 @@ def process_of_group(probe_pid: int, group: int) -> int | None:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"app-process" in argv and argv[-2:] == [str(group).encode(), b""] and \
-                argv[-3].startswith(f"/proc/{probe_pid}/".encode()):
+        if (
+            b"app-process" in argv
+            and argv[-2:] == [str(group).encode(), b""]
+            and argv[-3].startswith(f"/proc/{probe_pid}/".encode())
+        ):
             return int(entry.name)
     return None
 
 
 def test_a_process_that_dies_makes_the_run_invalid_and_leaves_nothing_running(probe: Path) -> None:
-    run = subprocess.Popen([str(probe), "run", "app.workload", "--policy", "rr", "--duration", "3", "--quiet",
-                            "--json", "-", "--param", "processes=2", "--param", "threads=2", "--param",
-                            "op=selection", "--param", "size=20000", "--param", "iterations=1000"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        [
+            str(probe),
+            "run",
+            "app.workload",
+            "--policy",
+            "rr",
+            "--duration",
+            "3",
+            "--quiet",
+            "--json",
+            "-",
+            "--param",
+            "processes=2",
+            "--param",
+            "threads=2",
+            "--param",
+            "op=selection",
+            "--param",
+            "size=20000",
+            "--param",
+            "iterations=1000",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 2
     while (victim := process_of_group(run.pid, 1)) is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -136,8 +175,7 @@ def test_both_measures_alternate_within_one_run(probe: Path) -> None:
 
 
 def test_a_run_ended_before_its_iterations_is_invalid_with_the_reason(probe: Path) -> None:
-    doc = run_app(probe, "threads=2", "op=selection", "size=100000", "iterations=3",
-                  extra=("--duration", "0.3"))
+    doc = run_app(probe, "threads=2", "op=selection", "size=100000", "iterations=3", extra=("--duration", "0.3"))
     m = metrics(doc)["app.exec"]
     assert not m["valid"]
     assert "a longer --duration" in m["invalid_reason"]
@@ -145,7 +183,8 @@ def test_a_run_ended_before_its_iterations_is_invalid_with_the_reason(probe: Pat
 
 @pytest.mark.parametrize("threads", [2, 4])
 def test_equal_threads_round_robin_on_one_cpu_wait_n_minus_1_over_n_of_their_execution(
-        probe: Path, threads: int) -> None:
+    probe: Path, threads: int
+) -> None:
     """Each thread's selection sort takes about 4 RR time slices (100 ms each), so the N threads share the CPU
     slice by slice and each one, running 1/N of the time, waits (N−1)/N of its execution time. Slice granularity
     and RT throttling move it by a few tenths of the ratio, hence the generous bounds."""
@@ -167,25 +206,53 @@ def test_without_privilege_it_runs_and_says_what_it_was_granted(probe: Path) -> 
     assert m["checks"]["round_robin"] is False
 
 
-@pytest.mark.parametrize(("param", "message"), [
-    ("threads=0", "bench app.workload: parameter threads: must be between 1 and 64, not 0"),
-    ("threads=65", "bench app.workload: parameter threads: must be between 1 and 64, not 65"),
-    ("processes=17", "bench app.workload: parameter processes: must be between 1 and 16, not 17"),
-    ("size=2000000", "bench app.workload: parameter size: must be between 2 and 1000000, not 2000000"),
-    ("op=bubble", "bench app.workload: parameter op: 'bubble' is not one of selection,quick,matrix_add,matrix_mul,mix"),
-])
+@pytest.mark.parametrize(
+    ("param", "message"),
+    [
+        ("threads=0", "bench app.workload: parameter threads: must be between 1 and 64, not 0"),
+        ("threads=65", "bench app.workload: parameter threads: must be between 1 and 64, not 65"),
+        ("processes=17", "bench app.workload: parameter processes: must be between 1 and 16, not 17"),
+        ("size=2000000", "bench app.workload: parameter size: must be between 2 and 1000000, not 2000000"),
+        (
+            "op=bubble",
+            "bench app.workload: parameter op: 'bubble' is not one of selection,quick,matrix_add,matrix_mul,mix",
+        ),
+    ],
+)
 def test_bad_input_is_refused_in_one_line(probe: Path, param: str, message: str) -> None:
-    proc = subprocess.run([str(probe), "run", "app.workload", "--param", param], capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        [str(probe), "run", "app.workload", "--param", param], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 2
     assert proc.stderr == f"rtscope-probe: {message}\n"
 
 
 def test_data_beyond_the_memory_budget_is_refused_before_anything_runs(probe: Path) -> None:
-    proc = subprocess.run([str(probe), "run", "app.workload", "--quiet", "--json", "-", "--param", "threads=64",
-                           "--param", "processes=16", "--param", "op=matrix_mul", "--param", "size=1000000"],
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [
+            str(probe),
+            "run",
+            "app.workload",
+            "--quiet",
+            "--json",
+            "-",
+            "--param",
+            "threads=64",
+            "--param",
+            "processes=16",
+            "--param",
+            "op=matrix_mul",
+            "--param",
+            "size=1000000",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 2
     assert proc.stdout == ""
-    assert proc.stderr == ("rtscope-probe: bench app.workload: 1024 threads of matrix_mul on 1000000 integers "
-                           "need 11840.9 MiB, more than the 1024 MiB this build allows (RTS_MAX_APP_BYTES)\n")
+    assert proc.stderr == (
+        "rtscope-probe: bench app.workload: 1024 threads of matrix_mul on 1000000 integers "
+        "need 11840.9 MiB, more than the 1024 MiB this build allows (RTS_MAX_APP_BYTES)\n"
+    )

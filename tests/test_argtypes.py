@@ -8,8 +8,7 @@ from rtscope.model import values
 from rtscope.model.values import ParamSetting
 
 
-@pytest.mark.parametrize(("text", "seconds"), [("5", 5.0), ("0.3", 0.3), ("10s", 10.0), ("500ms", 0.5),
-                                               ("2m", 120.0)])
+@pytest.mark.parametrize(("text", "seconds"), [("5", 5.0), ("0.3", 0.3), ("10s", 10.0), ("500ms", 0.5), ("2m", 120.0)])
 def test_duration_accepts_seconds_and_units(text, seconds):
     assert values.duration(text) == pytest.approx(seconds)
 
@@ -32,8 +31,7 @@ def test_cpu_list_rejects_bad_lists(text):
 
 def test_param_setting_with_and_without_bench():
     assert values.param_setting("cpu=1") == ParamSetting(None, "cpu", "1")
-    assert values.param_setting("lat.wakeup:interval_us=250") == ParamSetting("lat.wakeup", "interval_us",
-                                                                                "250")
+    assert values.param_setting("lat.wakeup:interval_us=250") == ParamSetting("lat.wakeup", "interval_us", "250")
 
 
 @pytest.mark.parametrize("text", ["cpu", "=1", "Bad.Bench:cpu=1", "lat.wakeup:=1"])
@@ -51,9 +49,10 @@ def test_statistics_reject_unknown_names():
         values.statistics("p50,p42")
 
 
-@pytest.mark.parametrize(("convert", "text"), [(values.priority, "100"), (values.priority, "x"),
-                                               (values.positive, "0"), (values.non_negative, "-1")])
+@pytest.mark.parametrize(
+    ("convert", "text"),
+    [(values.priority, "100"), (values.priority, "x"), (values.positive, "0"), (values.non_negative, "-1")],
+)
 def test_integers_out_of_range(convert, text):
     with pytest.raises(argparse.ArgumentTypeError):
         convert(text)
-

@@ -65,6 +65,7 @@ def test_every_shape_is_one_line_from_every_reader(rtscope, tmp_path, command):
 
 def test_a_huge_file_is_refused_before_it_is_read(rtscope, tmp_path, monkeypatch):
     from rtscope.model import result
+
     good, _ = _files(tmp_path)
     monkeypatch.setattr(result, "MAX_FILE_BYTES", 1000)
     outcome = rtscope("show", good)

@@ -22,12 +22,32 @@ def test_a_bench_named_twice_by_itself_stays_twice_to_be_refused():
     assert expand_suites(("clock.read", "clock.read"), SUITES) == ("clock.read", "clock.read")
 
 
-LISTING = json.dumps({"format": "rtscope-bench-list", "version": 1, "benches": [{
-    "id": "wave.import", "summary": "", "metrics": ["wave.period"], "params": [
-        {"name": "format", "type": "string", "default": "auto", "min": None, "max": None,
-         "choices": ["auto", "csv", "vcd"], "description": "how the capture is written"},
-        {"name": "file", "type": "string", "default": "", "description": "the capture"},
-        {"name": "period_us", "type": "float", "default": "1000", "min": 1, "max": 1e6, "description": ""}]}]})
+LISTING = json.dumps(
+    {
+        "format": "rtscope-bench-list",
+        "version": 1,
+        "benches": [
+            {
+                "id": "wave.import",
+                "summary": "",
+                "metrics": ["wave.period"],
+                "params": [
+                    {
+                        "name": "format",
+                        "type": "string",
+                        "default": "auto",
+                        "min": None,
+                        "max": None,
+                        "choices": ["auto", "csv", "vcd"],
+                        "description": "how the capture is written",
+                    },
+                    {"name": "file", "type": "string", "default": "", "description": "the capture"},
+                    {"name": "period_us", "type": "float", "default": "1000", "min": 1, "max": 1e6, "description": ""},
+                ],
+            }
+        ],
+    }
+)
 
 
 def test_a_listed_text_parameter_keeps_its_choices_and_checks_them():
@@ -50,14 +70,31 @@ def test_free_text_and_numbers_are_converted_as_before():
 # wave.import on captures with known edges (probe/tests/data): square.* hold on D1 periods of 10, 10, 11, 9 and
 # 10 us, high 5, 5, 5, 4 and 5 us; demo.* are sigrok-cli's demo driver, D3 a wave of 80 us.
 CAPTURES = REPO / "probe" / "tests" / "data"
-SQUARE = {"edges_seen": 11, "periods_judged": 5, "periods_blind": 0, "missed_periods": 0, "resolution_ns": 1000,
-          "blind_fraction": 0}
+SQUARE = {
+    "edges_seen": 11,
+    "periods_judged": 5,
+    "periods_blind": 0,
+    "missed_periods": 0,
+    "resolution_ns": 1000,
+    "blind_fraction": 0,
+}
 
 
 def _import(probe: Path, tmp_path: Path, capture: str, *params: str) -> tuple[subprocess.CompletedProcess, dict]:
     out = tmp_path / "run.json"
-    argv = [str(probe), "run", "wave.import", "--param", f"file={CAPTURES / capture}", "--policy", "other",
-            "--no-mlock", "--quiet", "--json", str(out)]
+    argv = [
+        str(probe),
+        "run",
+        "wave.import",
+        "--param",
+        f"file={CAPTURES / capture}",
+        "--policy",
+        "other",
+        "--no-mlock",
+        "--quiet",
+        "--json",
+        str(out),
+    ]
     for param in params:
         argv += ["--param", param]
     ran = subprocess.run(argv, capture_output=True, text=True, timeout=30)
@@ -72,9 +109,16 @@ def _metrics(doc: dict) -> dict[str, dict]:
 def test_a_capture_is_judged_period_by_period(probe, tmp_path, capture):
     ran, doc = _import(probe, tmp_path, capture, "channel=D1", "period_us=10")
     assert ran.returncode == 0, ran.stderr
-    assert doc["benches"][0]["params"] == {"file": str(CAPTURES / capture), "channel": "D1", "period_us": 10,
-                                           "format": "auto", "driver": "", "config": "", "group": "Logic",
-                                           "samples": 1000}
+    assert doc["benches"][0]["params"] == {
+        "file": str(CAPTURES / capture),
+        "channel": "D1",
+        "period_us": 10,
+        "format": "auto",
+        "driver": "",
+        "config": "",
+        "group": "Logic",
+        "samples": 1000,
+    }
     metrics = _metrics(doc)
     assert all(m["labels"] == {"model": "capture", "period_us": 10} and m["valid"] for m in metrics.values())
     assert metrics["wave.period"]["checks"] == SQUARE
@@ -92,8 +136,12 @@ def test_sigrok_clis_demo_capture_gives_its_exact_wave(probe, tmp_path, capture)
     ran, doc = _import(probe, tmp_path, capture, "channel=D3", "period_us=80")
     assert ran.returncode == 0, ran.stderr
     metrics = _metrics(doc)
-    assert metrics["wave.period"]["checks"] == {**SQUARE, "edges_seen": 124, "periods_judged": 61,
-                                                "resolution_ns": 5000}
+    assert metrics["wave.period"]["checks"] == {
+        **SQUARE,
+        "edges_seen": 124,
+        "periods_judged": 61,
+        "resolution_ns": 5000,
+    }
     assert (metrics["wave.period"]["stats"]["min"], metrics["wave.period"]["stats"]["max"]) == (80000, 80000)
     assert metrics["wave.rel_error"]["stats"]["max"] == 0 and metrics["wave.duty"]["stats"]["mean"] == 50
 
@@ -101,19 +149,26 @@ def test_sigrok_clis_demo_capture_gives_its_exact_wave(probe, tmp_path, capture)
 def test_a_period_finer_than_the_capture_is_measured_and_marked_invalid(probe, tmp_path):
     ran, doc = _import(probe, tmp_path, "demo.csv", "channel=D3", "period_us=0.01")
     assert ran.returncode == 0, ran.stderr
-    assert {m["invalid_reason"] for m in _metrics(doc).values()} == \
-        {"its sample interval of 5000 ns cannot resolve a period of 0.01 us"}
+    assert {m["invalid_reason"] for m in _metrics(doc).values()} == {
+        "its sample interval of 5000 ns cannot resolve a period of 0.01 us"
+    }
 
 
-@pytest.mark.parametrize(("capture", "params", "error"), [
-    ("not_a_capture.txt", (), "not a capture of sigrok-cli (-O csv or -O vcd): its line 1 is neither a sample "
-                              "nor column labels"),
-    ("square.csv", ("channel=D7",), "no channel D7 in it (it has D0, D1)"),
-    ("square.vcd", ("channel=D7",), "no channel D7 in it (it has D0, D1)"),
-    ("square.csv", ("channel=D0",), "no edges on channel D0: it stays low"),
-    ("one_period.csv", (), "1 period on channel D0: a wave of at least 2 is needed"),
-    ("square.csv", ("format=vcd",), "not a capture of sigrok-cli (-O csv or -O vcd): ';' at line 1"),
-])
+@pytest.mark.parametrize(
+    ("capture", "params", "error"),
+    [
+        (
+            "not_a_capture.txt",
+            (),
+            "not a capture of sigrok-cli (-O csv or -O vcd): its line 1 is neither a sample nor column labels",
+        ),
+        ("square.csv", ("channel=D7",), "no channel D7 in it (it has D0, D1)"),
+        ("square.vcd", ("channel=D7",), "no channel D7 in it (it has D0, D1)"),
+        ("square.csv", ("channel=D0",), "no edges on channel D0: it stays low"),
+        ("one_period.csv", (), "1 period on channel D0: a wave of at least 2 is needed"),
+        ("square.csv", ("format=vcd",), "not a capture of sigrok-cli (-O csv or -O vcd): ';' at line 1"),
+    ],
+)
 def test_a_bad_capture_fails_the_bench_with_one_line(probe, tmp_path, capture, params, error):
     ran, doc = _import(probe, tmp_path, capture, *params)
     bench = doc["benches"][0]
@@ -124,8 +179,9 @@ def test_a_bad_capture_fails_the_bench_with_one_line(probe, tmp_path, capture, p
 def test_a_missing_capture_and_a_bad_format_are_refused(probe, tmp_path):
     ran, doc = _import(probe, tmp_path, "missing.csv")
     assert doc["benches"][0]["error"] == f"cannot open {CAPTURES / 'missing.csv'}: No such file or directory"
-    refused = subprocess.run([str(probe), "run", "wave.import", "--param", "format=xml"], capture_output=True,
-                             text=True, timeout=30)
+    refused = subprocess.run(
+        [str(probe), "run", "wave.import", "--param", "format=xml"], capture_output=True, text=True, timeout=30
+    )
     assert refused.returncode == 2
     assert refused.stderr.strip().endswith("bench wave.import: parameter format: 'xml' is not one of auto,csv,vcd")
 

@@ -2,8 +2,8 @@
 and kill -9 (nothing lost, nothing twice), readers while a campaign writes."""
 
 import os
-import signal
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import process_env
-from rtscope.execution import campaign_spec
 from rtscope.errors import RtscopeError
+from rtscope.execution import campaign_spec
 from rtscope.store.database import Store
 
 
@@ -50,15 +50,22 @@ MATRIX = """\
 def test_a_spec_expands_to_its_matrix(tmp_path):
     spec = campaign_spec.load(spec_file(tmp_path, MATRIX))
     assert (spec.name, spec.benches, spec.repetitions, spec.duration_s) == (
-        "matrix", ("ctxsw.sem", "lat.wakeup"), 2, 0.5)
+        "matrix",
+        ("ctxsw.sem", "lat.wakeup"),
+        2,
+        0.5,
+    )
     # Loads × configs × the parameter with several values; a single value is no axis.
     assert [cell.text for cell in spec.cells] == [
-        "load=idle config=fifo lat.wakeup:interval_us=1000", "load=idle config=fifo lat.wakeup:interval_us=200",
-        "load=idle config=other lat.wakeup:interval_us=1000", "load=idle config=other lat.wakeup:interval_us=200",
+        "load=idle config=fifo lat.wakeup:interval_us=1000",
+        "load=idle config=fifo lat.wakeup:interval_us=200",
+        "load=idle config=other lat.wakeup:interval_us=1000",
+        "load=idle config=other lat.wakeup:interval_us=200",
         "load=cpu:cpus=0 config=fifo lat.wakeup:interval_us=1000",
         "load=cpu:cpus=0 config=fifo lat.wakeup:interval_us=200",
         "load=cpu:cpus=0 config=other lat.wakeup:interval_us=1000",
-        "load=cpu:cpus=0 config=other lat.wakeup:interval_us=200"]
+        "load=cpu:cpus=0 config=other lat.wakeup:interval_us=200",
+    ]
     first = spec.cells[0]
     assert (first.config.priority, first.config.cpus, spec.cells[2].config.mlock) == (90, (1,), False)
     assert [str(p) for p in first.params] == ["lat.wakeup:interval_us=1000", "threshold_us=50"]
@@ -66,8 +73,9 @@ def test_a_spec_expands_to_its_matrix(tmp_path):
 
 
 def test_targets_are_an_axis_of_the_matrix_and_each_has_its_share(tmp_path):
-    spec = campaign_spec.load(spec_file(tmp_path, MATRIX.replace('repetitions = 2', 'repetitions = 2\n'
-                                                                 'targets = ["local", "ssh://board"]')))
+    spec = campaign_spec.load(
+        spec_file(tmp_path, MATRIX.replace("repetitions = 2", 'repetitions = 2\ntargets = ["local", "ssh://board"]'))
+    )
     assert len(spec.cells) == 16 and spec.cells[0].text.startswith("target=local load=idle config=fifo")
     share = spec.on("ssh://board")
     assert len(share.cells) == 8 and all(cell.text.startswith("target=ssh://board ") for cell in share.cells)
@@ -78,30 +86,33 @@ def test_targets_are_an_axis_of_the_matrix_and_each_has_its_share(tmp_path):
         campaign_spec.load(spec_file(tmp_path, 'name = "x"\nbenches = ["a.b"]\ntargets = ["b", "b"]\n'))
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ('duration = "500ms"', r"spec.toml:5: duration: bad duration '5 parsecs'"),
-    ('repetitions = 2', r"spec.toml:4: repetitions: must be one or more, not 0"),
-    ('loads = ["idle", "cpu:cpus=0"]', r"spec.toml:3: loads: --load disk: unknown load 'disk'"),
-    ('name = "fifo"', r"spec.toml:17: configs\[1\].name: config 'other' is named twice"),
-    ('priority = 90', r"spec.toml:13: configs\[0\].priority: priority must be 0..99, not 120"),
-    ('policy = "other"', r"spec.toml:18: configs\[1\].policy: 'deadline' is not one of other, fifo, rr"),
-    ('threshold_us = 50', r"spec.toml:9: params.threshold_us: must be a number, a string or a non-empty list"),
-    ('benches = ["ctxsw.sem", "lat.wakeup"]', r"spec.toml:2: benches: must be a list of strings"),
-    ('mlock = false', r"spec.toml:19: configs\[1\].mlock: must be a true or false, not 'no'"),
-    ('repetitions = 2', r"spec.toml:4: repetitoins: unknown key \(known: name, benches,"),
-    ('duration = "500ms"', r"spec.toml:5: not TOML: "),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ('duration = "500ms"', r"spec.toml:5: duration: bad duration '5 parsecs'"),
+        ("repetitions = 2", r"spec.toml:4: repetitions: must be one or more, not 0"),
+        ('loads = ["idle", "cpu:cpus=0"]', r"spec.toml:3: loads: --load disk: unknown load 'disk'"),
+        ('name = "fifo"', r"spec.toml:17: configs\[1\].name: config 'other' is named twice"),
+        ("priority = 90", r"spec.toml:13: configs\[0\].priority: priority must be 0..99, not 120"),
+        ('policy = "other"', r"spec.toml:18: configs\[1\].policy: 'deadline' is not one of other, fifo, rr"),
+        ("threshold_us = 50", r"spec.toml:9: params.threshold_us: must be a number, a string or a non-empty list"),
+        ('benches = ["ctxsw.sem", "lat.wakeup"]', r"spec.toml:2: benches: must be a list of strings"),
+        ("mlock = false", r"spec.toml:19: configs\[1\].mlock: must be a true or false, not 'no'"),
+        ("repetitions = 2", r"spec.toml:4: repetitoins: unknown key \(known: name, benches,"),
+        ('duration = "500ms"', r"spec.toml:5: not TOML: "),
+    ],
+)
 def test_a_bad_spec_names_the_line_and_the_key(tmp_path, change, message):
     replacement = {
-        'duration = "500ms"': 'duration = "5 parsecs"' if "parsecs" in message else 'duration = 500ms',
-        'repetitions = 2': "repetitions = 0" if "one or more" in message else "repetitoins = 2",
+        'duration = "500ms"': 'duration = "5 parsecs"' if "parsecs" in message else "duration = 500ms",
+        "repetitions = 2": "repetitions = 0" if "one or more" in message else "repetitoins = 2",
         'loads = ["idle", "cpu:cpus=0"]': 'loads = ["idle", "disk"]',
         'name = "fifo"': 'name = "other"',
-        'priority = 90': "priority = 120",
+        "priority = 90": "priority = 120",
         'policy = "other"': 'policy = "deadline"',
-        'threshold_us = 50': "threshold_us = []",
+        "threshold_us = 50": "threshold_us = []",
         'benches = ["ctxsw.sem", "lat.wakeup"]': 'benches = "ctxsw.sem"',
-        'mlock = false': 'mlock = "no"',
+        "mlock = false": 'mlock = "no"',
     }[change]
     with pytest.raises(RtscopeError, match=message):
         campaign_spec.load(spec_file(tmp_path, MATRIX.replace(change, replacement)))
@@ -161,7 +172,10 @@ def test_resume_and_its_refusals(fake, tmp_path, db_path, recorded_dir):
         assert store.campaign("replayed").plan["repetitions"] == 4
     # Every other change is refused, naming it; fewer repetitions too.
     extended = FAKE_SPEC.replace("repetitions = 3", "repetitions = 4")
-    for changed, named in ((FAKE_SPEC, "repetitions was 4"), ('duration = "1s"\n' + textwrap.dedent(extended), "duration_s was 5")):
+    for changed, named in (
+        (FAKE_SPEC, "repetitions was 4"),
+        ('duration = "1s"\n' + textwrap.dedent(extended), "duration_s was 5"),
+    ):
         path.write_text(changed, encoding="utf-8")
         outcome = fake("campaign", path, "--resume")
         assert outcome.status == 2 and "changed since" in outcome.err and named in outcome.err, outcome.err
@@ -183,9 +197,13 @@ def test_a_mistake_in_any_cell_stops_the_campaign_before_it_measures(fake, tmp_p
 
 def test_readers_are_served_while_a_campaign_writes(tmp_path, db_path, recorded_dir):
     path = spec_file(tmp_path, FAKE_SPEC.replace("repetitions = 3", "repetitions = 15").replace("settle = 1", ""))
-    writer = subprocess.Popen([sys.executable, "-m", "rtscope", "--target", f"fake:{recorded_dir}", "campaign",
-                               str(path)], env=process_env(db_path), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-m", "rtscope", "--target", f"fake:{recorded_dir}", "campaign", str(path)],
+        env=process_env(db_path),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     seen, errors = set(), []
     while writer.poll() is None:
         try:
@@ -217,8 +235,14 @@ REAL_SPEC = """\
 
 
 def _campaign_process(db_path: Path, spec: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "rtscope", "campaign", str(spec), *args], env=process_env(db_path),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "rtscope", "campaign", str(spec), *args],
+        env=process_env(db_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def _stored(db_path: Path) -> int:
@@ -265,8 +289,11 @@ def test_a_campaign_killed_hard_resumes_with_nothing_lost_and_nothing_twice(tmp_
     with Store.open(db_path) as store:
         runs = store.campaign_runs("killed")
     assert sorted((r.doc["campaign"]["cell"], r.doc["campaign"]["repetition"]) for r in runs) == [
-        ("load=idle config=fifo", 1), ("load=idle config=fifo", 2),
-        ("load=idle config=other", 1), ("load=idle config=other", 2)]
+        ("load=idle config=fifo", 1),
+        ("load=idle config=fifo", 2),
+        ("load=idle config=other", 1),
+        ("load=idle config=other", 2),
+    ]
     assert _stored(db_path) == 4  # no run twice, none lost
 
 

@@ -1,8 +1,8 @@
 """rtscope check: the CI gate passes what did not really get worse and fails what did, or went missing."""
 
 import math
-import re
 import random
+import re
 import statistics
 
 import pytest
@@ -13,8 +13,7 @@ from test_cli_errors import assert_one_line_error
 
 # One latency distribution, skewed as latencies are: a body around 15 µs and a tail.
 _RANDOM = random.Random(20261122)
-SAMPLES = [round(_RANDOM.lognormvariate(9.6, 0.15)) + (30_000 if _RANDOM.random() < 0.02 else 0)
-           for _ in range(2000)]
+SAMPLES = [round(_RANDOM.lognormvariate(9.6, 0.15)) + (30_000 if _RANDOM.random() < 0.02 else 0) for _ in range(2000)]
 # Few samples spread wide: not enough to tell a 30 % shift from chance.
 FEW_SAMPLES = [10_000, 14_000, 20_000, 30_000, 45_000]
 
@@ -33,22 +32,37 @@ def nearest_rank(ordered: list[int], q: float) -> int:
 def sampled_metric(metric_id: str, samples: list[int]) -> dict:
     """A time metric whose figures, histogram and raw samples all come from ``samples`` (ns)."""
     ordered = sorted(samples)
-    figures = {"count": len(samples), "min": ordered[0], "max": ordered[-1], "mean": statistics.fmean(samples),
-               "stddev": statistics.pstdev(samples),
-               **{key: nearest_rank(ordered, q) for key, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99),
-                                                               ("p999", 0.999), ("p9999", 0.9999))}}
+    figures = {
+        "count": len(samples),
+        "min": ordered[0],
+        "max": ordered[-1],
+        "mean": statistics.fmean(samples),
+        "stddev": statistics.pstdev(samples),
+        **{
+            key: nearest_rank(ordered, q)
+            for key, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999), ("p9999", 0.9999))
+        },
+    }
     buckets: dict[tuple[int, int], int] = {}
     for value in samples:
         buckets[log_linear_bucket(value)] = buckets.get(log_linear_bucket(value), 0) + 1
     metric = builders.metric(metric_id, 15_000.0)
-    metric.update(overhead_ns=0.0, stats=figures, adjusted=dict(figures), raw=list(samples),
-                  histogram={**metric["histogram"], "buckets": [[lower, width, count] for (lower, width), count
-                                                                in sorted(buckets.items())]})
+    metric.update(
+        overhead_ns=0.0,
+        stats=figures,
+        adjusted=dict(figures),
+        raw=list(samples),
+        histogram={
+            **metric["histogram"],
+            "buckets": [[lower, width, count] for (lower, width), count in sorted(buckets.items())],
+        },
+    )
     return metric
 
 
-def sampled_doc(tmp_path, name: str, samples: list[int], *, scale: float = 1.0, run_id: str = "0123456789abcdef"
-                ) -> str:
+def sampled_doc(
+    tmp_path, name: str, samples: list[int], *, scale: float = 1.0, run_id: str = "0123456789abcdef"
+) -> str:
     """A result file whose lat.wakeup has ``samples`` × ``scale``; returns its path."""
     doc = builders.result_doc(run_id=run_id, benches={"lat.wakeup": 15_000.0})
     doc["metrics"] = [sampled_metric("lat.wakeup", [round(value * scale) for value in samples])]
@@ -122,8 +136,11 @@ def test_a_worse_tail_fails_on_the_tail_and_not_on_the_median(rtscope, tmp_path)
     worse_tail = str(builders.write(tmp_path / "tail.json", doc))
     outcome = check(rtscope, worse_tail, baseline, "--stat", "p50,max")
     assert outcome.status == 1, outcome.out
-    rows = [line for line in outcome.out.splitlines() if line.startswith(("lat.wakeup ", "  "))
-            and (" p50 " in line or " max " in line)]
+    rows = [
+        line
+        for line in outcome.out.splitlines()
+        if line.startswith(("lat.wakeup ", "  ")) and (" p50 " in line or " max " in line)
+    ]
     assert "ok" in rows[0] and "+100.0 %" in rows[1] and "REGRESSED" in rows[1] and "tail" in rows[1]
 
 
@@ -154,9 +171,10 @@ def test_an_invalid_or_missing_metric_fails_and_a_new_one_does_not(rtscope, tmp_
     assert verdict(outcome, "ctxsw.sem") == "INVALID: the partner thread did not run on the same CPU"
     assert "  ctxsw.sem invalid: the partner thread did not run on the same CPU" in outcome.out
 
-    fewer = builders.write(tmp_path / "fewer.json", builders.result_doc(benches={"ctxsw.sem": 3200.0,
-                                                                               "lat.wakeup": 15500.0,
-                                                                               "mutex.lock": 40.0}))
+    fewer = builders.write(
+        tmp_path / "fewer.json",
+        builders.result_doc(benches={"ctxsw.sem": 3200.0, "lat.wakeup": 15500.0, "mutex.lock": 40.0}),
+    )
     outcome = check(rtscope, fewer, baseline)
     assert outcome.status == 1
     assert verdict(outcome, "clock.read") == "MISSING from the run"
@@ -166,8 +184,9 @@ def test_an_invalid_or_missing_metric_fails_and_a_new_one_does_not(rtscope, tmp_
 
 def test_a_metric_invalid_in_the_baseline_is_not_held_against_the_run(rtscope, tmp_path):
     baseline = builders.write(tmp_path / "base.json", builders.result_doc(invalid=("ctxsw.sem",)))
-    run = builders.write(tmp_path / "run.json", builders.result_doc(benches={**builders.TYPICAL_NS,
-                                                                           "ctxsw.sem": 9000.0}))
+    run = builders.write(
+        tmp_path / "run.json", builders.result_doc(benches={**builders.TYPICAL_NS, "ctxsw.sem": 9000.0})
+    )
     outcome = check(rtscope, run, baseline)
     assert outcome.status == 0, outcome.out
     assert verdict(outcome, "ctxsw.sem").startswith("not checked: invalid in the baseline")
@@ -179,13 +198,16 @@ def test_stored_runs_are_checked_by_id(fake):
     assert outcome.status == 0, outcome.err
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--max-regression", "ten"], "argument --max-regression: bad percentage 'ten' (e.g. 10%)"),
-    (["--max-regression=-5%"], "argument --max-regression: must be zero or more, not '-5%'"),
-    (["--max-regression", "nan"], "bad percentage 'nan'"),
-    (["--stat", "p42"], "argument --stat: unknown statistic p42"),
-    (["--stat", "p99,count"], "count is the number of samples, not a figure to gate on"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--max-regression", "ten"], "argument --max-regression: bad percentage 'ten' (e.g. 10%)"),
+        (["--max-regression=-5%"], "argument --max-regression: must be zero or more, not '-5%'"),
+        (["--max-regression", "nan"], "bad percentage 'nan'"),
+        (["--stat", "p42"], "argument --stat: unknown statistic p42"),
+        (["--stat", "p99,count"], "count is the number of samples, not a figure to gate on"),
+    ],
+)
 def test_bad_input_is_one_line(rtscope, tmp_path, args, message):
     path = builders.write(tmp_path / "a.json", builders.result_doc())
     assert_one_line_error(check(rtscope, path, path, *args), message)
@@ -223,5 +245,6 @@ def test_the_judge_holds_a_figure_to_the_way_its_unit_is_better():
     (broken,) = judge.Judge(limits=limits).verdicts(throughput_doc([50e6] * 8, stddev=2e6))
     assert [(f.stat, f.message) for f in broken.findings] == [
         ("p50", "p50 50.0 MB/s is below the limit 80.0 MB/s"),
-        ("stddev", "stddev 2.00 MB/s is above the limit 1.00 MB/s")]
+        ("stddev", "stddev 2.00 MB/s is above the limit 1.00 MB/s"),
+    ]
     assert broken.fails("p50") and not broken.fails("max")

@@ -15,30 +15,42 @@ def assert_one_line_error(outcome, message):
     assert "Traceback" not in outcome.err + outcome.out
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["show", FIXTURES / "not-json.json"], "not-json.json is not valid JSON (line 4 column 1"),
-    (["show", FIXTURES / "foreign.json"], "is not an rtscope result (format is \"hyperfine-export\")"),
-    (["show", FIXTURES / "version7.json"], "result format version 7 is not supported (this rtscope reads 1, 2, 3 and 4)"),
-    (["show", "missing.json"], "missing.json: no such file"),
-    (["runs"], "no results database at"),
-    (["show", "last"], "no results database at"),
-    (["compare", "last", "abcd"], "no results database at"),
-    (["run", "--duration", "soon"], "bad duration 'soon'"),
-    (["frobnicate"], "invalid choice: 'frobnicate'"),
-    ([], "the following arguments are required: COMMAND"),
-    (["--target", "mars", "list"], "unknown target 'mars' (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
-                                          "qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos or fake:DIR)"),
-    (["--probe", "/nonexistent/rtscope-probe", "list"], "probe not built at /nonexistent/rtscope-probe"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["show", FIXTURES / "not-json.json"], "not-json.json is not valid JSON (line 4 column 1"),
+        (["show", FIXTURES / "foreign.json"], 'is not an rtscope result (format is "hyperfine-export")'),
+        (
+            ["show", FIXTURES / "version7.json"],
+            "result format version 7 is not supported (this rtscope reads 1, 2, 3 and 4)",
+        ),
+        (["show", "missing.json"], "missing.json: no such file"),
+        (["runs"], "no results database at"),
+        (["show", "last"], "no results database at"),
+        (["compare", "last", "abcd"], "no results database at"),
+        (["run", "--duration", "soon"], "bad duration 'soon'"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        ([], "the following arguments are required: COMMAND"),
+        (
+            ["--target", "mars", "list"],
+            "unknown target 'mars' (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
+            "qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos or fake:DIR)",
+        ),
+        (["--probe", "/nonexistent/rtscope-probe", "list"], "probe not built at /nonexistent/rtscope-probe"),
+    ],
+)
 def test_bad_input(rtscope_process, args, message):
     assert_one_line_error(rtscope_process(*args), message)
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["run", "nope"], "unknown bench or suite 'nope' (rtscope list shows them)"),
-    (["run", "--param", "cpu:1"], "bad parameter 'cpu:1'"),
-    (["run", "--json", "/nonexistent/dir/out.json"], "cannot write /nonexistent/dir/out.json"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "nope"], "unknown bench or suite 'nope' (rtscope list shows them)"),
+        (["run", "--param", "cpu:1"], "bad parameter 'cpu:1'"),
+        (["run", "--json", "/nonexistent/dir/out.json"], "cannot write /nonexistent/dir/out.json"),
+    ],
+)
 def test_bad_run_requests(rtscope_process, recorded_dir, db_path, args, message):
     assert_one_line_error(rtscope_process("--target", f"fake:{recorded_dir}", *args), message)
     assert not db_path.exists()
@@ -48,8 +60,7 @@ def test_a_schema_violation_names_the_path(rtscope_process, tmp_path):
     doc = builders.result_doc()
     doc["config"]["granted"]["policy"] = "deadline"
     path = builders.write(tmp_path / "odd.json", doc)
-    assert_one_line_error(rtscope_process("show", path),
-                          "invalid result at $.config.granted.policy: 'deadline'")
+    assert_one_line_error(rtscope_process("show", path), "invalid result at $.config.granted.policy: 'deadline'")
 
 
 @pytest.mark.parametrize("command", [["runs"], ["show", "last"], ["run", "ctxsw.sem"]])

@@ -38,12 +38,30 @@ def test_no_store_leaves_no_database(fake, db_path):
 
 def test_requested_configuration_reaches_the_result(fake, tmp_path):
     out = tmp_path / "out.json"
-    fake("run", "ctxsw.sem", "--policy", "rr", "--priority", "42", "--cpus", "0-1",
-         "--param", "ctxsw.sem:cpu=1", "--json", out, "--no-store")
+    fake(
+        "run",
+        "ctxsw.sem",
+        "--policy",
+        "rr",
+        "--priority",
+        "42",
+        "--cpus",
+        "0-1",
+        "--param",
+        "ctxsw.sem:cpu=1",
+        "--json",
+        out,
+        "--no-store",
+    )
     doc = json.loads(out.read_text())
     assert doc["config"]["requested"] | {"stack_prefault": None} == {
-        "policy": "rr", "priority": 42, "cpus": [0, 1], "mlockall": True, "stack_prefault": None,
-        "cpu_latency_us": 0}
+        "policy": "rr",
+        "priority": 42,
+        "cpus": [0, 1],
+        "mlockall": True,
+        "stack_prefault": None,
+        "cpu_latency_us": 0,
+    }
     assert doc["benches"][0]["params"]["cpu"] == 1
     assert "--param ctxsw.sem:cpu=1" in " ".join(doc["run"]["argv"])
 
@@ -70,18 +88,21 @@ def test_a_failed_bench_exits_1_but_is_stored(rtscope, tmp_path):
     assert "failed" in rtscope("runs").out
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["run", "nope"], "unknown bench or suite 'nope' (rtscope list shows them)"),
-    (["run", "ctxsw.sem", "ctxsw.sem"], "bench ctxsw.sem is named twice"),
-    (["run", "--param", "cpu"], "bad parameter 'cpu' (key=value or bench:key=value)"),
-    (["run", "--param", "bogus=1"], "no bench to run has a parameter 'bogus'"),
-    (["run", "--param", "cpu=x"], "--param cpu=x: cpu expects an integer, not 'x'"),
-    (["run", "ctxsw.sem", "--param", "lat.wakeup:cpu=1"], "lat.wakeup is not among the benches to run"),
-    (["run", "--duration", "-1"], "duration must be more than zero"),
-    (["run", "--policy", "other", "--priority", "5"], "does not go with --policy other"),
-    (["run", "--priority", "0"], "--priority must be 1..99 with --policy fifo"),
-    (["run", "--cpus", "3-1"], "bad CPU range"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "nope"], "unknown bench or suite 'nope' (rtscope list shows them)"),
+        (["run", "ctxsw.sem", "ctxsw.sem"], "bench ctxsw.sem is named twice"),
+        (["run", "--param", "cpu"], "bad parameter 'cpu' (key=value or bench:key=value)"),
+        (["run", "--param", "bogus=1"], "no bench to run has a parameter 'bogus'"),
+        (["run", "--param", "cpu=x"], "--param cpu=x: cpu expects an integer, not 'x'"),
+        (["run", "ctxsw.sem", "--param", "lat.wakeup:cpu=1"], "lat.wakeup is not among the benches to run"),
+        (["run", "--duration", "-1"], "duration must be more than zero"),
+        (["run", "--policy", "other", "--priority", "5"], "does not go with --policy other"),
+        (["run", "--priority", "0"], "--priority must be 1..99 with --policy fifo"),
+        (["run", "--cpus", "3-1"], "bad CPU range"),
+    ],
+)
 def test_bad_requests_are_refused_before_running(fake, db_path, args, message):
     outcome = fake(*args)
     assert outcome.status == 2

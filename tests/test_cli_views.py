@@ -29,8 +29,7 @@ def test_list_shows_benches_metrics_and_params(fake):
 def test_runs_lists_newest_first_with_short_ids(fake):
     first, _ = store_runs(fake, "one", "two")
     lines = fake("runs").out.splitlines()
-    assert lines[0].split() == ["id", "started", "label", "host", "kernel", "benches", "status", "invalid",
-                                "warnings"]
+    assert lines[0].split() == ["id", "started", "label", "host", "kernel", "benches", "status", "invalid", "warnings"]
     assert "two" in lines[1] and "one" in lines[2]
     assert len(first) == 8
     assert len(fake("runs", "--limit", "1").out.splitlines()) == 2
@@ -88,8 +87,12 @@ def test_compare_shows_values_and_ratios(fake, tmp_path):
 
 def test_compare_marks_missing_and_invalid_metrics_and_warns_of_differences(fake, tmp_path):
     (stored,) = store_runs(fake, "privileged")
-    other = builders.write(tmp_path / "other.json", builders.result_doc(
-        run_id="1111111111111111", privileged=False, benches={"ctxsw.sem": 6400.0}, invalid=("ctxsw.sem",)))
+    other = builders.write(
+        tmp_path / "other.json",
+        builders.result_doc(
+            run_id="1111111111111111", privileged=False, benches={"ctxsw.sem": 6400.0}, invalid=("ctxsw.sem",)
+        ),
+    )
     outcome = fake("compare", stored, other, "--stat", "p50,p99.9")
     assert "! the runs differ in granted policy: A fifo, B other" in outcome.out
     rows = [line for line in outcome.out.splitlines() if "p50" in line or "p99.9" in line]
@@ -101,8 +104,9 @@ def test_compare_marks_missing_and_invalid_metrics_and_warns_of_differences(fake
 def test_compare_says_what_differs_between_the_systems(fake, tmp_path):
     stock = builders.write(tmp_path / "stock.json", builders.result_doc())
     rt_doc = builders.result_doc(run_id="3333333333333333")
-    rt_doc["system"].update(kernel_release="6.1.0-rt-test", preempt_model="full", realtime_kernel=True,
-                            rt_runtime_us=-1)
+    rt_doc["system"].update(
+        kernel_release="6.1.0-rt-test", preempt_model="full", realtime_kernel=True, rt_runtime_us=-1
+    )
     rt = builders.write(tmp_path / "rt.json", rt_doc)
     outcome = fake("compare", stock, rt)
     assert "the systems differ in kernel: A 6.1.0-test, B 6.1.0-rt-test" in outcome.out
@@ -123,13 +127,21 @@ def test_compare_needs_two_runs(fake):
 
 def test_compare_of_cycle_timed_runs_is_the_operation_table(tmp_path, rtscope):
     linux = builders.write(tmp_path / "linux.json", builders.result_doc(benches={"mutex.lock": 3000.0}))
-    rtos = builders.write(tmp_path / "rtos.json", builders.result_doc(
-        run_id="2222222222222222", benches={"mutex.lock": 100.0}))
+    rtos = builders.write(
+        tmp_path / "rtos.json", builders.result_doc(run_id="2222222222222222", benches={"mutex.lock": 100.0})
+    )
     outcome = rtscope("compare", rtos, linux)
     assert outcome.status == 0, outcome.err
     lines = outcome.out.splitlines()
-    assert next(line for line in lines if line.startswith("operation")).split() == \
-        ["operation", "stat", "unit", "A", "B", "B/A", "B≠A?"]
+    assert next(line for line in lines if line.startswith("operation")).split() == [
+        "operation",
+        "stat",
+        "unit",
+        "A",
+        "B",
+        "B/A",
+        "B≠A?",
+    ]
     # mean = 1.05 × typical × 2.6 cycles/ns, less the 20 ns overhead in cycles (52): 221 and 8,138.
     row = next(line for line in lines if line.startswith("mutex.lock")).split()
     assert row == ["mutex.lock", "mean", "cycles", "221", "8,138", "36.8×", "yes", "p<0.001", "CI"]
@@ -145,17 +157,32 @@ def test_the_operation_table_falls_back_to_time_without_cycles(fake):
 
 def _threadmetric_doc(run_id, *, basic, sync, period_s=30.0, valid=True):
     doc = builders.result_doc(run_id=run_id, benches={"ctxsw.sem": 3200.0})
-    doc["benches"] += [{"id": bench, "params": {"period": period_s, "periods": 3}, "status": "ok",
-                        "elapsed_s": 3 * period_s, "error": None} for bench in ("tm.basic", "tm.sync")]
-    doc["metrics"] += [builders.count_metric("tm.basic", basic, period_s=period_s, baseline_ratio=1.0, valid=valid),
-                       builders.count_metric("tm.sync", sync, period_s=period_s,
-                                             baseline_ratio=sorted(sync)[1] / sorted(basic)[1], valid=valid)]
+    doc["benches"] += [
+        {
+            "id": bench,
+            "params": {"period": period_s, "periods": 3},
+            "status": "ok",
+            "elapsed_s": 3 * period_s,
+            "error": None,
+        }
+        for bench in ("tm.basic", "tm.sync")
+    ]
+    doc["metrics"] += [
+        builders.count_metric("tm.basic", basic, period_s=period_s, baseline_ratio=1.0, valid=valid),
+        builders.count_metric(
+            "tm.sync", sync, period_s=period_s, baseline_ratio=sorted(sync)[1] / sorted(basic)[1], valid=valid
+        ),
+    ]
     return doc
 
 
 def test_show_puts_counts_in_a_throughput_table(tmp_path, rtscope):
-    path = builders.write(tmp_path / "tm.json", _threadmetric_doc(
-        "3333333333333333", basic=[1_000_000, 1_100_000, 900_000], sync=[5_000_000, 5_000_001, 4_900_000]))
+    path = builders.write(
+        tmp_path / "tm.json",
+        _threadmetric_doc(
+            "3333333333333333", basic=[1_000_000, 1_100_000, 900_000], sync=[5_000_000, 5_000_001, 4_900_000]
+        ),
+    )
     outcome = rtscope("show", path)
     assert outcome.status == 0, outcome.err
     assert "Throughput, iterations per reporting period" in outcome.out
@@ -167,10 +194,13 @@ def test_show_puts_counts_in_a_throughput_table(tmp_path, rtscope):
 
 
 def test_compare_shows_counts_by_median_and_relative_to_the_calibration(tmp_path, rtscope):
-    a = builders.write(tmp_path / "a.json", _threadmetric_doc(
-        "4444444444444444", basic=[1_000_000] * 3, sync=[5_000_000] * 3))
-    b = builders.write(tmp_path / "b.json", _threadmetric_doc(
-        "5555555555555555", basic=[2_000_000] * 3, sync=[20_000_000] * 3, period_s=10.0))
+    a = builders.write(
+        tmp_path / "a.json", _threadmetric_doc("4444444444444444", basic=[1_000_000] * 3, sync=[5_000_000] * 3)
+    )
+    b = builders.write(
+        tmp_path / "b.json",
+        _threadmetric_doc("5555555555555555", basic=[2_000_000] * 3, sync=[20_000_000] * 3, period_s=10.0),
+    )
     outcome = rtscope("compare", a, b)
     assert outcome.status == 0, outcome.err
     lines = outcome.out.splitlines()
@@ -182,8 +212,9 @@ def test_compare_shows_counts_by_median_and_relative_to_the_calibration(tmp_path
 
 
 def test_an_invalid_count_metric_has_no_ratio_to_show(tmp_path, rtscope):
-    path = builders.write(tmp_path / "tm.json", _threadmetric_doc(
-        "6666666666666666", basic=[1, 2, 3], sync=[4, 5, 6], valid=False))
+    path = builders.write(
+        tmp_path / "tm.json", _threadmetric_doc("6666666666666666", basic=[1, 2, 3], sync=[4, 5, 6], valid=False)
+    )
     outcome = rtscope("show", path)
     throughput = outcome.out.split("Throughput")[1]
     row = next(line for line in throughput.splitlines() if line.strip().startswith("tm.sync"))
@@ -230,7 +261,12 @@ def test_compare_writes_markdown_csv_and_json(tmp_path, rtscope):
     assert "| B | b<\\|> | 1 |" in markdown and "| metric | stat | A | B | B/A | B≠A? |" in markdown
     rows = list(csv.DictReader(io.StringIO(rtscope("compare", *paths, "--by", "label", "--format", "csv").out)))
     first = next(r for r in rows if r["metric"] == "ctxsw.sem" and r["stat"] == "p50" and r["group"] == "B")
-    assert (first["group_name"], first["runs"], first["differs_from_A"], first["beyond_spread"]) == ("b<|>", "1", "1", "")
+    assert (first["group_name"], first["runs"], first["differs_from_A"], first["beyond_spread"]) == (
+        "b<|>",
+        "1",
+        "1",
+        "",
+    )
     assert float(first["ratio_to_A"]) == pytest.approx(5980 / 3030, rel=1e-4)  # p50 is typical − 20 ns
     doc = json.loads(rtscope("compare", *paths, "--by", "label", "--format", "json").out)
     assert [g["runs"] for g in doc["groups"]] == [["0000000000000001", "0000000000000002"], ["0000000000000003"]]
@@ -253,8 +289,14 @@ def format_4_doc(run_id: str = "7777777777777777", *, percent: float = 2.5) -> d
     for metric in doc["metrics"]:
         metric["labels"] = {"cpu": 0} if metric["id"] == "lat.wakeup.cpu0" else {}
     wave = builders.metric("wave.period_error{model=python}", percent)
-    wave.update(bench="wave.python", unit="percent", labels={"model": "python"}, overhead_ns=0.0, cycles=None,
-                adjusted=copy.deepcopy(wave["stats"]))
+    wave.update(
+        bench="wave.python",
+        unit="percent",
+        labels={"model": "python"},
+        overhead_ns=0.0,
+        cycles=None,
+        adjusted=copy.deepcopy(wave["stats"]),
+    )
     steps = round(percent * 100)
     wave["histogram"].update(buckets=[[steps - 50, 2, 30_000], [steps + 50, 4, 10_000]], resolution=0.01)
     doc["metrics"].append(wave)
@@ -278,8 +320,10 @@ def test_no_labels_column_without_labels(tmp_path, rtscope):
 
 
 def test_compare_lists_labels_in_text_and_markdown(tmp_path, rtscope):
-    paths = [builders.write(tmp_path / f"{n}.json", format_4_doc(run_id * 16, percent=percent))
-             for n, (run_id, percent) in enumerate((("a", 2.5), ("b", 5.0)))]
+    paths = [
+        builders.write(tmp_path / f"{n}.json", format_4_doc(run_id * 16, percent=percent))
+        for n, (run_id, percent) in enumerate((("a", 2.5), ("b", 5.0)))
+    ]
     lines = rtscope("compare", *paths, "--stat", "p50").out.splitlines()
     assert next(line for line in lines if line.startswith("metric")).split()[:3] == ["metric", "labels", "stat"]
     row = next(line for line in lines if line.startswith("wave.period_error")).split()
@@ -290,20 +334,41 @@ def test_compare_lists_labels_in_text_and_markdown(tmp_path, rtscope):
 
 def test_text_draws_titles_indented_parts_and_notes_and_figures_as_a_line():
     chart = svg.Chart(svg.Axis(1, 10, label="x", tick_text=svg.tick_number), svg.Bands(["a"]), title="a plot")
-    sections = [Section(heading("Title", ", aside"), (table(None, [("key", Cell("value", "warn"))], "ll"),
-                                                      Paragraph(("one", "two")), Items((Cell("item"),))),
-                        notes=(Cell("a note", "bad"),)),
-                Section(parts=(table(["h", "n"], [("x", "1"), ("yy", "22")], "lr"),),
-                        subsections=(Section(heading("Sub"), (Figure(chart),)),))]
+    sections = [
+        Section(
+            heading("Title", ", aside"),
+            (table(None, [("key", Cell("value", "warn"))], "ll"), Paragraph(("one", "two")), Items((Cell("item"),))),
+            notes=(Cell("a note", "bad"),),
+        ),
+        Section(
+            parts=(table(["h", "n"], [("x", "1"), ("yy", "22")], "lr"),),
+            subsections=(Section(heading("Sub"), (Figure(chart),)),),
+        ),
+    ]
     assert text.render(sections, fmt.Style(enabled=False)) == [
-        "Title, aside", "  key  value", "", "  one", "  two", "", "  item", "a note", "",
-        "h    n", "x    1", "yy  22", "", "Sub", "  [plot: a plot]"]
+        "Title, aside",
+        "  key  value",
+        "",
+        "  one",
+        "  two",
+        "",
+        "  item",
+        "a note",
+        "",
+        "h    n",
+        "x    1",
+        "yy  22",
+        "",
+        "Sub",
+        "  [plot: a plot]",
+    ]
     coloured = text.render(sections[:1], fmt.Style(enabled=True))
     assert coloured[0] == "\x1b[1mTitle\x1b[0m, aside" and "\x1b[33mvalue\x1b[0m" in coloured[1]
     assert coloured[-1] == "\x1b[31ma note\x1b[0m"
     assert markdown.render(sections) == (
         "## Title, aside\n\n|  |  |\n|---|---|\n| key | value |\n\none\ntwo\n\n- item\n\n- a note\n\n"
-        "| h | n |\n|---|---|\n| x | 1 |\n| yy | 22 |\n\n### Sub\n")
+        "| h | n |\n|---|---|\n| x | 1 |\n| yy | 22 |\n\n### Sub\n"
+    )
 
 
 def test_runs_sharing_a_short_id_stay_apart(rtscope, tmp_path):

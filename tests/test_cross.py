@@ -28,10 +28,19 @@ NATIVE_ARCH = probes.MACHINES.get(platform.machine())
 UNKNOWN = "no probe build for architecture {} (builds: aarch64, armhf, riscv64, x86_64)"
 
 
-@pytest.mark.parametrize(("machine", "arch"), [
-    ("x86_64", "x86_64"), ("amd64", "x86_64"), ("aarch64", "aarch64"), ("arm64", "aarch64"),
-    ("armv7l", "armhf"), ("armv8l", "armhf"), ("riscv64", "riscv64"), ("aarch64\n", "aarch64"),
-])
+@pytest.mark.parametrize(
+    ("machine", "arch"),
+    [
+        ("x86_64", "x86_64"),
+        ("amd64", "x86_64"),
+        ("aarch64", "aarch64"),
+        ("arm64", "aarch64"),
+        ("armv7l", "armhf"),
+        ("armv8l", "armhf"),
+        ("riscv64", "riscv64"),
+        ("aarch64\n", "aarch64"),
+    ],
+)
 def test_a_machine_gets_the_build_of_its_architecture(machine: str, arch: str):
     assert probes.arch_for(machine) == arch
 
@@ -76,8 +85,9 @@ def test_a_cross_built_probe_is_static_and_lists_its_benches(built: tuple[str, P
     headers = subprocess.run(["readelf", "-lS", str(probe)], capture_output=True, text=True, check=True).stdout
     assert "INTERP" not in headers, "not static: it names a dynamic loader"
     assert ".symtab" not in headers, "not stripped"
-    listed = subprocess.run([*_runner(arch), str(probe), "list"], capture_output=True, text=True, timeout=60,
-                            check=False)
+    listed = subprocess.run(
+        [*_runner(arch), str(probe), "list"], capture_output=True, text=True, timeout=60, check=False
+    )
     assert listed.returncode == 0, listed.stderr
     assert "clock.read" in listed.stdout and "ctxsw.sem" in listed.stdout
 
@@ -85,9 +95,27 @@ def test_a_cross_built_probe_is_static_and_lists_its_benches(built: tuple[str, P
 def test_a_cross_built_probe_measures_a_valid_result(built: tuple[str, Path], tmp_path: Path):
     arch, probe = built
     output = tmp_path / "result.json"
-    measured = subprocess.run([*_runner(arch), str(probe), "run", "clock.read", "ctxsw.sem", "--duration", "0.2",
-                               "--policy", "other", "--no-mlock", "--quiet", "--json", str(output)],
-                              capture_output=True, text=True, timeout=60, check=False)
+    measured = subprocess.run(
+        [
+            *_runner(arch),
+            str(probe),
+            "run",
+            "clock.read",
+            "ctxsw.sem",
+            "--duration",
+            "0.2",
+            "--policy",
+            "other",
+            "--no-mlock",
+            "--quiet",
+            "--json",
+            str(output),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert measured.returncode == 0, measured.stderr
     doc = result.load(output).doc  # validated against the schema
     # What the probe says it ran on (under qemu-arm: armv7l) maps back to its own build.
@@ -114,14 +142,15 @@ def test_a_missing_or_stale_probe_is_built_and_an_up_to_date_one_is_not(tmp_path
     assert not list(tmp_path.glob("*.tmp"))
 
 
-def test_a_missing_cross_compiler_is_named_with_its_debian_packages(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch):
+def test_a_missing_cross_compiler_is_named_with_its_debian_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     # A command-line variable in MAKEFLAGS: make looks for a compiler that no machine has.
     monkeypatch.setenv("MAKEFLAGS", "TRIPLET_aarch64=nowhere-linux-gnu")
     with pytest.raises(RtscopeError) as raised:
         probes.probe_for("arm64", build_dir=tmp_path)
-    assert str(raised.value) == ("building the aarch64 probe failed: no nowhere-linux-gnu-gcc with a static "
-                                 "C library (apt-get install gcc-nowhere-linux-gnu libc6-dev-arm64-cross)")
+    assert str(raised.value) == (
+        "building the aarch64 probe failed: no nowhere-linux-gnu-gcc with a static "
+        "C library (apt-get install gcc-nowhere-linux-gnu libc6-dev-arm64-cross)"
+    )
     assert not (tmp_path / "rtscope-probe-aarch64").exists()
 
 

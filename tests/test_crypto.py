@@ -11,8 +11,19 @@ from rtscope.model import result
 
 ALGORITHMS = ("crypto.aes128_cbc", "crypto.aes128_gcm", "crypto.sha256", "crypto.chacha20_poly1305")
 # A few samples of 1 KiB messages each: enough to check, far less than a second.
-BRIEF = ["--param", "size=1024", "--param", "count=20", "--param", "warmup=1", "--duration", "2",
-         "--policy", "other", "--no-mlock"]
+BRIEF = [
+    "--param",
+    "size=1024",
+    "--param",
+    "count=20",
+    "--param",
+    "warmup=1",
+    "--duration",
+    "2",
+    "--policy",
+    "other",
+    "--no-mlock",
+]
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +33,15 @@ def measured(probe, tmp_path_factory):
     out = db.parent / "run.json"
 
     def rtscope(*args):
-        return subprocess.run([sys.executable, "-m", "rtscope", "--probe", probe, *map(str, args)],
-                              capture_output=True, text=True, env=process_env(db), timeout=60, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "rtscope", "--probe", probe, *map(str, args)],
+            capture_output=True,
+            text=True,
+            env=process_env(db),
+            timeout=60,
+            check=False,
+        )
+
     run = rtscope("run", "crypto", *BRIEF, "--json", out)
     if "not available in this build" in run.stdout:
         pytest.skip("this probe was built without a crypto library (make -C probe CRYPTO=none?)")
@@ -55,28 +73,48 @@ def test_the_run_and_show_give_throughput_in_mb_per_s(measured):
 
 def test_a_probe_built_without_a_library_says_the_benches_are_not_available(tmp_path):
     # The probe with a small board's sizes is built without libcrypto, like the static and cross ones.
-    built = subprocess.run(["make", "-s", "-C", REPO / "probe", "build/rtscope-probe-small"], capture_output=True,
-                           text=True, check=False)
+    built = subprocess.run(
+        ["make", "-s", "-C", REPO / "probe", "build/rtscope-probe-small"], capture_output=True, text=True, check=False
+    )
     if built.returncode != 0:
         pytest.skip(f"the small probe cannot be built: {built.stderr.strip()[-300:]}")
     out = tmp_path / "run.json"
-    listed = subprocess.run([REPO / "probe/build/rtscope-probe-small", "list"], capture_output=True, text=True,
-                            check=True).stdout
+    listed = subprocess.run(
+        [REPO / "probe/build/rtscope-probe-small", "list"], capture_output=True, text=True, check=True
+    ).stdout
     assert all(bench in listed for bench in ALGORITHMS)
-    ran = subprocess.run([REPO / "probe/build/rtscope-probe-small", "run", "crypto.sha256", "--duration", "0.1",
-                          "--policy", "other", "--no-mlock", "--quiet", "--json", out],
-                         capture_output=True, text=True, check=False)
+    ran = subprocess.run(
+        [
+            REPO / "probe/build/rtscope-probe-small",
+            "run",
+            "crypto.sha256",
+            "--duration",
+            "0.1",
+            "--policy",
+            "other",
+            "--no-mlock",
+            "--quiet",
+            "--json",
+            out,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert ran.returncode == 1
     [bench] = result.load(out).doc["benches"]
     assert bench["status"] == "failed"
     assert bench["error"] == "SHA-256: not available in this build of the probe (built without a crypto library)"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["crypto.aes256_xts"], "unknown bench or suite 'crypto.aes256_xts'"),
-    (["crypto.aes128_gcm", "--param", "size=99999999"], "size must be at most 16777216, not 99999999"),
-    (["crypto.sha256", "--param", "size=8"], "size must be at least 16, not 8"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["crypto.aes256_xts"], "unknown bench or suite 'crypto.aes256_xts'"),
+        (["crypto.aes128_gcm", "--param", "size=99999999"], "size must be at most 16777216, not 99999999"),
+        (["crypto.sha256", "--param", "size=8"], "size must be at least 16, not 8"),
+    ],
+)
 def test_bad_input_is_one_line_before_anything_runs(rtscope_process, probe, tmp_path, args, message):
     out = tmp_path / "run.json"
     outcome = rtscope_process("--probe", probe, "run", *args, "--json", out)
@@ -87,25 +125,52 @@ def test_bad_input_is_one_line_before_anything_runs(rtscope_process, probe, tmp_
 
 def test_cbc_refuses_a_size_that_is_not_whole_blocks(probe, tmp_path):
     out = tmp_path / "run.json"
-    ran = subprocess.run([probe, "run", "crypto.aes128_cbc", "--param", "size=1000", "--duration", "0.1",
-                          "--policy", "other", "--no-mlock", "--quiet", "--json", out],
-                         capture_output=True, text=True, check=False)
+    ran = subprocess.run(
+        [
+            probe,
+            "run",
+            "crypto.aes128_cbc",
+            "--param",
+            "size=1000",
+            "--duration",
+            "0.1",
+            "--policy",
+            "other",
+            "--no-mlock",
+            "--quiet",
+            "--json",
+            out,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert ran.returncode == 2
-    assert ran.stderr == ("rtscope-probe: bench crypto.aes128_cbc: size 1000: AES-128-CBC takes whole 16-byte "
-                          "blocks (unpadded); give a multiple of 16\n")
+    assert ran.stderr == (
+        "rtscope-probe: bench crypto.aes128_cbc: size 1000: AES-128-CBC takes whole 16-byte "
+        "blocks (unpadded); give a multiple of 16\n"
+    )
     assert not out.exists()
 
 
 def test_a_probe_built_with_wolfcrypt_checks_and_times_every_algorithm_through_it(tmp_path):
     build = tmp_path / "wolfcrypt"
-    built = subprocess.run(["make", "-s", "-C", REPO / "probe", "CRYPTO=wolfcrypt", f"BUILD={build}",
-                            build / "rtscope-probe"], capture_output=True, text=True, check=False)
+    built = subprocess.run(
+        ["make", "-s", "-C", REPO / "probe", "CRYPTO=wolfcrypt", f"BUILD={build}", build / "rtscope-probe"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if "pkg-config finds no wolfssl" in built.stderr:
         pytest.skip("wolfCrypt is not installed (apt-get install libwolfssl-dev; setup.sh does)")
     assert built.returncode == 0, built.stderr
     out = tmp_path / "run.json"
-    ran = subprocess.run([build / "rtscope-probe", "run", "crypto", *BRIEF, "--quiet", "--json", out],
-                         capture_output=True, text=True, check=False)
+    ran = subprocess.run(
+        [build / "rtscope-probe", "run", "crypto", *BRIEF, "--quiet", "--json", out],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert ran.returncode == 0, ran.stderr
     metrics = {m["id"]: m for m in result.load(out).doc["metrics"]}
     assert sorted(metrics) == sorted(ALGORITHMS)
@@ -118,7 +183,8 @@ def test_a_probe_built_with_wolfcrypt_checks_and_times_every_algorithm_through_i
 
 
 def test_an_unknown_library_is_refused_by_the_build_in_one_line():
-    built = subprocess.run(["make", "-s", "-C", REPO / "probe", "CRYPTO=gnutls"], capture_output=True, text=True,
-                           check=False)
+    built = subprocess.run(
+        ["make", "-s", "-C", REPO / "probe", "CRYPTO=gnutls"], capture_output=True, text=True, check=False
+    )
     assert built.returncode != 0
     assert "CRYPTO=gnutls: one of libcrypto, wolfcrypt, none" in built.stderr

@@ -19,9 +19,22 @@ from rtscope.targets.transport import Completed
 from test_cli_errors import assert_one_line_error
 
 TREES = FIXTURES / "doctor"
-CHECK_IDS = ["rt-throttling", "cpu-governor", "cpu-boost", "idle-states", "cpu-isolation", "smt", "irqbalance",
-             "transparent-hugepages", "swap", "clocksource", "timer-slack", "preemption", "virtualization",
-             "kernel-cmdline"]
+CHECK_IDS = [
+    "rt-throttling",
+    "cpu-governor",
+    "cpu-boost",
+    "idle-states",
+    "cpu-isolation",
+    "smt",
+    "irqbalance",
+    "transparent-hugepages",
+    "swap",
+    "clocksource",
+    "timer-slack",
+    "preemption",
+    "virtualization",
+    "kernel-cmdline",
+]
 
 
 class TreeTransport:
@@ -43,8 +56,9 @@ class TreeTransport:
 
     def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
         # The files that are there but cannot be read are there whether the tree has them or not.
-        found: dict[str, bytes | None] = {path: None for path in self.unreadable
-                                          if any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns)}
+        found: dict[str, bytes | None] = {
+            path: None for path in self.unreadable if any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns)
+        }
         for pattern in patterns:
             for match in sorted(self.root.glob(pattern.lstrip("/"))):
                 path = "/" + str(match.relative_to(self.root))
@@ -68,16 +82,19 @@ class TreeTarget:
         self.name = self.transport.name
 
 
-def verdicts_of(root: Path, unreadable: Sequence[str] = (), refusal: type[OSError] = PermissionError
-                ) -> dict[str, readiness.Check]:
+def verdicts_of(
+    root: Path, unreadable: Sequence[str] = (), refusal: type[OSError] = PermissionError
+) -> dict[str, readiness.Check]:
     return {check.id: check for check in readiness.assess(facts.gather(TreeTransport(root, unreadable, refusal)))}
 
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Callable[[str], Path]:
     """A copy of a fixture tree to change: tree("stock")."""
+
     def copy(name: str) -> Path:
         return Path(shutil.copytree(TREES / name, tmp_path / name))
+
     return copy
 
 
@@ -95,10 +112,22 @@ def remove(root: Path, path: str) -> None:
 # An empty tree (no /proc, no /sys): every fact unknown, and no traceback.
 EXPECTED = {
     "tuned": dict.fromkeys(CHECK_IDS, "ok"),
-    "stock": {"rt-throttling": "warn", "cpu-governor": "bad", "cpu-boost": "warn", "idle-states": "bad",
-              "cpu-isolation": "warn", "smt": "warn", "irqbalance": "warn", "transparent-hugepages": "warn",
-              "swap": "warn", "clocksource": "bad", "timer-slack": "warn", "preemption": "warn",
-              "virtualization": "warn", "kernel-cmdline": "ok"},
+    "stock": {
+        "rt-throttling": "warn",
+        "cpu-governor": "bad",
+        "cpu-boost": "warn",
+        "idle-states": "bad",
+        "cpu-isolation": "warn",
+        "smt": "warn",
+        "irqbalance": "warn",
+        "transparent-hugepages": "warn",
+        "swap": "warn",
+        "clocksource": "bad",
+        "timer-slack": "warn",
+        "preemption": "warn",
+        "virtualization": "warn",
+        "kernel-cmdline": "ok",
+    },
     "empty": dict.fromkeys(CHECK_IDS, "unknown"),
 }
 
@@ -126,12 +155,17 @@ def test_states_say_what_was_read():
     assert tuned["cpu-isolation"].state == "isolated 2-3; nohz_full 2-3; rcu_nocbs 2-3"
     assert stock["cpu-isolation"].state == "isolated none; nohz_full none; rcu_nocbs none"
     assert stock["swap"].state == "/dev/sda2 4095 MiB; swappiness 60"
-    assert stock["clocksource"].fix == "echo tsc | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource"
+    assert (
+        stock["clocksource"].fix
+        == "echo tsc | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource"
+    )
     assert stock["timer-slack"].state == "1000 µs"
     assert stock["preemption"].state == "voluntary preemption (desktop) (6.1.0-18-amd64)"
     assert tuned["preemption"].state == "PREEMPT_RT (6.1.0-18-rt-amd64)"
     assert stock["virtualization"].state == "virtual machine (QEMU), container"
-    assert tuned["kernel-cmdline"].state == "isolcpus=2-3 nohz_full=2-3 rcu_nocbs=2-3 intel_idle.max_cstate=1 skew_tick=1"
+    assert (
+        tuned["kernel-cmdline"].state == "isolcpus=2-3 nohz_full=2-3 rcu_nocbs=2-3 intel_idle.max_cstate=1 skew_tick=1"
+    )
     assert stock["kernel-cmdline"].state.startswith("none of the real-time parameters")
 
 
@@ -158,8 +192,13 @@ STATES = [
     ("stock", _set("/dev/cpu_dma_latency", ""), "idle-states", "ok", "deep states enabled"),
     ("stock", _set(f"{CPU}/cpu0/cpuidle/state2/disable", "1"), "idle-states", "ok", "no state deeper than 10 µs"),
     ("tuned", _drop(f"{CPU}/cpu0/cpuidle", f"{CPU}/cpuidle/current_driver"), "idle-states", "unknown", "unknown"),
-    ("tuned", _both(_set(f"{CPU}/cpuidle/current_driver", "none"), _drop(f"{CPU}/cpu0/cpuidle")), "idle-states", "ok",
-     "the default idle"),
+    (
+        "tuned",
+        _both(_set(f"{CPU}/cpuidle/current_driver", "none"), _drop(f"{CPU}/cpu0/cpuidle")),
+        "idle-states",
+        "ok",
+        "the default idle",
+    ),
     ("tuned", _set(f"{CPU}/nohz_full", "(null)"), "cpu-isolation", "warn", "nohz_full none"),
     ("tuned", _drop(f"{CPU}/nohz_full"), "cpu-isolation", "warn", "nohz_full not in this kernel"),
     ("tuned", _set("/proc/cmdline", "ro isolcpus=2-3 nohz_full=2-3 rcu_nocbs"), "cpu-isolation", "ok", "rcu_nocbs all"),
@@ -168,29 +207,57 @@ STATES = [
     ("tuned", _drop(f"{CPU}/smt", f"{CPU}/cpu0/topology"), "smt", "unknown", "unknown"),
     ("tuned", _drop("/proc"), "irqbalance", "unknown", "unknown (no pgrep there)"),
     ("tuned", _drop("/sys/kernel/mm"), "transparent-hugepages", "unknown", "unknown"),
-    ("stock", _set("/sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never"), "transparent-hugepages",
-     "ok", "enabled madvise"),
+    (
+        "stock",
+        _set("/sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never"),
+        "transparent-hugepages",
+        "ok",
+        "enabled madvise",
+    ),
     ("tuned", _drop("/proc/swaps"), "swap", "unknown", "unknown"),
-    ("tuned", _set("/sys/devices/system/clocksource/clocksource0/current_clocksource", "arch_sys_counter"),
-     "clocksource", "ok", "arch_sys_counter"),
+    (
+        "tuned",
+        _set("/sys/devices/system/clocksource/clocksource0/current_clocksource", "arch_sys_counter"),
+        "clocksource",
+        "ok",
+        "arch_sys_counter",
+    ),
     ("tuned", _drop("/proc/self/timerslack_ns"), "timer-slack", "unknown", "unknown"),
     ("tuned", _set("/proc/self/timerslack_ns", "1"), "timer-slack", "ok", "0.001 µs"),
     ("stock", _drop("/sys/kernel/debug"), "preemption", "warn", "PREEMPT_DYNAMIC, mode unknown"),
-    ("stock", _set("/sys/kernel/debug/sched/preempt", "none voluntary (full)"), "preemption", "warn",
-     "full preemption, not PREEMPT_RT"),
-    ("tuned", _both(_set("/proc/sys/kernel/version", "#1 SMP Debian"), _drop("/sys/kernel/realtime")), "preemption",
-     "warn", "no forced preemption"),
+    (
+        "stock",
+        _set("/sys/kernel/debug/sched/preempt", "none voluntary (full)"),
+        "preemption",
+        "warn",
+        "full preemption, not PREEMPT_RT",
+    ),
+    (
+        "tuned",
+        _both(_set("/proc/sys/kernel/version", "#1 SMP Debian"), _drop("/sys/kernel/realtime")),
+        "preemption",
+        "warn",
+        "no forced preemption",
+    ),
     ("tuned", _drop("/sys/kernel/realtime", "/proc/sys/kernel/version"), "preemption", "unknown", "unknown"),
-    ("stock", _drop("/.dockerenv", "/proc/cpuinfo", "/sys/class/dmi"), "virtualization", "unknown",
-     "no container; virtual machine unknown"),
+    (
+        "stock",
+        _drop("/.dockerenv", "/proc/cpuinfo", "/sys/class/dmi"),
+        "virtualization",
+        "unknown",
+        "no container; virtual machine unknown",
+    ),
     ("tuned", _set("/sys/class/dmi/id/sys_vendor", "QEMU"), "virtualization", "warn", "virtual machine (QEMU)"),
     ("tuned", _set("/run/.containerenv", ""), "virtualization", "warn", "container"),
     ("tuned", _drop("/proc/cmdline"), "kernel-cmdline", "unknown", "unknown"),
 ]
 
 
-@pytest.mark.parametrize(("name", "change", "check_id", "verdict", "state"), STATES,
-                         ids=[f"{check_id}-{verdict}-{n}" for n, (_, _, check_id, verdict, _) in enumerate(STATES)])
+@pytest.mark.parametrize(
+    ("name", "change", "check_id", "verdict", "state"),
+    STATES,
+    ids=[f"{check_id}-{verdict}-{n}" for n, (_, _, check_id, verdict, _) in enumerate(STATES)],
+)
 def test_each_state_of_each_check(tree, name, change, check_id, verdict, state):
     root = tree(name)
     change(root)
@@ -214,6 +281,7 @@ def test_a_kernel_that_cannot_be_reached_is_an_error_not_unknown():
     class Unreachable(TreeTransport):
         def read_file(self, path: str) -> bytes:
             raise RtscopeError("cannot reach board: Connection refused")
+
     with pytest.raises(RtscopeError, match="Connection refused"):
         facts.gather(Unreachable(TREES / "tuned"))
 
@@ -226,17 +294,23 @@ def test_every_fact_is_read_through_the_transport():
     for module in ("targets/facts.py", "analysis/readiness.py", "commands/doctor.py"):
         source = ast.parse((REPO / "src" / "rtscope" / module).read_text())
         names = {node.id for node in ast.walk(source) if isinstance(node, ast.Name)}
-        imported = {alias.name for node in ast.walk(source) if isinstance(node, ast.Import | ast.ImportFrom)
-                    for alias in node.names}
+        imported = {
+            alias.name
+            for node in ast.walk(source)
+            if isinstance(node, ast.Import | ast.ImportFrom)
+            for alias in node.names
+        }
         assert not {"open", "Path", "os", "pathlib", "subprocess"} & (names | imported), module
 
 
 @pytest.fixture
 def doctor_on(rtscope, monkeypatch) -> Callable[..., object]:
     """Run rtscope doctor in this process on a fixture tree as its target."""
+
     def run(root: Path, *args: str):
         monkeypatch.setattr(Context, "target", lambda context: TreeTarget(root))
         return rtscope("doctor", *args)
+
     return run
 
 
@@ -247,8 +321,10 @@ def test_doctor_exits_1_when_a_setting_would_distort_measurements(doctor_on):
     assert lines[0] == "Real-time readiness of tree:stock (Linux 6.1.0-18-amd64)"
     assert "  bad     clocksource: hpet (available: hpet acpi_pm tsc)" in lines
     assert "    fix: sudo cpupower frequency-set -g performance" in lines
-    assert lines[-1] == ("1 ok, 10 warn, 3 bad: CPU frequency governor, CPU idle states, clocksource would distort "
-                         "measurements (exit status 1)")
+    assert lines[-1] == (
+        "1 ok, 10 warn, 3 bad: CPU frequency governor, CPU idle states, clocksource would distort "
+        "measurements (exit status 1)"
+    )
     assert sum(line.startswith("    why: ") for line in lines) == len(CHECK_IDS)
 
 
@@ -269,8 +345,12 @@ def test_doctor_json_has_its_documented_shape(doctor_on):
     assert [check["id"] for check in document["checks"]] == CHECK_IDS
     assert all(list(check) == ["id", "title", "state", "verdict", "why", "fix"] for check in document["checks"])
     assert document["facts"]["rt_throttling"] == {"runtime_us": 950000, "period_us": 1000000}
-    assert document["facts"]["cpufreq"]["governors"] == {"0": "powersave", "1": "powersave", "2": "performance",
-                                                         "3": "performance"}
+    assert document["facts"]["cpufreq"]["governors"] == {
+        "0": "powersave",
+        "1": "powersave",
+        "2": "performance",
+        "3": "performance",
+    }
 
 
 def test_doctor_on_this_machine(rtscope_process):
@@ -288,9 +368,12 @@ def test_doctor_on_this_machine(rtscope_process):
     assert (as_json.status == 1) == bool(document["distorting"])
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["doctor", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
-    (["--target", "mars", "doctor"], "unknown target 'mars'"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["doctor", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
+        (["--target", "mars", "doctor"], "unknown target 'mars'"),
+    ],
+)
 def test_bad_input(rtscope_process, args, message):
     assert_one_line_error(rtscope_process(*args), message)

@@ -12,9 +12,19 @@ RUN_NUMBERS = itertools.count(1)  # every run made here has an id of its own
 
 def sweep(model: str, worsts: dict[int, list[float]], *, load: str | None = None, valid: bool = True) -> list[dict]:
     """A run per period and repetition of ``model``: ``worsts`` maps a period to each repetition's max error."""
-    return [builders.wave_doc(model, period, error=min(worst, 0.001), worst=worst, load=load, valid=valid,
-                              run_id=f"{next(RUN_NUMBERS):016x}")
-            for period, each in worsts.items() for worst in each]
+    return [
+        builders.wave_doc(
+            model,
+            period,
+            error=min(worst, 0.001),
+            worst=worst,
+            load=load,
+            valid=valid,
+            run_id=f"{next(RUN_NUMBERS):016x}",
+        )
+        for period, each in worsts.items()
+        for worst in each
+    ]
 
 
 def test_the_builders_make_valid_format_4_runs():
@@ -22,7 +32,11 @@ def test_the_builders_make_valid_format_4_runs():
     result.from_doc(doc, "built")
     metrics = {m["id"]: m for m in doc["metrics"]}
     assert {m["id"]: m["unit"] for m in doc["metrics"]} == {
-        "wave.period": "ns", "wave.high": "ns", "wave.rel_error": "ratio", "wave.duty": "percent"}
+        "wave.period": "ns",
+        "wave.high": "ns",
+        "wave.rel_error": "ratio",
+        "wave.duty": "percent",
+    }
     assert all(m["labels"] == {"model": "python", "period_us": 1000} for m in doc["metrics"])
     assert metrics["wave.rel_error"]["stats"]["max"] == 0.04
     assert metrics["wave.period"]["stats"]["max"] == 1_040_000 and metrics["wave.period"]["stats"]["p50"] == 1e6
@@ -30,8 +44,16 @@ def test_the_builders_make_valid_format_4_runs():
 
 
 def test_worst_and_median_over_repetitions_and_the_shortest_period_under_each_threshold():
-    runs = sweep("c-rt", {100_000: [0.0001, 0.0003, 0.0002], 10_000: [0.001, 0.009, 0.002],
-                          1_000: [0.02, 0.05, 0.03], 100: [0.2, 0.5, 0.3], 10: [3.0, 2.0, 2.5]})
+    runs = sweep(
+        "c-rt",
+        {
+            100_000: [0.0001, 0.0003, 0.0002],
+            10_000: [0.001, 0.009, 0.002],
+            1_000: [0.02, 0.05, 0.03],
+            100: [0.2, 0.5, 0.3],
+            10: [3.0, 2.0, 2.5],
+        },
+    )
     (panel,) = envelope.build(runs)
     assert panel.load is None and panel.periods_us == (100_000, 10_000, 1_000, 100, 10)
     (model,) = panel.models

@@ -28,8 +28,14 @@ GOLDEN = REPO / "tests" / "golden"
 LATENCY = GOLDEN / "result-v3-latency.json"
 THREADMETRIC = GOLDEN / "result-v2-threadmetric.json"
 LATENCY_LIMITS = ["--limit", "lat.wakeup:max=100us", "--limit", "lat.irq:p99=1ms", "--fail-on-threshold"]
-THREADMETRIC_LIMITS = ["--limit", "tm.basic:p50=3000000", "--limit", "tm.sync:p50=1000000",
-                       "--limit", "ctxsw.sem:p99.9=20us"]
+THREADMETRIC_LIMITS = [
+    "--limit",
+    "tm.basic:p50=3000000",
+    "--limit",
+    "tm.sync:p50=1000000",
+    "--limit",
+    "ctxsw.sem:p99.9=20us",
+]
 
 # Golden file in tests/golden/export/: (the recorded result it exports, the export's options).
 GOLDEN_EXPORTS = {
@@ -38,13 +44,17 @@ GOLDEN_EXPORTS = {
     "result-v3-latency.lava": (LATENCY, ["--format", "lava", *LATENCY_LIMITS]),
     "result-v3-latency.junit.xml": (LATENCY, ["--format", "junit", *LATENCY_LIMITS]),
     "result-v2-threadmetric.csv": (THREADMETRIC, ["--format", "csv"]),
-    "result-v2-threadmetric.cyclictest": (THREADMETRIC, ["--format", "cyclictest", "--metric", "ctxsw.sem",
-                                                         "--hist-us", "50"]),
+    "result-v2-threadmetric.cyclictest": (
+        THREADMETRIC,
+        ["--format", "cyclictest", "--metric", "ctxsw.sem", "--hist-us", "50"],
+    ),
     "result-v2-threadmetric.lava": (THREADMETRIC, ["--format", "lava", *THREADMETRIC_LIMITS]),
     "result-v2-threadmetric.junit.xml": (THREADMETRIC, ["--format", "junit", *THREADMETRIC_LIMITS]),
 }
-LAVA_LINE = re.compile(r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)+ (pass|fail)"
-                       r"( [0-9]+(\.[0-9]+)? (us|samples|periods|iterations))?")
+LAVA_LINE = re.compile(
+    r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)+ (pass|fail)"
+    r"( [0-9]+(\.[0-9]+)? (us|samples|periods|iterations))?"
+)
 
 
 def export(rtscope, path, *args):
@@ -86,47 +96,70 @@ def test_csv_parses_back_to_the_summary(rtscope, raw_times):
         figures = result.summary(metric, adjusted=not raw_times)
         assert row["unit"] == metric["unit"] and row["valid"] == "true" and row["run"] == doc["run"]["id"]
         assert {name: float(row[name]) for name in result.STATISTICS.values()} == pytest.approx(
-            {name: figures[key] for key, name in result.STATISTICS.items()})
+            {name: figures[key] for key, name in result.STATISTICS.items()}
+        )
         assert row["threshold_ns"] == row["over_threshold"] == ""
 
 
 def test_csv_keeps_text_that_needs_quoting(rtscope, tmp_path):
     doc = builders.result_doc(label='kernel "6.1", rt', invalid=("ctxsw.sem",))
     doc["metrics"][0]["invalid_reason"] = "line one,\nline two"
-    rows = list(csv.DictReader(io.StringIO(export(rtscope, builders.write(tmp_path / "r.json", doc),
-                                                  "--format", "csv", "--metric", "ctxsw.sem"))))
+    rows = list(
+        csv.DictReader(
+            io.StringIO(
+                export(rtscope, builders.write(tmp_path / "r.json", doc), "--format", "csv", "--metric", "ctxsw.sem")
+            )
+        )
+    )
     assert [(row["label"], row["valid"], row["invalid_reason"]) for row in rows] == [
-        ('kernel "6.1", rt', "false", "line one,\nline two")]
+        ('kernel "6.1", rt', "false", "line one,\nline two")
+    ]
 
 
 def test_junit_fails_exactly_the_metrics_that_break_a_rule(rtscope, tmp_path):
-    doc = builders.result_doc(label="<board & \"rev B\">", invalid=("ctxsw.sem",))
+    doc = builders.result_doc(label='<board & "rev B">', invalid=("ctxsw.sem",))
     path = builders.write(tmp_path / "r.json", doc)
-    out = export(rtscope, path, "--format", "junit", "--limit", "lat.wakeup:p99=20us",
-                 "--limit", "clock.read:max=1ms", "--limit", "lat.irq:max=1ms")
+    out = export(
+        rtscope,
+        path,
+        "--format",
+        "junit",
+        "--limit",
+        "lat.wakeup:p99=20us",
+        "--limit",
+        "clock.read:max=1ms",
+        "--limit",
+        "lat.irq:max=1ms",
+    )
     suites = ET.fromstring(out)
     (suite,) = suites.findall("testsuite")
-    failed = {case.get("name"): case.find("failure").get("message")
-              for case in suite.iter("testcase") if case.find("failure") is not None}
-    assert failed == {"ctxsw.sem": "invalid: the partner thread did not run on the same CPU",
-                      "lat.wakeup": "p99 23.2 µs is above the limit 20.0 µs",
-                      "lat.irq": "not measured in this run"}
-    assert [case.get("name") for case in suite.iter("testcase")] == ["ctxsw.sem", "lat.wakeup", "clock.read",
-                                                                     "lat.irq"]
+    failed = {
+        case.get("name"): case.find("failure").get("message")
+        for case in suite.iter("testcase")
+        if case.find("failure") is not None
+    }
+    assert failed == {
+        "ctxsw.sem": "invalid: the partner thread did not run on the same CPU",
+        "lat.wakeup": "p99 23.2 µs is above the limit 20.0 µs",
+        "lat.irq": "not measured in this run",
+    }
+    assert [case.get("name") for case in suite.iter("testcase")] == ["ctxsw.sem", "lat.wakeup", "clock.read", "lat.irq"]
     assert suite.get("tests") == "4" and suite.get("failures") == "3" == suites.get("failures")
     properties = {p.get("name"): p.get("value") for p in suite.find("properties")}
-    assert properties["label"] == "<board & \"rev B\">"
+    assert properties["label"] == '<board & "rev B">'
     assert properties["hostname"] == "fixture-host" and properties["kernel"] == "6.1.0-test"
 
 
 def test_a_count_limit_is_a_minimum_and_a_threshold_fails_only_when_asked(rtscope):
-    out = export(rtscope, THREADMETRIC, "--format", "junit", "--limit", "tm.basic:p50=2000000",
-                 "--limit", "tm.coop:p50=200000")
+    out = export(
+        rtscope, THREADMETRIC, "--format", "junit", "--limit", "tm.basic:p50=2000000", "--limit", "tm.coop:p50=200000"
+    )
     failed = {case.get("name") for case in ET.fromstring(out).iter("testcase") if case.find("failure") is not None}
     assert failed == {"tm.coop"}  # tm.basic's 2,050,896 holds a minimum of 2,000,000
     plain = export(rtscope, LATENCY, "--format", "junit")
-    assert "<failure" not in plain and "<failure" in export(rtscope, LATENCY, "--format", "junit",
-                                                            "--fail-on-threshold")
+    assert "<failure" not in plain and "<failure" in export(
+        rtscope, LATENCY, "--format", "junit", "--fail-on-threshold"
+    )
 
 
 def test_lava_lines_follow_the_convention(rtscope):
@@ -149,9 +182,13 @@ def test_an_invalid_metric_fails_every_lava_line(rtscope, tmp_path):
 def cyclictest_hist(path, columns):
     """What bench/cyclictest_hist.py reads from a cyclictest histogram file: per column min, max
     (µs) and samples."""
-    completed = subprocess.run([sys.executable, str(REPO / "bench" / "cyclictest_hist.py"), str(path),
-                                ",".join(map(str, range(columns)))],
-                               capture_output=True, text=True, check=True, timeout=60)
+    completed = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "cyclictest_hist.py"), str(path), ",".join(map(str, range(columns)))],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     found = re.findall(r"min +([0-9.]+) .* max +([0-9.]+) us +\(([0-9]+) samples\)", completed.stdout)
     return [(float(low), float(high), int(samples)) for low, high, samples in found]
 
@@ -162,8 +199,10 @@ def test_cyclictest_reads_back_with_the_benchs_parser(rtscope, tmp_path, args):
     assert rtscope("export", LATENCY, "--format", "cyclictest", "-o", path, *args).status == 0
     doc = result.load(LATENCY).doc
     ids = [a for a in args[1::2] if a.startswith("lat.")] or ["lat.wakeup.cpu0", "lat.wakeup.cpu1"]
-    expected = [(m["adjusted"]["min"] // 1000, m["adjusted"]["max"] // 1000, m["stats"]["count"])
-                for m in map(lambda i: result.metric(doc, i), ids)]
+    expected = [
+        (m["adjusted"]["min"] // 1000, m["adjusted"]["max"] // 1000, m["stats"]["count"])
+        for m in map(lambda i: result.metric(doc, i), ids)
+    ]
     assert cyclictest_hist(path, len(ids)) == expected
 
 
@@ -208,15 +247,18 @@ def test_an_invalid_metric_is_said_in_one_comment_line(rtscope, tmp_path):
 
 
 def test_a_bucket_is_shared_by_the_microseconds_it_covers(rtscope, tmp_path):
-    buckets = [[5000, 32, 1],
-               [9984, 64, 10],            # 16 values in 9 µs, 48 in 10 µs: 2.5 and 7.5, the tie to the first
-               [150000, 2048, 5],         # 1000, 1000 and 48 values: 2.44, 2.44, 0.12 samples
-               [200704, 2048, 3]]         # the max, 201.5 µs, in its row; 2 samples over 296 and 501 values
+    buckets = [
+        [5000, 32, 1],
+        [9984, 64, 10],  # 16 values in 9 µs, 48 in 10 µs: 2.5 and 7.5, the tie to the first
+        [150000, 2048, 5],  # 1000, 1000 and 48 values: 2.44, 2.44, 0.12 samples
+        [200704, 2048, 3],
+    ]  # the max, 201.5 µs, in its row; 2 samples over 296 and 501 values
     rows, overflows = cyclictest_rows(rtscope, tmp_path, histogram_doc(buckets, low=5010, high=201500))
     assert rows == {5: 1, 9: 3, 10: 7, 150: 3, 151: 2, 200: 1, 201: 2} and overflows == 0
     # Fewer rows move the later samples to the overflows and leave the rows before alone.
-    rows, overflows = cyclictest_rows(rtscope, tmp_path, histogram_doc(buckets, low=5010, high=201500),
-                                      "--hist-us", "151")
+    rows, overflows = cyclictest_rows(
+        rtscope, tmp_path, histogram_doc(buckets, low=5010, high=201500), "--hist-us", "151"
+    )
     assert rows == {5: 1, 9: 3, 10: 7, 150: 3} and overflows == 5
 
 
@@ -236,8 +278,10 @@ def test_output_file_is_written_whole(rtscope, tmp_path):
 
 
 def test_an_unwritable_output_is_one_line_and_leaves_nothing(rtscope, tmp_path):
-    assert_one_line_error(rtscope("export", LATENCY, "--format", "csv", "-o", tmp_path / "no" / "such" / "x.csv"),
-                          f"cannot write {tmp_path / 'no' / 'such' / 'x.csv'}")
+    assert_one_line_error(
+        rtscope("export", LATENCY, "--format", "csv", "-o", tmp_path / "no" / "such" / "x.csv"),
+        f"cannot write {tmp_path / 'no' / 'such' / 'x.csv'}",
+    )
     assert_one_line_error(rtscope("export", LATENCY, "--format", "csv", "-o", tmp_path), "it is a directory")
     # A failure after the file was opened leaves neither it nor its temporary file behind.
     outcome = rtscope("export", tmp_path / "missing.json", "--format", "csv", "-o", tmp_path / "x.csv")
@@ -245,34 +289,43 @@ def test_an_unwritable_output_is_one_line_and_leaves_nothing(rtscope, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--format", "xml"], "argument --format: invalid choice: 'xml'"),
-    (["--format", "csv", "--limit", "lat.wakeup:max=1ms"], "--limit does not apply to --format csv"),
-    (["--format", "json", "--metric", "lat.irq"], "--metric does not apply to --format json"),
-    (["--format", "lava", "--hist-us", "10"], "--hist-us does not apply to --format lava"),
-    (["--format", "cyclictest", "--hist-us", "0"], "argument --hist-us: must be one or more, not 0"),
-    (["--format", "cyclictest", "--hist-us", "1000001"], "must be at most 1000000"),
-    (["--format", "junit", "--limit", "lat.wakeup:max=fast"], "bad limit 'lat.wakeup:max=fast'"),
-    (["--format", "junit", "--limit", "lat.wakeup:max=-5us"], "bad limit 'lat.wakeup:max=-5us'"),
-    (["--format", "junit", "--limit", "lat.wakeup:p42=5us"], "unknown statistic p42"),
-    (["--format", "junit", "--limit", "lat.wakeup:max=100"], "lat.wakeup max is a time; give a time with its unit"),
-    (["--format", "lava", "--limit", "lat.wakeup:count=10ms"], "lat.wakeup count is not a time; give a plain number"),
-    (["--format", "csv", "--metric", "lat.nope"], "has no metric lat.nope (it has lat.wakeup, lat.wakeup.cpu0"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--format", "xml"], "argument --format: invalid choice: 'xml'"),
+        (["--format", "csv", "--limit", "lat.wakeup:max=1ms"], "--limit does not apply to --format csv"),
+        (["--format", "json", "--metric", "lat.irq"], "--metric does not apply to --format json"),
+        (["--format", "lava", "--hist-us", "10"], "--hist-us does not apply to --format lava"),
+        (["--format", "cyclictest", "--hist-us", "0"], "argument --hist-us: must be one or more, not 0"),
+        (["--format", "cyclictest", "--hist-us", "1000001"], "must be at most 1000000"),
+        (["--format", "junit", "--limit", "lat.wakeup:max=fast"], "bad limit 'lat.wakeup:max=fast'"),
+        (["--format", "junit", "--limit", "lat.wakeup:max=-5us"], "bad limit 'lat.wakeup:max=-5us'"),
+        (["--format", "junit", "--limit", "lat.wakeup:p42=5us"], "unknown statistic p42"),
+        (["--format", "junit", "--limit", "lat.wakeup:max=100"], "lat.wakeup max is a time; give a time with its unit"),
+        (
+            ["--format", "lava", "--limit", "lat.wakeup:count=10ms"],
+            "lat.wakeup count is not a time; give a plain number",
+        ),
+        (["--format", "csv", "--metric", "lat.nope"], "has no metric lat.nope (it has lat.wakeup, lat.wakeup.cpu0"),
+    ],
+)
 def test_bad_export_options_are_one_line(rtscope, args, message):
     assert_one_line_error(rtscope("export", LATENCY, *args), message)
 
 
 def test_cyclictest_needs_time_metrics(rtscope):
     assert_one_line_error(rtscope("export", THREADMETRIC, "--format", "cyclictest"), "has no metric lat.wakeup")
-    assert_one_line_error(rtscope("export", THREADMETRIC, "--format", "cyclictest", "--metric", "tm.sync"),
-                          "tm.sync measures iterations: a cyclictest histogram is of times")
+    assert_one_line_error(
+        rtscope("export", THREADMETRIC, "--format", "cyclictest", "--metric", "tm.sync"),
+        "tm.sync measures iterations: a cyclictest histogram is of times",
+    )
 
 
 def test_limits_take_every_unit(rtscope):
     for value in ("2792967ns", "2792.967us", "2792.967µs", "2.792967ms", "0.002792967s"):
-        out = export(rtscope, LATENCY, "--format", "lava", "--metric", "lat.wakeup", "--limit",
-                     f"lat.wakeup:max={value}")
+        out = export(
+            rtscope, LATENCY, "--format", "lava", "--metric", "lat.wakeup", "--limit", f"lat.wakeup:max={value}"
+        )
         assert "lat.wakeup.max pass" in out, value  # lat.wakeup's max is 2792967 ns: equal holds the limit
 
 

@@ -7,11 +7,22 @@ import pytest
 from rtscope.render import fmt
 
 
-@pytest.mark.parametrize(("ns", "text"), [
-    (0, "0 ns"), (0.5, "0.5 ns"), (20, "20 ns"), (24.14, "24.1 ns"), (845, "845 ns"),
-    (999.7, "1.00 µs"), (12_345, "12.3 µs"), (999_999, "1.00 ms"), (4_561_000, "4.56 ms"),
-    (1_234_000_000, "1.23 s"), (None, "—"),
-])
+@pytest.mark.parametrize(
+    ("ns", "text"),
+    [
+        (0, "0 ns"),
+        (0.5, "0.5 ns"),
+        (20, "20 ns"),
+        (24.14, "24.1 ns"),
+        (845, "845 ns"),
+        (999.7, "1.00 µs"),
+        (12_345, "12.3 µs"),
+        (999_999, "1.00 ms"),
+        (4_561_000, "4.56 ms"),
+        (1_234_000_000, "1.23 s"),
+        (None, "—"),
+    ],
+)
 def test_duration_picks_the_unit_and_three_significant_digits(ns, text):
     assert fmt.duration(ns) == text
 

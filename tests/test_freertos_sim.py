@@ -18,8 +18,13 @@ KERNEL = Path(os.environ.get("FREERTOS_KERNEL") or REPO.parent / "shared" / "ven
 
 
 def make(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["make", "-s", "-C", str(REPO / "probe"), "PORT=freertos", *args], capture_output=True,
-                          text=True, timeout=600, check=False)
+    return subprocess.run(
+        ["make", "-s", "-C", str(REPO / "probe"), "PORT=freertos", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -46,11 +51,11 @@ def test_a_simulator_run_is_recorded_and_shown_on_the_simulators_time_base(rtsco
     assert "local: an OS simulator's time, not the OS's" in shown.out
 
 
-def test_a_simulators_result_without_a_recorded_target_is_still_the_simulators_time(rtscope, sim_probe,
-                                                                                     tmp_path):
+def test_a_simulators_result_without_a_recorded_target_is_still_the_simulators_time(rtscope, sim_probe, tmp_path):
     out = tmp_path / "alone.json"
-    subprocess.run([sim_probe, "run", "sem.ops", "--duration", "0.1", "--quiet", "--json", out], check=True,
-                   timeout=120)
+    subprocess.run(
+        [sim_probe, "run", "sem.ops", "--duration", "0.1", "--quiet", "--json", out], check=True, timeout=120
+    )
     doc = json.loads(out.read_text())
     assert "target" not in doc
     assert result.time_base(doc) == "simulator"
@@ -59,25 +64,33 @@ def test_a_simulators_result_without_a_recorded_target_is_still_the_simulators_t
     assert "an OS simulator's time, not the OS's" in shown.out
 
 
-@pytest.mark.parametrize(("target", "virtualization", "time_base"), [
-    (None, None, "hardware"),
-    (None, "simulator", "simulator"),
-    ({"name": "local", "kind": "local", "time_base": "hardware"}, "simulator", "simulator"),
-    ({"name": "local", "kind": "local", "time_base": "hardware"}, "kvm", "hardware"),
-    ({"name": "fake:d", "kind": "fake", "time_base": "replayed"}, "simulator", "replayed"),
-    ({"name": "qemu:mps2-an385:freertos", "kind": "qemu", "time_base": "instructions"}, None, "instructions"),
-])
+@pytest.mark.parametrize(
+    ("target", "virtualization", "time_base"),
+    [
+        (None, None, "hardware"),
+        (None, "simulator", "simulator"),
+        ({"name": "local", "kind": "local", "time_base": "hardware"}, "simulator", "simulator"),
+        ({"name": "local", "kind": "local", "time_base": "hardware"}, "kvm", "hardware"),
+        ({"name": "fake:d", "kind": "fake", "time_base": "replayed"}, "simulator", "replayed"),
+        ({"name": "qemu:mps2-an385:freertos", "kind": "qemu", "time_base": "instructions"}, None, "instructions"),
+    ],
+)
 def test_the_time_base_is_the_targets_unless_the_probe_ran_in_a_simulator(target, virtualization, time_base):
     doc = {"system": {"virtualization": virtualization}, **({"target": target} if target else {})}
     assert result.time_base(doc) == time_base
     assert dict(compare.SETTINGS_TO_MATCH)["time base"](doc) == time_base
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("BOARD=no-such-board",), "unknown FreeRTOS board 'no-such-board' (the boards are: "),
-    (("BOARD=posix-sim", "FREERTOS_KERNEL=/no/such/kernel"),
-     "no FreeRTOS kernel at /no/such/kernel (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout)"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("BOARD=no-such-board",), "unknown FreeRTOS board 'no-such-board' (the boards are: "),
+        (
+            ("BOARD=posix-sim", "FREERTOS_KERNEL=/no/such/kernel"),
+            "no FreeRTOS kernel at /no/such/kernel (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout)",
+        ),
+    ],
+)
 def test_bad_build_input_is_one_line(args, message):
     built = make(*args)
     assert built.returncode == 2

@@ -44,7 +44,7 @@ def test_worst_latency_over_time_shows_for_results_that_keep_it(rtscope):
     latency = next(path for path in GOLDEN if "latency" in path.name)
     out = rtscope("show", latency).out
     assert "Over time" in out
-    over_time = out[out.index("Over time"):]
+    over_time = out[out.index("Over time") :]
     per_cpu = next(line for line in over_time.splitlines() if line.strip().startswith("lat.wakeup.cpu1"))
     assert "× 1.00 s" in out and "above 100 µs" in per_cpu
     older = next(path for path in GOLDEN if "result-v2" in path.name)
@@ -54,7 +54,7 @@ def test_worst_latency_over_time_shows_for_results_that_keep_it(rtscope):
 def test_a_campaign_run_under_load_keeps_both_when_stored(rtscope, tmp_path):
     under_load = next(path for path in GOLDEN if "under-load" in path.name)
     out = rtscope("show", under_load).out
-    assert "Loads" in out and "cpu" in out[out.index("Loads"):]
+    assert "Loads" in out and "cpu" in out[out.index("Loads") :]
     # Stored, it belongs to its campaign: campaign:ID names it, and its cell groups it.
     doc = result.load(under_load).doc
     with Store.open(tmp_path / "store.sqlite", create=True) as store:

@@ -25,8 +25,10 @@ THREADMETRIC = GOLDEN / "result-v2-threadmetric.json"
 CASES = {
     **{f"show-{path.stem}.txt": ("show", path) for path in EVERY},
     "show-raw-times.txt": ("show", V1[0], "--raw-times"),
-    **{f"compare-v1.{suffix}": ("compare", *V1, "--format", name)
-       for name, suffix in (("text", "txt"), ("markdown", "md"), ("csv", "csv"), ("json", "json"))},
+    **{
+        f"compare-v1.{suffix}": ("compare", *V1, "--format", name)
+        for name, suffix in (("text", "txt"), ("markdown", "md"), ("csv", "csv"), ("json", "json"))
+    },
     "compare-every.txt": ("compare", *EVERY),
     "compare-by-load.txt": ("compare", LATENCY, UNDER_LOAD, "--by", "load"),
     "compare-ops.txt": ("compare", V1[0], THREADMETRIC, "--ops"),

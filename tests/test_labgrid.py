@@ -17,8 +17,10 @@ import sshd
 from conftest import Outcome, process_env
 from rtscope.model import result
 
-needs_labgrid = pytest.mark.skipif(importlib.util.find_spec("labgrid") is None,
-                                   reason="labgrid is not installed (./setup.sh installs requirements-labgrid.txt)")
+needs_labgrid = pytest.mark.skipif(
+    importlib.util.find_spec("labgrid") is None,
+    reason="labgrid is not installed (./setup.sh installs requirements-labgrid.txt)",
+)
 needs_sshd = pytest.mark.skipif(sshd.unavailable() is not None, reason=sshd.unavailable() or "")
 
 
@@ -33,19 +35,36 @@ def _rtscope(db_path: Path, *args: str, block_labgrid: bool = False) -> Outcome:
     ``block_labgrid``: as if labgrid were not installed."""
     start = ["-m", "rtscope"]
     if block_labgrid:
-        start = ["-c", "import runpy, sys; sys.modules['labgrid'] = None; "
-                       "runpy.run_module('rtscope', run_name='__main__', alter_sys=True)"]
-    ran = subprocess.run([sys.executable, *start, *args], capture_output=True, text=True,
-                         env=process_env(db_path), timeout=90, check=False)
+        start = [
+            "-c",
+            "import runpy, sys; sys.modules['labgrid'] = None; "
+            "runpy.run_module('rtscope', run_name='__main__', alter_sys=True)",
+        ]
+    ran = subprocess.run(
+        [sys.executable, *start, *args],
+        capture_output=True,
+        text=True,
+        env=process_env(db_path),
+        timeout=90,
+        check=False,
+    )
     return Outcome(ran.returncode, ran.stdout, ran.stderr)
 
 
-def _target(name: str, server: sshd.Server, *, user: str = "root", port: int | None = None,
-            driver: str = "SSHDriver:\n        keyfile: client_key\n") -> str:
+def _target(
+    name: str,
+    server: sshd.Server,
+    *,
+    user: str = "root",
+    port: int | None = None,
+    driver: str = "SSHDriver:\n        keyfile: client_key\n",
+) -> str:
     """One target of an environment file: the test server's address, its client key (relative: labgrid
     resolves it against the file's directory)."""
-    return (f"  {name}:\n    resources:\n      NetworkService:\n        address: 127.0.0.1\n"
-            f"        port: {port or server.port}\n        username: {user}\n    drivers:\n      {driver}")
+    return (
+        f"  {name}:\n    resources:\n      NetworkService:\n        address: 127.0.0.1\n"
+        f"        port: {port or server.port}\n        username: {user}\n    drivers:\n      {driver}"
+    )
 
 
 def _environment(server: sshd.Server, name: str, text: str) -> Path:
@@ -112,9 +131,17 @@ def test_name_picks_the_target_in_the_environment(db_path, server):
 @needs_sshd
 def test_a_refused_login_is_one_line_in_bounded_time(db_path, server):
     # connection_timeout bounds labgrid's retries (30 s by default, for boards still booting).
-    env = _environment(server, "refused.yaml", "targets:\n" + _target(
-        "main", server, user="nosuchuser",
-        driver="SSHDriver:\n        keyfile: client_key\n        connection_timeout: 2.0\n"))
+    env = _environment(
+        server,
+        "refused.yaml",
+        "targets:\n"
+        + _target(
+            "main",
+            server,
+            user="nosuchuser",
+            driver="SSHDriver:\n        keyfile: client_key\n        connection_timeout: 2.0\n",
+        ),
+    )
     started = time.monotonic()
     line = _one_line_error(_rtscope(db_path, "--target", f"labgrid:{env}", "run", "clock.read"))
     assert time.monotonic() - started < 20
@@ -125,12 +152,15 @@ BAD_ENVIRONMENTS = {
     "invalid YAML": ("targets: [\n", "{env} is not a valid labgrid environment (Error in configuration file: "),
     "a list": ("- main\n", "{env} is not a labgrid environment (a YAML mapping with targets:)"),
     "no targets": ("options: {}\n", "no target 'main' in {env} (it describes none)"),
-    "no NetworkService": ("targets:\n  main:\n    drivers:\n      SSHDriver: {}\n",
-                          "target 'main' lacks what its drivers need (binding SSHDriver failed: no NetworkService "
-                          "resource found in 'main')"),
-    "no SSHDriver": ("targets:\n  main:\n    resources:\n      NetworkService: {address: 127.0.0.1, username: root}\n",
-                     "target 'main' has no SSHDriver bound to a NetworkService (rtscope reaches the board "
-                     "through exactly one)"),
+    "no NetworkService": (
+        "targets:\n  main:\n    drivers:\n      SSHDriver: {}\n",
+        "target 'main' lacks what its drivers need (binding SSHDriver failed: no NetworkService "
+        "resource found in 'main')",
+    ),
+    "no SSHDriver": (
+        "targets:\n  main:\n    resources:\n      NetworkService: {address: 127.0.0.1, username: root}\n",
+        "target 'main' has no SSHDriver bound to a NetworkService (rtscope reaches the board through exactly one)",
+    ),
 }
 
 
@@ -145,13 +175,18 @@ def test_a_bad_environment_is_one_line(db_path, tmp_path, case):
 
 
 @needs_labgrid
-@pytest.mark.parametrize(("spec", "message"), [
-    ("labgrid:/nonexistent/env.yaml", "labgrid:/nonexistent/env.yaml: no environment file /nonexistent/env.yaml"),
-    ("labgrid:/nonexistent/env.yaml:main", "labgrid:/nonexistent/env.yaml:main: no environment file "
-                                           "/nonexistent/env.yaml"),
-    ("labgrid:", "--target labgrid:: expected labgrid:ENV.yaml[:NAME]"),
-    ("labgrid:env.yaml:", "--target labgrid:env.yaml:: expected labgrid:ENV.yaml[:NAME]"),
-])
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("labgrid:/nonexistent/env.yaml", "labgrid:/nonexistent/env.yaml: no environment file /nonexistent/env.yaml"),
+        (
+            "labgrid:/nonexistent/env.yaml:main",
+            "labgrid:/nonexistent/env.yaml:main: no environment file /nonexistent/env.yaml",
+        ),
+        ("labgrid:", "--target labgrid:: expected labgrid:ENV.yaml[:NAME]"),
+        ("labgrid:env.yaml:", "--target labgrid:env.yaml:: expected labgrid:ENV.yaml[:NAME]"),
+    ],
+)
 def test_a_missing_environment_or_a_malformed_spec_is_one_line(db_path, spec, message):
     assert _one_line_error(_rtscope(db_path, "--target", spec, "list")) == message
 
@@ -160,17 +195,22 @@ def test_without_labgrid_the_target_says_how_to_install_it(db_path, tmp_path):
     env = tmp_path / "env.yaml"
     env.write_text("targets: {}\n")
     line = _one_line_error(_rtscope(db_path, "--target", f"labgrid:{env}", "list", block_labgrid=True))
-    assert line == ("labgrid is not installed: ./setup.sh installs it "
-                    "(or: .venv/bin/pip install -r requirements-labgrid.txt)")
+    assert line == (
+        "labgrid is not installed: ./setup.sh installs it (or: .venv/bin/pip install -r requirements-labgrid.txt)"
+    )
 
 
 @needs_labgrid
 @needs_sshd
 def test_a_connection_lost_mid_run_ends_it_as_interrupted_and_leaves_nothing_there(db_path, server, tmp_path):
     env = _environment(server, "lost.yaml", "targets:\n" + _target("main", server))
-    run = subprocess.Popen([sys.executable, "-m", "rtscope", "--target", f"labgrid:{env}", "run", "lat.wakeup",
-                            "--duration", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           env=process_env(db_path))
+    run = subprocess.Popen(
+        [sys.executable, "-m", "rtscope", "--target", f"labgrid:{env}", "run", "lat.wakeup", "--duration", "60"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=process_env(db_path),
+    )
     assert _until(lambda: bool(_remote_probes()), 30)
     for session in server.sessions():  # sshd's side of labgrid's connection dies, as when sshd is killed
         os.kill(session, signal.SIGKILL)
@@ -179,4 +219,3 @@ def test_a_connection_lost_mid_run_ends_it_as_interrupted_and_leaves_nothing_the
     assert "lost the connection" in err.strip().splitlines()[-1] and "Traceback" not in err
     assert _until(lambda: not _remote_probes(), 10), _remote_probes()
     assert not _labgrid_masters()
-

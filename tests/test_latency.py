@@ -26,8 +26,9 @@ ORDERED = ("min", "p50", "p90", "p99", "p999", "p9999", "max")
 
 
 def run_probe(probe: Path, *args: str) -> dict[str, Any]:
-    proc = subprocess.run([str(probe), "run", *args, "--quiet", "--json", "-"], capture_output=True, text=True,
-                          timeout=120, check=False)
+    proc = subprocess.run(
+        [str(probe), "run", *args, "--quiet", "--json", "-"], capture_output=True, text=True, timeout=120, check=False
+    )
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     jsonschema.validate(doc, builders.SCHEMA)
@@ -106,8 +107,18 @@ def test_lat_wakeup_on_one_cpu_keeps_one_metric(probe):
 
 
 def test_the_cpu_parameter_gives_one_thread_and_its_own_duration(probe):
-    doc = run_probe(probe, "lat.wakeup", "--duration", "0.2", "--cpus", "0", "--param", f"cpu={os.cpu_count() - 1}",
-                    "--param", "duration_s=0.7")
+    doc = run_probe(
+        probe,
+        "lat.wakeup",
+        "--duration",
+        "0.2",
+        "--cpus",
+        "0",
+        "--param",
+        f"cpu={os.cpu_count() - 1}",
+        "--param",
+        "duration_s=0.7",
+    )
     assert [m["id"] for m in doc["metrics"]] == ["lat.wakeup"]
     bench = doc["benches"][0]
     assert bench["params"]["cpu"] == os.cpu_count() - 1 and bench["params"]["duration_s"] == 0.7
@@ -126,12 +137,23 @@ def test_without_privilege_the_latency_benches_still_measure(probe):
 def test_a_delay_injected_on_the_cpu_shows_in_the_maximum(probe, tmp_path):
     cpu = str(os.cpu_count() - 1)
     # Above the measuring thread (fifo 80), on its CPU: a 20 ms busy stretch every 100 ms.
-    hog = subprocess.Popen(["chrt", "-f", "90", "taskset", "-c", cpu, sys.executable, "-c",
-                            "import time\nend = time.monotonic() + 3\n"
-                            "while time.monotonic() < end:\n"
-                            "    t = time.monotonic() + 0.02\n"
-                            "    while time.monotonic() < t: pass\n"
-                            "    time.sleep(0.08)\n"])
+    hog = subprocess.Popen(
+        [
+            "chrt",
+            "-f",
+            "90",
+            "taskset",
+            "-c",
+            cpu,
+            sys.executable,
+            "-c",
+            "import time\nend = time.monotonic() + 3\n"
+            "while time.monotonic() < end:\n"
+            "    t = time.monotonic() + 0.02\n"
+            "    while time.monotonic() < t: pass\n"
+            "    time.sleep(0.08)\n",
+        ]
+    )
     try:
         time.sleep(0.2)
         doc = run_probe(probe, "lat.wakeup", "--duration", "1", "--cpus", cpu)

@@ -30,8 +30,13 @@ def _part(path: Path) -> str:
 def _imported_parts(path: Path) -> set[str]:
     parts = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
-            [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        names = (
+            [node.module]
+            if isinstance(node, ast.ImportFrom) and node.module
+            else [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else []
+        )
         for name in names:
             if name.startswith("rtscope."):
                 parts.add(name.split(".")[1])
@@ -53,6 +58,9 @@ def test_imports_run_one_way():
 
 
 def test_nothing_imports_commands():
-    importers = [path for path in PACKAGE.rglob("*.py")
-                 if _part(path) not in ("commands", "cli") and "commands" in _imported_parts(path)]
+    importers = [
+        path
+        for path in PACKAGE.rglob("*.py")
+        if _part(path) not in ("commands", "cli") and "commands" in _imported_parts(path)
+    ]
     assert not importers

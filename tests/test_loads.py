@@ -31,7 +31,7 @@ def processes_of(names: tuple[str, ...]) -> list[str]:
             text = stat.read_text()
         except OSError:
             continue
-        command, state = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2]
+        command, state = text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 2]
         if state != "Z" and any(command.startswith(name[:15]) for name in names):
             found.append(f"{stat.parent.name} {command}")
     return found
@@ -66,15 +66,21 @@ def test_parse_names_combinations_and_parameters():
     assert kinds.parse([]) == ()
 
 
-@pytest.mark.parametrize("texts, message", [
-    (["gpu"], "--load gpu: unknown load 'gpu' (known: idle, cpu, memory, io, net, sched)"),
-    (["cpu:speed=9"], "--load cpu:speed=9: 'speed=9' is not KEY=VALUE with a parameter of cpu (its parameters: cpus, load)"),
-    (["cpu:load=150"], "--load cpu:load=150: '150' is not a percentage of 1..100"),
-    (["memory:bytes=lots"], "--load memory:bytes=lots: 'lots' is not a size such as 256M"),
-    (["cpu,cpu"], "--load: cpu is named twice"),
-    (["idle", "net"], "--load: idle cannot be combined with another load"),
-    (["idle:x=1"], "--load idle:x=1: 'x=1' is not KEY=VALUE with a parameter of idle (its parameters: none)"),
-])
+@pytest.mark.parametrize(
+    "texts, message",
+    [
+        (["gpu"], "--load gpu: unknown load 'gpu' (known: idle, cpu, memory, io, net, sched)"),
+        (
+            ["cpu:speed=9"],
+            "--load cpu:speed=9: 'speed=9' is not KEY=VALUE with a parameter of cpu (its parameters: cpus, load)",
+        ),
+        (["cpu:load=150"], "--load cpu:load=150: '150' is not a percentage of 1..100"),
+        (["memory:bytes=lots"], "--load memory:bytes=lots: 'lots' is not a size such as 256M"),
+        (["cpu,cpu"], "--load: cpu is named twice"),
+        (["idle", "net"], "--load: idle cannot be combined with another load"),
+        (["idle:x=1"], "--load idle:x=1: 'x=1' is not KEY=VALUE with a parameter of idle (its parameters: none)"),
+    ],
+)
 def test_bad_load_specs_get_one_line(texts, message):
     with pytest.raises(RtscopeError) as raised:
         kinds.parse(texts)
@@ -96,16 +102,25 @@ def test_each_load_runs_is_verified_and_leaves_nothing(name):
 
 def test_loads_are_stopped_when_the_run_fails():
     needs("stress-ng", "iperf3")
-    with pytest.raises(RuntimeError), session.Session(LOCAL, settle_s=0.4) as loads, \
-            loads.hold(kinds.parse(["cpu,net"])):
+    with (
+        pytest.raises(RuntimeError),
+        session.Session(LOCAL, settle_s=0.4) as loads,
+        loads.hold(kinds.parse(["cpu,net"])),
+    ):
         raise RuntimeError("the probe crashed")
     assert not await_gone(("stress-ng", "iperf3"), timeout_s=2)
 
 
 def test_a_load_that_ends_during_the_run_did_not_hold(monkeypatch):
-    brief = LoadKind("cpu", "busy for a second, then gone", "sh", "dash", {},
-                           lambda s, w: [["sh", "-c", "timeout --foreground 1 sh -c 'while :; do :; done'; exit 3"]],
-                      lambda s, w: 0.2)
+    brief = LoadKind(
+        "cpu",
+        "busy for a second, then gone",
+        "sh",
+        "dash",
+        {},
+        lambda s, w: [["sh", "-c", "timeout --foreground 1 sh -c 'while :; do :; done'; exit 3"]],
+        lambda s, w: 0.2,
+    )
     monkeypatch.setitem(kinds.KINDS, "cpu", brief)
     with session.Session(LOCAL, settle_s=0.2) as loads, loads.hold(kinds.parse(["cpu"])) as active:
         time.sleep(2.5)  # the run outlives the load
@@ -115,8 +130,9 @@ def test_a_load_that_ends_during_the_run_did_not_hold(monkeypatch):
 
 
 def test_a_load_that_does_not_really_run_is_refused(monkeypatch):
-    idle_tool = LoadKind("cpu", "sleeps instead of loading", "sleep", "coreutils", {},
-                               lambda s, w: [["sleep", "30"]], lambda s, w: 1.0)
+    idle_tool = LoadKind(
+        "cpu", "sleeps instead of loading", "sleep", "coreutils", {}, lambda s, w: [["sleep", "30"]], lambda s, w: 1.0
+    )
     monkeypatch.setitem(kinds.KINDS, "cpu", idle_tool)
     with pytest.raises(RtscopeError, match=r"load cpu is not really running: its processes used 0 CPUs"):
         with session.Session(LOCAL, settle_s=0.2) as loads, loads.hold(kinds.parse(["cpu"])):
@@ -125,10 +141,14 @@ def test_a_load_that_does_not_really_run_is_refused(monkeypatch):
 
 
 def test_a_missing_tool_names_its_package(monkeypatch):
-    monkeypatch.setitem(kinds.KINDS, "net", LoadKind("net", "", "iperf3-not-here", "iperf3", {},
-                                                          lambda s, w: [], lambda s, w: 0))
-    with pytest.raises(RtscopeError, match=r"load net needs iperf3-not-here, which is not installed on the target "
-                                           r"local \(Debian package iperf3; ./setup.sh installs it here\)"):
+    monkeypatch.setitem(
+        kinds.KINDS, "net", LoadKind("net", "", "iperf3-not-here", "iperf3", {}, lambda s, w: [], lambda s, w: 0)
+    )
+    with pytest.raises(
+        RtscopeError,
+        match=r"load net needs iperf3-not-here, which is not installed on the target "
+        r"local \(Debian package iperf3; ./setup.sh installs it here\)",
+    ):
         kinds.check_tools(LOCAL, kinds.parse(["net"]))
 
 
@@ -152,9 +172,15 @@ def test_a_session_keeps_a_load_across_runs_and_checks_it_for_each():
 
 
 def test_a_kept_load_that_ended_is_refused_before_the_next_run(monkeypatch):
-    brief = LoadKind("cpu", "busy for a second, then gone", "sh", "dash", {},
-                     lambda s, w: [["sh", "-c", "timeout --foreground 1 sh -c 'while :; do :; done'"]],
-                     lambda s, w: 0.2)
+    brief = LoadKind(
+        "cpu",
+        "busy for a second, then gone",
+        "sh",
+        "dash",
+        {},
+        lambda s, w: [["sh", "-c", "timeout --foreground 1 sh -c 'while :; do :; done'"]],
+        lambda s, w: 0.2,
+    )
     monkeypatch.setitem(kinds.KINDS, "cpu", brief)
     with session.Session(LOCAL, settle_s=0.2) as loads:
         with loads.hold(kinds.parse(["cpu"])):
@@ -168,8 +194,20 @@ def test_a_kept_load_that_ended_is_refused_before_the_next_run(monkeypatch):
 def test_a_run_under_load_records_it(probe, rtscope, tmp_path):
     needs("stress-ng")
     out = tmp_path / "run.json"
-    outcome = rtscope("--probe", probe, "run", "lat.wakeup", "--duration", "0.5", "--load", "cpu:load=50",
-                      "--settle", "0.6", "--json", out)
+    outcome = rtscope(
+        "--probe",
+        probe,
+        "run",
+        "lat.wakeup",
+        "--duration",
+        "0.5",
+        "--load",
+        "cpu:load=50",
+        "--settle",
+        "0.6",
+        "--json",
+        out,
+    )
     assert outcome.status == 0, outcome.err
     doc = json.loads(out.read_text())
     assert doc["version"] == 4 and doc["target"] == {"name": "local", "kind": "local", "time_base": "hardware"}
@@ -183,10 +221,28 @@ def test_a_run_under_load_records_it(probe, rtscope, tmp_path):
 
 def test_ctrl_c_stops_the_run_and_its_loads(probe, db_path):
     needs("stress-ng", "iperf3")
-    run = subprocess.Popen([sys.executable, "-m", "rtscope", "--probe", str(probe), "run", "lat.wakeup",
-                            "--duration", "30", "--load", "cpu,net", "--settle", "0.4"],
-                           env=process_env(db_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           start_new_session=True)
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "rtscope",
+            "--probe",
+            str(probe),
+            "run",
+            "lat.wakeup",
+            "--duration",
+            "30",
+            "--load",
+            "cpu,net",
+            "--settle",
+            "0.4",
+        ],
+        env=process_env(db_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     time.sleep(2.5)
     os.killpg(run.pid, signal.SIGINT)  # what a terminal's Ctrl-C does to the foreground group
     out, err = run.communicate(timeout=60)
@@ -197,10 +253,28 @@ def test_ctrl_c_stops_the_run_and_its_loads(probe, db_path):
 
 def test_killing_rtscope_takes_its_loads_along(probe, db_path):
     needs("stress-ng")
-    run = subprocess.Popen([sys.executable, "-m", "rtscope", "--probe", str(probe), "run", "lat.wakeup",
-                            "--duration", "30", "--load", "cpu", "--settle", "0.4", "--no-store"],
-                           env=process_env(db_path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           start_new_session=True)
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "rtscope",
+            "--probe",
+            str(probe),
+            "run",
+            "lat.wakeup",
+            "--duration",
+            "30",
+            "--load",
+            "cpu",
+            "--settle",
+            "0.4",
+            "--no-store",
+        ],
+        env=process_env(db_path),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 10
     while not processes_of(("rtscope-probe",)) and time.monotonic() < deadline:
         time.sleep(0.1)

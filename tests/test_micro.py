@@ -12,7 +12,6 @@ import pytest
 
 import builders
 
-
 BENCHES = ("heap.ops", "mutex.ops", "mutex.handoff", "thread.ops", "ctxsw.yield", "sem.ops", "msgq.ops")
 WAKE_CHECKS = {"rounds": None, "not_blocked": None, "woke_before_wake": 0, "preempted_waker": None, "same_cpu": True}
 # Each metric's checks: None where any value will do, else the value a run that did its job has.
@@ -25,8 +24,13 @@ CHECKS: dict[str, dict[str, Any]] = {
     "thread.create": {"threads": None, "ran_during_create": None},
     "thread.start": {"threads": None},
     "thread.join": {"threads": None},
-    "ctxsw.yield": {"turns_a": None, "turns_b": None, "idle_returns": None, "same_cpu": True,
-                    "switches_per_turn": None},
+    "ctxsw.yield": {
+        "turns_a": None,
+        "turns_b": None,
+        "idle_returns": None,
+        "same_cpu": True,
+        "switches_per_turn": None,
+    },
     "sem.signal": {"signals": None, "lost_tokens": 0},
     "sem.wake": WAKE_CHECKS,
     "msgq.send": {"messages": None},
@@ -40,8 +44,13 @@ YIELD_NEEDS_RT = "relinquish did not switch: needs an equal-priority real-time p
 
 def run_probe(probe: Path, *args: str) -> dict[str, Any]:
     """Run the micro benches with args (default policy: fifo when permitted) and return the validated result."""
-    proc = subprocess.run([str(probe), "run", *BENCHES, *args, "--quiet", "--json", "-"], capture_output=True,
-                          text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [str(probe), "run", *BENCHES, *args, "--quiet", "--json", "-"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     jsonschema.validate(doc, builders.SCHEMA)
@@ -109,15 +118,23 @@ def test_a_count_limit_gives_that_many_samples_and_inheritance_works(probe):
     assert params["mutex.ops"]["inherit"] == params["mutex.handoff"]["inherit"] == 1
 
 
-@pytest.mark.parametrize(("param", "message"), [
-    ("size=0", "bench heap.ops: parameter size: must be between 1 and 1048576, not 0"),
-    ("inherit=2", "bench mutex.ops: parameter inherit: must be between 0 and 1, not 2"),
-    ("stack_kib=1.5", "bench thread.ops: parameter stack_kib: '1.5' is not a whole number"),
-])
+@pytest.mark.parametrize(
+    ("param", "message"),
+    [
+        ("size=0", "bench heap.ops: parameter size: must be between 1 and 1048576, not 0"),
+        ("inherit=2", "bench mutex.ops: parameter inherit: must be between 0 and 1, not 2"),
+        ("stack_kib=1.5", "bench thread.ops: parameter stack_kib: '1.5' is not a whole number"),
+    ],
+)
 def test_bad_parameters_are_refused_in_one_line(probe, param, message):
     bench = message.split()[1].rstrip(":")
-    proc = subprocess.run([str(probe), "run", bench, "--param", f"{bench}:{param}", "--duration", "0.1"],
-                          capture_output=True, text=True, timeout=30, check=False)
+    proc = subprocess.run(
+        [str(probe), "run", bench, "--param", f"{bench}:{param}", "--duration", "0.1"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert proc.returncode == 2
     assert proc.stderr == f"rtscope-probe: {message}\n"
     assert proc.stdout == ""
@@ -125,23 +142,53 @@ def test_bad_parameters_are_refused_in_one_line(probe, param, message):
 
 def test_a_thread_stack_below_the_platforms_least_is_refused_and_the_default_takes_it(probe):
     least_kib = -(-os.sysconf("SC_THREAD_STACK_MIN") // 1024)
-    refused = subprocess.run([str(probe), "run", "thread.ops", "--param", f"stack_kib={least_kib - 1}"],
-                             capture_output=True, text=True, timeout=30, check=False)
+    refused = subprocess.run(
+        [str(probe), "run", "thread.ops", "--param", f"stack_kib={least_kib - 1}"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert refused.returncode == 2 and refused.stdout == ""
-    assert refused.stderr == (f"rtscope-probe: bench thread.ops: stack_kib {least_kib - 1} is less than this "
-                              f"platform's least thread stack, {least_kib} KiB (0 takes it, or 64 KiB where that "
-                              "is more)\n")
-    ran = subprocess.run([str(probe), "run", "thread.ops", "--param", "count=50", "--duration", "5", "--policy",
-                          "other", "--no-mlock", "--quiet", "--json", "-"],
-                         capture_output=True, text=True, timeout=30, check=False)
+    assert refused.stderr == (
+        f"rtscope-probe: bench thread.ops: stack_kib {least_kib - 1} is less than this "
+        f"platform's least thread stack, {least_kib} KiB (0 takes it, or 64 KiB where that "
+        "is more)\n"
+    )
+    ran = subprocess.run(
+        [
+            str(probe),
+            "run",
+            "thread.ops",
+            "--param",
+            "count=50",
+            "--duration",
+            "5",
+            "--policy",
+            "other",
+            "--no-mlock",
+            "--quiet",
+            "--json",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert ran.returncode == 0, ran.stderr
     # The default (0) is recorded as the stack measured with: 64 KiB, or the platform's least (arm64 glibc: 128).
     assert json.loads(ran.stdout)["benches"][0]["params"]["stack_kib"] == max(64, least_kib)
 
 
 def test_a_round_too_large_fails_the_bench_plainly(probe):
-    proc = subprocess.run([str(probe), "run", "heap.ops", "--param", "size=1048576", "--duration", "0.1", "--quiet",
-                           "--json", "-"], capture_output=True, text=True, timeout=30, check=False)
+    proc = subprocess.run(
+        [str(probe), "run", "heap.ops", "--param", "size=1048576", "--duration", "0.1", "--quiet", "--json", "-"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert proc.returncode == 1
     bench = json.loads(proc.stdout)["benches"][0]
     assert bench["status"] == "failed" and "at most 268435456 may be held at once" in bench["error"]

@@ -14,8 +14,9 @@ PREFIX = f"rtscope-test-{os.getpid()}x-"  # this test's own kind, apart from eve
 
 def _dead_pid() -> int:
     """The pid of a process that has ended (and been reaped)."""
-    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                           check=True)
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     return int(child.stdout)
 
 

@@ -29,8 +29,7 @@ def test_list_shows_the_probes_benches(local):
 
 
 def test_every_suite_names_benches_the_probe_has(probe):
-    listing = json.loads(subprocess.run([probe, "list", "--json"], capture_output=True, text=True,
-                                        check=True).stdout)
+    listing = json.loads(subprocess.run([probe, "list", "--json"], capture_output=True, text=True, check=True).stdout)
     benches = {bench["id"] for bench in listing["benches"]}
     assert {suite["id"] for suite in listing["suites"]} >= {"micro", "quick"}
     for suite in listing["suites"]:
@@ -87,17 +86,27 @@ def test_probe_rejections_come_back_as_one_line(local):
 
 def test_ctrl_c_keeps_what_was_measured(probe, db_path):
     # A terminal sends Ctrl-C's SIGINT to the whole foreground process group: rtscope and the probe.
-    process = subprocess.Popen([sys.executable, "-m", "rtscope", "--probe", str(probe), "run", "lat.wakeup",
-                                "--duration", "30"], env=process_env(db_path), start_new_session=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rtscope", "--probe", str(probe), "run", "lat.wakeup", "--duration", "30"],
+        env=process_env(db_path),
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(1.5)
     os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
     assert "run interrupted" in err and "Traceback" not in err
     assert "interrupted" in out
-    shown = subprocess.run([sys.executable, "-m", "rtscope", "show", "last", "--json"],
-                           env=process_env(db_path), capture_output=True, text=True, check=True)
+    shown = subprocess.run(
+        [sys.executable, "-m", "rtscope", "show", "last", "--json"],
+        env=process_env(db_path),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     doc = json.loads(shown.stdout)
     assert doc["run"]["status"] == "interrupted"
     assert doc["metrics"][0]["stats"]["count"] > 0

@@ -22,8 +22,23 @@ NOBODY = 65534
 def run_probe(*extra: str, user: list[str] | None = None) -> dict:
     """Run ctxsw.sem and lat.wakeup briefly at fifo 80 and return the validated result (read from stdout,
     so that a dropped user needs no writable directory)."""
-    cmd = [*(user or []), str(PROBE), "run", "ctxsw.sem", "lat.wakeup", "--duration", "0.3",
-           "--policy", "fifo", "--priority", "80", "--quiet", "--json", "-", *extra]
+    cmd = [
+        *(user or []),
+        str(PROBE),
+        "run",
+        "ctxsw.sem",
+        "lat.wakeup",
+        "--duration",
+        "0.3",
+        "--policy",
+        "fifo",
+        "--priority",
+        "80",
+        "--quiet",
+        "--json",
+        "-",
+        *extra,
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)

@@ -27,18 +27,24 @@ from rtscope.targets.qemu import QemuTarget, frames, initramfs, parse_spec
 
 
 def _frame(name: str, content: bytes) -> bytes:
-    return (f"RTSCOPE-FRAME {name} {len(content)} {hashlib.sha256(content).hexdigest()}\r\n".encode()
-            + base64.encodebytes(content).replace(b"\n", b"\r\n") + b"RTSCOPE-FRAME end\r\n")
+    return (
+        f"RTSCOPE-FRAME {name} {len(content)} {hashlib.sha256(content).hexdigest()}\r\n".encode()
+        + base64.encodebytes(content).replace(b"\n", b"\r\n")
+        + b"RTSCOPE-FRAME end\r\n"
+    )
 
 
-@pytest.mark.parametrize(("spec", "message"), [
-    ("qemu:riscv64:rt", "unknown architecture 'riscv64' (known: x86_64, aarch64)"),
-    ("qemu:aarch64:lowlatency", "unknown flavour 'lowlatency' (known: stock, rt)"),
-    ("qemu:aarch64", "expected qemu:ARCH:FLAVOUR"),
-    ("qemu:aarch64:rt:cpus=99", "bad option 'cpus=99'"),
-    ("qemu:aarch64:rt:colour=red", "bad option 'colour=red'"),
-    ("qemu:x86_64:rt:cpus=2", "x86_64 guests have at most 1 CPU under -icount"),
-])
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("qemu:riscv64:rt", "unknown architecture 'riscv64' (known: x86_64, aarch64)"),
+        ("qemu:aarch64:lowlatency", "unknown flavour 'lowlatency' (known: stock, rt)"),
+        ("qemu:aarch64", "expected qemu:ARCH:FLAVOUR"),
+        ("qemu:aarch64:rt:cpus=99", "bad option 'cpus=99'"),
+        ("qemu:aarch64:rt:colour=red", "bad option 'colour=red'"),
+        ("qemu:x86_64:rt:cpus=2", "x86_64 guests have at most 1 CPU under -icount"),
+    ],
+)
 def test_bad_specs_are_refused_in_one_line(spec: str, message: str) -> None:
     with pytest.raises(RtscopeError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_spec(spec)
@@ -56,7 +62,8 @@ def test_an_unknown_architecture_exits_2_with_one_line(rtscope: Callable[..., Ou
     outcome = rtscope("--target", "qemu:mips:rt", "list")
     assert outcome.status == 2
     assert outcome.err.strip().splitlines() == [
-        "rtscope: --target qemu:mips:rt: unknown architecture 'mips' (known: x86_64, aarch64)"]
+        "rtscope: --target qemu:mips:rt: unknown architecture 'mips' (known: x86_64, aarch64)"
+    ]
 
 
 @pytest.mark.skipif(shutil.which("cpio") is None, reason="cpio is not installed")
@@ -73,10 +80,15 @@ def test_initramfs_is_a_reproducible_newc_archive(tmp_path: Path) -> None:
 
 
 def test_frames_keep_only_whole_blocks() -> None:
-    serial = (b"[    0.1] booting\r\n" + _frame("stdout", b"{\"a\": 1}\n" * 40) + _frame("stderr", b"")
-              + _frame("status", b"0\n").replace(b"MAo=", b"MQo=") + b"RTSCOPE-FRAME done\r\n")
+    serial = (
+        b"[    0.1] booting\r\n"
+        + _frame("stdout", b'{"a": 1}\n' * 40)
+        + _frame("stderr", b"")
+        + _frame("status", b"0\n").replace(b"MAo=", b"MQo=")
+        + b"RTSCOPE-FRAME done\r\n"
+    )
     found = frames(serial)
-    assert found == {"stdout": b"{\"a\": 1}\n" * 40, "stderr": b""}  # status failed its checksum
+    assert found == {"stdout": b'{"a": 1}\n' * 40, "stderr": b""}  # status failed its checksum
 
 
 def test_machine_reports_qemu_failure_and_removes_its_directory() -> None:
@@ -99,10 +111,10 @@ def test_machine_stops_a_guest_that_never_ends() -> None:
 
 
 def test_a_missing_emulator_is_one_line() -> None:
-    with qemu_machine.Machine("qemu-system-nonesuch", "qemu:nonesuch:rt") as machine:
-        with pytest.raises(RtscopeError, match="qemu-system-nonesuch is not installed .Debian: apt install "
-                                               "qemu-system-nonesuch."):
-            machine.start([])
+    with qemu_machine.Machine("qemu-system-nonesuch", "qemu:nonesuch:rt") as machine, pytest.raises(
+        RtscopeError, match="qemu-system-nonesuch is not installed .Debian: apt install qemu-system-nonesuch."
+    ):
+        machine.start([])
 
 
 # Real boots: Debian's kernels, downloaded on first use (a few hundred MB) and kept in ~/.cache/rtscope.
@@ -169,8 +181,12 @@ def test_a_load_runs_inside_the_guest() -> None:
 @pytest.mark.kernels
 @pytest.mark.parametrize("model", ["kmod-hrtimer", "kmod-kthread"])
 def test_a_kernel_module_generator_is_seen_by_the_observer(model: str) -> None:
-    request = dataclasses.replace(SHORT, benches=("wave.square",), duration_s=0.3,
-                                  params=(ParamSetting(None, "model", model), ParamSetting(None, "period_us", "1000")))
+    request = dataclasses.replace(
+        SHORT,
+        benches=("wave.square",),
+        duration_s=0.3,
+        params=(ParamSetting(None, "model", model), ParamSetting(None, "period_us", "1000")),
+    )
     doc = QemuTarget("qemu:aarch64:rt").run(request).doc
     assert doc["benches"][0]["status"] == "ok", doc["benches"][0]["error"]
     period = next(metric for metric in doc["metrics"] if metric["id"].startswith("wave.period"))
@@ -179,8 +195,12 @@ def test_a_kernel_module_generator_is_seen_by_the_observer(model: str) -> None:
 
 
 def test_kernel_generators_are_refused_outside_a_guest(probe: Path) -> None:
-    said = subprocess.run([str(probe), "run", "wave.square", "--param", "model=kmod-hrtimer", "--duration", "0.1"],
-                          capture_output=True, text=True, check=False).stderr
+    said = subprocess.run(
+        [str(probe), "run", "wave.square", "--param", "model=kmod-hrtimer", "--duration", "0.1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stderr
     assert "model kmod-hrtimer: no rtscope-kmod-wave here: the kernel generators run in rtscope's QEMU guests" in said
 
 
@@ -188,8 +208,11 @@ def test_kernel_generators_are_refused_outside_a_guest(probe: Path) -> None:
 def test_a_guest_that_panics_is_one_line_and_leaves_nothing() -> None:
     before = set(Path("/tmp").glob("rtscope-qemu-*"))
     target = QemuTarget("qemu:aarch64:stock")
-    with pytest.raises(RtscopeError, match=r"^qemu:aarch64:stock: the guest's kernel panicked \(Kernel panic - "
-                                           r"not syncing: sysrq triggered crash\)$"):
+    with pytest.raises(
+        RtscopeError,
+        match=r"^qemu:aarch64:stock: the guest's kernel panicked \(Kernel panic - "
+        r"not syncing: sysrq triggered crash\)$",
+    ):
         target.transport.run(["sh", "-c", "echo c >/proc/sysrq-trigger"])
     assert set(Path("/tmp").glob("rtscope-qemu-*")) <= before
 
@@ -210,8 +233,9 @@ class _RecordedGuest:
         self.snapshots = snapshots
         self.scripts: list[tuple[str, str]] = []
 
-    def run_with(self, request: RunRequest, before: str, after: str, guest_s: float
-                 ) -> tuple[result.Result, dict[str, bytes]]:
+    def run_with(
+        self, request: RunRequest, before: str, after: str, guest_s: float
+    ) -> tuple[result.Result, dict[str, bytes]]:
         self.scripts.append((before, after))
         files = {f"load-{name}": text.encode() for name, text in self.snapshots.items()}
         return result.from_doc(builders.result_doc(), "recorded"), {"load-groups": b"100\n", **files}
@@ -219,16 +243,24 @@ class _RecordedGuest:
 
 def _stat(uptime: float, *processes: tuple[int, str, int, int]) -> str:
     """A snapshot: uptime, an idle loopback, /proc/PID/stat lines (pgrp, state, utime, cutime)."""
-    lines = [f"{pid} (sh) {state} 1 {pgrp} {pgrp} 0 -1 0 0 0 0 0 {utime} 0 {cutime} 0 20 0 1 0"
-             for pid, (pgrp, state, utime, cutime) in enumerate(processes, start=100)]
+    lines = [
+        f"{pid} (sh) {state} 1 {pgrp} {pgrp} 0 -1 0 0 0 0 0 {utime} 0 {cutime} 0 20 0 1 0"
+        for pid, (pgrp, state, utime, cutime) in enumerate(processes, start=100)
+    ]
     return "\n".join(["== uptime", f"{uptime} 0.0", "== net", "  lo: 0 0 0 0 0 0 0 0 0 0", "== stat", *lines])
 
 
 def test_guest_loads_are_judged_from_the_guests_snapshots() -> None:
     # A shell loop forking programs: its own time is nothing, its reaped children's is 9 ticks a 0.1 s.
-    recorded = _RecordedGuest({"settle-mid": _stat(1.0, (100, "S", 0, 0)), "settle-end": _stat(1.1, (100, "S", 0, 9)),
-                               "run-start": _stat(1.1, (100, "S", 0, 9)), "run-end": _stat(1.6, (100, "S", 1, 52)),
-                               "stopped": _stat(2.7)})
+    recorded = _RecordedGuest(
+        {
+            "settle-mid": _stat(1.0, (100, "S", 0, 0)),
+            "settle-end": _stat(1.1, (100, "S", 0, 9)),
+            "run-start": _stat(1.1, (100, "S", 0, 9)),
+            "run-end": _stat(1.6, (100, "S", 1, 52)),
+            "stopped": _stat(2.7),
+        }
+    )
     _, [load] = guest.measure(recorded, SHORT, kinds.parse(["sched:groups=1"]), 0.2)
     assert (load.cpus_used, load.ended_early, load.left_behind) == (0.88, [], 0)
     before, after = recorded.scripts[0]
@@ -238,20 +270,39 @@ def test_guest_loads_are_judged_from_the_guests_snapshots() -> None:
 
 def test_a_guest_load_that_did_not_run_is_refused_and_one_that_ended_is_noted() -> None:
     idle = _stat(1.0, (100, "S", 0, 0))
-    recorded = _RecordedGuest({"settle-mid": idle, "settle-end": idle.replace("1.0 0.0", "1.1 0.0"),
-                               "run-start": idle, "run-end": idle, "stopped": idle})
-    with pytest.raises(RtscopeError, match=r"^load sched:groups=1 is not really running in the guest: its processes "
-                                           r"used 0 CPUs in the settle time, expected about 1$"):
+    recorded = _RecordedGuest(
+        {
+            "settle-mid": idle,
+            "settle-end": idle.replace("1.0 0.0", "1.1 0.0"),
+            "run-start": idle,
+            "run-end": idle,
+            "stopped": idle,
+        }
+    )
+    with pytest.raises(
+        RtscopeError,
+        match=r"^load sched:groups=1 is not really running in the guest: its processes "
+        r"used 0 CPUs in the settle time, expected about 1$",
+    ):
         guest.measure(recorded, SHORT, kinds.parse(["sched:groups=1"]), 0.2)
     busy = _stat(1.1, (100, "S", 0, 10))
-    recorded = _RecordedGuest({"settle-mid": idle, "settle-end": busy, "run-start": busy,
-                               "run-end": _stat(1.6, (100, "Z", 0, 10)), "stopped": _stat(2.7, (100, "S", 0, 10))})
+    recorded = _RecordedGuest(
+        {
+            "settle-mid": idle,
+            "settle-end": busy,
+            "run-start": busy,
+            "run-end": _stat(1.6, (100, "Z", 0, 10)),
+            "stopped": _stat(2.7, (100, "S", 0, 10)),
+        }
+    )
     _, [load] = guest.measure(recorded, SHORT, kinds.parse(["sched:groups=1"]), 0.2)
     assert (load.ended_early, load.left_behind) == (["sh ended before the probe did"], 1)
 
 
-@pytest.mark.parametrize(("load", "message"), [
-    ("cpu:load=50", "load cpu: in a guest only load=100"), ("net:bitrate=10M", "load net: in a guest only bitrate=0")])
+@pytest.mark.parametrize(
+    ("load", "message"),
+    [("cpu:load=50", "load cpu: in a guest only load=100"), ("net:bitrate=10M", "load net: in a guest only bitrate=0")],
+)
 def test_loads_a_guest_cannot_run_are_refused(load: str, message: str) -> None:
     with pytest.raises(RtscopeError, match=message):
         guest.check(kinds.parse([load]), 2)
@@ -267,17 +318,25 @@ def test_compare_says_the_figures_are_instruction_time(fake: Callable[..., Outco
         paths.append(builders.write(tmp_path / f"{name}.json", doc))
     outcome = fake("compare", *paths)
     assert "the figures are instruction time on emulated hardware, not a hardware latency" in outcome.out
-    assert "instruction time" not in fake("compare", builders.write(tmp_path / "a.json", builders.result_doc()),
-                                          builders.write(tmp_path / "b.json", builders.result_doc(
-                                              run_id="3333333333333333"))).out
+    assert (
+        "instruction time"
+        not in fake(
+            "compare",
+            builders.write(tmp_path / "a.json", builders.result_doc()),
+            builders.write(tmp_path / "b.json", builders.result_doc(run_id="3333333333333333")),
+        ).out
+    )
 
 
 def test_a_request_bounds_its_boot_by_each_benchs_own_time():
     """Thread-Metric's benches measure period × periods, whatever --duration says: a boot bounded by the
     duration alone stopped a guest measuring the threadmetric suite midway."""
+
     def bench(bench_id: str, *params: tuple[str, str]) -> Bench:
-        return Bench(bench_id, "", (bench_id,), tuple(Param(name, "float", default, 0, 1e6, "")
-                                                       for name, default in params))
+        return Bench(
+            bench_id, "", (bench_id,), tuple(Param(name, "float", default, 0, 1e6, "") for name, default in params)
+        )
+
     benches = [bench("tm.basic", ("period", "30"), ("periods", "3")), bench("lat.wakeup", ("cpu", "-1"))]
     suites = [Suite("both", "", ("tm.basic", "lat.wakeup"))]
     grace = qemu_machine.PROBE_GRACE_S
@@ -285,5 +344,6 @@ def test_a_request_bounds_its_boot_by_each_benchs_own_time():
     def asked(*params: ParamSetting, grace_s: float | None = None) -> float:
         request = RunRequest(("both",), 0.5, "fifo", 80, params=params, grace_s=grace_s)
         return qemu_machine.request_guest_s(request, benches, suites)
+
     assert asked() == (30 * 3 + 1 + grace) + (0.5 + grace)
     assert asked(ParamSetting("tm.basic", "periods", "2"), grace_s=1) == (30 * 2 + 1 + 1) + (0.5 + 1)

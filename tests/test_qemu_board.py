@@ -24,11 +24,15 @@ from rtscope.targets.qemu_board import QemuBoardTarget
 
 SPEC = "qemu:mps2-an385:freertos"
 KERNEL = qemu_board._kernel_path(os.environ, REPO / "probe")
-MISSING = [what for what, present in (
-    ("qemu-system-arm", shutil.which("qemu-system-arm")),
-    ("arm-none-eabi-gcc", shutil.which("arm-none-eabi-gcc")),
-    (f"a FreeRTOS kernel at {KERNEL} (set FREERTOS_KERNEL)", (KERNEL / "tasks.c").is_file()),
-) if not present]
+MISSING = [
+    what
+    for what, present in (
+        ("qemu-system-arm", shutil.which("qemu-system-arm")),
+        ("arm-none-eabi-gcc", shutil.which("arm-none-eabi-gcc")),
+        (f"a FreeRTOS kernel at {KERNEL} (set FREERTOS_KERNEL)", (KERNEL / "tasks.c").is_file()),
+    )
+    if not present
+]
 needs_board = pytest.mark.skipif(bool(MISSING), reason=f"needs {', '.join(MISSING)}")
 
 
@@ -37,26 +41,36 @@ SHORT_THREADMETRIC = (ParamSetting(None, "period", "0.2"), ParamSetting(None, "p
 
 
 def request(*benches: str, duration_s: float = 0.2, label: str | None = None) -> RunRequest:
-    return RunRequest(benches=benches, duration_s=duration_s, policy="fifo", priority=80, label=label,
-                      params=SHORT_THREADMETRIC if any(b.startswith(("tm.", "threadmetric")) for b in benches) else ())
+    return RunRequest(
+        benches=benches,
+        duration_s=duration_s,
+        policy="fifo",
+        priority=80,
+        label=label,
+        params=SHORT_THREADMETRIC if any(b.startswith(("tm.", "threadmetric")) for b in benches) else (),
+    )
 
 
-@pytest.mark.parametrize(("arg", "encoded"), [
-    ("run", "run"),
-    ("--param", "--param"),
-    ("tm.basic:period_ms=10", "tm.basic:period_ms=10"),
-    ("a label, with spaces", "a%20label%2C%20with%20spaces"),
-    ("100%", "100%25"),
-    ("é", "%C3%A9"),
-])
+@pytest.mark.parametrize(
+    ("arg", "encoded"),
+    [
+        ("run", "run"),
+        ("--param", "--param"),
+        ("tm.basic:period_ms=10", "tm.basic:period_ms=10"),
+        ("a label, with spaces", "a%20label%2C%20with%20spaces"),
+        ("100%", "100%25"),
+        ("é", "%C3%A9"),
+    ],
+)
 def test_each_argument_travels_percent_encoded(arg: str, encoded: str):
     # QEMU joins semihosting arguments with spaces and splits its options at commas.
     assert qemu_board.encode_arg(arg) == encoded
 
 
 def test_qemu_counts_instructions_without_sleeping():
-    argv = qemu_board.qemu_argv("qemu-system-arm", "mps2-an385", Path("image"), ["rtscope-probe", "list"],
-                                console="stdio", shift=5)
+    argv = qemu_board.qemu_argv(
+        "qemu-system-arm", "mps2-an385", Path("image"), ["rtscope-probe", "list"], console="stdio", shift=5
+    )
     assert argv[argv.index("-icount") + 1] == "shift=5,align=off,sleep=off"
     assert argv[argv.index("-semihosting-config") + 1] == "enable=on,target=native,arg=rtscope-probe,arg=list"
 
@@ -67,20 +81,28 @@ def test_the_shift_is_the_linux_guests_unless_asked(spec: str, shift: int):
     assert isinstance(target, QemuBoardTarget) and target.shift == shift
 
 
-@pytest.mark.parametrize("spec", ["qemu:mps2-an385:zephyr", "qemu:mps2-an385", "qemu:mps2-an385:freertos:extra",
-                                  "qemu:mps2-an385:freertos:shift=11", "qemu:mps2-an385:freertos:shift=-1"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "qemu:mps2-an385:zephyr",
+        "qemu:mps2-an385",
+        "qemu:mps2-an385:freertos:extra",
+        "qemu:mps2-an385:freertos:shift=11",
+        "qemu:mps2-an385:freertos:shift=-1",
+    ],
+)
 def test_an_unknown_board_or_setting_is_one_line(spec: str):
     with pytest.raises(RtscopeError, match=r"qemu:mps2-an385:freertos\[:shift=N\]\)$"):
         make_target(spec, Path("unused"))
 
 
-def test_a_missing_kernel_is_one_line_before_anything_runs(tmp_path: Path, rtscope,
-                                                            monkeypatch: pytest.MonkeyPatch):
+def test_a_missing_kernel_is_one_line_before_anything_runs(tmp_path: Path, rtscope, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("FREERTOS_KERNEL", str(tmp_path / "nowhere"))
     outcome = rtscope("--target", SPEC, "run", "heap.ops")
     assert outcome.status == 2
-    assert outcome.err == (f"rtscope: no FreeRTOS kernel at {tmp_path / 'nowhere'} (set FREERTOS_KERNEL to a "
-                           "FreeRTOS-Kernel checkout)\n")
+    assert outcome.err == (
+        f"rtscope: no FreeRTOS kernel at {tmp_path / 'nowhere'} (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout)\n"
+    )
 
 
 # The runs count an instruction every 32 ns: at the default 1 ns a guest second is 32 times as many
@@ -100,8 +122,18 @@ def test_micro_and_threadmetric_run_on_the_emulated_board(board: QemuBoardTarget
     assert doc["system"]["os"] == "FreeRTOS" and doc["system"]["hostname"] == "mps2-an385"
     assert "commit" in doc["system"]["kernel_version"] and "-mcpu=cortex-m3" in doc["system"]["kernel_version"]
     benches = {bench["id"]: bench["status"] for bench in doc["benches"]}
-    assert set(benches) >= {"ctxsw.sem", "heap.ops", "mutex.ops", "thread.ops", "tm.basic", "tm.irq",
-                            "tm.irq_preempt", "tm.memory", "lat.irq", "lat.preempt"}
+    assert set(benches) >= {
+        "ctxsw.sem",
+        "heap.ops",
+        "mutex.ops",
+        "thread.ops",
+        "tm.basic",
+        "tm.irq",
+        "tm.irq_preempt",
+        "tm.memory",
+        "lat.irq",
+        "lat.preempt",
+    }
     assert all(status == "ok" for status in benches.values()), benches
     metrics = {metric["id"]: metric for metric in doc["metrics"]}
     # Thread-Metric's interrupt preemption really preempted, and the timer interrupt came.
@@ -136,12 +168,12 @@ def _with_undefined_instruction(image: Path, symbol: str, into: Path) -> Path:
     nm = subprocess.run(["arm-none-eabi-nm", str(image)], capture_output=True, text=True, check=True).stdout
     address = next(int(line.split()[0], 16) & ~1 for line in nm.splitlines() if line.endswith(f" {symbol}"))
     data = bytearray(image.read_bytes())
-    phoff, = struct.unpack_from("<I", data, 0x1C)
+    (phoff,) = struct.unpack_from("<I", data, 0x1C)
     phentsize, phnum = struct.unpack_from("<HH", data, 0x2A)
     for number in range(phnum):
         kind, offset, vaddr, _, filesz = struct.unpack_from("<IIIII", data, phoff + number * phentsize)
         if kind == 1 and vaddr <= address < vaddr + filesz:  # PT_LOAD
-            data[offset + address - vaddr:offset + address - vaddr + 2] = b"\xfe\xde"
+            data[offset + address - vaddr : offset + address - vaddr + 2] = b"\xfe\xde"
             into.write_bytes(bytes(data))
             return into
     raise AssertionError(f"{symbol} is in no load segment of {image}")
@@ -152,8 +184,11 @@ def test_a_guest_that_faults_is_a_failed_run_with_where_it_faulted(board: QemuBo
     faulty = QemuBoardTarget(FAST)
     faulty.__dict__["_image"] = _with_undefined_instruction(board._image, "rts_run_execute", tmp_path / "faulty")
     started = time.monotonic()
-    with pytest.raises(ProbeError, match=r"^qemu:mps2-an385:freertos:shift=5: rtscope-probe: guest fault: UsageFault "
-                                         r"at pc 0x[0-9a-f]{8} .*CFSR 0x00010000"):  # UNDEFINSTR
+    with pytest.raises(
+        ProbeError,
+        match=r"^qemu:mps2-an385:freertos:shift=5: rtscope-probe: guest fault: UsageFault "
+        r"at pc 0x[0-9a-f]{8} .*CFSR 0x00010000",
+    ):  # UNDEFINSTR
         faulty.run(request("heap.ops"))
     assert time.monotonic() - started < 30
 
@@ -181,32 +216,48 @@ def test_a_guest_that_outlives_its_time_is_stopped(board: QemuBoardTarget, monke
     monkeypatch.setattr(qemu_board, "WALL_S_PER_GIGA_INSTRUCTION", 0)
     started = time.monotonic()
     label = _unique_label()
-    with pytest.raises(ProbeError, match=r"^qemu:mps2-an385:freertos:shift=5: the guest did not finish within 2 s "
-                                         r"\(QEMU stopped\)$"):
+    with pytest.raises(
+        ProbeError,
+        match=r"^qemu:mps2-an385:freertos:shift=5: the guest did not finish within 2 s "
+        r"\(QEMU stopped\)$",
+    ):
         board.run(request("lat.wakeup", duration_s=1000, label=label))
     assert time.monotonic() - started < 20
     assert _qemu_processes_with(label) == []
 
 
 def test_a_run_says_how_long_an_instruction_is():
-    target = {"name": SPEC, "kind": "qemu", "time_base": "instructions",
-              "detail": {"clock": "-icount shift=5,sleep=off"}}
-    assert measured_on(target) == (f"{SPEC}: instruction time on emulated hardware, not a hardware "
-                                               "latency (one instruction every 32 ns)")
+    target = {
+        "name": SPEC,
+        "kind": "qemu",
+        "time_base": "instructions",
+        "detail": {"clock": "-icount shift=5,sleep=off"},
+    }
+    assert measured_on(target) == (
+        f"{SPEC}: instruction time on emulated hardware, not a hardware latency (one instruction every 32 ns)"
+    )
 
 
 @needs_board
 def test_loads_are_refused_on_the_board_in_one_line(rtscope):
     outcome = rtscope("--target", FAST, "run", "heap.ops", "--load", "cpu")
     assert outcome.status == 2
-    assert outcome.err == (f"rtscope: {FAST} runs only the probe's image: no commands, processes or files there "
-                           "(cannot run sh)\n")
+    assert outcome.err == (
+        f"rtscope: {FAST} runs only the probe's image: no commands, processes or files there (cannot run sh)\n"
+    )
 
 
 def test_compare_names_instruction_times_of_different_rates():
     def doc(shift: int) -> dict:
-        return {"target": {"name": SPEC, "kind": "qemu", "time_base": "instructions",
-                           "detail": {"clock": f"-icount shift={shift},sleep=off"}}}
+        return {
+            "target": {
+                "name": SPEC,
+                "kind": "qemu",
+                "time_base": "instructions",
+                "detail": {"clock": f"-icount shift={shift},sleep=off"},
+            }
+        }
+
     time_base = dict(compare.SETTINGS_TO_MATCH)["time base"]
     assert (time_base(doc(0)), time_base(doc(5))) == ("instructions (1 ns each)", "instructions (32 ns each)")
 
@@ -214,11 +265,17 @@ def test_compare_names_instruction_times_of_different_rates():
 @needs_board
 def test_a_killed_rtscope_leaves_no_qemu():
     label = _unique_label()
-    script = (f"from rtscope.targets.qemu_board import QemuBoardTarget; from rtscope.model.request import "
-              f"RunRequest; QemuBoardTarget({FAST!r}).run(RunRequest(('lat.wakeup',), 1000.0, 'fifo', 80, "
-              f"label={label!r}))")
-    runner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    script = (
+        f"from rtscope.targets.qemu_board import QemuBoardTarget; from rtscope.model.request import "
+        f"RunRequest; QemuBoardTarget({FAST!r}).run(RunRequest(('lat.wakeup',), 1000.0, 'fifo', 80, "
+        f"label={label!r}))"
+    )
+    runner = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+    )
     deadline = time.monotonic() + 30
     while not _qemu_processes_with(label) and time.monotonic() < deadline:
         time.sleep(0.1)

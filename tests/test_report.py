@@ -14,9 +14,9 @@ import pytest
 
 import builders
 from conftest import GOLDEN, REPO
-from rtscope.render import svg
 from rtscope.analysis.grouping import LETTERS
 from rtscope.commands.context import Context
+from rtscope.render import svg
 from test_cli_errors import assert_one_line_error
 from test_cli_views import format_4_doc
 
@@ -35,23 +35,46 @@ def latency_metric(metric_id: str, typical_ns: float, *, windows: int, seed: int
     value = 2 ** math.floor(math.log2(typical_ns / 2))
     while value < typical_ns * 4:
         width = 2 ** math.floor(math.log2(value)) // 128
-        count = round(20_000 * math.exp(-math.log(value / typical_ns) ** 2 / 0.02))
+        count = round(20_000 * math.exp(-(math.log(value / typical_ns) ** 2) / 0.02))
         if count:
             buckets.append([value, width, count])
         value += width
-    buckets += [[int(typical_ns * factor) // 64 * 64, 64, 1 + (seed + step) % 3]
-                for step, factor in enumerate((8, 13, 21, 34, 55, 89))]
+    buckets += [
+        [int(typical_ns * factor) // 64 * 64, 64, 1 + (seed + step) % 3]
+        for step, factor in enumerate((8, 13, 21, 34, 55, 89))
+    ]
     samples = sum(count for _, _, count in buckets)
-    series = [None if (index + seed) % 97 == 0 else int(typical_ns * (3 + (index * 7 + seed) % 11))
-              for index in range(windows)]
-    stats = {"count": samples, "min": buckets[0][0], "max": buckets[-1][0] + 63, "mean": typical_ns * 1.1,
-             "stddev": typical_ns / 5, "p50": typical_ns, "p90": typical_ns * 1.2, "p99": typical_ns * 1.4,
-             "p999": typical_ns * 8, "p9999": typical_ns * 55}
-    return {**builders.metric(metric_id, typical_ns), "stats": stats, "adjusted": copy.deepcopy(stats),
-            "cycles": None, "histogram": {"scheme": "log-linear", "sub_buckets": 128, "buckets": buckets,
-                                          "overflow": 0, "overflow_above": 1 << 36},
-            "threshold": {"ns": int(typical_ns * 10), "over": 7},
-            "series": {"window_s": 1, "max": series, "dropped": 0}}
+    series = [
+        None if (index + seed) % 97 == 0 else int(typical_ns * (3 + (index * 7 + seed) % 11))
+        for index in range(windows)
+    ]
+    stats = {
+        "count": samples,
+        "min": buckets[0][0],
+        "max": buckets[-1][0] + 63,
+        "mean": typical_ns * 1.1,
+        "stddev": typical_ns / 5,
+        "p50": typical_ns,
+        "p90": typical_ns * 1.2,
+        "p99": typical_ns * 1.4,
+        "p999": typical_ns * 8,
+        "p9999": typical_ns * 55,
+    }
+    return {
+        **builders.metric(metric_id, typical_ns),
+        "stats": stats,
+        "adjusted": copy.deepcopy(stats),
+        "cycles": None,
+        "histogram": {
+            "scheme": "log-linear",
+            "sub_buckets": 128,
+            "buckets": buckets,
+            "overflow": 0,
+            "overflow_above": 1 << 36,
+        },
+        "threshold": {"ns": int(typical_ns * 10), "over": 7},
+        "series": {"window_s": 1, "max": series, "dropped": 0},
+    }
 
 
 def campaign_doc(number: int, *, repetitions: int, windows: int) -> dict[str, Any]:
@@ -60,16 +83,38 @@ def campaign_doc(number: int, *, repetitions: int, windows: int) -> dict[str, An
     cell, repetition = divmod(number, repetitions)
     load = ("idle", "cpu", "memory", "io")[cell % 4]
     doc = builders.result_doc(run_id=f"{number:02x}" * 8, benches={})
-    doc["metrics"] = [latency_metric(metric_id, typical * (1 + cell / 2), windows=windows, seed=number)
-                      for metric_id, typical in (("lat.wakeup", 15_000), ("lat.wakeup.cpu0", 14_000),
-                                                 ("lat.wakeup.cpu1", 16_000), ("lat.irq", 9_000))]
-    doc["benches"] = [{"id": bench, "params": {"duration_s": windows}, "status": "ok", "elapsed_s": float(windows),
-                       "error": None} for bench in ("lat.wakeup", "lat.irq")]
-    doc["loads"] = [{"name": load, "settings": {"cpus": "all"}, "commands": [["stress-ng"]],
-                     "cpus_used": None if load == "idle" else 1.9, "loopback_bytes_per_s": None, "held": True,
-                     "ended_early": []}]
-    doc["campaign"] = {"name": "lab", "id": "c0ffee00c0ffee00", "cell": f"load={load}", "axes": {"load": load},
-                       "repetition": repetition + 1, "repetitions": repetitions}
+    doc["metrics"] = [
+        latency_metric(metric_id, typical * (1 + cell / 2), windows=windows, seed=number)
+        for metric_id, typical in (
+            ("lat.wakeup", 15_000),
+            ("lat.wakeup.cpu0", 14_000),
+            ("lat.wakeup.cpu1", 16_000),
+            ("lat.irq", 9_000),
+        )
+    ]
+    doc["benches"] = [
+        {"id": bench, "params": {"duration_s": windows}, "status": "ok", "elapsed_s": float(windows), "error": None}
+        for bench in ("lat.wakeup", "lat.irq")
+    ]
+    doc["loads"] = [
+        {
+            "name": load,
+            "settings": {"cpus": "all"},
+            "commands": [["stress-ng"]],
+            "cpus_used": None if load == "idle" else 1.9,
+            "loopback_bytes_per_s": None,
+            "held": True,
+            "ended_early": [],
+        }
+    ]
+    doc["campaign"] = {
+        "name": "lab",
+        "id": "c0ffee00c0ffee00",
+        "cell": f"load={load}",
+        "axes": {"load": load},
+        "repetition": repetition + 1,
+        "repetitions": repetitions,
+    }
     return doc
 
 
@@ -82,15 +127,23 @@ def write_campaign_runs(directory: Path, count: int, *, repetitions: int = 5, wi
         time ./rtscope report /tmp/runs20/*.json -o /tmp/report.html
     """
     directory.mkdir(parents=True, exist_ok=True)
-    return [builders.write(directory / f"run-{number:02d}.json",
-                           campaign_doc(number, repetitions=repetitions, windows=windows))
-            for number in range(count)]
+    return [
+        builders.write(
+            directory / f"run-{number:02d}.json", campaign_doc(number, repetitions=repetitions, windows=windows)
+        )
+        for number in range(count)
+    ]
 
 
 def hostile_doc() -> dict[str, Any]:
     """A run whose every free text tries to become markup."""
-    doc = builders.result_doc(run_id="badbadbadbadbad0", label=HOSTILE, hostname='"><img src=x onerror=alert(2)>',
-                              privileged=False, invalid=("ctxsw.sem",))
+    doc = builders.result_doc(
+        run_id="badbadbadbadbad0",
+        label=HOSTILE,
+        hostname='"><img src=x onerror=alert(2)>',
+        privileged=False,
+        invalid=("ctxsw.sem",),
+    )
     doc["config"]["warnings"].append("<b>bold</b> & <i>claims</i>")
     doc["metrics"][0]["invalid_reason"] = "</td></tr></table><script>alert(3)</script>"
     return doc
@@ -139,14 +192,20 @@ def test_every_string_from_a_document_is_escaped(rtscope, tmp_path):
     cell = campaign_doc(0, repetitions=1, windows=3)
     cell["campaign"] |= {"name": "<u>lab</u>", "cell": "load=<i>cpu</i>", "axes": {"load": "<i>cpu</i>"}}
     cell["loads"][0]["settings"] = {"cpus": "<em>all</em>"}
-    text = report(rtscope, tmp_path, builders.write(tmp_path / "hostile.json", hostile_doc()),
-                  builders.write(tmp_path / "cell.json", cell))
+    text = report(
+        rtscope,
+        tmp_path,
+        builders.write(tmp_path / "hostile.json", hostile_doc()),
+        builders.write(tmp_path / "cell.json", cell),
+    )
     assert not re.search(r"<(script|img|b|i|u|em)\b", text)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
     assert "&quot;&gt;&lt;img src=x onerror=alert(2)&gt;" in text
     assert "&lt;b&gt;bold&lt;/b&gt; &amp; &lt;i&gt;claims&lt;/i&gt;" in text
     assert "invalid: &lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;&lt;script&gt;alert(3)" in text
-    assert "B &lt;u&gt;lab&lt;/u&gt;: load=&lt;i&gt;cpu&lt;/i&gt; #1" in text and "cpus=&lt;em&gt;all&lt;/em&gt;" in text
+    assert (
+        "B &lt;u&gt;lab&lt;/u&gt;: load=&lt;i&gt;cpu&lt;/i&gt; #1" in text and "cpus=&lt;em&gt;all&lt;/em&gt;" in text
+    )
 
 
 def test_stored_runs_and_runs_in_campaign_cells(fake, tmp_path):
@@ -181,8 +240,10 @@ def test_thread_metric_bars_relative_to_the_calibration_test(rtscope, tmp_path):
     paths = []
     for run_id, valid in (("00000000000000a1", True), ("00000000000000b2", False)):
         doc = builders.result_doc(run_id=run_id, benches={}, privileged=valid)
-        doc["metrics"] = [builders.count_metric(metric_id, [1000, 1010, 990], baseline_ratio=ratio, valid=valid)
-                          for metric_id, ratio in (("tm.basic", 1.0), ("tm.coop", 0.5), ("tm.sync", 2.0))]
+        doc["metrics"] = [
+            builders.count_metric(metric_id, [1000, 1010, 990], baseline_ratio=ratio, valid=valid)
+            for metric_id, ratio in (("tm.basic", 1.0), ("tm.coop", 0.5), ("tm.sync", 2.0))
+        ]
         paths.append(builders.write(tmp_path / f"{run_id}.json", doc))
     text = report(rtscope, tmp_path, *paths)
     # Only the run with ratios gets a chart: a bar per test but the calibration test itself.
@@ -194,8 +255,10 @@ def test_thread_metric_bars_relative_to_the_calibration_test(rtscope, tmp_path):
 def section_rows(text: str, anchor: str) -> list[list[str]]:
     """The cells of each table row of section ``anchor`` (up to its first subsection), as plain text."""
     section = re.search(rf'<section id="{anchor}">(.*?)(?:</section>|<section)', text, re.DOTALL).group(1)
-    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
-            for row in re.findall(r"<tr>(.*?)</tr>", section)]
+    return [
+        [html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
+        for row in re.findall(r"<tr>(.*?)</tr>", section)
+    ]
 
 
 def test_the_verdict_names_the_best_group_its_margin_and_whether_it_is_real(rtscope, tmp_path):
@@ -204,43 +267,81 @@ def test_the_verdict_names_the_best_group_its_margin_and_whether_it_is_real(rtsc
     text = report(rtscope, tmp_path, *runs)
     assert text.index('id="verdict"') < text.index('id="runs"')  # the page opens with it
     rows = section_rows(text, "verdict")
-    assert rows[0] == ["metric", "stat", "best", "its figure", "better by", "next best", "its figure",
-                       "real difference?"]
-    assert rows[1] == ["lat.wakeup", "p50", "C load=idle", "15.0 µs", "1.50× lower", "B load=cpu", "22.5 µs",
-                       "yes p<0.001 CI"]
+    assert rows[0] == [
+        "metric",
+        "stat",
+        "best",
+        "its figure",
+        "better by",
+        "next best",
+        "its figure",
+        "real difference?",
+    ]
+    assert rows[1] == [
+        "lat.wakeup",
+        "p50",
+        "C load=idle",
+        "15.0 µs",
+        "1.50× lower",
+        "B load=cpu",
+        "22.5 µs",
+        "yes p<0.001 CI",
+    ]
     assert [row[:3] for row in rows[2:4]] == [["", "p99", "C load=idle"], ["", "max", "C load=idle"]]
     assert '<span class="good">yes p&lt;0.001 CI</span>' in text
     # The comparison below it holds every figure, against A.
-    assert ["lat.wakeup", "p50", "30.0 µs", "22.5 µs", "15.0 µs", "0.750×", "0.500×", "yes p<0.001 CI",
-            "yes p<0.001 CI"] in [[cell.split(" ±")[0] for cell in row] for row in section_rows(text, "comparison")]
+    assert [
+        "lat.wakeup",
+        "p50",
+        "30.0 µs",
+        "22.5 µs",
+        "15.0 µs",
+        "0.750×",
+        "0.500×",
+        "yes p<0.001 CI",
+        "yes p<0.001 CI",
+    ] in [[cell.split(" ±")[0] for cell in row] for row in section_rows(text, "comparison")]
 
 
 def test_the_verdict_on_iterations_is_the_highest(rtscope, tmp_path):
     paths = []
     for run_id, sync in (("a1" * 8, 1000), ("b2" * 8, 3000)):
         doc = builders.result_doc(run_id=run_id, label=f"sync {sync}", benches={})
-        doc["metrics"] = [builders.count_metric("tm.basic", [1000, 1010, 990], baseline_ratio=1.0),
-                          builders.count_metric("tm.sync", [sync, sync + 10, sync - 10], baseline_ratio=sync / 1000)]
+        doc["metrics"] = [
+            builders.count_metric("tm.basic", [1000, 1010, 990], baseline_ratio=1.0),
+            builders.count_metric("tm.sync", [sync, sync + 10, sync - 10], baseline_ratio=sync / 1000),
+        ]
         paths.append(builders.write(tmp_path / f"{run_id}.json", doc))
     rows = section_rows(report(rtscope, tmp_path, *paths), "verdict")
     # Three periods against three: never significant (exact Mann–Whitney p = 0.1). No row of the ratio to
     # tm.basic: compare tests the median it is the ratio of.
-    assert rows[1:] == [["tm.basic", "p50", "A sync 1000", "1,000", "equal", "B sync 3000", "1,000",
-                         "no p=1.000 MW"],
-                        ["tm.sync", "p50", "B sync 3000", "3,000", "3.00× higher", "A sync 1000", "1,000",
-                         "no p=0.100 MW"]]
+    assert rows[1:] == [
+        ["tm.basic", "p50", "A sync 1000", "1,000", "equal", "B sync 3000", "1,000", "no p=1.000 MW"],
+        ["tm.sync", "p50", "B sync 3000", "3,000", "3.00× higher", "A sync 1000", "1,000", "no p=0.100 MW"],
+    ]
 
 
 def test_labels_and_units_of_format_4(rtscope, tmp_path):
-    paths = [builders.write(tmp_path / f"{n}.json", format_4_doc(run_id * 16, percent=percent))
-             for n, (run_id, percent) in enumerate((("a", 5.0), ("b", 2.5)))]
+    paths = [
+        builders.write(tmp_path / f"{n}.json", format_4_doc(run_id * 16, percent=percent))
+        for n, (run_id, percent) in enumerate((("a", 5.0), ("b", 2.5)))
+    ]
     text = report(rtscope, tmp_path, *paths)
     wave = next(row for row in section_rows(text, "verdict") if row[0].startswith("wave"))
-    assert wave[:7] == ["wave.period_error{model=python}", "model=python", "p50", "B fixture-host bbbbbbbb",
-                        "2.50 %", "2.00× lower", "A fixture-host aaaaaaaa"]
+    assert wave[:7] == [
+        "wave.period_error{model=python}",
+        "model=python",
+        "p50",
+        "B fixture-host bbbbbbbb",
+        "2.50 %",
+        "2.00× lower",
+        "A fixture-host aaaaaaaa",
+    ]
     # Each plot's value axis in the metric's unit.
-    for metric_id, label in (("wave.period_error{model=python}", "percentage, % (log scale)"),
-                             ("lat.wakeup", "time, µs (log scale)")):
+    for metric_id, label in (
+        ("wave.period_error{model=python}", "percentage, % (log scale)"),
+        ("lat.wakeup", "time, µs (log scale)"),
+    ):
         for plot in ("histogram of runs A, B", "spread across runs"):
             svg_text = re.search(rf'aria-label="{re.escape(metric_id)}: {plot}".*?</svg>', text).group()
             assert f">{label}</text>" in svg_text
@@ -251,21 +352,27 @@ def test_no_verdict_for_one_run_and_why_not_when_compare_refuses(rtscope, tmp_pa
     text = report(rtscope, tmp_path, *write_campaign_runs(tmp_path / "campaign", 2, repetitions=2, windows=5))
     assert "No verdict: compare needs two or more runs or groups, not 1 (2 runs by cell)." in text
     assert 'id="comparison"' not in text and "Run B lab: load=idle #2" in text
-    many = [builders.write(tmp_path / f"{n}.json", builders.result_doc(run_id=f"{n:02x}" * 8,
-                                                                       benches={"ctxsw.sem": 3000.0 + n}))
-            for n in range(len(LETTERS) + 1)]
+    many = [
+        builders.write(
+            tmp_path / f"{n}.json", builders.result_doc(run_id=f"{n:02x}" * 8, benches={"ctxsw.sem": 3000.0 + n})
+        )
+        for n in range(len(LETTERS) + 1)
+    ]
     text = report(rtscope, tmp_path, *many)
     assert "No verdict: compare takes at most 26 groups, not 27 (by run)." in text and 'id="run-AA"' in text
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["report", "-o", "x.html"], "the following arguments are required: RUN|CAMPAIGN"),
-    (["report", "last"], "the following arguments are required: -o/--output"),
-    (["report", "missing.json", "-o", "{tmp}/r.html"], "missing.json: no such file"),
-    (["report", "{golden}", "-o", "/nonexistent/dir/r.html"], "cannot write /nonexistent/dir/r.html"),
-    (["report", "{golden}", "-o", "{tmp}"], "it is a directory"),
-    (["report", "last", "-o", "{tmp}/r.html"], "no results database at"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["report", "-o", "x.html"], "the following arguments are required: RUN|CAMPAIGN"),
+        (["report", "last"], "the following arguments are required: -o/--output"),
+        (["report", "missing.json", "-o", "{tmp}/r.html"], "missing.json: no such file"),
+        (["report", "{golden}", "-o", "/nonexistent/dir/r.html"], "cannot write /nonexistent/dir/r.html"),
+        (["report", "{golden}", "-o", "{tmp}"], "it is a directory"),
+        (["report", "last", "-o", "{tmp}/r.html"], "no results database at"),
+    ],
+)
 def test_bad_input_is_one_line(rtscope, tmp_path, args, message):
     filled = [arg.format(tmp=tmp_path, golden=GOLDEN[0]) for arg in args]
     assert_one_line_error(rtscope(*filled), message)
@@ -274,8 +381,9 @@ def test_bad_input_is_one_line(rtscope, tmp_path, args, message):
 
 def test_a_campaign_without_runs_is_an_error(rtscope, tmp_path, monkeypatch):
     monkeypatch.setattr(Context, "load_runs", lambda self, refs: [])
-    assert_one_line_error(rtscope("report", "campaign:empty", "-o", tmp_path / "r.html"),
-                          "no runs to report: campaign:empty holds none")
+    assert_one_line_error(
+        rtscope("report", "campaign:empty", "-o", tmp_path / "r.html"), "no runs to report: campaign:empty holds none"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -296,13 +404,16 @@ def test_raw_times_tables(rtscope, tmp_path):
     assert "Metrics, as measured" in (tmp_path / "raw.html").read_text()
 
 
-@pytest.mark.parametrize(("axis", "ticks"), [
-    (svg.Axis(2, 30_000, label="", tick_text=svg.tick_number, log=True), ["10", "100", "1,000", "10,000"]),
-    (svg.Axis(3, 25, label="", tick_text=svg.tick_number, log=True), ["5", "10", "20"]),
-    (svg.Axis(12, 35, label="", tick_text=svg.tick_number, log=True), ["15", "20", "25", "30", "35"]),
-    (svg.Axis(0, 0.3, label="", tick_text=svg.tick_number), ["0", "0.1", "0.2", "0.3"]),
-    (svg.Axis(5, 5, label="", tick_text=svg.tick_number), ["4", "4.5", "5", "5.5", "6"]),
-])
+@pytest.mark.parametrize(
+    ("axis", "ticks"),
+    [
+        (svg.Axis(2, 30_000, label="", tick_text=svg.tick_number, log=True), ["10", "100", "1,000", "10,000"]),
+        (svg.Axis(3, 25, label="", tick_text=svg.tick_number, log=True), ["5", "10", "20"]),
+        (svg.Axis(12, 35, label="", tick_text=svg.tick_number, log=True), ["15", "20", "25", "30", "35"]),
+        (svg.Axis(0, 0.3, label="", tick_text=svg.tick_number), ["0", "0.1", "0.2", "0.3"]),
+        (svg.Axis(5, 5, label="", tick_text=svg.tick_number), ["4", "4.5", "5", "5.5", "6"]),
+    ],
+)
 def test_axis_ticks(axis, ticks):
     assert [text for _, text in axis.ticks()] == ticks
 
@@ -317,14 +428,24 @@ def test_a_log_axis_places_values_and_keeps_them_inside():
 def chromium(tmp_path):
     """Headless Chromium driven by selenium, cut off from the network it would otherwise keep calling."""
     if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
-        pytest.skip("no /usr/bin/chromium and /usr/bin/chromedriver (setup.sh installs Debian's chromium, "
-                    "chromium-driver)")
+        pytest.skip(
+            "no /usr/bin/chromium and /usr/bin/chromedriver (setup.sh installs Debian's chromium, chromium-driver)"
+        )
     webdriver = pytest.importorskip("selenium.webdriver")
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--window-size=1280,2400", f"--user-data-dir={tmp_path / 'chromium-profile'}"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1280,2400",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+    ):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=str(CHROMEDRIVER)), options=options)

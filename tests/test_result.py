@@ -6,9 +6,9 @@ import pytest
 
 import builders
 from conftest import FIXTURES, GOLDEN
+from rtscope.errors import RtscopeError
 from rtscope.model import result, units
 from rtscope.paths import schema_path
-from rtscope.errors import RtscopeError
 
 
 def test_a_built_document_is_valid_and_keeps_its_text(tmp_path):
@@ -26,11 +26,14 @@ def test_golden_files_are_valid(path):
     assert result.load(path).doc["format"] == "rtscope-result"
 
 
-@pytest.mark.parametrize(("name", "message"), [
-    ("not-json.json", "is not valid JSON (line"),
-    ("foreign.json", 'is not an rtscope result (format is "hyperfine-export")'),
-    ("version7.json", "result format version 7 is not supported (this rtscope reads 1, 2, 3 and 4)"),
-])
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("not-json.json", "is not valid JSON (line"),
+        ("foreign.json", 'is not an rtscope result (format is "hyperfine-export")'),
+        ("version7.json", "result format version 7 is not supported (this rtscope reads 1, 2, 3 and 4)"),
+    ],
+)
 def test_bad_files_get_one_line_messages(name, message):
     with pytest.raises(RtscopeError, match=r".*") as raised:
         result.load(FIXTURES / name)

@@ -40,15 +40,16 @@ def _run_with_means(tmp_path, name, run_id, times):
 
 
 def test_score_prints_the_breakdown_and_ranks_runs(tmp_path, rtscope):
-    paths = [_run_with_means(tmp_path, name, f"{i:016x}", times) for i, (name, times) in
-             enumerate(TIMES.items(), start=1)]
+    paths = [
+        _run_with_means(tmp_path, name, f"{i:016x}", times) for i, (name, times) in enumerate(TIMES.items(), start=1)
+    ]
     outcome = rtscope("score", *paths)
     assert outcome.status == 0, outcome.err
     lines = outcome.out.splitlines()
     assert ["lat.irq", "3.5", "1,134", "3,969"] in [line.split() for line in lines]
     assert ["score", "186.60"] in [line.split() for line in lines]
     assert ["score", "238.72"] in [line.split() for line in lines]
-    ranking = lines[lines.index(next(line for line in lines if line.startswith("Ranking"))) + 1:]
+    ranking = lines[lines.index(next(line for line in lines if line.startswith("Ranking"))) + 1 :]
     assert [row.split()[1] for row in ranking] == ["B", "A", "C"]  # Salvo, FreeRTOS, PICOS18
     assert ranking[0].split()[-1] == "1.00×"
 
@@ -58,19 +59,23 @@ def test_worst_case_scoring_uses_the_statistic_asked_for(tmp_path, rtscope):
     mean = rtscope("score", path).out
     worst = rtscope("score", path, "--stat", "max").out
     assert "T is each metric's mean" in mean and "T is each metric's max" in worst
-    assert [line.split() for line in worst.splitlines() if line.strip().startswith("score")] != \
-        [line.split() for line in mean.splitlines() if line.strip().startswith("score")]
+    assert [line.split() for line in worst.splitlines() if line.strip().startswith("score")] != [
+        line.split() for line in mean.splitlines() if line.strip().startswith("score")
+    ]
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("[weights\n", "not a valid profile: "),
-    ("name = 'x'\n", "no [weights] table"),
-    ("[weights]\n'ctxsw.sem' = 'heavy'\n", "weight of ctxsw.sem must be a number >= 0, not 'heavy'"),
-    ("[weights]\n'ctxsw.sem' = -1\n", "weight of ctxsw.sem must be a number >= 0, not -1"),
-    ("[weights]\n'ctxsw.sem' = 0\n", "every weight is 0"),
-    ("statistic = 'p42'\n[weights]\n'ctxsw.sem' = 1\n", "statistic 'p42' is not one of"),
-    ("colour = 'red'\n[weights]\n'ctxsw.sem' = 1\n", "unknown key 'colour'"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[weights\n", "not a valid profile: "),
+        ("name = 'x'\n", "no [weights] table"),
+        ("[weights]\n'ctxsw.sem' = 'heavy'\n", "weight of ctxsw.sem must be a number >= 0, not 'heavy'"),
+        ("[weights]\n'ctxsw.sem' = -1\n", "weight of ctxsw.sem must be a number >= 0, not -1"),
+        ("[weights]\n'ctxsw.sem' = 0\n", "every weight is 0"),
+        ("statistic = 'p42'\n[weights]\n'ctxsw.sem' = 1\n", "statistic 'p42' is not one of"),
+        ("colour = 'red'\n[weights]\n'ctxsw.sem' = 1\n", "unknown key 'colour'"),
+    ],
+)
 def test_malformed_profiles_get_one_line(tmp_path, rtscope, text, message):
     profile = tmp_path / "bad.toml"
     profile.write_text(text)
@@ -85,8 +90,10 @@ def test_a_run_without_a_weighed_metric_is_refused(tmp_path, rtscope):
     run = builders.write(tmp_path / "run.json", builders.result_doc(benches={"ctxsw.sem": 3000.0}))
     outcome = rtscope("score", run)
     assert outcome.status == 2
-    assert outcome.err == ("rtscope: run 0123456789abcdef has no metric lat.preempt, which profile "
-                           "'published example' weighs (measure it, or give it no weight)\n")
+    assert outcome.err == (
+        "rtscope: run 0123456789abcdef has no metric lat.preempt, which profile "
+        "'published example' weighs (measure it, or give it no weight)\n"
+    )
 
 
 def test_the_shipped_profile_is_the_published_one():
@@ -98,8 +105,9 @@ def test_the_shipped_profile_is_the_published_one():
 def test_profile_counts_the_switches_of_a_program_that_sleeps(tmp_path, rtscope):
     out = tmp_path / "sleeper.toml"
     sleeps = 40
-    outcome = rtscope("profile", "-o", out, "--", sys.executable, "-c",
-                      f"import time\nfor _ in range({sleeps}): time.sleep(0.002)")
+    outcome = rtscope(
+        "profile", "-o", out, "--", sys.executable, "-c", f"import time\nfor _ in range({sleeps}): time.sleep(0.002)"
+    )
     assert outcome.status == 0, outcome.err
     profile = score.load_profile(out)
     assert profile.weights["ctxsw.sem"] >= sleeps  # every sleep blocks once at least
@@ -107,11 +115,14 @@ def test_profile_counts_the_switches_of_a_program_that_sleeps(tmp_path, rtscope)
     assert "voluntary switches" in outcome.out
 
 
-@pytest.mark.parametrize(("program", "message"), [
-    (["/nonexistent/program"], "cannot start /nonexistent/program: no such program on the target local"),
-    ([sys.executable, "-c", "raise SystemExit(3)"], "exited with status 3"),
-    ([], "name the program to profile after --"),
-])
+@pytest.mark.parametrize(
+    ("program", "message"),
+    [
+        (["/nonexistent/program"], "cannot start /nonexistent/program: no such program on the target local"),
+        ([sys.executable, "-c", "raise SystemExit(3)"], "exited with status 3"),
+        ([], "name the program to profile after --"),
+    ],
+)
 def test_profile_of_a_program_that_cannot_run_writes_nothing(tmp_path, rtscope, program, message):
     out = tmp_path / "p.toml"
     outcome = rtscope("profile", "-o", out, "--", *program)

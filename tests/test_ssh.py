@@ -35,16 +35,25 @@ def _env(db_path: Path, server: sshd.Server) -> dict[str, str]:
 
 
 def _rtscope(db_path: Path, server: sshd.Server, *args: str, timeout: float = 120) -> Outcome:
-    ran = subprocess.run([sys.executable, "-m", "rtscope", *args], capture_output=True, text=True,
-                         env=_env(db_path, server), timeout=timeout, check=False)
+    ran = subprocess.run(
+        [sys.executable, "-m", "rtscope", *args],
+        capture_output=True,
+        text=True,
+        env=_env(db_path, server),
+        timeout=timeout,
+        check=False,
+    )
     return Outcome(ran.returncode, ran.stdout, ran.stderr)
 
 
 def _remote_probes() -> list[str]:
     """Probe and load processes running now that a board's login started (the probe from its ~/.cache/rtscope)."""
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
-    return [line for line in ps.splitlines() if "/.cache/rtscope/rtscope-probe-" in line or
-            line.startswith(("stress-ng", "iperf3"))]
+    return [
+        line
+        for line in ps.splitlines()
+        if "/.cache/rtscope/rtscope-probe-" in line or line.startswith(("stress-ng", "iperf3"))
+    ]
 
 
 def _until(condition, within_s: float) -> bool:
@@ -56,8 +65,9 @@ def _until(condition, within_s: float) -> bool:
 
 def test_a_run_on_the_board_copies_the_probe_once_and_stores_its_result(db_path, server, tmp_path):
     out = tmp_path / "run.json"
-    first = _rtscope(db_path, server, "--target", server.spec(), "run", "clock.read", "--duration", "0.3",
-                     "--json", str(out))
+    first = _rtscope(
+        db_path, server, "--target", server.spec(), "run", "clock.read", "--duration", "0.3", "--json", str(out)
+    )
     assert first.status == 0, first.err
     doc = result.load(out).doc
     assert doc["target"] == {"name": server.spec(), "kind": "ssh", "time_base": "hardware"}
@@ -73,8 +83,18 @@ def test_a_run_on_the_board_copies_the_probe_once_and_stores_its_result(db_path,
 
 def test_a_login_without_privilege_degrades_visibly(db_path, server, tmp_path):
     out = tmp_path / "run.json"
-    ran = _rtscope(db_path, server, "--target", server.spec(sshd.USER), "run", "clock.read", "--duration", "0.3",
-                   "--json", str(out))
+    ran = _rtscope(
+        db_path,
+        server,
+        "--target",
+        server.spec(sshd.USER),
+        "run",
+        "clock.read",
+        "--duration",
+        "0.3",
+        "--json",
+        str(out),
+    )
     assert ran.status == 0, ran.err
     doc = result.load(out).doc
     assert doc["config"]["granted"]["policy"] == "other"
@@ -84,8 +104,22 @@ def test_a_login_without_privilege_degrades_visibly(db_path, server, tmp_path):
 def _run_under_remote_load(db_path: Path, server: sshd.Server, tmp_path: Path, load: str) -> dict[str, Any]:
     """The record of ``load`` from a short run on the board under it, once nothing of it runs there."""
     out = tmp_path / "run.json"
-    ran = _rtscope(db_path, server, "--target", server.spec(), "run", "clock.read", "--duration", "0.5",
-                   "--load", load, "--settle", "0.5", "--json", str(out))
+    ran = _rtscope(
+        db_path,
+        server,
+        "--target",
+        server.spec(),
+        "run",
+        "clock.read",
+        "--duration",
+        "0.5",
+        "--load",
+        load,
+        "--settle",
+        "0.5",
+        "--json",
+        str(out),
+    )
     assert ran.status == 0, ran.err
     [record] = result.load(out).doc["loads"]
     assert _until(lambda: not _remote_probes(), 10), _remote_probes()
@@ -98,15 +132,22 @@ def test_loads_run_on_the_board_and_are_stopped_there(db_path, server, tmp_path)
     assert load["name"] == "cpu" and load["held"] and load["cpus_used"] > 0
 
 
-@pytest.mark.parametrize(("how", "error"), [
-    ("closed port", r"ssh://root@127\.0\.0\.1:\d+: unreachable \(.*Connection refused\)"),
-    ("unknown user", r"ssh://nosuchuser@127\.0\.0\.1:\d+: the login was refused \(.*Permission denied.*\)"),
-    ("changed host key", r"ssh://root@127\.0\.0\.1:\d+: host key verification failed: its key is not in "
-                         r"known_hosts or has changed \(rtscope never bypasses that; check the key, then update "
-                         r"known_hosts\)"),
-])
+@pytest.mark.parametrize(
+    ("how", "error"),
+    [
+        ("closed port", r"ssh://root@127\.0\.0\.1:\d+: unreachable \(.*Connection refused\)"),
+        ("unknown user", r"ssh://nosuchuser@127\.0\.0\.1:\d+: the login was refused \(.*Permission denied.*\)"),
+        (
+            "changed host key",
+            r"ssh://root@127\.0\.0\.1:\d+: host key verification failed: its key is not in "
+            r"known_hosts or has changed \(rtscope never bypasses that; check the key, then update "
+            r"known_hosts\)",
+        ),
+    ],
+)
 def test_a_board_that_cannot_be_reached_is_one_line_in_bounded_time(db_path, server, tmp_path, how, error):
     import re
+
     spec = server.spec()
     env = _env(db_path, server)
     if how == "closed port":
@@ -122,16 +163,23 @@ def test_a_board_that_cannot_be_reached_is_one_line_in_bounded_time(db_path, ser
         config.write_text(server.config.read_text().replace(str(server.known_hosts), str(known)))
         env["RTSCOPE_SSH_CONFIG"] = str(config)
     started = time.monotonic()
-    ran = subprocess.run([sys.executable, "-m", "rtscope", "--target", spec, "run", "clock.read"],
-                         capture_output=True, text=True, env=env, timeout=60, check=False)
+    ran = subprocess.run(
+        [sys.executable, "-m", "rtscope", "--target", spec, "run", "clock.read"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
     assert time.monotonic() - started < 40
     assert ran.returncode == 2 and "Traceback" not in ran.stderr
     [line] = ran.stderr.strip().splitlines()
     assert re.fullmatch(f"rtscope: {error}", line), line
 
 
-@pytest.mark.parametrize("spec", ["ssh://", "ssh://host:0", "ssh://host:99999", "ssh://-oProxyCommand=x",
-                                  "ssh://user@host/path"])
+@pytest.mark.parametrize(
+    "spec", ["ssh://", "ssh://host:0", "ssh://host:99999", "ssh://-oProxyCommand=x", "ssh://user@host/path"]
+)
 def test_a_malformed_ssh_target_is_refused(db_path, server, spec):
     ran = _rtscope(db_path, server, "--target", spec, "list")
     assert ran.status == 2 and ran.err.strip() == f"rtscope: --target {spec}: expected ssh://[user@]host[:port]"
@@ -139,10 +187,29 @@ def test_a_malformed_ssh_target_is_refused(db_path, server, spec):
 
 def _start_long_run(db_path: Path, server: sshd.Server, tmp_path: Path) -> subprocess.Popen[str]:
     """rtscope measuring on the board for 60 s, once its probe runs there."""
-    run = subprocess.Popen([sys.executable, "-m", "rtscope", "--target", server.spec(), "run", "lat.wakeup",
-                            "--duration", "60", "--load", "cpu", "--settle", "0.5", "--json",
-                            str(tmp_path / "run.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, env=_env(db_path, server))
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "rtscope",
+            "--target",
+            server.spec(),
+            "run",
+            "lat.wakeup",
+            "--duration",
+            "60",
+            "--load",
+            "cpu",
+            "--settle",
+            "0.5",
+            "--json",
+            str(tmp_path / "run.json"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(db_path, server),
+    )
     assert _until(lambda: any("/.cache/rtscope/rtscope-probe-" in p and " run " in p for p in _remote_probes()), 30)
     return run
 
@@ -170,8 +237,10 @@ def test_ctrl_c_stops_the_probe_there_which_writes_what_it_measured(db_path, ser
 
 def _two_target_spec(tmp_path: Path, second: str) -> Path:
     spec = tmp_path / "two.toml"
-    spec.write_text(f'name = "two-targets"\nbenches = ["clock.read"]\nduration = "0.3"\nrepetitions = 2\n'
-                    f'targets = ["local", "{second}"]\n')
+    spec.write_text(
+        f'name = "two-targets"\nbenches = ["clock.read"]\nduration = "0.3"\nrepetitions = 2\n'
+        f'targets = ["local", "{second}"]\n'
+    )
     return spec
 
 
@@ -184,7 +253,11 @@ def test_a_campaign_measures_its_targets_in_parallel_into_one_store(db_path, ser
     with Store.open(db_path) as store:
         runs = store.campaign_runs("two-targets")
     assert sorted((run.doc["target"]["kind"], run.doc["campaign"]["repetition"]) for run in runs) == [
-        ("local", 1), ("local", 2), ("ssh", 1), ("ssh", 2)]
+        ("local", 1),
+        ("local", 2),
+        ("ssh", 1),
+        ("ssh", 2),
+    ]
     by_target = _rtscope(db_path, server, "compare", "campaign:two-targets", "--by", "target")
     assert by_target.status == 0, by_target.err
     assert "  A  local  " in by_target.out and f"  B  {server.spec()}  " in by_target.out
@@ -224,6 +297,7 @@ def test_other_builds_on_the_board_stay_a_day_after_a_new_one_comes(db_path, ser
 def _build_name() -> str:
     """The name the x86_64 probe build has on the board."""
     from rtscope.targets import probes
+
     return f"rtscope-probe-{probes.identity(probes.probe_for('x86_64'))[:16]}"
 
 
@@ -237,8 +311,10 @@ def test_no_space_on_the_board_is_one_line_and_leaves_no_partial_probe(db_path, 
     try:
         ran = _rtscope(db_path, server, "--target", server.spec(sshd.USER), "run", "clock.read", "--duration", "0.3")
         assert ran.status == 2 and "Traceback" not in ran.err
-        assert ran.err.strip() == (f"rtscope: cannot copy the probe to {server.spec(sshd.USER)}:{cache / name}: "
-                                   "cat: write error: No space left on device")
+        assert ran.err.strip() == (
+            f"rtscope: cannot copy the probe to {server.spec(sshd.USER)}:{cache / name}: "
+            "cat: write error: No space left on device"
+        )
         assert not (cache / name).exists() and not (cache / f"{name}.part").is_symlink()
     finally:
         (cache / f"{name}.part").unlink(missing_ok=True)
@@ -254,7 +330,7 @@ def test_doctor_reads_the_board_as_it_reads_this_machine(db_path, server):
     here = _rtscope(db_path, server, "doctor", "--format", "json")
     there = _rtscope(db_path, server, "--target", server.spec(sshd.USER), "doctor", "--format", "json")
     assert here.status == there.status and there.status in (0, 1), there.err
-    states = lambda outcome: {check["id"]: check["state"] for check in json.loads(outcome.out)["checks"]}  # noqa: E731
+    states = lambda outcome: {check["id"]: check["state"] for check in json.loads(outcome.out)["checks"]}
     assert states(there) == states(here)
 
 

@@ -23,7 +23,8 @@ def test_mann_whitney_matches_the_reference_values():
     # Large samples: normal approximation with continuity correction; 1..30 against 31..60 has U = 0,
     # mean 450 and variance 30·30·61/12, so z = 449.5 / 67.64 and p = erfc(z / √2).
     assert stats.mann_whitney(range(1, 31), range(31, 61)) == pytest.approx(
-        math.erfc(449.5 / math.sqrt(30 * 30 * 61 / 12) / math.sqrt(2)))
+        math.erfc(449.5 / math.sqrt(30 * 30 * 61 / 12) / math.sqrt(2))
+    )
     assert stats.mann_whitney([3, 3, 3], [3, 3, 3]) == 1.0  # all tied: nothing to tell apart
     with pytest.raises(ValueError):
         stats.mann_whitney([], [1.0])
@@ -69,8 +70,9 @@ def as_metric(samples: list[int], *, raw: bool) -> dict:
         lower = value if value < 128 else value >> (value.bit_length() - 8) << (value.bit_length() - 8)
         buckets[lower] = buckets.get(lower, 0) + 1
     metric = builders.metric("lat.wakeup", 10_000.0)
-    metric["histogram"]["buckets"] = [[lower, 1 if lower < 128 else 1 << (lower.bit_length() - 8), count]
-                                      for lower, count in sorted(buckets.items())]
+    metric["histogram"]["buckets"] = [
+        [lower, 1 if lower < 128 else 1 << (lower.bit_length() - 8), count] for lower, count in sorted(buckets.items())
+    ]
     if raw:
         metric["raw"] = samples
     return metric
@@ -79,8 +81,9 @@ def as_metric(samples: list[int], *, raw: bool) -> dict:
 @pytest.mark.parametrize("raw", [True, False], ids=["mann-whitney", "median-interval"])
 def test_equal_distributions_are_not_called_different(raw):
     rng = random.Random(2026)
-    verdicts = [stats.compare(as_metric(skewed(rng, 2000), raw=raw), as_metric(skewed(rng, 2000), raw=raw))
-                for _ in range(10)]
+    verdicts = [
+        stats.compare(as_metric(skewed(rng, 2000), raw=raw), as_metric(skewed(rng, 2000), raw=raw)) for _ in range(10)
+    ]
     assert {v.test for v in verdicts} == {"MW" if raw else "CI"}
     assert sum(v.real for v in verdicts) <= 1  # a 5 % test: at most one false alarm in ten is expected
 
@@ -96,8 +99,10 @@ def test_a_shift_of_a_few_percent_is_detected(raw):
 def test_count_metrics_compare_their_periods():
     same = builders.count_metric("tm.basic", [100, 101, 99])
     assert not stats.compare(same, same).real
-    faster = stats.compare(builders.count_metric("tm.basic", [100, 101, 99, 100, 102, 98]),
-                           builders.count_metric("tm.basic", [200, 201, 199, 200, 202, 198]))
+    faster = stats.compare(
+        builders.count_metric("tm.basic", [100, 101, 99, 100, 102, 98]),
+        builders.count_metric("tm.basic", [200, 201, 199, 200, 202, 198]),
+    )
     assert faster.real and faster.beyond_spread is None  # one run each: the spread is unknown
     assert math.isfinite(stats.mann_whitney([1.0] * 30, [2.0] * 30))
 
@@ -140,8 +145,10 @@ def with_tail(rng: random.Random, n: int, share: float, factor: float) -> list[i
 def test_equal_tails_are_not_called_different():
     rng = random.Random(31)
     for key in ("p99", "max"):
-        verdicts = [stats.compare(as_metric(skewed(rng, 5000), raw=False), as_metric(skewed(rng, 5000), raw=False),
-                                  key) for _ in range(10)]
+        verdicts = [
+            stats.compare(as_metric(skewed(rng, 5000), raw=False), as_metric(skewed(rng, 5000), raw=False), key)
+            for _ in range(10)
+        ]
         assert {v.test for v in verdicts} == {"tail"}
         assert sum(v.real for v in verdicts) <= 1
 
@@ -164,8 +171,10 @@ def test_the_binomial_test_matches_reference_values():
     assert stats._binomial_two_sided(0, 0, 0.5) == 1.0
 
 
-@pytest.mark.parametrize(("k", "n", "p"), [(0, 7, 0.3), (17, 40, 0.25), (120, 1000, 0.1), (4990, 10000, 0.5),
-                                           (3, 20000, 0.0004), (60000, 100000, 0.6)])
+@pytest.mark.parametrize(
+    ("k", "n", "p"),
+    [(0, 7, 0.3), (17, 40, 0.25), (120, 1000, 0.1), (4990, 10000, 0.5), (3, 20000, 0.0004), (60000, 100000, 0.6)],
+)
 def test_the_binomial_test_is_scipys(k, n, p):
     assert stats._binomial_two_sided(k, n, p) == pytest.approx(scipy_stats.binomtest(k, n, p).pvalue, rel=1e-6)
 

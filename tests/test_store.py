@@ -5,8 +5,8 @@ import sqlite3
 import pytest
 
 import builders
-from rtscope.model import result
 from rtscope.errors import RtscopeError
+from rtscope.model import result
 from rtscope.store.database import Campaign, Store
 
 
@@ -49,8 +49,11 @@ def test_prefixes_unique_ambiguous_and_unknown(store):
 
 def test_runs_are_listed_newest_first_with_their_issues(store):
     store.add(stored("1000000000000000", started="2024-05-01T10:00:00Z"))
-    store.add(stored("2000000000000000", started="2024-05-02T10:00:00Z", privileged=False,
-                     invalid=("lat.wakeup",), label="later"))
+    store.add(
+        stored(
+            "2000000000000000", started="2024-05-02T10:00:00Z", privileged=False, invalid=("lat.wakeup",), label="later"
+        )
+    )
     rows = store.runs()
     assert [row.id for row in rows] == ["2000000000000000", "1000000000000000"]
     assert (rows[0].label, rows[0].invalid_metrics, rows[0].warnings) == ("later", 1, 2)
@@ -85,11 +88,15 @@ def write_other_sqlite(path):
     connection.close()
 
 
-@pytest.mark.parametrize("make", [
-    lambda path: path.write_bytes(b"this is not a database\n" * 100),
-    lambda path: path.write_bytes(b""),
-    write_other_sqlite,
-], ids=["garbage", "empty", "other-sqlite"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda path: path.write_bytes(b"this is not a database\n" * 100),
+        lambda path: path.write_bytes(b""),
+        write_other_sqlite,
+    ],
+    ids=["garbage", "empty", "other-sqlite"],
+)
 @pytest.mark.parametrize("create", [False, True])
 def test_a_foreign_file_is_refused_and_left_alone(tmp_path, make, create):
     path = tmp_path / "foreign.db"
@@ -113,24 +120,41 @@ def test_a_directory_is_not_a_database(tmp_path):
         Store.open(tmp_path, create=True)
 
 
-def in_campaign(run_id: str, cell: str, repetition: int, *, campaign_id: str = "c000000000000001",
-                status: str = "complete") -> result.Result:
+def in_campaign(
+    run_id: str, cell: str, repetition: int, *, campaign_id: str = "c000000000000001", status: str = "complete"
+) -> result.Result:
     doc = builders.result_doc(run_id=run_id, status=status)
-    doc["campaign"] = {"name": "study", "id": campaign_id, "cell": cell, "axes": {"load": cell},
-                       "repetition": repetition, "repetitions": 2}
+    doc["campaign"] = {
+        "name": "study",
+        "id": campaign_id,
+        "cell": cell,
+        "axes": {"load": cell},
+        "repetition": repetition,
+        "repetitions": 2,
+    }
     return result.from_doc(doc, "test")
 
 
 def test_campaign_runs_come_cell_by_cell_without_interrupted_ones(store):
     store.add_campaign(Campaign("c000000000000001", "study", "2024-05-01T10:00:00Z", {"cells": 2}))
     # Measured repetition-major, as a campaign runs them; cell "cpu" repetition 2 was interrupted once.
-    for number, (cell, repetition, status) in enumerate([("idle", 1, "complete"), ("cpu", 1, "complete"),
-                                                         ("idle", 2, "complete"), ("cpu", 2, "interrupted"),
-                                                         ("cpu", 2, "complete")]):
+    for number, (cell, repetition, status) in enumerate(
+        [
+            ("idle", 1, "complete"),
+            ("cpu", 1, "complete"),
+            ("idle", 2, "complete"),
+            ("cpu", 2, "interrupted"),
+            ("cpu", 2, "complete"),
+        ]
+    ):
         store.add(in_campaign(f"{number + 1:016x}", cell, repetition, status=status))
     runs = store.campaign_runs("study")
     assert [(r.doc["campaign"]["cell"], r.doc["campaign"]["repetition"]) for r in runs] == [
-        ("idle", 1), ("idle", 2), ("cpu", 1), ("cpu", 2)]
+        ("idle", 1),
+        ("idle", 2),
+        ("cpu", 1),
+        ("cpu", 2),
+    ]
     assert store.campaign_cells("c000000000000001") == {("idle", 1), ("idle", 2), ("cpu", 1), ("cpu", 2)}
     assert store.campaign("c0000").plan == {"cells": 2}
 
@@ -172,9 +196,10 @@ def test_a_version_1_database_is_upgraded_keeping_its_runs(db_path):
     old = stored("1000000000000000")
     with sqlite3.connect(db_path) as connection:
         connection.executescript(_VERSION_1)
-        connection.execute("INSERT INTO runs VALUES (?, ?, ?, NULL, 'h', 'k', 'complete', 'ctxsw.sem', 0, ?, ?)",
-                           (old.run_id, old.doc["run"]["started"], old.doc["run"]["finished"],
-                            old.doc["run"]["started"], old.text))
+        connection.execute(
+            "INSERT INTO runs VALUES (?, ?, ?, NULL, 'h', 'k', 'complete', 'ctxsw.sem', 0, ?, ?)",
+            (old.run_id, old.doc["run"]["started"], old.doc["run"]["finished"], old.doc["run"]["started"], old.text),
+        )
     with Store.open(db_path) as upgraded:
         assert upgraded.get("1000").text == old.text
         upgraded.add(in_campaign("2000000000000000", "idle", 1))

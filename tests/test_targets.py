@@ -19,10 +19,19 @@ from rtscope.targets.local import LocalTarget
 
 REQUEST = RunRequest(benches=("ctxsw.sem",), duration_s=0.5, policy="fifo", priority=80)
 
-BENCH_LIST = {"format": "rtscope-bench-list", "version": 1, "port": "posix", "benches": [
-    {"id": "ctxsw.sem", "summary": "context switch", "metrics": ["ctxsw.sem"],
-     "params": [{"name": "cpu", "type": "int", "default": "-1", "min": -1, "max": 255,
-                 "description": "CPU"}]}]}
+BENCH_LIST = {
+    "format": "rtscope-bench-list",
+    "version": 1,
+    "port": "posix",
+    "benches": [
+        {
+            "id": "ctxsw.sem",
+            "summary": "context switch",
+            "metrics": ["ctxsw.sem"],
+            "params": [{"name": "cpu", "type": "int", "default": "-1", "min": -1, "max": 255, "description": "CPU"}],
+        }
+    ],
+}
 
 # Acts out what the STUB_* variables say: prints, writes a result, exits or dies by a signal.
 STUB = """\
@@ -53,13 +62,40 @@ def stub(tmp_path, monkeypatch):
 
 
 def test_request_becomes_probe_arguments():
-    request = RunRequest(benches=("ctxsw.sem", "lat.wakeup"), duration_s=0.3, policy="rr", priority=50,
-                         cpus=(0, 2), params=(ParamSetting("lat.wakeup", "cpu", "1"),), label="x", raw=10,
-                         mlock=False, cpu_latency=False, refuse_privilege=True)
+    request = RunRequest(
+        benches=("ctxsw.sem", "lat.wakeup"),
+        duration_s=0.3,
+        policy="rr",
+        priority=50,
+        cpus=(0, 2),
+        params=(ParamSetting("lat.wakeup", "cpu", "1"),),
+        label="x",
+        raw=10,
+        mlock=False,
+        cpu_latency=False,
+        refuse_privilege=True,
+    )
     assert request.probe_args() == [
-        "ctxsw.sem", "lat.wakeup", "--duration", "0.3", "--policy", "rr", "--priority", "50", "--cpus", "0,2",
-        "--param", "lat.wakeup:cpu=1", "--label", "x", "--raw", "10", "--no-mlock", "--no-cpu-latency",
-        "--refuse-privilege"]
+        "ctxsw.sem",
+        "lat.wakeup",
+        "--duration",
+        "0.3",
+        "--policy",
+        "rr",
+        "--priority",
+        "50",
+        "--cpus",
+        "0,2",
+        "--param",
+        "lat.wakeup:cpu=1",
+        "--label",
+        "x",
+        "--raw",
+        "10",
+        "--no-mlock",
+        "--no-cpu-latency",
+        "--refuse-privilege",
+    ]
 
 
 def test_local_run_relays_stderr_and_reads_the_result(stub, tmp_path, monkeypatch, capsys):
@@ -80,11 +116,15 @@ def test_local_run_bad_input_gives_the_probes_message(stub, monkeypatch):
         stub.run(REQUEST)
 
 
-@pytest.mark.parametrize(("settings", "message"), [
-    ({"STUB_SIGNAL": str(int(signal.SIGSEGV))}, "the probe was killed by SIGSEGV"),
-    ({"STUB_EXIT": "1"}, "exited with status 1 without writing a result"),
-    ({"STUB_EXIT": "3", "STUB_STDERR": "oops\n"}, "exited with status 3: oops"),
-], ids=["crash", "no-result", "odd-status"])
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"STUB_SIGNAL": str(int(signal.SIGSEGV))}, "the probe was killed by SIGSEGV"),
+        ({"STUB_EXIT": "1"}, "exited with status 1 without writing a result"),
+        ({"STUB_EXIT": "3", "STUB_STDERR": "oops\n"}, "exited with status 3: oops"),
+    ],
+    ids=["crash", "no-result", "odd-status"],
+)
 def test_local_run_probe_failures(stub, monkeypatch, settings, message):
     for name, value in settings.items():
         monkeypatch.setenv(name, value)
@@ -138,8 +178,13 @@ def test_fake_replays_deterministically(recorded_dir):
 
 
 def test_fake_takes_each_bench_from_its_first_recording(recorded_dir):
-    request = RunRequest(benches=("mutex.lock", "ctxsw.sem"), duration_s=2, policy="fifo", priority=80,
-                         params=(ParamSetting(None, "cpu", "3"),))
+    request = RunRequest(
+        benches=("mutex.lock", "ctxsw.sem"),
+        duration_s=2,
+        policy="fifo",
+        priority=80,
+        params=(ParamSetting(None, "cpu", "3"),),
+    )
     doc = FakeTarget(recorded_dir).run(request).doc
     assert [m["id"] for m in doc["metrics"]] == ["mutex.lock", "ctxsw.sem"]
     assert doc["system"]["hostname"] == "other-host"  # the recording of the first bench

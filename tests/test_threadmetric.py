@@ -13,13 +13,17 @@ import pytest
 
 import builders
 
-
 TESTS = ("tm.basic", "tm.coop", "tm.preempt", "tm.irq", "tm.irq_preempt", "tm.message", "tm.sync", "tm.memory")
 PERIODS = 3
 BRIEF = ["--param", "period=0.2", "--param", f"periods={PERIODS}"]
 # Checks every test records, with the value a test that did its job has (None: any value).
-COMMON_CHECKS = {"strict_priorities": True, "cpu": None, "same_cpu": True, "reporter_late_max_us": None,
-                 "counters_monotonic": True}
+COMMON_CHECKS = {
+    "strict_priorities": True,
+    "cpu": None,
+    "same_cpu": True,
+    "reporter_late_max_us": None,
+    "counters_monotonic": True,
+}
 OWN_CHECKS: dict[str, dict[str, Any]] = {
     "tm.basic": {"work_verified": True},
     "tm.coop": {"counters_spread_max": None},
@@ -34,8 +38,13 @@ STRICT_PRIORITIES_NEEDED = "Thread-Metric needs strict priorities on one CPU"
 
 
 def run_probe(probe: Path, *args: str, status: int = 0) -> dict[str, Any]:
-    proc = subprocess.run([str(probe), "run", "threadmetric", *args, "--quiet", "--json", "-"],
-                          capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [str(probe), "run", "threadmetric", *args, "--quiet", "--json", "-"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == status, proc.stderr
     doc = json.loads(proc.stdout)
     jsonschema.validate(doc, builders.SCHEMA)
@@ -117,9 +126,12 @@ def test_without_privilege_every_test_is_measured_but_invalid(refused):
 
 
 def test_ctrl_c_keeps_the_complete_periods(probe):
-    process = subprocess.Popen([str(probe), "run", "tm.sync", "--param", "period=0.3", "--param", "periods=100",
-                                "--quiet", "--json", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+    process = subprocess.Popen(
+        [str(probe), "run", "tm.sync", "--param", "period=0.3", "--param", "periods=100", "--quiet", "--json", "-"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(1.5)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
@@ -131,13 +143,17 @@ def test_ctrl_c_keeps_the_complete_periods(probe):
     assert 1 <= len(m["periods"]) < 100
 
 
-@pytest.mark.parametrize(("param", "message"), [
-    ("period=0", "bench tm.basic: parameter period: must be between 0.05 and 3600, not 0"),
-    ("periods=0", "bench tm.basic: parameter periods: must be between 1 and 1000, not 0"),
-    ("periods=2.5", "bench tm.basic: parameter periods: '2.5' is not a whole number"),
-])
+@pytest.mark.parametrize(
+    ("param", "message"),
+    [
+        ("period=0", "bench tm.basic: parameter period: must be between 0.05 and 3600, not 0"),
+        ("periods=0", "bench tm.basic: parameter periods: must be between 1 and 1000, not 0"),
+        ("periods=2.5", "bench tm.basic: parameter periods: '2.5' is not a whole number"),
+    ],
+)
 def test_bad_periods_are_refused_in_one_line(probe, param, message):
-    proc = subprocess.run([str(probe), "run", "tm.basic", "--param", param], capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        [str(probe), "run", "tm.basic", "--param", param], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 2
     assert proc.stderr == f"rtscope-probe: {message}\n"

@@ -36,8 +36,13 @@ def _run_probe(probe, tmp_path, *extra):
     tag = f"watchdog-{uuid.uuid4().hex}"
     out = tmp_path / "hang.json"
     started = time.monotonic()
-    completed = subprocess.run([probe, "run", *HANG, "--label", tag, "--json", out, *extra],
-                               capture_output=True, text=True, timeout=LIMIT_S, check=False)
+    completed = subprocess.run(
+        [probe, "run", *HANG, "--label", tag, "--json", out, *extra],
+        capture_output=True,
+        text=True,
+        timeout=LIMIT_S,
+        check=False,
+    )
     return completed, time.monotonic() - started, out, tag
 
 
@@ -61,8 +66,11 @@ def test_a_hung_bench_is_stopped_and_keeps_what_it_measured(probe, tmp_path, spi
 def test_ctrl_c_on_a_hung_bench_ends_the_run_interrupted(probe, tmp_path):
     tag = f"watchdog-{uuid.uuid4().hex}"
     out = tmp_path / "hang.json"
-    process = subprocess.Popen([probe, "run", "selftest.hang", "--duration", "60", "--grace", "1", "--quiet",
-                                "--label", tag, "--json", out], stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [probe, "run", "selftest.hang", "--duration", "60", "--grace", "1", "--quiet", "--label", tag, "--json", out],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(0.5)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=LIMIT_S)
@@ -74,27 +82,53 @@ def test_ctrl_c_on_a_hung_bench_ends_the_run_interrupted(probe, tmp_path):
 
 
 def test_rtscope_stores_the_failed_run(probe, db_path):
-    completed = subprocess.run([sys.executable, "-m", "rtscope", "--probe", str(probe), "run", "selftest.hang",
-                                "--duration", "0.3", "--grace", "1"], env=process_env(db_path),
-                               capture_output=True, text=True, timeout=LIMIT_S, check=False)
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rtscope",
+            "--probe",
+            str(probe),
+            "run",
+            "selftest.hang",
+            "--duration",
+            "0.3",
+            "--grace",
+            "1",
+        ],
+        env=process_env(db_path),
+        capture_output=True,
+        text=True,
+        timeout=LIMIT_S,
+        check=False,
+    )
     assert completed.returncode == 1, completed.stderr
     assert "Traceback" not in completed.stderr
     assert "stopped by the watchdog" in completed.stdout
-    shown = subprocess.run([sys.executable, "-m", "rtscope", "show", "last", "--json"], env=process_env(db_path),
-                           capture_output=True, text=True, check=True)
+    shown = subprocess.run(
+        [sys.executable, "-m", "rtscope", "show", "last", "--json"],
+        env=process_env(db_path),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(shown.stdout)["run"]["status"] == "failed"
 
 
 def test_a_bench_that_stops_in_time_is_not_touched(probe, tmp_path):
     out = tmp_path / "run.json"
-    completed = subprocess.run([probe, "run", "ctxsw.sem", "--duration", "0.3", "--grace", "1", "--quiet",
-                                "--json", out], capture_output=True, text=True, timeout=LIMIT_S, check=False)
+    completed = subprocess.run(
+        [probe, "run", "ctxsw.sem", "--duration", "0.3", "--grace", "1", "--quiet", "--json", out],
+        capture_output=True,
+        text=True,
+        timeout=LIMIT_S,
+        check=False,
+    )
     assert completed.returncode == 0, completed.stderr
     assert result.load(out).doc["benches"][0]["status"] == "ok"
 
 
 def test_bad_grace_is_refused(probe):
-    completed = subprocess.run([probe, "run", "ctxsw.sem", "--grace", "0"], capture_output=True, text=True,
-                               check=False)
+    completed = subprocess.run([probe, "run", "ctxsw.sem", "--grace", "0"], capture_output=True, text=True, check=False)
     assert completed.returncode == 2
     assert completed.stderr == "rtscope-probe: --grace: '0' is not a positive number of seconds\n"

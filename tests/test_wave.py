@@ -53,8 +53,17 @@ pytestmark = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="the generator
 def run_wave(rtscope_process, probe: Path, tmp_path: Path, *params: str, duration: str = "1.5") -> dict[str, Any]:
     """The result document of wave.square run through rtscope with ``params``."""
     out = tmp_path / "wave.json"
-    outcome = rtscope_process("--probe", probe, "run", "wave.square", *(arg for p in params for arg in ("--param", p)),
-                              "--duration", duration, "--json", out)
+    outcome = rtscope_process(
+        "--probe",
+        probe,
+        "run",
+        "wave.square",
+        *(arg for p in params for arg in ("--param", p)),
+        "--duration",
+        duration,
+        "--json",
+        out,
+    )
     assert out.exists(), outcome.err
     return result.load(out).doc
 
@@ -101,8 +110,17 @@ def test_a_stretched_period_is_reported_with_exactly_its_error(rtscope_process, 
     periods = 4 * STRETCH + 2  # four stretched periods to judge: the 5th, 10th, 15th and 20th
     # At a real-time priority when it can have one, so that a busy machine does not move its toggles.
     command = [*(["chrt", "-f", "70"] if os.geteuid() == 0 and shutil.which("chrt") else []), sys.executable, script]
-    doc = run_wave(rtscope_process, probe, tmp_path, "model=custom", f"command={' '.join(map(str, command))}",
-                   "period_us=50000", f"periods={periods}", BLIND_US, duration="4")
+    doc = run_wave(
+        rtscope_process,
+        probe,
+        tmp_path,
+        "model=custom",
+        f"command={' '.join(map(str, command))}",
+        "period_us=50000",
+        f"periods={periods}",
+        BLIND_US,
+        duration="4",
+    )
     assert doc["benches"][0]["status"] == "ok", doc["benches"][0]["error"]
     metrics = metrics_of(doc)
     period, error = metrics["wave.period"], metrics["wave.rel_error"]

@@ -14,8 +14,9 @@ import pytest
 
 from rtscope.model import result
 
-pytestmark = pytest.mark.skipif(shutil.which("sigrok-cli") is None,
-                                reason="sigrok-cli is not installed (Debian: apt install sigrok-cli)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("sigrok-cli") is None, reason="sigrok-cli is not installed (Debian: apt install sigrok-cli)"
+)
 
 # The demo driver counting up at its default 200 kHz: D3 is a wave of 80 us (probe/tests/data/README.md). Its analog
 # channels off: libsigrok 0.5.2 writes their samples as text lines into a logic capture.
@@ -29,13 +30,19 @@ def _argv(probe: Path, out: Path, *params: str) -> list[str]:
     return argv
 
 
-def _capture(probe: Path, tmp_path: Path, *params: str, duration: str = "5") -> tuple[subprocess.CompletedProcess,
-                                                                                      dict]:
+def _capture(
+    probe: Path, tmp_path: Path, *params: str, duration: str = "5"
+) -> tuple[subprocess.CompletedProcess, dict]:
     """Run wave.import with params, its temporary files in tmp_path/tmp (checked empty afterwards)."""
     out, tmp = tmp_path / "run.json", tmp_path / "tmp"
     tmp.mkdir(exist_ok=True)
-    ran = subprocess.run(_argv(probe, out, *params) + ["--duration", duration], capture_output=True, text=True,
-                         timeout=60, env={**os.environ, "TMPDIR": str(tmp)})
+    ran = subprocess.run(
+        _argv(probe, out, *params) + ["--duration", duration],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "TMPDIR": str(tmp)},
+    )
     assert list(tmp.iterdir()) == []
     return ran, result.load(out).doc
 
@@ -43,15 +50,21 @@ def _capture(probe: Path, tmp_path: Path, *params: str, duration: str = "5") -> 
 def _sigrok_pids() -> set[int]:
     """The sigrok-cli processes running now (zombies are gone already)."""
     ps = subprocess.run(["ps", "-eo", "pid,stat,args"], capture_output=True, text=True, check=True).stdout
-    return {int(line.split()[0]) for line in ps.splitlines()[1:]
-            if line.split()[2:3] == ["sigrok-cli"] and not line.split()[1].startswith("Z")}
+    return {
+        int(line.split()[0])
+        for line in ps.splitlines()[1:]
+        if line.split()[2:3] == ["sigrok-cli"] and not line.split()[1].startswith("Z")
+    }
 
 
 def _sigrok_of(parent: int) -> list[int]:
     """The sigrok-cli processes that parent started."""
     ps = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True, check=True).stdout
-    return [int(line.split()[0]) for line in ps.splitlines()[1:]
-            if line.split()[1] == str(parent) and line.split()[2:3] == ["sigrok-cli"]]
+    return [
+        int(line.split()[0])
+        for line in ps.splitlines()[1:]
+        if line.split()[1] == str(parent) and line.split()[2:3] == ["sigrok-cli"]
+    ]
 
 
 def _gone(pids: list[int], within_s: float = 5) -> bool:
@@ -66,8 +79,9 @@ def _start_endless_capture(probe: Path, tmp_path: Path) -> tuple[subprocess.Pope
     out, tmp = tmp_path / "run.json", tmp_path / "tmp"
     tmp.mkdir()
     argv = _argv(probe, out, "driver=demo:analog_channels=0", "samples=1000000000") + ["--duration", "30"]
-    run = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           env={**os.environ, "TMPDIR": str(tmp)})
+    run = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp)}
+    )
     deadline = time.monotonic() + 10
     while not (sigrok := _sigrok_of(run.pid)) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -80,24 +94,46 @@ def test_a_live_capture_of_the_demo_driver_is_judged_as_an_imported_one(probe, t
     ran, doc = _capture(probe, tmp_path, *DEMO, f"format={fmt}")
     assert ran.returncode == 0, ran.stderr
     bench = doc["benches"][0]
-    assert bench["params"] == {"file": "", "channel": "D3", "period_us": 80, "format": fmt,
-                               "driver": "demo:analog_channels=0", "config": "pattern=incremental", "group": "Logic",
-                               "samples": 1000}
+    assert bench["params"] == {
+        "file": "",
+        "channel": "D3",
+        "period_us": 80,
+        "format": fmt,
+        "driver": "demo:analog_channels=0",
+        "config": "pattern=incremental",
+        "group": "Logic",
+        "samples": 1000,
+    }
     metrics = {m["id"]: m for m in doc["metrics"]}
     checks = metrics["wave.period"]["checks"]
     assert checks["periods_judged"] == 61 and checks["resolution_ns"] == 5000 and checks["missed_periods"] == 0
     assert metrics["wave.rel_error"]["stats"]["max"] < 1e-9 and metrics["wave.duty"]["stats"]["mean"] == 50
 
 
-@pytest.mark.parametrize(("params", "error"), [
-    (("driver=nosuch",), re.escape("sigrok-cli --driver nosuch ended with exit status 1: nothing on its standard "
-                                   "output (its reason is on standard error)")),
-    (("driver=demo",), r"sigrok-cli --driver demo: line \d+: analog samples \('A\d:'\): capture logic channels only "
-                       r"\(e\.g\. demo:analog_channels=0\)"),  # which analog channel comes first varies
-    (("driver=demo:analog_channels=0", "samples=1000000000"),
-     re.escape("sigrok-cli --driver demo:analog_channels=0 did not end within the run's 1 s: stopped (fewer samples, "
-               "or a longer --duration)")),
-])
+@pytest.mark.parametrize(
+    ("params", "error"),
+    [
+        (
+            ("driver=nosuch",),
+            re.escape(
+                "sigrok-cli --driver nosuch ended with exit status 1: nothing on its standard "
+                "output (its reason is on standard error)"
+            ),
+        ),
+        (
+            ("driver=demo",),
+            r"sigrok-cli --driver demo: line \d+: analog samples \('A\d:'\): capture logic channels only "
+            r"\(e\.g\. demo:analog_channels=0\)",
+        ),  # which analog channel comes first varies
+        (
+            ("driver=demo:analog_channels=0", "samples=1000000000"),
+            re.escape(
+                "sigrok-cli --driver demo:analog_channels=0 did not end within the run's 1 s: stopped (fewer samples, "
+                "or a longer --duration)"
+            ),
+        ),
+    ],
+)
 def test_a_capture_that_fails_fails_the_bench_with_one_line(probe, tmp_path, params, error):
     before = _sigrok_pids()
     ran, doc = _capture(probe, tmp_path, *params, duration="1")
@@ -111,17 +147,26 @@ def test_a_capture_that_fails_fails_the_bench_with_one_line(probe, tmp_path, par
 def test_a_file_and_a_driver_together_are_refused(probe, tmp_path):
     ran, doc = _capture(probe, tmp_path, "driver=demo", "file=demo.csv")
     assert ran.returncode == 1
-    assert doc["benches"][0]["error"] == \
-        "file and driver both given: import a capture (file) or capture live (driver), not both"
+    assert (
+        doc["benches"][0]["error"]
+        == "file and driver both given: import a capture (file) or capture live (driver), not both"
+    )
 
 
 def test_without_sigrok_cli_the_bench_names_its_debian_package(probe, tmp_path):
     out = tmp_path / "run.json"
-    ran = subprocess.run(_argv(probe, out, "driver=demo"), capture_output=True, text=True, timeout=30,
-                         env={**os.environ, "PATH": str(tmp_path)})
+    ran = subprocess.run(
+        _argv(probe, out, "driver=demo"),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "PATH": str(tmp_path)},
+    )
     assert ran.returncode == 1
-    assert result.load(out).doc["benches"][0]["error"] == \
-        "sigrok-cli is not installed: a live capture needs it (Debian: apt install sigrok-cli)"
+    assert (
+        result.load(out).doc["benches"][0]["error"]
+        == "sigrok-cli is not installed: a live capture needs it (Debian: apt install sigrok-cli)"
+    )
 
 
 def test_ctrl_c_stops_the_capture_and_leaves_nothing_behind(probe, tmp_path):

@@ -22,14 +22,16 @@ PERIODS = 40
 
 @pytest.fixture(scope="module")
 def fake_gpio(probe) -> Path:
-    built = subprocess.run(["make", "-s", "-C", str(probe.parent.parent), "fake-gpio"], capture_output=True,
-                           text=True, check=False)
+    built = subprocess.run(
+        ["make", "-s", "-C", str(probe.parent.parent), "fake-gpio"], capture_output=True, text=True, check=False
+    )
     assert built.returncode == 0, built.stderr
     return probe.parent / "fake-gpio.so"
 
 
-def _run(probe: Path, tmp_path: Path, *params: str, env: dict[str, str] | None = None,
-         duration: str = "3") -> tuple[subprocess.CompletedProcess, dict[str, Any]]:
+def _run(
+    probe: Path, tmp_path: Path, *params: str, env: dict[str, str] | None = None, duration: str = "3"
+) -> tuple[subprocess.CompletedProcess, dict[str, Any]]:
     out = tmp_path / "run.json"
     argv = [str(probe), "run", "wave.square", "--quiet", "--json", str(out), "--duration", duration]
     for param in params:
@@ -52,8 +54,16 @@ def _error(doc: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("model", ["c-file", "c-rt", "c-busy", "c-timerfd"])
 def test_each_c_model_drives_a_gpio_line_the_observer_takes_edges_of(probe, fake_gpio, tmp_path, model):
-    ran, doc = _run(probe, tmp_path, "pin=gpio", f"chip={CHIP}", f"model={model}", "period_us=2000",
-                    f"periods={PERIODS}", env=_wired(fake_gpio, tmp_path))
+    ran, doc = _run(
+        probe,
+        tmp_path,
+        "pin=gpio",
+        f"chip={CHIP}",
+        f"model={model}",
+        "period_us=2000",
+        f"periods={PERIODS}",
+        env=_wired(fake_gpio, tmp_path),
+    )
     if model == "c-rt" and ran.returncode and "real-time policy" in (_error(doc) or ""):
         pytest.skip("c-rt needs a real-time policy, and this run was not granted one")
     assert ran.returncode == 0, _error(doc)
@@ -75,8 +85,17 @@ def test_edges_the_kernel_dropped_leave_their_periods_unjudged(probe, fake_gpio,
     and the time between the edges around them is blind."""
     # c-rt (SCHED_FIFO, absolute sleeps): a generator the machine's other work cannot stall for a period, so
     # that no period is missed but those the drops hide.
-    ran, doc = _run(probe, tmp_path, "pin=gpio", f"chip={CHIP}", "model=c-rt", "period_us=2000",
-                    f"periods={PERIODS}", "max_blind=0.5", env=_wired(fake_gpio, tmp_path, FAKE_GPIO_DROP_EVERY="10"))
+    ran, doc = _run(
+        probe,
+        tmp_path,
+        "pin=gpio",
+        f"chip={CHIP}",
+        "model=c-rt",
+        "period_us=2000",
+        f"periods={PERIODS}",
+        "max_blind=0.5",
+        env=_wired(fake_gpio, tmp_path, FAKE_GPIO_DROP_EVERY="10"),
+    )
     assert ran.returncode == 0, _error(doc)
     period = next(m for m in doc["metrics"] if m["id"] == "wave.period")
     checks = period["checks"]
@@ -90,8 +109,16 @@ def test_edges_the_kernel_dropped_leave_their_periods_unjudged(probe, fake_gpio,
 
 
 def test_a_blind_share_over_max_blind_makes_the_wave_invalid(probe, fake_gpio, tmp_path):
-    ran, doc = _run(probe, tmp_path, "pin=gpio", f"chip={CHIP}", "model=c-file", "period_us=2000",
-                    f"periods={PERIODS}", env=_wired(fake_gpio, tmp_path, FAKE_GPIO_DROP_EVERY="3"))
+    ran, doc = _run(
+        probe,
+        tmp_path,
+        "pin=gpio",
+        f"chip={CHIP}",
+        "model=c-file",
+        "period_us=2000",
+        f"periods={PERIODS}",
+        env=_wired(fake_gpio, tmp_path, FAKE_GPIO_DROP_EVERY="3"),
+    )
     period = next(m for m in doc["metrics"] if m["id"] == "wave.period")
     assert not period["valid"] and period["invalid_reason"].startswith("the observer was blind for")
 
@@ -99,47 +126,89 @@ def test_a_blind_share_over_max_blind_makes_the_wave_invalid(probe, fake_gpio, t
 def test_a_custom_program_is_told_the_chip_and_line(probe, fake_gpio, tmp_path):
     seen = tmp_path / "env.json"
     script = tmp_path / "gen.py"
-    script.write_text("import json, os, sys\n"
-                      f"json.dump({{k: v for k, v in os.environ.items() if k.startswith('RTSCOPE_')}}, open({str(seen)!r}, 'w'))\n"
-                      "print('toggles 0')\n", encoding="utf-8")
-    ran, doc = _run(probe, tmp_path, "pin=gpio", f"chip={CHIP}", "model=custom", f"command=python3 {script}",
-                    "out_line=7", "in_line=3", env=_wired(fake_gpio, tmp_path))
+    script.write_text(
+        "import json, os, sys\n"
+        f"json.dump({{k: v for k, v in os.environ.items() if k.startswith('RTSCOPE_')}}, open({str(seen)!r}, 'w'))\n"
+        "print('toggles 0')\n",
+        encoding="utf-8",
+    )
+    ran, doc = _run(
+        probe,
+        tmp_path,
+        "pin=gpio",
+        f"chip={CHIP}",
+        "model=custom",
+        f"command=python3 {script}",
+        "out_line=7",
+        "in_line=3",
+        env=_wired(fake_gpio, tmp_path),
+    )
     env = json.loads(seen.read_text())
     assert env["RTSCOPE_GPIO_CHIP"] == CHIP and env["RTSCOPE_GPIO_LINE"] == "7" and "RTSCOPE_PIN" not in env
     assert ran.returncode == 1 and _error(doc).startswith("the generator never toggled the pin")
 
 
-@pytest.mark.parametrize(("params", "error"), [
-    (("model=c-file", "chip={tmp}/gpiochip9"),
-     "pin gpio: cannot open {tmp}/gpiochip9: No such file or directory (it needs a board's GPIO chip with out_line "
-     "wired to in_line; pin=shared works everywhere)"),
-    (("model=c-file", "chip=/dev/null"),
-     "pin gpio: /dev/null is not a GPIO chip (or its kernel predates the v2 uAPI, Linux 5.10) (it needs a board's "
-     "GPIO chip with out_line wired to in_line; pin=shared works everywhere)"),
-    (("model=c-file", "in_line=4", "out_line=4"),
-     "pin gpio: in_line and out_line are both 4; the observer's input is another line, wired to the output"),
-    (("model=bash",),
-     "model bash cannot drive a GPIO line (it writes a file: the shared pin); with pin=gpio use c-file, c-rt, "
-     "c-busy, c-timerfd or custom"),
-    (("model=c-mmap",),
-     "model c-mmap cannot drive a GPIO line (it stores to a mapped page, which a GPIO line has no portable one "
-     "of); with pin=gpio use c-file, c-rt, c-busy, c-timerfd or custom"),
-])
+@pytest.mark.parametrize(
+    ("params", "error"),
+    [
+        (
+            ("model=c-file", "chip={tmp}/gpiochip9"),
+            "pin gpio: cannot open {tmp}/gpiochip9: No such file or directory (it needs a board's GPIO chip with out_line "
+            "wired to in_line; pin=shared works everywhere)",
+        ),
+        (
+            ("model=c-file", "chip=/dev/null"),
+            "pin gpio: /dev/null is not a GPIO chip (or its kernel predates the v2 uAPI, Linux 5.10) (it needs a board's "
+            "GPIO chip with out_line wired to in_line; pin=shared works everywhere)",
+        ),
+        (
+            ("model=c-file", "in_line=4", "out_line=4"),
+            "pin gpio: in_line and out_line are both 4; the observer's input is another line, wired to the output",
+        ),
+        (
+            ("model=bash",),
+            "model bash cannot drive a GPIO line (it writes a file: the shared pin); with pin=gpio use c-file, c-rt, "
+            "c-busy, c-timerfd or custom",
+        ),
+        (
+            ("model=c-mmap",),
+            "model c-mmap cannot drive a GPIO line (it stores to a mapped page, which a GPIO line has no portable one "
+            "of); with pin=gpio use c-file, c-rt, c-busy, c-timerfd or custom",
+        ),
+    ],
+)
 def test_where_gpio_cannot_run_it_says_so_in_one_line(probe, tmp_path, params, error):
     ran, doc = _run(probe, tmp_path, "pin=gpio", *(p.replace("{tmp}", str(tmp_path)) for p in params))
     assert ran.returncode == 1 and _error(doc) == error.replace("{tmp}", str(tmp_path))
     assert doc["metrics"] == []
 
 
-@pytest.mark.parametrize(("model", "env", "error"), [
-    ("c-file", {"RTSCOPE_GPIO_CHIP": "/nonexistent/gpiochip0", "RTSCOPE_GPIO_LINE": "0"},
-     "cannot open /nonexistent/gpiochip0: No such file or directory"),
-    ("c-mmap", {"RTSCOPE_GPIO_CHIP": "/dev/null", "RTSCOPE_GPIO_LINE": "0"},
-     "model c-mmap stores to a mapped pin: it cannot drive a GPIO line"),
-    ("c-busy", {"RTSCOPE_GPIO_CHIP": "/dev/null", "RTSCOPE_GPIO_LINE": "x"},
-     "RTSCOPE_GPIO_LINE must be the output line's offset on the chip"),
-])
+@pytest.mark.parametrize(
+    ("model", "env", "error"),
+    [
+        (
+            "c-file",
+            {"RTSCOPE_GPIO_CHIP": "/nonexistent/gpiochip0", "RTSCOPE_GPIO_LINE": "0"},
+            "cannot open /nonexistent/gpiochip0: No such file or directory",
+        ),
+        (
+            "c-mmap",
+            {"RTSCOPE_GPIO_CHIP": "/dev/null", "RTSCOPE_GPIO_LINE": "0"},
+            "model c-mmap stores to a mapped pin: it cannot drive a GPIO line",
+        ),
+        (
+            "c-busy",
+            {"RTSCOPE_GPIO_CHIP": "/dev/null", "RTSCOPE_GPIO_LINE": "x"},
+            "RTSCOPE_GPIO_LINE must be the output line's offset on the chip",
+        ),
+    ],
+)
 def test_the_c_generator_refuses_a_gpio_line_it_cannot_drive(probe, model, env, error):
-    ran = subprocess.run([str(probe), "generate", model], capture_output=True, text=True, timeout=30,
-                         env={**os.environ, "RTSCOPE_HALF_PERIOD_NS": "1000", "RTSCOPE_PERIODS": "3", **env})
+    ran = subprocess.run(
+        [str(probe), "generate", model],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "RTSCOPE_HALF_PERIOD_NS": "1000", "RTSCOPE_PERIODS": "3", **env},
+    )
     assert ran.returncode != 0 and ran.stderr.strip() == f"rtscope-probe: generate: {error}"

@@ -24,8 +24,10 @@ def test_every_model_under_every_load_at_eight_periods_three_times():
     assert list(dict.fromkeys(a["period_us"] for a in axes)) == PERIODS_US
 
 
-@pytest.mark.skipif(not (shutil.which("stress-ng") and shutil.which("iperf3")),
-                    reason="the loads' tools are not installed (setup.sh installs stress-ng and iperf3)")
+@pytest.mark.skipif(
+    not (shutil.which("stress-ng") and shutil.which("iperf3")),
+    reason="the loads' tools are not installed (setup.sh installs stress-ng and iperf3)",
+)
 def test_the_plan_fits_in_half_an_hour(rtscope, tmp_path):
     recorded = tmp_path / "recorded"
     recorded.mkdir()

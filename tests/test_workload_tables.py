@@ -22,8 +22,9 @@ CAMPAIGN = {"name": "app-threads", "id": "c0ffee00c0ffee00", "repetition": 1, "r
 
 def cell_doc(op: str, threads: int, repetition: int, **figures) -> dict:
     campaign = {**CAMPAIGN, "cell": f"op={op} threads={threads}", "repetition": repetition}
-    return builders.app_doc(op, threads, run_id=f"{op[:4]}{threads:02d}{repetition:02d}".ljust(16, "0"),
-                            campaign=campaign, **figures)
+    return builders.app_doc(
+        op, threads, run_id=f"{op[:4]}{threads:02d}{repetition:02d}".ljust(16, "0"), campaign=campaign, **figures
+    )
 
 
 def only_series(docs: list[dict]) -> workload.Series:
@@ -36,8 +37,12 @@ def line_of(series: workload.Series, op: str, threads: int) -> workload.Line:
 
 
 def test_repetitions_make_one_line_mean_over_samples_tails_over_runs_and_ratios_to_two_threads():
-    docs = [cell_doc("quick", 2, 1, exec_ns=1e6, samples=100), cell_doc("quick", 2, 2, exec_ns=3e6, samples=300),
-            cell_doc("quick", 8, 1, exec_ns=4e6), cell_doc("quick", 8, 2, exec_ns=6e6)]
+    docs = [
+        cell_doc("quick", 2, 1, exec_ns=1e6, samples=100),
+        cell_doc("quick", 2, 2, exec_ns=3e6, samples=300),
+        cell_doc("quick", 8, 1, exec_ns=4e6),
+        cell_doc("quick", 8, 2, exec_ns=6e6),
+    ]
     series = only_series(docs)
     assert series.name is None  # the cells differ only in the workload's own axes: one table
     two, eight = line_of(series, "quick", 2), line_of(series, "quick", 8)
@@ -45,9 +50,9 @@ def test_repetitions_make_one_line_mean_over_samples_tails_over_runs_and_ratios_
     assert execution.valid == 2 and execution.invalid == 0
     # The builders' distribution: mean 1.05, p50 1.0, p99 1.5, max 7.0 times the typical value.
     assert execution.figures["mean"] == pytest.approx((1.05e6 * 100 + 3.15e6 * 300) / 400)
-    assert execution.figures["p50"] == pytest.approx(2e6)          # the median of 1 and 3 ms
+    assert execution.figures["p50"] == pytest.approx(2e6)  # the median of 1 and 3 ms
     assert execution.figures["p99"] == pytest.approx(1.5 * 2e6)
-    assert execution.figures["max"] == pytest.approx(7 * 3e6)      # the largest of the runs
+    assert execution.figures["max"] == pytest.approx(7 * 3e6)  # the largest of the runs
     assert two.baseline_threads == eight.baseline_threads == 2
     assert execution.ratios == {"mean": pytest.approx(1.0), "p99": pytest.approx(1.0)}
     assert eight.cells[0].ratios["mean"] == pytest.approx(5.25e6 / execution.figures["mean"])
@@ -73,8 +78,11 @@ def test_without_two_threads_the_ratio_is_to_the_smallest_n_and_the_table_says_s
 
 
 def test_invalid_runs_are_counted_marked_and_not_averaged_in():
-    docs = [cell_doc("selection", 2, 1, exec_ns=1e6), cell_doc("selection", 2, 2, exec_ns=9e6, valid=False),
-            cell_doc("selection", 4, 1, exec_ns=2e6, valid=False)]
+    docs = [
+        cell_doc("selection", 2, 1, exec_ns=1e6),
+        cell_doc("selection", 2, 2, exec_ns=9e6, valid=False),
+        cell_doc("selection", 4, 1, exec_ns=2e6, valid=False),
+    ]
     series = only_series(docs)
     two = line_of(series, "selection", 2).cells[0]
     assert (two.valid, two.invalid) == (1, 1)
@@ -86,8 +94,7 @@ def test_invalid_runs_are_counted_marked_and_not_averaged_in():
     rows = section.parts[0].rows
     assert rows[0][3].text == "1 of 2 *" and rows[0][3].emphasis == "bad"
     assert rows[3][4].text == "invalid" and rows[3][4].emphasis == "bad"
-    assert any("selection threads=2 app.exec: a sort's output was out of order" in note.text
-               for note in section.notes)
+    assert any("selection threads=2 app.exec: a sort's output was out of order" in note.text for note in section.notes)
 
 
 def test_series_by_what_the_cells_differ_in_besides_the_workload():
@@ -113,14 +120,14 @@ def test_published_figures_stand_in_marked_columns_beside_the_runs_and_in_no_rat
     beside = workload_section.section(docs, published=study)
     table = beside.parts[0]
     assert isinstance(table, Table)
-    added = table.header[len(plain.header):]
+    added = table.header[len(plain.header) :]
     assert added == ("published TWR", "published RPi4", "published BBAI", "published TWR by op")
     # The runs' own columns, ratios included, are the same with the study beside them.
-    assert [row[:len(plain.header)] for row in table.rows] == list(plain.rows)
+    assert [row[: len(plain.header)] for row in table.rows] == list(plain.rows)
     execution_at_2, response_at_2 = table.rows[0], table.rows[2]
-    assert [cell.text for cell in execution_at_2[len(plain.header):]] == ["1.02 ms", "1.68 ms", "1.50 ms", "1.83 ms"]
-    assert response_at_2[-1].text == "454 µs"                       # table 3: TWR sorting at 2 threads
-    assert all(cell.text == "—" for cell in table.rows[3][len(plain.header):])  # N = 3: the study has none
+    assert [cell.text for cell in execution_at_2[len(plain.header) :]] == ["1.02 ms", "1.68 ms", "1.50 ms", "1.83 ms"]
+    assert response_at_2[-1].text == "454 µs"  # table 3: TWR sorting at 2 threads
+    assert all(cell.text == "—" for cell in table.rows[3][len(plain.header) :])  # N = 3: the study has none
     assert table.rows[6][-1].text == "—" and table.rows[6][-2].text == "1.28 ms"  # mix: no op family
     how = " ".join(beside.parts[1].lines)
     assert "mean only" in how and "other hardware" in how and "not compared" in how and study.source in how
@@ -139,25 +146,37 @@ def test_the_study_is_data_in_the_package_with_its_source():
 
 
 def test_crypto_beside_wolfcrypt_where_the_algorithm_matches():
-    docs = [builders.throughput_doc("crypto.sha256", [900_000_000, 1_000_000_000, 1_100_000_000]),
-            builders.throughput_doc("crypto.aes128_gcm", [2_000_000_000] * 3, run_id="fedcba9876543210")]
+    docs = [
+        builders.throughput_doc("crypto.sha256", [900_000_000, 1_000_000_000, 1_100_000_000]),
+        builders.throughput_doc("crypto.aes128_gcm", [2_000_000_000] * 3, run_id="fedcba9876543210"),
+    ]
     section = workload_section.crypto_section(docs, published.load("twr-k70"))
     (row,) = section.parts[0].rows
-    assert [cell.text for cell in row] == ["crypto.sha256", "size=1024 library=openssl", "01234567", "1000 MB/s",
-                                           "900 MB/s", "SHA-256 MQX 550 kB/s; SHA-256 uClinux 530 kB/s"]
+    assert [cell.text for cell in row] == [
+        "crypto.sha256",
+        "size=1024 library=openssl",
+        "01234567",
+        "1000 MB/s",
+        "900 MB/s",
+        "SHA-256 MQX 550 kB/s; SHA-256 uClinux 530 kB/s",
+    ]
     assert section.parts[0].header[-1] == "published"
     assert "not a verdict" in " ".join(section.parts[1].lines)
     assert workload_section.crypto_section(docs[1:], published.load("twr-k70")) is None
 
 
 def test_compare_rows_are_keyed_by_metric_and_labels():
-    docs = [builders.app_doc("quick", 2, exec_ns=1e6, run_id="a" * 16),
-            builders.app_doc("quick", 8, exec_ns=4e6, run_id="b" * 16),
-            builders.app_doc("quick", 8, exec_ns=4e6, run_id="c" * 16)]
+    docs = [
+        builders.app_doc("quick", 2, exec_ns=1e6, run_id="a" * 16),
+        builders.app_doc("quick", 8, exec_ns=4e6, run_id="b" * 16),
+        builders.app_doc("quick", 8, exec_ns=4e6, run_id="c" * 16),
+    ]
     comparison = compare.build(group(docs, "run"), ("p50",))
     execution = [row for row in comparison.rows if row.metric == "app.exec"]
-    assert [row.name for row in execution] == ["app.exec{threads=2,op=quick,processes=1}",
-                                               "app.exec{threads=8,op=quick,processes=1}"]
+    assert [row.name for row in execution] == [
+        "app.exec{threads=2,op=quick,processes=1}",
+        "app.exec{threads=8,op=quick,processes=1}",
+    ]
     # Each row holds only the runs with its labels: no ratio across them.
     assert [f.value for f in execution[0].figures] == [1e6, None, None]
     assert [f.value for f in execution[1].figures] == [None, 4e6, 4e6]
@@ -171,8 +190,10 @@ def test_compare_rows_are_keyed_by_metric_and_labels():
     named = [[cell.text for cell in row[:2]] for row in table.rows]
     assert named[:2] == [["app.exec", "threads=2 op=quick processes=1"], ["", "threads=8 op=quick processes=1"]]
     lines = list(csv.reader(io.StringIO(comparison_formats.WRITERS["csv"](comparison))))
-    assert {line[0] for line in lines[1:]} >= {"app.exec{threads=2,op=quick,processes=1}",
-                                              "app.wait{threads=8,op=quick,processes=1}"}
+    assert {line[0] for line in lines[1:]} >= {
+        "app.exec{threads=2,op=quick,processes=1}",
+        "app.wait{threads=8,op=quick,processes=1}",
+    }
     exported = json.loads(comparison_formats.WRITERS["json"](comparison))
     assert [(m["id"], m["labels"]["threads"]) for m in exported["metrics"]][:2] == [("app.exec", 2), ("app.exec", 8)]
 
@@ -193,8 +214,9 @@ def test_a_run_before_format_4_takes_the_labels_newer_runs_agree_on():
 
 
 def throughputs(run_id: str, low: int, high: int, count: int = 200) -> dict:
-    return builders.throughput_doc("crypto.aes128_cbc", [low + (high - low) * i // (count - 1) for i in range(count)],
-                                   run_id=run_id)
+    return builders.throughput_doc(
+        "crypto.aes128_cbc", [low + (high - low) * i // (count - 1) for i in range(count)], run_id=run_id
+    )
 
 
 def test_a_throughputs_tail_is_its_low_side():
@@ -224,8 +246,10 @@ def test_a_throughputs_tail_is_its_low_side():
 
 
 def test_a_times_tail_stays_its_high_side():
-    fast, slow = builders.result_doc(run_id="a" * 16), builders.result_doc(run_id="b" * 16,
-                                                                          benches={"ctxsw.sem": 6400.0, "lat.wakeup": 31000.0, "clock.read": 40.0})
+    fast, slow = (
+        builders.result_doc(run_id="a" * 16),
+        builders.result_doc(run_id="b" * 16, benches={"ctxsw.sem": 6400.0, "lat.wakeup": 31000.0, "clock.read": 40.0}),
+    )
     comparison = compare.build(group([fast, slow], "run"), compare.DEFAULT_STATISTICS)
     assert [row.stat for row in comparison.rows[:3]] == ["p50", "p99", "max"]
     median = comparison.rows[0]
@@ -247,8 +271,18 @@ def test_low_tail_statistics_read_as_the_probe_reads_percentiles():
 
 def test_through_the_real_probe_show_compare_and_report_with_the_study(rtscope, probe, tmp_path):
     for threads in (2, 4):
-        outcome = rtscope("run", "app.workload", "--param", f"threads={threads}", "--param", "op=quick",
-                          "--param", "size=200", "--param", "iterations=5")
+        outcome = rtscope(
+            "run",
+            "app.workload",
+            "--param",
+            f"threads={threads}",
+            "--param",
+            "op=quick",
+            "--param",
+            "size=200",
+            "--param",
+            "iterations=5",
+        )
         assert outcome.status == 0, outcome.err
         assert "Application workload" in outcome.out  # run shows what show shows: the run's lines
     run_ids = [line.split()[0] for line in rtscope("runs").out.splitlines()[1:]]
@@ -258,8 +292,8 @@ def test_through_the_real_probe_show_compare_and_report_with_the_study(rtscope, 
     assert "published TWR" in table[1] and "mean ×N=2" in table[1]
     rows = [line.split() for line in table[2:]]
     assert [row[:3] for row in rows[::3]] == [["quick", "2", "execution"], ["quick", "4", "execution"]]
-    assert rows[0][-2:] == ["1.83", "ms"]                           # TWR sorting at 2 threads
-    assert rows[0][12:14] == ["1.00×", "1.00×"]                     # N = 2 against itself
+    assert rows[0][-2:] == ["1.83", "ms"]  # TWR sorting at 2 threads
+    assert rows[0][12:14] == ["1.00×", "1.00×"]  # N = 2 against itself
     assert "app.exec" in compared_text.out.split("Application workload")[1]  # compare's table after it
     page = tmp_path / "report.html"
     reported = rtscope("report", *run_ids, "--published", "twr-k70", "-o", page)

@@ -49,8 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         arguments = sys.argv[1:] if argv is None else argv
         args = build_parser(_command_in(arguments)).parse_args(arguments)
-        context = Context(args.db or paths.default_db_path(), args.probe or paths.default_probe_path(),
-                          args.target)
+        context = Context(args.db or paths.default_db_path(), args.probe or paths.default_probe_path(), args.target)
         with context:
             return args.command.run(args, context)
     except RtscopeError as error:
@@ -70,8 +69,10 @@ def main(argv: list[str] | None = None) -> int:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser for the whole command line. Every command is listed; ``command`` (the one the line
     names) also gets its arguments and sets ``command`` to its module."""
-    parser = _Parser(prog="rtscope", description="Measure how well an operating system serves real-time "
-                                                 "work, store the results and compare them.")
+    parser = _Parser(
+        prog="rtscope",
+        description="Measure how well an operating system serves real-time work, store the results and compare them.",
+    )
     parser.add_argument("--version", action="version", version=f"rtscope {__version__}")
     _add_global_options(parser, after_command=False)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
@@ -105,17 +106,29 @@ def _add_global_options(parser: argparse.ArgumentParser, *, after_command: bool)
         return argparse.SUPPRESS if after_command else value
 
     group = parser.add_argument_group("global options")
-    group.add_argument("--db", type=Path, metavar="PATH", default=default(None),
-                       help="results database (default: $RTSCOPE_DB, else "
-                            "$XDG_DATA_HOME/rtscope/results.sqlite)")
-    group.add_argument("--probe", type=Path, metavar="PATH", default=default(None),
-                       help="probe binary (default: $RTSCOPE_PROBE, else probe/build/rtscope-probe)")
-    group.add_argument("--target", default=default("local"),
-                       metavar="local|ssh://HOST|labgrid:ENV.yaml|qemu:ARCH:FLAVOUR|qemu:BOARD:OS|fake:DIR",
-                       help="where benches run: local (default), ssh://[user@]host[:port] (a board: the "
-                            "probe goes there by itself), labgrid:ENV.yaml[:NAME] (a board of a labgrid "
-                            "environment, through its SSH driver), "
-                            "qemu:x86_64|aarch64:stock|rt[:cpus=N][:memory=MIB][:time=host] (Debian's stock or PREEMPT_RT kernel in QEMU, in instruction time), "
-                            "qemu:mps2-an385:freertos[:shift=N] "
-                            "(FreeRTOS on QEMU's Cortex-M3 board, in instruction time), or fake:DIR to "
-                            "replay the result files recorded in DIR")
+    group.add_argument(
+        "--db",
+        type=Path,
+        metavar="PATH",
+        default=default(None),
+        help="results database (default: $RTSCOPE_DB, else $XDG_DATA_HOME/rtscope/results.sqlite)",
+    )
+    group.add_argument(
+        "--probe",
+        type=Path,
+        metavar="PATH",
+        default=default(None),
+        help="probe binary (default: $RTSCOPE_PROBE, else probe/build/rtscope-probe)",
+    )
+    group.add_argument(
+        "--target",
+        default=default("local"),
+        metavar="local|ssh://HOST|labgrid:ENV.yaml|qemu:ARCH:FLAVOUR|qemu:BOARD:OS|fake:DIR",
+        help="where benches run: local (default), ssh://[user@]host[:port] (a board: the "
+        "probe goes there by itself), labgrid:ENV.yaml[:NAME] (a board of a labgrid "
+        "environment, through its SSH driver), "
+        "qemu:x86_64|aarch64:stock|rt[:cpus=N][:memory=MIB][:time=host] (Debian's stock or PREEMPT_RT kernel in QEMU, in instruction time), "
+        "qemu:mps2-an385:freertos[:shift=N] "
+        "(FreeRTOS on QEMU's Cortex-M3 board, in instruction time), or fake:DIR to "
+        "replay the result files recorded in DIR",
+    )

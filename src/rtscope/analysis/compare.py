@@ -46,8 +46,12 @@ def _rt_throttling(system: dict[str, Any]) -> str:
 # (rtscope doctor judges the same settings): (what, how to read it from a document's "system").
 SYSTEM_FACTS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
     ("kernel", lambda system: system.get("kernel_release") or "unknown"),
-    ("preemption", lambda system: f"{system.get('preempt_model') or 'unknown'}"
-                                  f"{' (PREEMPT_RT)' if system.get('realtime_kernel') else ''}"),
+    (
+        "preemption",
+        lambda system: (
+            f"{system.get('preempt_model') or 'unknown'}{' (PREEMPT_RT)' if system.get('realtime_kernel') else ''}"
+        ),
+    ),
     ("CPU", lambda system: f"{system.get('cpu_model') or 'unknown'} × {system.get('cpu_count', '?')}"),
     ("governor", lambda system: system.get("governor") or "none"),
     ("clocksource", lambda system: system.get("clocksource") or "unknown"),
@@ -62,9 +66,9 @@ class Figure:
     """One statistic of one group: the median over its runs, their spread, its ratio to group A."""
 
     value: float | None
-    spread: float | None      # half the range over the runs, relative to the value; None for one run
+    spread: float | None  # half the range over the runs, relative to the value; None for one run
     ratio: float | None
-    invalid: bool             # some run's metric is invalid
+    invalid: bool  # some run's metric is invalid
 
 
 Labels = tuple[tuple[str, str | int], ...]  # a metric's labels as (key, value) pairs, in the document's order
@@ -76,12 +80,12 @@ class Row:
     """One statistic of one metric, of the runs that measured it with the same labels, across the groups."""
 
     metric: str
-    key: str                  # the statistic's key in a summary ("p999"); a calibration ratio's is its median's
-    stat: str                 # the statistic's name ("p99.9"), or "× tm.basic" for a calibration ratio
-    unit: str                 # a unit of rtscope.model.units: the metric's, "cycles", or "ratio"
+    key: str  # the statistic's key in a summary ("p999"); a calibration ratio's is its median's
+    stat: str  # the statistic's name ("p99.9"), or "× tm.basic" for a calibration ratio
+    unit: str  # a unit of rtscope.model.units: the metric's, "cycles", or "ratio"
     figures: tuple[Figure, ...]
     verdicts: tuple[stats.Difference | None, ...]  # each group after A against A (None: not told; empty: no test)
-    labels: Labels = ()       # the labels that tell it apart from the same metric measured otherwise
+    labels: Labels = ()  # the labels that tell it apart from the same metric measured otherwise
 
     @property
     def name(self) -> str:
@@ -94,7 +98,7 @@ class Row:
         return self.key in stats.LOW_TAIL_QUANTILES and not units.get(self.unit).lower_is_better
 
     def direction(self, index: int) -> str | None:
-        """"better" or "worse": how group ``index``'s figure stands to A's, as the row's unit has it (a time
+        """ "better" or "worse": how group ``index``'s figure stands to A's, as the row's unit has it (a time
         lower, a throughput higher; a spread lower in any unit); None when equal or either is missing."""
         first, other = self.figures[0].value, self.figures[index].value
         if first is None or other is None or first == other:
@@ -110,13 +114,12 @@ class Comparison:
 
     groups: tuple[Group, ...]
     rows: tuple[Row, ...]
-    ops: bool                 # the operation table: a unit column, costs in cycles where possible
+    ops: bool  # the operation table: a unit column, costs in cycles where possible
     adopted: dict[str, Labels] = field(default_factory=dict)  # labels given to metrics of runs before format 4
-    adjusted: bool = True     # times overhead-adjusted, else as measured
+    adjusted: bool = True  # times overhead-adjusted, else as measured
 
 
-def build(groups: list[Group], statistics: tuple[str, ...], *, ops: bool = False, adjusted: bool = True
-          ) -> Comparison:
+def build(groups: list[Group], statistics: tuple[str, ...], *, ops: bool = False, adjusted: bool = True) -> Comparison:
     """The comparison of ``groups``: per metric and labels, a row per statistic (in cycles in the operation table
     where every run has them) with the verdict on each group against the first, and the calibration
     ratio of per-period metrics."""
@@ -171,8 +174,11 @@ def metric_keys(docs: Iterable[dict[str, Any]]) -> tuple[list[tuple[str, Labels]
 def members(group: Group, metric_id: str, labels: Labels, adopted: dict[str, Labels]) -> Members:
     """The (document, metric) pairs of ``group``'s runs that measured ``metric_id`` with ``labels``
     (a document older than format 4: with the labels ``adopted`` gives it)."""
-    return [(doc, m) for doc in group.docs if (m := result.metric(doc, metric_id)) is not None
-            and _key_labels(doc, m, adopted) == labels]
+    return [
+        (doc, m)
+        for doc in group.docs
+        if (m := result.metric(doc, metric_id)) is not None and _key_labels(doc, m, adopted) == labels
+    ]
 
 
 def _key_labels(doc: dict[str, Any], metric_doc: dict[str, Any], adopted: dict[str, Labels]) -> Labels:
@@ -183,11 +189,15 @@ def _records_labels(doc: dict[str, Any]) -> bool:
     return doc["version"] >= 4
 
 
-def _time_rows(metric_id: str, per_group: list[Members], statistics: tuple[str, ...], *, ops: bool,
-               adjusted: bool) -> list[Row]:
+def _time_rows(
+    metric_id: str, per_group: list[Members], statistics: tuple[str, ...], *, ops: bool, adjusted: bool
+) -> list[Row]:
     # Cycles only in the operation table (and only where every run has them).
-    cycles = [[result.cycles_summary(doc, m, adjusted=adjusted) for doc, m in members]
-              for members in per_group] if ops else []
+    cycles = (
+        [[result.cycles_summary(doc, m, adjusted=adjusted) for doc, m in members] for members in per_group]
+        if ops
+        else []
+    )
     in_cycles = ops and all(c is not None for each in cycles for c in each)
     unit = "cycles" if in_cycles else _unit(per_group)
     rows = []
@@ -197,8 +207,16 @@ def _time_rows(metric_id: str, per_group: list[Members], statistics: tuple[str, 
             values = [[c[key] for c in each] for each in cycles]
         else:
             values = [[stats.statistic(m, key, adjusted=adjusted) for _, m in members] for members in per_group]
-        rows.append(Row(metric_id, key, stats.statistic_name(key),
-                        "count" if key == "count" else unit, _figures(values, per_group), _verdicts(per_group, key)))
+        rows.append(
+            Row(
+                metric_id,
+                key,
+                stats.statistic_name(key),
+                "count" if key == "count" else unit,
+                _figures(values, per_group),
+                _verdicts(per_group, key),
+            )
+        )
     return rows
 
 
@@ -214,12 +232,10 @@ def _period_rows(metric_id: str, per_group: list[Members]) -> list[Row]:
     """A per-period metric (Thread-Metric's iterations) compares by its median period and, the figure
     that carries across processors, that median relative to its calibration metric ("× tm.basic")."""
     medians = [[m["stats"]["p50"] for _, m in members] for members in per_group]
-    rows = [Row(metric_id, "p50", "p50", _unit(per_group), _figures(medians, per_group),
-                _verdicts(per_group, "p50"))]
+    rows = [Row(metric_id, "p50", "p50", _unit(per_group), _figures(medians, per_group), _verdicts(per_group, "p50"))]
     baseline = next((m["baseline"]["metric"] for members in per_group for _, m in members if m["baseline"]), None)
     if baseline is not None:
-        relative = [[m["baseline"]["ratio"] if m["baseline"] else None for _, m in members]
-                    for members in per_group]
+        relative = [[m["baseline"]["ratio"] if m["baseline"] else None for _, m in members] for members in per_group]
         rows.append(Row(metric_id, "p50", f"× {baseline}", "ratio", _figures(relative, per_group), ()))
     return rows
 
@@ -233,19 +249,27 @@ def _figures(values: list[list[float | None]], per_group: list[Members]) -> tupl
         medians.append(middle)
         spreads.append((max(known) - min(known)) / 2 / middle if len(known) > 1 and middle else None)
     first = medians[0]
-    return tuple(Figure(middle, spread, middle / first if middle is not None and first else None,
-                        any(not m["valid"] for _, m in members))
-                 for middle, spread, members in zip(medians, spreads, per_group, strict=True))
+    return tuple(
+        Figure(
+            middle,
+            spread,
+            middle / first if middle is not None and first else None,
+            any(not m["valid"] for _, m in members),
+        )
+        for middle, spread, members in zip(medians, spreads, per_group, strict=True)
+    )
 
 
 def _verdicts(per_group: list[Members], key: str) -> tuple[stats.Difference | None, ...]:
     """Whether each group after the first differs from it in statistic ``key``: not told when a run
     lacks the metric or it is invalid, nor for the count of samples."""
     first = per_group[0]
-    return tuple(None if key == "count" or not first or not other
-                 or not all(m["valid"] for _, m in (*first, *other))
-                 else stats.compare_groups([m for _, m in first], [m for _, m in other], key)
-                 for other in per_group[1:])
+    return tuple(
+        None
+        if key == "count" or not first or not other or not all(m["valid"] for _, m in (*first, *other))
+        else stats.compare_groups([m for _, m in first], [m for _, m in other], key)
+        for other in per_group[1:]
+    )
 
 
 def difference(comparison: Comparison, first: Group, other: Group, row: Row) -> stats.Difference | None:

@@ -25,11 +25,11 @@ THRESHOLDS = (0.01, 0.10)
 class Cell:
     """One model at one period (under one load): what its runs give."""
 
-    worst: float | None       # the max of wave.rel_error over the valid runs; None when none is valid
-    median: float | None      # the median over the valid runs of their max
-    valid: int                # runs with a valid wave.rel_error
-    invalid: int              # runs whose wave.rel_error is invalid (not counted in worst and median)
-    failed: int               # runs whose wave bench failed without measuring
+    worst: float | None  # the max of wave.rel_error over the valid runs; None when none is valid
+    median: float | None  # the median over the valid runs of their max
+    valid: int  # runs with a valid wave.rel_error
+    invalid: int  # runs whose wave.rel_error is invalid (not counted in worst and median)
+    failed: int  # runs whose wave bench failed without measuring
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,9 @@ def reach(cells: Sequence[tuple[float, Cell | None]], threshold: float) -> Reach
     return Reach(threshold, shortest, all(worst < threshold for period, worst in judged if period > shortest))
 
 
-def _panel(load: str, named: bool, found: list[tuple[str, str, float, str]],
-           worsts: dict[tuple[str, str, float], list[float]]) -> Panel:
+def _panel(
+    load: str, named: bool, found: list[tuple[str, str, float, str]], worsts: dict[tuple[str, str, float], list[float]]
+) -> Panel:
     """The panel of ``load``'s runs (``found``), named by its load when ``named``."""
     periods = tuple(sorted({period for _, _, period, _ in found}, reverse=True))
     models = []
@@ -101,11 +102,24 @@ def _panel(load: str, named: bool, found: list[tuple[str, str, float, str]],
         for period in periods:
             states = [state for _, model, p, state in found if model == name and p == period]
             values = worsts.get((load, name, period), [])
-            cells.append(Cell(max(values) if values else None, median(values) if values else None,
-                              states.count("valid"), states.count("invalid"), states.count("failed"))
-                         if states else None)
-        models.append(Model(name, tuple(cells), tuple(reach(list(zip(periods, cells, strict=True)), threshold)
-                                                      for threshold in THRESHOLDS)))
+            cells.append(
+                Cell(
+                    max(values) if values else None,
+                    median(values) if values else None,
+                    states.count("valid"),
+                    states.count("invalid"),
+                    states.count("failed"),
+                )
+                if states
+                else None
+            )
+        models.append(
+            Model(
+                name,
+                tuple(cells),
+                tuple(reach(list(zip(periods, cells, strict=True)), threshold) for threshold in THRESHOLDS),
+            )
+        )
     return Panel(load if named else None, periods, tuple(models))
 
 
@@ -122,8 +136,12 @@ def _wave_figures(doc: dict[str, Any]) -> Iterable[tuple[str, float, str, float 
             yield (*key, "valid" if valid else "invalid", metric_doc["stats"]["max"] if valid else None)
     for bench in doc["benches"]:
         params = bench["params"]
-        if bench["id"].startswith("wave.") and bench["status"] == "failed" and "model" in params \
-                and "period_us" in params:
+        if (
+            bench["id"].startswith("wave.")
+            and bench["status"] == "failed"
+            and "model" in params
+            and "period_us" in params
+        ):
             key = (str(params["model"]), float(params["period_us"]))
             if key not in measured:
                 yield (*key, "failed", None)

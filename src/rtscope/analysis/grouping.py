@@ -45,12 +45,15 @@ def group(docs: list[dict[str, Any]], by: str) -> list[Group]:
         key = doc["run"]["id"] if by == "run" else name
         keys.setdefault(key, (name, []))[1].append(doc)
     if len(keys) < 2:
-        raise NoComparison(f"compare needs two or more runs or groups, not {len(keys)} "
-                           f"({len(docs)} run{'s' if len(docs) > 1 else ''} by {by})")
+        raise NoComparison(
+            f"compare needs two or more runs or groups, not {len(keys)} "
+            f"({len(docs)} run{'s' if len(docs) > 1 else ''} by {by})"
+        )
     if len(keys) > len(LETTERS):
         raise NoComparison(f"compare takes at most {len(LETTERS)} groups, not {len(keys)} (by {by})")
-    return [Group(letter, name, tuple(members))
-            for letter, (name, members) in zip(LETTERS, keys.values(), strict=False)]
+    return [
+        Group(letter, name, tuple(members)) for letter, (name, members) in zip(LETTERS, keys.values(), strict=False)
+    ]
 
 
 def group_name(doc: dict[str, Any], by: str, *, several_campaigns: bool) -> str:
@@ -66,7 +69,8 @@ def group_name(doc: dict[str, Any], by: str, *, several_campaigns: bool) -> str:
         # Format 4 names it; older results were measured where rtscope ran.
         return (doc.get("target") or {}).get("name", "local")
     if "campaign" not in doc:
-        raise RtscopeError(f"run {doc['run']['id'][:SHORT_ID]} belongs to no campaign: it has no cell "
-                           "(--by run, label or load)")
+        raise RtscopeError(
+            f"run {doc['run']['id'][:SHORT_ID]} belongs to no campaign: it has no cell (--by run, label or load)"
+        )
     cell = doc["campaign"]["cell"]
     return f"{doc['campaign']['name']}: {cell}" if several_campaigns else cell

@@ -38,8 +38,10 @@ DEFAULT_MAX_REGRESSION = 0.10
 PERIODIC_STATISTIC = "p50"
 
 _NS_PER_TIME_UNIT = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
-_LIMIT = re.compile(r"(?P<metric>[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+):(?P<stat>[^=]+)="
-                    r"(?P<number>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(?P<unit>ns|us|µs|ms|s)?")
+_LIMIT = re.compile(
+    r"(?P<metric>[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+):(?P<stat>[^=]+)="
+    r"(?P<number>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(?P<unit>ns|us|µs|ms|s)?"
+)
 
 
 @dataclass(frozen=True)
@@ -48,9 +50,9 @@ class Limit:
     the figure may get. ``value`` is in ns when ``unit`` is given, else in the statistic's own unit."""
 
     metric: str
-    stat: str          # a summary key: "max", "p999" …
+    stat: str  # a summary key: "max", "p999" …
     value: float
-    unit: str | None   # the time unit as written ("us", "ms" …); None for a plain number
+    unit: str | None  # the time unit as written ("us", "ms" …); None for a plain number
     text: str
 
 
@@ -59,8 +61,10 @@ def limit(text: str) -> Limit:
     argparse.ArgumentTypeError names what is wrong."""
     match = _LIMIT.fullmatch(text.strip())
     if not match:
-        raise argparse.ArgumentTypeError(f"bad limit {text!r} (METRIC:STAT=VALUE, e.g. lat.wakeup:max=100us; "
-                                         "times in ns, us, ms or s; other figures as plain numbers)")
+        raise argparse.ArgumentTypeError(
+            f"bad limit {text!r} (METRIC:STAT=VALUE, e.g. lat.wakeup:max=100us; "
+            "times in ns, us, ms or s; other figures as plain numbers)"
+        )
     # Rounded, so that "2.792967ms" is 2792967 ns and not a hair less.
     value = round(float(match["number"]) * _NS_PER_TIME_UNIT.get(match["unit"], 1.0), 6)
     return Limit(match["metric"], values.statistic(match["stat"]), value, match["unit"], text.strip())
@@ -111,7 +115,7 @@ class Verdict:
     say it all), each statistic held to the baseline's, and every reason it fails (none: it passes)."""
 
     metric: str
-    metric_doc: dict[str, Any] | None   # None: the run did not measure it
+    metric_doc: dict[str, Any] | None  # None: the run did not measure it
     status: str
     changes: tuple[Change, ...]
     findings: tuple[Finding, ...]
@@ -133,7 +137,7 @@ class Judge:
     limits: tuple[Limit, ...] = ()
     fail_on_threshold: bool = False
     baseline: dict[str, Any] | None = None
-    statistics: tuple[str, ...] = DEFAULT_STATISTICS   # held to the baseline (per-period metrics: their median)
+    statistics: tuple[str, ...] = DEFAULT_STATISTICS  # held to the baseline (per-period metrics: their median)
     max_regression: float = DEFAULT_MAX_REGRESSION
     adjusted: bool = True
 
@@ -142,8 +146,10 @@ class Judge:
         baseline's metrics and then the run's others, or without a baseline the run's), then any other
         metric a limit names — measured or not: a limit on a metric the run lacks is a failure."""
         ids = list(metric_ids) or [m["id"] for source in (self.baseline, doc) if source for m in source["metrics"]]
-        return [self._verdict(metric_id, result.metric(doc, metric_id))
-                for metric_id in dict.fromkeys([*ids, *(each.metric for each in self.limits)])]
+        return [
+            self._verdict(metric_id, result.metric(doc, metric_id))
+            for metric_id in dict.fromkeys([*ids, *(each.metric for each in self.limits)])
+        ]
 
     def _verdict(self, metric_id: str, metric_doc: dict[str, Any] | None) -> Verdict:
         if metric_doc is None:
@@ -161,9 +167,13 @@ class Judge:
             keys = (PERIODIC_STATISTIC,) if result.is_periodic(before) else self.statistics
             changes, regressions = zip(*(self._change(before, metric_doc, key) for key in keys))
             findings += filter(None, regressions)
-        findings += filter(None, [self._over_threshold(metric_doc),
-                                  *(self._limit_broken(each, metric_doc) for each in self.limits
-                                    if each.metric == metric_id)])
+        findings += filter(
+            None,
+            [
+                self._over_threshold(metric_doc),
+                *(self._limit_broken(each, metric_doc) for each in self.limits if each.metric == metric_id),
+            ],
+        )
         return Verdict(metric_id, metric_doc, status, tuple(changes), tuple(findings))
 
     def _change(self, before: dict[str, Any], after: dict[str, Any], asked: str) -> tuple[Change, Finding | None]:
@@ -195,8 +205,9 @@ class Judge:
         threshold = metric_doc.get("threshold")
         if not (self.fail_on_threshold and threshold and threshold["over"] > 0):
             return None
-        return Finding(OVER_THRESHOLD, f"{units.COUNT.format(threshold['over'])} samples above "
-                                       f"{units.NS.format(threshold['ns'])}")
+        return Finding(
+            OVER_THRESHOLD, f"{units.COUNT.format(threshold['over'])} samples above {units.NS.format(threshold['ns'])}"
+        )
 
     def _limit_broken(self, limit: Limit, metric_doc: dict[str, Any]) -> Finding | None:
         """Why the metric does not hold ``limit``, or None when it does. A limit in the wrong kind of
@@ -205,8 +216,9 @@ class Judge:
         is_time = unit.quantity == units.NS.quantity
         if is_time != (limit.unit is not None):
             wanted = "a time with its unit (e.g. 100us)" if is_time else "a plain number"
-            raise RtscopeError(f"--limit {limit.text}: {limit.metric} {name} is {'' if is_time else 'not '}a time; "
-                               f"give {wanted}")
+            raise RtscopeError(
+                f"--limit {limit.text}: {limit.metric} {name} is {'' if is_time else 'not '}a time; give {wanted}"
+            )
         value = result.summary(metric_doc, adjusted=self.adjusted)[limit.stat]
         if value is None:
             return Finding(limit.stat, f"{name}: no value to hold to the limit {unit.format(limit.value)}")

@@ -53,10 +53,10 @@ class Study:
     name: str
     source: str
     statistic: str
-    platforms: dict[str, str]          # name: "board, CPU, OS"
+    platforms: dict[str, str]  # name: "board, CPU, OS"
     times: tuple[Times, ...]
     crypto: tuple[Throughput, ...]
-    crypto_metrics: dict[str, str]     # rtscope metric id: the study's algorithm
+    crypto_metrics: dict[str, str]  # rtscope metric id: the study's algorithm
 
     def times_at(self, threads: int, family: str) -> list[Times]:
         """The rows at ``threads`` of operation family ``family`` ("all", "sort", "matrix")."""
@@ -83,13 +83,21 @@ def load(name: str) -> Study:
     if name not in names():
         raise RtscopeError(f"no published figures called {name!r} (there are: {', '.join(names())})")
     table = tomllib.loads(path.read_text(encoding="utf-8"))
-    times = [Times(threads, platform, "all", *(ms * NS_PER_MS for ms in figures))
-             for threads, platform, *figures in table["times"]["rows"]]
-    times += [Times(threads, platform, family, *(ms * NS_PER_MS for ms in figures))
-              for threads, platform, family, *figures in table.get("times_by_op", {}).get("rows", [])]
+    times = [
+        Times(threads, platform, "all", *(ms * NS_PER_MS for ms in figures))
+        for threads, platform, *figures in table["times"]["rows"]
+    ]
+    times += [
+        Times(threads, platform, family, *(ms * NS_PER_MS for ms in figures))
+        for threads, platform, family, *figures in table.get("times_by_op", {}).get("rows", [])
+    ]
     crypto = table.get("crypto", {})
-    return Study(table["name"], table["source"], table["statistic"],
-                 {key: f"{p['board']}, {p['cpu']}, {p['os']}" for key, p in table["platforms"].items()},
-                 tuple(times),
-                 tuple(Throughput(algorithm, os, mb * BYTES_PER_MB) for algorithm, os, _, mb in crypto.get("rows", [])),
-                 dict(crypto.get("metrics", {})))
+    return Study(
+        table["name"],
+        table["source"],
+        table["statistic"],
+        {key: f"{p['board']}, {p['cpu']}, {p['os']}" for key, p in table["platforms"].items()},
+        tuple(times),
+        tuple(Throughput(algorithm, os, mb * BYTES_PER_MB) for algorithm, os, _, mb in crypto.get("rows", [])),
+        dict(crypto.get("metrics", {})),
+    )

@@ -33,11 +33,31 @@ SLOW_CLOCKSOURCES = frozenset({"hpet", "acpi_pm", "jiffies", "refined-jiffies", 
 # DMI system vendors that only virtual machines have (QEMU/KVM, VMware, VirtualBox, Xen, Parallels, bhyve).
 VM_VENDORS = ("QEMU", "KVM", "VMware", "innotek", "Xen", "Parallels", "BHYVE")
 # Kernel command-line parameters that set something real-time work depends on.
-RT_PARAMETERS = ("isolcpus", "nohz_full", "rcu_nocbs", "rcu_nocb_poll", "irqaffinity", "kthread_cpus",
-                 "housekeeping", "idle", "intel_idle.max_cstate", "processor.max_cstate", "intel_pstate",
-                 "cpufreq.default_governor", "nosmt", "skew_tick", "threadirqs", "preempt", "tsc",
-                 "clocksource", "nosoftlockup", "nowatchdog", "nmi_watchdog", "transparent_hugepage",
-                 "mitigations")
+RT_PARAMETERS = (
+    "isolcpus",
+    "nohz_full",
+    "rcu_nocbs",
+    "rcu_nocb_poll",
+    "irqaffinity",
+    "kthread_cpus",
+    "housekeeping",
+    "idle",
+    "intel_idle.max_cstate",
+    "processor.max_cstate",
+    "intel_pstate",
+    "cpufreq.default_governor",
+    "nosmt",
+    "skew_tick",
+    "threadirqs",
+    "preempt",
+    "tsc",
+    "clocksource",
+    "nosoftlockup",
+    "nowatchdog",
+    "nmi_watchdog",
+    "transparent_hugepage",
+    "mitigations",
+)
 EDIT_CMDLINE = "add it to GRUB_CMDLINE_LINUX in /etc/default/grub, then sudo update-grub and reboot"
 
 
@@ -71,36 +91,55 @@ def distorting(checks: list[Check]) -> list[Check]:
 
 def _rt_throttling(facts: SystemFacts) -> Check:
     runtime, period = facts["rt_throttling"]["runtime_us"], facts["rt_throttling"]["period_us"]
-    why = ("a real-time thread that keeps a CPU busy is stopped for the rest of each period once it has used "
-           "its runtime: Thread-Metric counts, busy-waiting wave models and the application workload then "
-           "carry pauses of that length (threads that sleep, as lat.wakeup's, are not held back)")
+    why = (
+        "a real-time thread that keeps a CPU busy is stopped for the rest of each period once it has used "
+        "its runtime: Thread-Metric counts, busy-waiting wave models and the application workload then "
+        "carry pauses of that length (threads that sleep, as lat.wakeup's, are not held back)"
+    )
     fix = "sudo sysctl -w kernel.sched_rt_runtime_us=-1"
     if runtime == -1:
-        return Check("rt-throttling", "RT throttling", "off (real-time threads may use all CPU time)", OK,
-                     why, None)
+        return Check("rt-throttling", "RT throttling", "off (real-time threads may use all CPU time)", OK, why, None)
     if runtime is None or not period:
         return Check("rt-throttling", "RT throttling", "unknown", UNKNOWN, why, fix)
-    state = (f"{100 * runtime / period:.3g} % ({runtime / 1000:g} ms of every {period / 1000:g} ms; "
-             f"paused {(period - runtime) / 1000:g} ms)")
-    return Check("rt-throttling", "RT throttling", state, WARN if runtime < period else OK, why,
-                 fix if runtime < period else None)
+    state = (
+        f"{100 * runtime / period:.3g} % ({runtime / 1000:g} ms of every {period / 1000:g} ms; "
+        f"paused {(period - runtime) / 1000:g} ms)"
+    )
+    return Check(
+        "rt-throttling",
+        "RT throttling",
+        state,
+        WARN if runtime < period else OK,
+        why,
+        fix if runtime < period else None,
+    )
 
 
 def _cpu_governor(facts: SystemFacts) -> Check:
     governors = facts["cpufreq"]["governors"]
-    why = ("a governor other than performance changes the clock frequency with load: the same code takes "
-           "longer at low frequency, and the change itself stalls the CPU, so figures move with what else ran")
+    why = (
+        "a governor other than performance changes the clock frequency with load: the same code takes "
+        "longer at low frequency, and the change itself stalls the CPU, so figures move with what else ran"
+    )
     fix = "sudo cpupower frequency-set -g performance"
     if governors is None:
         return Check("cpu-governor", "CPU frequency governor", "unknown", UNKNOWN, why, fix)
     if not governors:
-        return Check("cpu-governor", "CPU frequency governor",
-                     "no cpufreq driver (the frequency is the firmware's or the hypervisor's)", OK, why, None)
+        return Check(
+            "cpu-governor",
+            "CPU frequency governor",
+            "no cpufreq driver (the frequency is the firmware's or the hypervisor's)",
+            OK,
+            why,
+            None,
+        )
     by_governor: dict[str, list[str]] = {}
     for cpu, governor in governors.items():
         by_governor.setdefault(governor, []).append(cpu)
-    state = "; ".join(f"{governor} (CPU {','.join(cpus)})" if len(by_governor) > 1 else governor
-                      for governor, cpus in by_governor.items())
+    state = "; ".join(
+        f"{governor} (CPU {','.join(cpus)})" if len(by_governor) > 1 else governor
+        for governor, cpus in by_governor.items()
+    )
     if facts["cpufreq"]["driver"]:
         state += f", driver {facts['cpufreq']['driver']}"
     ok = set(by_governor) == {"performance"}
@@ -109,33 +148,47 @@ def _cpu_governor(facts: SystemFacts) -> Check:
 
 def _cpu_boost(facts: SystemFacts) -> Check:
     boost = facts["cpufreq"]["boost"]
-    why = ("boost (turbo) runs the CPU above its base clock only while temperature and the other cores' load "
-           "allow: the same run is faster or slower depending on what came before it")
+    why = (
+        "boost (turbo) runs the CPU above its base clock only while temperature and the other cores' load "
+        "allow: the same run is faster or slower depending on what came before it"
+    )
     if boost is None and facts["cpufreq"]["governors"] is None:
         return Check("cpu-boost", "CPU frequency boost", "unknown", UNKNOWN, why, None)
     if boost is None:
         return Check("cpu-boost", "CPU frequency boost", "no boost control", OK, why, None)
     if not boost:
         return Check("cpu-boost", "CPU frequency boost", "off", OK, why, None)
-    return Check("cpu-boost", "CPU frequency boost", "on", WARN, why,
-                 "echo 0 | sudo tee /sys/devices/system/cpu/cpufreq/boost  "
-                 "(intel_pstate: echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo)")
+    return Check(
+        "cpu-boost",
+        "CPU frequency boost",
+        "on",
+        WARN,
+        why,
+        "echo 0 | sudo tee /sys/devices/system/cpu/cpufreq/boost  "
+        "(intel_pstate: echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo)",
+    )
 
 
 def _idle_states(facts: SystemFacts) -> Check:
     idle = facts["idle"]
-    why = ("a CPU woken from a deep idle state first spends its exit latency getting back: wake-up latency "
-           "then includes it, and more when the system is idle than when loaded; rtscope holds CPUs "
-           "shallow through /dev/cpu_dma_latency while it measures, when it has the privilege")
+    why = (
+        "a CPU woken from a deep idle state first spends its exit latency getting back: wake-up latency "
+        "then includes it, and more when the system is idle than when loaded; rtscope holds CPUs "
+        "shallow through /dev/cpu_dma_latency while it measures, when it has the privilege"
+    )
     fix = "boot with intel_idle.max_cstate=1 processor.max_cstate=1 (" + EDIT_CMDLINE + ")"
     device = "/dev/cpu_dma_latency present" if idle["cpu_dma_latency"] else "no /dev/cpu_dma_latency"
     if idle["driver"] is None and not idle["states"]:
         return Check("idle-states", "CPU idle states", f"unknown; {device}", UNKNOWN, why, fix)
-    deep = [state for state in idle["states"]
-            if not state["disabled"] and (state["latency_us"] or 0) > DEEP_IDLE_LATENCY_US]
+    deep = [
+        state for state in idle["states"] if not state["disabled"] and (state["latency_us"] or 0) > DEEP_IDLE_LATENCY_US
+    ]
     if not deep:
-        shallow = (f"driver {idle['driver']}, no state deeper than {DEEP_IDLE_LATENCY_US} µs"
-                   if idle["states"] else f"driver {idle['driver']}: the default idle (halt or wfi) only")
+        shallow = (
+            f"driver {idle['driver']}, no state deeper than {DEEP_IDLE_LATENCY_US} µs"
+            if idle["states"]
+            else f"driver {idle['driver']}: the default idle (halt or wfi) only"
+        )
         return Check("idle-states", "CPU idle states", f"{shallow}; {device}", OK, why, None)
     listed = ", ".join(f"{state['name']} {state['latency_us']} µs" for state in deep)
     state = f"driver {idle['driver']}, deep states enabled ({listed}); {device}"
@@ -146,34 +199,58 @@ def _idle_states(facts: SystemFacts) -> Check:
 
 def _cpu_isolation(facts: SystemFacts) -> Check:
     cpus, cmdline = facts["cpus"], facts["kernel"]["cmdline"]
-    why = ("on a CPU shared with everything else, other tasks, kernel workers, interrupts, the scheduler "
-           "tick and RCU callbacks all come between a measured thread and its deadline; isolcpus keeps "
-           "tasks away, nohz_full stops the tick and rcu_nocbs moves RCU callbacks off the isolated CPUs")
+    why = (
+        "on a CPU shared with everything else, other tasks, kernel workers, interrupts, the scheduler "
+        "tick and RCU callbacks all come between a measured thread and its deadline; isolcpus keeps "
+        "tasks away, nohz_full stops the tick and rcu_nocbs moves RCU callbacks off the isolated CPUs"
+    )
     isolated = cpus["isolated"]
     if isolated is None:
-        return Check("cpu-isolation", "CPU isolation", "unknown", UNKNOWN, why,
-                     "boot with isolcpus=CPUS nohz_full=CPUS rcu_nocbs=CPUS (" + EDIT_CMDLINE + ")")
+        return Check(
+            "cpu-isolation",
+            "CPU isolation",
+            "unknown",
+            UNKNOWN,
+            why,
+            "boot with isolcpus=CPUS nohz_full=CPUS rcu_nocbs=CPUS (" + EDIT_CMDLINE + ")",
+        )
     rcu_nocbs = None if cmdline is None else _parameter(cmdline, "rcu_nocbs")
     if rcu_nocbs == "":
         rcu_nocbs = "all"  # a bare rcu_nocbs offloads every CPU (Linux 5.17 on)
     nohz_full = "not in this kernel" if cpus["nohz_full"] is None else cpus["nohz_full"] or "none"
-    state = (f"isolated {isolated or 'none'}; nohz_full {nohz_full}; "
-             f"rcu_nocbs {'unknown' if cmdline is None else rcu_nocbs or 'none'}")
+    state = (
+        f"isolated {isolated or 'none'}; nohz_full {nohz_full}; "
+        f"rcu_nocbs {'unknown' if cmdline is None else rcu_nocbs or 'none'}"
+    )
     if not isolated:
-        return Check("cpu-isolation", "CPU isolation", state, WARN, why,
-                     "boot with isolcpus=N nohz_full=N rcu_nocbs=N for the CPUs to measure on, then rtscope run "
-                     "--cpus N (" + EDIT_CMDLINE + ")")
+        return Check(
+            "cpu-isolation",
+            "CPU isolation",
+            state,
+            WARN,
+            why,
+            "boot with isolcpus=N nohz_full=N rcu_nocbs=N for the CPUs to measure on, then rtscope run "
+            "--cpus N (" + EDIT_CMDLINE + ")",
+        )
     quiet = all(_covers(cpu_list, isolated) for cpu_list in (cpus["nohz_full"], rcu_nocbs))
     if quiet:
         return Check("cpu-isolation", "CPU isolation", state, OK, why, None)
-    return Check("cpu-isolation", "CPU isolation", state, WARN, why,
-                 f"boot with nohz_full={isolated} rcu_nocbs={isolated} as well (" + EDIT_CMDLINE + ")")
+    return Check(
+        "cpu-isolation",
+        "CPU isolation",
+        state,
+        WARN,
+        why,
+        f"boot with nohz_full={isolated} rcu_nocbs={isolated} as well (" + EDIT_CMDLINE + ")",
+    )
 
 
 def _smt(facts: SystemFacts) -> Check:
     cpus = facts["cpus"]
-    why = ("two hardware threads of one core share its execution units and caches: work on the sibling "
-           "slows the measured thread by an amount that depends on what the sibling does")
+    why = (
+        "two hardware threads of one core share its execution units and caches: work on the sibling "
+        "slows the measured thread by an amount that depends on what the sibling does"
+    )
     fix = "echo off | sudo tee /sys/devices/system/cpu/smt/control  (or boot with nosmt)"
     active = cpus["smt_active"]
     if active is None and cpus["cpu0_thread_siblings"] is not None:
@@ -187,49 +264,70 @@ def _smt(facts: SystemFacts) -> Check:
 
 def _irqbalance(facts: SystemFacts) -> Check:
     running = facts["irqbalance"]["running"]
-    why = ("irqbalance moves interrupts between CPUs every few seconds, onto the measured CPU too: its "
-           "handlers then interrupt the measurement at times that change from run to run")
+    why = (
+        "irqbalance moves interrupts between CPUs every few seconds, onto the measured CPU too: its "
+        "handlers then interrupt the measurement at times that change from run to run"
+    )
     fix = "sudo systemctl stop irqbalance  (or IRQBALANCE_BANNED_CPULIST=CPUS in /etc/default/irqbalance)"
     if running is None:
         return Check("irqbalance", "irqbalance", "unknown (no pgrep there)", UNKNOWN, why, fix)
-    return Check("irqbalance", "irqbalance", "running" if running else "not running", WARN if running else OK,
-                 why, fix if running else None)
+    return Check(
+        "irqbalance",
+        "irqbalance",
+        "running" if running else "not running",
+        WARN if running else OK,
+        why,
+        fix if running else None,
+    )
 
 
 def _transparent_hugepages(facts: SystemFacts) -> Check:
     enabled, defrag = facts["memory"]["thp_enabled"], facts["memory"]["thp_defrag"]
-    why = ("with huge pages always on, a page fault may stop to compact memory and khugepaged rewrites the "
-           "page tables of running processes: stalls of milliseconds that no setting of the thread avoids")
+    why = (
+        "with huge pages always on, a page fault may stop to compact memory and khugepaged rewrites the "
+        "page tables of running processes: stalls of milliseconds that no setting of the thread avoids"
+    )
     fix = "echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled"
     if enabled is None:
-        return Check("transparent-hugepages", "transparent huge pages", "unknown (or not built in)", UNKNOWN,
-                     why, None)
+        return Check("transparent-hugepages", "transparent huge pages", "unknown (or not built in)", UNKNOWN, why, None)
     state = f"enabled {enabled}" + (f", defrag {defrag}" if defrag else "")
-    return Check("transparent-hugepages", "transparent huge pages", state, WARN if enabled == "always" else OK, why,
-                 fix if enabled == "always" else None)
+    return Check(
+        "transparent-hugepages",
+        "transparent huge pages",
+        state,
+        WARN if enabled == "always" else OK,
+        why,
+        fix if enabled == "always" else None,
+    )
 
 
 def _swap(facts: SystemFacts) -> Check:
     swaps, swappiness = facts["memory"]["swaps"], facts["memory"]["swappiness"]
-    why = ("rtscope locks its own memory, but a load or another process paged out waits for the disk, and "
-           "reclaim competes for CPU time; a system meant for real-time work runs without swap")
+    why = (
+        "rtscope locks its own memory, but a load or another process paged out waits for the disk, and "
+        "reclaim competes for CPU time; a system meant for real-time work runs without swap"
+    )
     if swaps is None:
         return Check("swap", "swap", "unknown", UNKNOWN, why, "sudo swapoff -a")
     if not swaps:
         return Check("swap", "swap", "none", OK, why, None)
-    areas = ", ".join(area["name"] + (f" {area['size_kib'] // 1024} MiB" if area["size_kib"] is not None else "")
-                      for area in swaps)
+    areas = ", ".join(
+        area["name"] + (f" {area['size_kib'] // 1024} MiB" if area["size_kib"] is not None else "") for area in swaps
+    )
     state = areas + (f"; swappiness {swappiness}" if swappiness is not None else "")
     return Check("swap", "swap", state, WARN, why, "sudo swapoff -a")
 
 
 def _clocksource(facts: SystemFacts) -> Check:
     current, available = facts["clocksource"]["current"], facts["clocksource"]["available"] or []
-    why = ("every timestamp is read from the clocksource: a slow one (hpet, acpi_pm: a bus access each) adds "
-           "microseconds to each reading, a coarse one (jiffies) rounds to the tick")
+    why = (
+        "every timestamp is read from the clocksource: a slow one (hpet, acpi_pm: a bus access each) adds "
+        "microseconds to each reading, a coarse one (jiffies) rounds to the tick"
+    )
     better = next((name for name in available if name not in SLOW_CLOCKSOURCES), None)
-    fix = (f"echo {better} | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource"
-           if better else None)
+    fix = (
+        f"echo {better} | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource" if better else None
+    )
     if current is None:
         return Check("clocksource", "clocksource", "unknown", UNKNOWN, why, None)
     state = current + (f" (available: {' '.join(available)})" if available else "")
@@ -239,9 +337,11 @@ def _clocksource(facts: SystemFacts) -> Check:
 
 def _timer_slack(facts: SystemFacts) -> Check:
     slack = facts["timer_slack"]["ns"]
-    why = ("the kernel may end a sleep of a normal (SCHED_OTHER) thread up to its timer slack late, to "
-           "group wake-ups; real-time threads have none, but a run without the privilege for SCHED_FIFO, "
-           "and a wave generator in bash or Python, wakes up that much later")
+    why = (
+        "the kernel may end a sleep of a normal (SCHED_OTHER) thread up to its timer slack late, to "
+        "group wake-ups; real-time threads have none, but a run without the privilege for SCHED_FIFO, "
+        "and a wave generator in bash or Python, wakes up that much later"
+    )
     fix = "start rtscope from a shell whose timer slack is 50 µs or less (systemd: TimerSlackNSec= of its unit)"
     if slack is None:
         return Check("timer-slack", "timer slack", "unknown", UNKNOWN, why, fix)
@@ -252,9 +352,11 @@ def _timer_slack(facts: SystemFacts) -> Check:
 
 def _preemption(facts: SystemFacts) -> Check:
     kernel = facts["kernel"]
-    why = ("the preemption model bounds how long the kernel keeps a waiting high-priority thread from running: "
-           "without preemption, until the running system call ends; with full preemption, until a spinlock "
-           "or interrupt handler ends; PREEMPT_RT makes those preemptible too, for the lowest worst case")
+    why = (
+        "the preemption model bounds how long the kernel keeps a waiting high-priority thread from running: "
+        "without preemption, until the running system call ends; with full preemption, until a spinlock "
+        "or interrupt handler ends; PREEMPT_RT makes those preemptible too, for the lowest worst case"
+    )
     rt_kernel = "sudo apt install linux-image-rt-$(dpkg --print-architecture)  (Debian; then reboot into it)"
     model = preemption_model(kernel)
     release = f" ({kernel['release']})" if kernel["release"] else ""
@@ -262,9 +364,13 @@ def _preemption(facts: SystemFacts) -> Check:
         return Check("preemption", "preemption model", f"PREEMPT_RT{release}", OK, why, None)
     if model is None:
         return Check("preemption", "preemption model", "unknown", UNKNOWN, why, rt_kernel)
-    described = {"none": "no forced preemption (server)", "voluntary": "voluntary preemption (desktop)",
-                 "full": "full preemption, not PREEMPT_RT", "lazy": "lazy preemption, not PREEMPT_RT",
-                 "dynamic": "PREEMPT_DYNAMIC, mode unknown (debugfs not mounted), not PREEMPT_RT"}[model]
+    described = {
+        "none": "no forced preemption (server)",
+        "voluntary": "voluntary preemption (desktop)",
+        "full": "full preemption, not PREEMPT_RT",
+        "lazy": "lazy preemption, not PREEMPT_RT",
+        "dynamic": "PREEMPT_DYNAMIC, mode unknown (debugfs not mounted), not PREEMPT_RT",
+    }[model]
     fix = rt_kernel
     if model != "full" and "PREEMPT_DYNAMIC" in (kernel["version"] or ""):
         fix = "boot with preempt=full (" + EDIT_CMDLINE + "), or for PREEMPT_RT: " + rt_kernel
@@ -289,8 +395,10 @@ def preemption_model(kernel: dict[str, Any]) -> str | None:
 
 def _virtualization(facts: SystemFacts) -> Check:
     virt = facts["virtualization"]
-    why = ("a virtual CPU is paused whenever the host runs something else: those pauses show as spikes of "
-           "milliseconds in every maximum; a container shares its kernel and may have its CPU time capped")
+    why = (
+        "a virtual CPU is paused whenever the host runs something else: those pauses show as spikes of "
+        "milliseconds in every maximum; a container shares its kernel and may have its CPU time capped"
+    )
     fix = "measure on the machine itself: rtscope --target ssh://HOST doctor"
     vendor = virt["vendor"] or ""
     virtual_machine = True if vendor.startswith(VM_VENDORS) else virt["hypervisor"]
@@ -309,8 +417,10 @@ def _virtualization(facts: SystemFacts) -> Check:
 
 def _kernel_cmdline(facts: SystemFacts) -> Check:
     cmdline = facts["kernel"]["cmdline"]
-    why = ("the command line is where CPUs are isolated, idle states capped and the tick stopped: what it "
-           "sets for real-time work, for the record")
+    why = (
+        "the command line is where CPUs are isolated, idle states capped and the tick stopped: what it "
+        "sets for real-time work, for the record"
+    )
     if cmdline is None:
         return Check("kernel-cmdline", "kernel command line", "unknown", UNKNOWN, why, None)
     found = [word for word in _kernel_words(cmdline) if word.partition("=")[0] in RT_PARAMETERS]
@@ -320,14 +430,27 @@ def _kernel_cmdline(facts: SystemFacts) -> Check:
 
 # Every check, in the order doctor shows them: one function per setting, facts in, a Check out.
 CHECKS: tuple[Callable[[SystemFacts], Check], ...] = (
-    _rt_throttling, _cpu_governor, _cpu_boost, _idle_states, _cpu_isolation, _smt, _irqbalance,
-    _transparent_hugepages, _swap, _clocksource, _timer_slack, _preemption, _virtualization, _kernel_cmdline)
+    _rt_throttling,
+    _cpu_governor,
+    _cpu_boost,
+    _idle_states,
+    _cpu_isolation,
+    _smt,
+    _irqbalance,
+    _transparent_hugepages,
+    _swap,
+    _clocksource,
+    _timer_slack,
+    _preemption,
+    _virtualization,
+    _kernel_cmdline,
+)
 
 
 def _kernel_words(cmdline: str) -> list[str]:
     """The kernel's own parameters: the words before "--" (what follows is init's)."""
     words = cmdline.split()
-    return words[:words.index("--")] if "--" in words else words
+    return words[: words.index("--")] if "--" in words else words
 
 
 def _parameter(cmdline: str, name: str) -> str | None:

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from rtscope import files
-from rtscope.model import result
 from rtscope.errors import RtscopeError
+from rtscope.model import result
 from rtscope.paths import REPO_DIR
 
 PROFILES_DIR = REPO_DIR / "profiles"
@@ -101,17 +101,15 @@ def _profile(doc: dict[str, Any], source: str, statistic: str | None) -> Profile
         raise RtscopeError(f"{source}: unknown key {unknown[0]!r} (a profile has name, statistic, weights)")
     weights = doc.get("weights")
     if not isinstance(weights, dict) or not weights:
-        raise RtscopeError(f"{source}: no [weights] table: name the metrics to weigh, e.g. \"ctxsw.sem\" = 55")
+        raise RtscopeError(f'{source}: no [weights] table: name the metrics to weigh, e.g. "ctxsw.sem" = 55')
     for metric_id, weight in weights.items():
-        if isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight) \
-                or weight < 0:
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight) or weight < 0:
             raise RtscopeError(f"{source}: weight of {metric_id} must be a number >= 0, not {weight!r}")
     if all(weight == 0 for weight in weights.values()):
         raise RtscopeError(f"{source}: every weight is 0: nothing would be scored")
     chosen = statistic or doc.get("statistic", DEFAULT_STATISTIC)
     if chosen not in result.STATISTICS or chosen in ("count", "stddev"):
-        raise RtscopeError(f"{source}: statistic {chosen!r} is not one of mean, min, p50, p90, p99, p999, "
-                           "p9999, max")
+        raise RtscopeError(f"{source}: statistic {chosen!r} is not one of mean, min, p50, p90, p99, p999, p9999, max")
     name = doc.get("name", Path(source).stem)
     if not isinstance(name, str):
         raise RtscopeError(f"{source}: name must be a string")
@@ -128,8 +126,10 @@ def score_run(doc: dict[str, Any], profile: Profile, *, adjusted: bool = True) -
     for metric_id, weight in profile.weights.items():
         metric_doc = result.metric(doc, metric_id)
         if metric_doc is None:
-            raise RtscopeError(f"run {doc['run']['id']} has no metric {metric_id}, which profile "
-                               f"{profile.name!r} weighs (measure it, or give it no weight)")
+            raise RtscopeError(
+                f"run {doc['run']['id']} has no metric {metric_id}, which profile "
+                f"{profile.name!r} weighs (measure it, or give it no weight)"
+            )
         if result.is_periodic(metric_doc):
             raise RtscopeError(f"{metric_id} is a count per period, not a time: it cannot be scored")
         value = result.summary(metric_doc, adjusted=adjusted)[profile.statistic]

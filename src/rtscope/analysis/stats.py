@@ -64,18 +64,19 @@ _RAW_AT_LEAST = 20
 class Difference:
     """The verdict on B against A: the test used, its p-value, and whether the difference is real."""
 
-    test: str          # "MW" (Mann–Whitney U on raw samples or periods), "CI" (bootstrap interval of the
-                       # median) or "tail" (exceedances of the first group's tail statistic)
+    test: str  # "MW" (Mann–Whitney U on raw samples or periods), "CI" (bootstrap interval of the
+    # median) or "tail" (exceedances of the first group's tail statistic)
     p_value: float
-    real: bool         # significant, and beyond the run-to-run spread where that is known
+    real: bool  # significant, and beyond the run-to-run spread where that is known
     beyond_spread: bool | None = None  # None: a group has a single run
 
     def __str__(self) -> str:
-        """"p=0.012 MW" or "p<0.001 tail": the p-value to three decimals, and the test that gave it."""
+        """ "p=0.012 MW" or "p<0.001 tail": the p-value to three decimals, and the test that gave it."""
         return f"{'p<0.001' if self.p_value < 0.001 else f'p={self.p_value:.3f}'} {self.test}"
 
 
 # --- Mann–Whitney U -------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _Tally:
@@ -133,14 +134,14 @@ def _asymptotic_mann_whitney(a: _Tally, b: _Tally) -> float:
 
     values, where = np.unique(np.concatenate([a.values, b.values]), return_inverse=True)
     where = where.ravel()  # numpy 2.0.0 gave it the input's shape
-    of_a = np.bincount(where[:len(a.values)], weights=a.counts, minlength=len(values))
-    of_b = np.bincount(where[len(a.values):], weights=b.counts, minlength=len(values))
+    of_a = np.bincount(where[: len(a.values)], weights=a.counts, minlength=len(values))
+    of_b = np.bincount(where[len(a.values) :], weights=b.counts, minlength=len(values))
     tied = of_a + of_b
     shared_rank = np.cumsum(tied) - (tied - 1) / 2
     n1, n2 = float(of_a.sum()), float(of_b.sum())
     n = n1 + n2
     u = float((shared_rank * of_a).sum()) - n1 * (n1 + 1) / 2
-    variance = n1 * n2 / 12 * ((n + 1) - float((tied ** 3 - tied).sum()) / (n * (n - 1)))
+    variance = n1 * n2 / 12 * ((n + 1) - float((tied**3 - tied).sum()) / (n * (n - 1)))
     if variance <= 0:
         return 1.0  # every value equal
     z = (abs(u - n1 * n2 / 2) - 0.5) / math.sqrt(variance)
@@ -153,8 +154,10 @@ def _tally(runs: Sequence[tuple[np.ndarray, float, float]]) -> _Tally:
     import numpy as np
 
     parts = [(*np.unique(samples, return_counts=True), step, offset) for samples, step, offset in runs]
-    return _Tally(np.concatenate([values * step - offset for values, _, step, offset in parts]),
-                  np.concatenate([counts for _, counts, _, _ in parts]))
+    return _Tally(
+        np.concatenate([values * step - offset for values, _, step, offset in parts]),
+        np.concatenate([counts for _, counts, _, _ in parts]),
+    )
 
 
 def _raw_tally(metrics: Sequence[dict[str, Any]]) -> _Tally:
@@ -162,11 +165,16 @@ def _raw_tally(metrics: Sequence[dict[str, Any]]) -> _Tally:
     import numpy as np
 
     # Raw samples are whole numbers: read as such, a run of 10^5 takes half the time a float array would.
-    return _tally([(np.fromiter(m["raw"], dtype=np.int64, count=len(m["raw"])), result.histogram_step(m),
-                    m["overhead_ns"]) for m in metrics])
+    return _tally(
+        [
+            (np.fromiter(m["raw"], dtype=np.int64, count=len(m["raw"])), result.histogram_step(m), m["overhead_ns"])
+            for m in metrics
+        ]
+    )
 
 
 # --- Histograms -----------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Histogram:
@@ -213,14 +221,18 @@ def pooled(metrics: Sequence[dict[str, Any]]) -> Histogram | None:
     if len(steps) != 1:
         return None
     (step,) = steps
-    buckets = np.concatenate([np.asarray(m["histogram"]["buckets"], dtype=np.int64).reshape(-1, 3)
-                              for m in metrics])
+    buckets = np.concatenate([np.asarray(m["histogram"]["buckets"], dtype=np.int64).reshape(-1, 3) for m in metrics])
     bounds, where = np.unique(buckets[:, :2], axis=0, return_inverse=True)
     counts = np.bincount(where.ravel(), weights=buckets[:, 2], minlength=len(bounds)).astype(np.int64)
     lowest, width = bounds[:, 0], bounds[:, 1]
-    return Histogram(lowest * step, (lowest + width - 1) * step, counts, np.cumsum(counts),
-                     sum(m["histogram"]["overflow"] for m in metrics),
-                     min(m["histogram"]["overflow_above"] for m in metrics) * step)
+    return Histogram(
+        lowest * step,
+        (lowest + width - 1) * step,
+        counts,
+        np.cumsum(counts),
+        sum(m["histogram"]["overflow"] for m in metrics),
+        min(m["histogram"]["overflow_above"] for m in metrics) * step,
+    )
 
 
 def median_interval(histogram: Histogram, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
@@ -239,8 +251,8 @@ def _median_ranks(n: int, confidence: float) -> tuple[int, int]:
     tail = (1 - confidence) / 2
     if n < _EXACT_BINOMIAL_BELOW:
         cumulative, j = 0.0, 0
-        while j < n and cumulative + math.comb(n, j) / 2 ** n <= tail:
-            cumulative += math.comb(n, j) / 2 ** n
+        while j < n and cumulative + math.comb(n, j) / 2**n <= tail:
+            cumulative += math.comb(n, j) / 2**n
             j += 1
         low = max(1, j)  # P(X < low) ≤ tail
     else:
@@ -251,14 +263,14 @@ def _median_ranks(n: int, confidence: float) -> tuple[int, int]:
 
 # --- Verdicts -------------------------------------------------------------------------------------------
 
+
 def compare(a: dict[str, Any], b: dict[str, Any], key: str = "p50") -> Difference | None:
     """Whether statistic ``key`` of metric b in one run differs from a in another (see
     :func:`compare_groups`)."""
     return compare_groups([a], [b], key)
 
 
-def compare_groups(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key: str = "p50"
-                   ) -> Difference | None:
+def compare_groups(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key: str = "p50") -> Difference | None:
     """Whether a metric measured by the runs of group b differs from group a in statistic ``key``.
 
     The samples of each group are pooled. For the body of a metric of samples (median, mean …):
@@ -277,8 +289,10 @@ def compare_groups(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key
         return None
     if result.is_periodic(a[0]):
         key = "p50"  # a per-period metric is judged by its periods
-        test, p = "MW", _mann_whitney_or_none([v for m in a for v in m["periods"]],
-                                              [v for m in b for v in m["periods"]])
+        test, p = (
+            "MW",
+            _mann_whitney_or_none([v for m in a for v in m["periods"]], [v for m in b for v in m["periods"]]),
+        )
     elif key in TAIL_QUANTILES:
         test, p = "tail", _tail_test(a, b, key)
     elif key in LOW_TAIL_QUANTILES and not result.unit(a[0]).lower_is_better:
@@ -390,8 +404,14 @@ def _binomial_two_sided(k: int, n: int, p: float) -> float:
         return min(1.0, math.erfc(max(0.0, abs(k - n * p) - 0.5) / sd / math.sqrt(2)))
 
     def log_pmf(i: int) -> float:
-        return (math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
-                + i * math.log(p) + (n - i) * math.log1p(-p))
+        return (
+            math.lgamma(n + 1)
+            - math.lgamma(i + 1)
+            - math.lgamma(n - i + 1)
+            + i * math.log(p)
+            + (n - i) * math.log1p(-p)
+        )
+
     observed = log_pmf(k) + 1e-7  # equally likely outcomes count too (relative tolerance)
     # The distribution is unimodal: the outcomes no more likely than k are its two tails. Each is summed
     # from its inner end outwards until the terms underflow to 0.0 (all beyond are smaller still).

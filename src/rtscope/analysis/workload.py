@@ -41,7 +41,7 @@ class Cell:
     ratios: dict[str, float | None]
     valid: int
     invalid: int
-    reasons: tuple[str, ...]      # why the invalid runs' metric is invalid
+    reasons: tuple[str, ...]  # why the invalid runs' metric is invalid
 
 
 @dataclass(frozen=True)
@@ -106,16 +106,32 @@ def _lines(cells: dict[tuple[str, int, int], list[dict[str, Any]]], adjusted: bo
         present = [n for o, p, n in keys if (o, p) == (op, processes)]
         baseline = BASELINE_THREADS if BASELINE_THREADS in present else min(present)
         base = figures[(op, processes, baseline)]
-        lines.append(Line(op, processes, threads, tuple(
-            Cell(own, {stat: _ratio(own[stat], first[stat]) for stat in RATIO_STATISTICS}, valid, invalid, reasons)
-            for (own, valid, invalid, reasons), (first, *_) in zip(figures[(op, processes, threads)], base,
-                                                                    strict=True)),
-            baseline))
+        lines.append(
+            Line(
+                op,
+                processes,
+                threads,
+                tuple(
+                    Cell(
+                        own,
+                        {stat: _ratio(own[stat], first[stat]) for stat in RATIO_STATISTICS},
+                        valid,
+                        invalid,
+                        reasons,
+                    )
+                    for (own, valid, invalid, reasons), (first, *_) in zip(
+                        figures[(op, processes, threads)], base, strict=True
+                    )
+                ),
+                baseline,
+            )
+        )
     return tuple(lines)
 
 
-def _figures(docs: list[dict[str, Any]], metric_id: str, key: tuple[str, int, int], adjusted: bool
-             ) -> tuple[dict[str, float | None], int, int, tuple[str, ...]]:
+def _figures(
+    docs: list[dict[str, Any]], metric_id: str, key: tuple[str, int, int], adjusted: bool
+) -> tuple[dict[str, float | None], int, int, tuple[str, ...]]:
     """A line's figures of ``metric_id`` over the valid runs among ``docs``, and their valid and invalid
     counts with the reasons."""
     measured = [m for doc in docs if (m := result.metric(doc, metric_id)) is not None and _cell_of(m) == key]
@@ -126,9 +142,17 @@ def _figures(docs: list[dict[str, Any]], metric_id: str, key: tuple[str, int, in
     if not valid:
         return dict.fromkeys(STATISTICS), 0, invalid, reasons
     samples = sum(s["count"] for s in valid)
-    return ({"mean": sum(s["mean"] * s["count"] for s in valid) / samples,
-             "p50": median(s["p50"] for s in valid), "p99": median(s["p99"] for s in valid),
-             "max": max(s["max"] for s in valid)}, len(valid), invalid, reasons)
+    return (
+        {
+            "mean": sum(s["mean"] * s["count"] for s in valid) / samples,
+            "p50": median(s["p50"] for s in valid),
+            "p99": median(s["p99"] for s in valid),
+            "max": max(s["max"] for s in valid),
+        },
+        len(valid),
+        invalid,
+        reasons,
+    )
 
 
 def _ratio(value: float | None, baseline: float | None) -> float | None:

@@ -24,13 +24,18 @@ from rtscope.store.database import Campaign
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """SPEC, --resume, --dry-run."""
-    parser.add_argument("spec", type=Path, metavar="SPEC.toml",
-                        help="the campaign spec (examples/campaigns/ has examples)")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the newest campaign of this spec's name: measure only the cells and "
-                             "repetitions it has no run for")
-    parser.add_argument("--dry-run", action="store_true", help="list the cells and the time it would take; "
-                                                               "measure nothing")
+    parser.add_argument(
+        "spec", type=Path, metavar="SPEC.toml", help="the campaign spec (examples/campaigns/ has examples)"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the newest campaign of this spec's name: measure only the cells and "
+        "repetitions it has no run for",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="list the cells and the time it would take; measure nothing"
+    )
     # One target's share of a campaign with several (rtscope.execution.parallel starts these).
     parser.add_argument("--worker", metavar="CAMPAIGN_ID", help=argparse.SUPPRESS)
 
@@ -61,8 +66,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     except KeyboardInterrupt:
         progress.note(f"interrupted; rtscope campaign {args.spec} --resume measures the runs left")
         return INTERRUPTED
-    return _closing(context, this, total, len(done),
-                    f"a bench failed in {failed} of the runs" if failed else None)
+    return _closing(context, this, total, len(done), f"a bench failed in {failed} of the runs" if failed else None)
 
 
 def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_spec.Spec) -> int:
@@ -74,24 +78,50 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
         for target, share in shares.items():
             made = context.target(target)
             share_s = planned_s(share, requests_for(share, made)) * len(share.cells) * spec.repetitions
-            context.print([f"{target}: {len(share.cells)} cells × {spec.repetitions} repetitions, about "
-                           f"{fmt.clock_time(share_s)}"])
+            context.print(
+                [
+                    f"{target}: {len(share.cells)} cells × {spec.repetitions} repetitions, about "
+                    f"{fmt.clock_time(share_s)}"
+                ]
+            )
         total = len(spec.cells) * spec.repetitions
         context.print([f"campaign {spec.name}: {total} runs on {len(shares)} targets in parallel"])
         return 0
     store = context.store(create=True)
     this, done = open_campaign(store, spec, context.target_spec, resume=args.resume)
-    statuses = run_workers(spec.targets, lambda target: [
-        sys.executable, "-m", "rtscope", "--db", str(context.db_path), "--probe", str(context.probe),
-        "--target", target, "campaign", str(args.spec), "--worker", this.id])
+    statuses = run_workers(
+        spec.targets,
+        lambda target: [
+            sys.executable,
+            "-m",
+            "rtscope",
+            "--db",
+            str(context.db_path),
+            "--probe",
+            str(context.probe),
+            "--target",
+            target,
+            "campaign",
+            str(args.spec),
+            "--worker",
+            this.id,
+        ],
+    )
     unfinished = {target: status for target, status in statuses.items() if status not in (0, FAILED)}
     if unfinished:
-        Progress.note(f"{', '.join(unfinished)} did not finish its share (the line above each says why); "
-                      f"rtscope campaign {args.spec} --resume measures the runs left")
+        Progress.note(
+            f"{', '.join(unfinished)} did not finish its share (the line above each says why); "
+            f"rtscope campaign {args.spec} --resume measures the runs left"
+        )
         return INTERRUPTED if INTERRUPTED in unfinished.values() else FAILED
     failed = [target for target, status in statuses.items() if status == FAILED]
-    return _closing(context, this, len(spec.cells) * spec.repetitions, len(done),
-                    f"a bench failed on {', '.join(failed)}" if failed else None)
+    return _closing(
+        context,
+        this,
+        len(spec.cells) * spec.repetitions,
+        len(done),
+        f"a bench failed on {', '.join(failed)}" if failed else None,
+    )
 
 
 def _measure_share(args: argparse.Namespace, context: Context, spec: campaign_spec.Spec) -> int:
@@ -103,8 +133,11 @@ def _measure_share(args: argparse.Namespace, context: Context, spec: campaign_sp
         check_loads(target, cell.loads)
     store = context.store()
     this = store.campaign(args.worker)
-    done = {(cell, repetition) for cell, repetition in store.campaign_cells(this.id)
-            if cell in {c.text for c in share.cells}}
+    done = {
+        (cell, repetition)
+        for cell, repetition in store.campaign_cells(this.id)
+        if cell in {c.text for c in share.cells}
+    }
     progress = Progress(len(share.cells) * spec.repetitions, len(done), planned_s(share, requests))
     try:
         failed = measure_all(share, target, store, this, done, requests, progress)
@@ -129,17 +162,21 @@ def _closing(context: Context, this: Campaign, total: int, already: int, failed:
 
 def _dry_run(spec: campaign_spec.Spec, total: int, planned_s: float) -> list[str]:
     rows = [[cell.text, cell.config.name, " ".join(map(str, cell.params)) or fmt.MISSING] for cell in spec.cells]
-    return [f"campaign {spec.name}: {len(spec.cells)} cells × {spec.repetitions} repetitions = {total} runs "
-            f"of {', '.join(spec.benches)}, about {fmt.clock_time(total * planned_s)}",
-            *fmt.table(["cell", "config", "params"], rows, "lll")]
+    return [
+        f"campaign {spec.name}: {len(spec.cells)} cells × {spec.repetitions} repetitions = {total} runs "
+        f"of {', '.join(spec.benches)}, about {fmt.clock_time(total * planned_s)}",
+        *fmt.table(["cell", "config", "params"], rows, "lll"),
+    ]
 
 
 def _summary(context: Context, this: Campaign) -> list[str]:
     """The comparison of the campaign's cells, each a group of its repetitions (when there are cells
     to compare)."""
     docs = [run_result.doc for run_result in context.store().campaign_runs(this.id)]
-    lines = [f"campaign {this.name} ({this.id}): {len(docs)} runs stored; "
-             f"rtscope compare campaign:{this.id} compares them, rtscope report campaign:{this.id} draws them"]
+    lines = [
+        f"campaign {this.name} ({this.id}): {len(docs)} runs stored; "
+        f"rtscope compare campaign:{this.id} compares them, rtscope report campaign:{this.id} draws them"
+    ]
     try:
         comparison = build(group(docs, "cell"), DEFAULT_STATISTICS)
     except NoComparison:

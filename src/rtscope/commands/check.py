@@ -24,15 +24,26 @@ _PERCENTAGE = re.compile(r"(?P<number>[-+]?[0-9]*\.?[0-9]+)\s*%?")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """RUN, --baseline, --max-regression, --stat, --raw-times."""
-    parser.add_argument("run", metavar="RUN", help="the run to check: a stored run's id or id prefix, 'last', "
-                                                   "or a result file")
+    parser.add_argument(
+        "run", metavar="RUN", help="the run to check: a stored run's id or id prefix, 'last', or a result file"
+    )
     parser.add_argument("--baseline", required=True, metavar="RUN", help="the run to check it against")
-    parser.add_argument("--max-regression", type=percentage, default=judge.DEFAULT_MAX_REGRESSION, metavar="PERCENT",
-                        help="how much worse a statistic may get, e.g. 5%% (default "
-                             f"{100 * judge.DEFAULT_MAX_REGRESSION:.0f}%%): a time higher, a count lower")
-    parser.add_argument("--stat", type=gated_statistics, default=judge.DEFAULT_STATISTICS, metavar="LIST",
-                        help=f"statistics of time metrics to gate on, e.g. p99,max (default "
-                             f"{','.join(judge.DEFAULT_STATISTICS)}); per-period metrics are gated on their median period")
+    parser.add_argument(
+        "--max-regression",
+        type=percentage,
+        default=judge.DEFAULT_MAX_REGRESSION,
+        metavar="PERCENT",
+        help="how much worse a statistic may get, e.g. 5%% (default "
+        f"{100 * judge.DEFAULT_MAX_REGRESSION:.0f}%%): a time higher, a count lower",
+    )
+    parser.add_argument(
+        "--stat",
+        type=gated_statistics,
+        default=judge.DEFAULT_STATISTICS,
+        metavar="LIST",
+        help=f"statistics of time metrics to gate on, e.g. p99,max (default "
+        f"{','.join(judge.DEFAULT_STATISTICS)}); per-period metrics are gated on their median period",
+    )
     add_raw_times_option(parser)
 
 
@@ -59,22 +70,26 @@ def gated_statistics(text: str) -> tuple[str, ...]:
 def run(args: argparse.Namespace, context: Context) -> int:
     """Print the runs, the rule, a row per metric and statistic, and the verdict; exit 1 on a failure."""
     baseline, checked = context.load_run(args.baseline).doc, context.load_run(args.run).doc
-    verdicts = judge.Judge(baseline=baseline, statistics=args.stat, max_regression=args.max_regression,
-                           adjusted=not args.raw_times).verdicts(checked)
+    verdicts = judge.Judge(
+        baseline=baseline, statistics=args.stat, max_regression=args.max_regression, adjusted=not args.raw_times
+    ).verdicts(checked)
     style = context.style
-    rule = (f"Fails on: {', '.join(result.STATISTICS[key] for key in args.stat)} (of a per-period metric, its "
-            "median period; of a throughput, its low side: p1 for p99, min for max) worse by more than "
-            f"{100 * args.max_regression:g} % with a real difference ({100 * stats.CONFIDENCE:.0f} % confidence), "
-            "or a metric invalid or missing")
+    rule = (
+        f"Fails on: {', '.join(result.STATISTICS[key] for key in args.stat)} (of a per-period metric, its "
+        "median period; of a throughput, its low side: p1 for p99, min for max) worse by more than "
+        f"{100 * args.max_regression:g} % with a real difference ({100 * stats.CONFIDENCE:.0f} % confidence), "
+        "or a metric invalid or missing"
+    )
     failed = [verdict for verdict in verdicts if verdict.failed]
     counted = f"{len(verdicts)} metric{'' if len(verdicts) == 1 else 's'}"
     if failed:
-        outcome = [style.bad(f"check failed: {len(failed)} of {counted}"),
-                   *(f"  {verdict.metric} {finding.message}" for verdict in failed for finding in verdict.findings)]
+        outcome = [
+            style.bad(f"check failed: {len(failed)} of {counted}"),
+            *(f"  {verdict.metric} {finding.message}" for verdict in failed for finding in verdict.findings),
+        ]
     else:
         outcome = [f"check passed: {counted}, none worse than allowed"]
-    context.print([*_runs(baseline, checked, style), rule, "", *_table(verdicts, style), "", *_LEGEND, "",
-                   *outcome])
+    context.print([*_runs(baseline, checked, style), rule, "", *_table(verdicts, style), "", *_LEGEND, "", *outcome])
     return REGRESSED if failed else 0
 
 
@@ -88,9 +103,17 @@ _LEGEND = (
 
 
 def _runs(baseline: dict[str, Any], checked: dict[str, Any], style: Style) -> list[str]:
-    rows = [[role, doc["run"]["id"][:SHORT_ID], doc["run"]["label"] or MISSING, doc["system"]["hostname"],
-             doc["system"]["kernel_release"], fmt.local_time(doc["run"]["started"])]
-            for role, doc in (("run", checked), ("baseline", baseline))]
+    rows = [
+        [
+            role,
+            doc["run"]["id"][:SHORT_ID],
+            doc["run"]["label"] or MISSING,
+            doc["system"]["hostname"],
+            doc["system"]["kernel_release"],
+            fmt.local_time(doc["run"]["started"]),
+        ]
+        for role, doc in (("run", checked), ("baseline", baseline))
+    ]
     return [style.heading("Check"), *("  " + line for line in fmt.columns(rows, "llllll"))]
 
 
@@ -99,15 +122,22 @@ def _table(verdicts: list[judge.Verdict], style: Style) -> list[str]:
     heads its first row only, as in compare."""
     cells = []
     for verdict in verdicts:
-        rows = ([(_change_cells(change), change.verdict, verdict.fails(change.stat)) for change in verdict.changes]
-                or [(["", MISSING, MISSING, MISSING, MISSING], verdict.status, verdict.failed)])
-        cells += [[verdict.metric if number == 0 else "", *figures, style.bad(word) if failed else word]
-                  for number, (figures, word, failed) in enumerate(rows)]
+        rows = [(_change_cells(change), change.verdict, verdict.fails(change.stat)) for change in verdict.changes] or [
+            (["", MISSING, MISSING, MISSING, MISSING], verdict.status, verdict.failed)
+        ]
+        cells += [
+            [verdict.metric if number == 0 else "", *figures, style.bad(word) if failed else word]
+            for number, (figures, word, failed) in enumerate(rows)
+        ]
     return fmt.table(["metric", "stat", "baseline", "run", "change", "difference", "verdict"], cells, "llrrrll")
 
 
 def _change_cells(change: judge.Change) -> list[str]:
     """The statistic, both figures, the relative change and the test's p-value."""
-    return [stats.statistic_name(change.stat), change.unit.format(change.baseline), change.unit.format(change.value),
-            MISSING if change.relative is None else f"{100 * change.relative:+.1f} %",
-            MISSING if change.difference is None else str(change.difference)]
+    return [
+        stats.statistic_name(change.stat),
+        change.unit.format(change.baseline),
+        change.unit.format(change.value),
+        MISSING if change.relative is None else f"{100 * change.relative:+.1f} %",
+        MISSING if change.difference is None else str(change.difference),
+    ]

@@ -10,8 +10,8 @@ workload's), and with --published a study's published figures beside them.
 
 import argparse
 
-from rtscope.analysis.compare import DEFAULT_STATISTICS, OPS_STATISTICS, build
 from rtscope.analysis import published
+from rtscope.analysis.compare import DEFAULT_STATISTICS, OPS_STATISTICS, build
 from rtscope.analysis.grouping import GROUPINGS, NoComparison, default_grouping, group
 from rtscope.commands.context import Context
 from rtscope.commands.show import add_raw_times_option
@@ -21,34 +21,55 @@ from rtscope.render import comparison as comparison_text
 
 FORMATS = ("text", "markdown", "csv", "json")
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """RUN|campaign:NAME…, --by, --stat, --ops, --format, --raw-times."""
-    parser.add_argument("runs", nargs="+", metavar="RUN|campaign:NAME",
-                        help="runs (stored ids or id prefixes, 'last', result files) or campaign:NAME|ID for "
-                             "every run of a campaign")
-    parser.add_argument("--by", choices=GROUPINGS,
-                        help="how runs form groups: each run alone, or the repetitions of a campaign cell, a "
-                             "label, a set of loads, a target (default: cell when every run is a campaign's, else run)")
-    parser.add_argument("--stat", type=values.statistics, metavar="LIST",
-                        help="statistics to compare, e.g. p50,p99.9,max (default "
-                             f"{','.join(DEFAULT_STATISTICS)}; {','.join(OPS_STATISTICS)} in the operation table)")
-    parser.add_argument("--ops", action="store_true",
-                        help="the operation table, as vendors publish it: one row per operation, its cost in "
-                             "cycles where every run has them (else time), and how many times each group "
-                             "differs from the first. Chosen by itself when the cycle counter timed every metric")
-    parser.add_argument("--format", choices=FORMATS, default="text",
-                        help="text (default), markdown, csv (one line per metric, statistic and group; "
-                             "times in ns) or json")
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN|campaign:NAME",
+        help="runs (stored ids or id prefixes, 'last', result files) or campaign:NAME|ID for every run of a campaign",
+    )
+    parser.add_argument(
+        "--by",
+        choices=GROUPINGS,
+        help="how runs form groups: each run alone, or the repetitions of a campaign cell, a "
+        "label, a set of loads, a target (default: cell when every run is a campaign's, else run)",
+    )
+    parser.add_argument(
+        "--stat",
+        type=values.statistics,
+        metavar="LIST",
+        help="statistics to compare, e.g. p50,p99.9,max (default "
+        f"{','.join(DEFAULT_STATISTICS)}; {','.join(OPS_STATISTICS)} in the operation table)",
+    )
+    parser.add_argument(
+        "--ops",
+        action="store_true",
+        help="the operation table, as vendors publish it: one row per operation, its cost in "
+        "cycles where every run has them (else time), and how many times each group "
+        "differs from the first. Chosen by itself when the cycle counter timed every metric",
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text (default), markdown, csv (one line per metric, statistic and group; times in ns) or json",
+    )
     add_published_option(parser)
     add_raw_times_option(parser)
 
 
 def add_published_option(parser: argparse.ArgumentParser) -> None:
     """The --published option of compare and report."""
-    parser.add_argument("--published", choices=published.names(), metavar="STUDY",
-                        help="show a study's published figures beside the runs, marked published (other hardware, "
-                             "another time, means only; never compared with the runs): "
-                             f"{', '.join(published.names())} (the application workload's times, wolfCrypt's MB/s)")
+    parser.add_argument(
+        "--published",
+        choices=published.names(),
+        metavar="STUDY",
+        help="show a study's published figures beside the runs, marked published (other hardware, "
+        "another time, means only; never compared with the runs): "
+        f"{', '.join(published.names())} (the application workload's times, wolfCrypt's MB/s)",
+    )
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
@@ -61,15 +82,19 @@ def run(args: argparse.Namespace, context: Context) -> int:
     except NoComparison as refusal:
         # A study of square waves or of thread counts has more cells than a table has columns (or one run):
         # its own tables are the answer.
-        tables = (comparison_text.studies_text(docs, context.style, by=by, adjusted=not args.raw_times,
-                                               published=study) if args.format == "text" else [])
+        tables = (
+            comparison_text.studies_text(docs, context.style, by=by, adjusted=not args.raw_times, published=study)
+            if args.format == "text"
+            else []
+        )
         if not tables:
             raise
         context.print([*tables, "", f"No comparison table: {refusal}; --by load, or fewer runs, gives one."])
         return 0
     ops = args.ops or all(m["cycles"] is not None for doc in docs for m in doc["metrics"])
-    comparison = build(groups, args.stat or (OPS_STATISTICS if ops else DEFAULT_STATISTICS),
-                       ops=ops, adjusted=not args.raw_times)
+    comparison = build(
+        groups, args.stat or (OPS_STATISTICS if ops else DEFAULT_STATISTICS), ops=ops, adjusted=not args.raw_times
+    )
     if args.format == "text":
         context.print(comparison_text.render_text(comparison, context.style, by=by, published=study))
     elif args.format == "markdown":

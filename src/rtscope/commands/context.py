@@ -5,8 +5,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from rtscope.render import fmt
 from rtscope.model import result
+from rtscope.render import fmt
 from rtscope.store.database import Store
 from rtscope.targets import Target, make_target
 

@@ -25,8 +25,12 @@ _WRAP = 100
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """--format."""
-    parser.add_argument("--format", choices=FORMATS, default="text",
-                        help="text (default), or json: the checks and the facts they judged, for scripts")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text (default), or json: the checks and the facts they judged, for scripts",
+    )
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
@@ -41,24 +45,35 @@ def run(args: argparse.Namespace, context: Context) -> int:
     return DISTORTING if readiness.distorting(checks) else 0
 
 
-def document(target_name: str, system: readiness.SystemFacts, checks: list[readiness.Check]
-             ) -> dict[str, Any]:
+def document(target_name: str, system: readiness.SystemFacts, checks: list[readiness.Check]) -> dict[str, Any]:
     """What --format json prints: the target, the ids of distorting checks, every check, the facts."""
     return {
         "format": JSON_FORMAT,
         "version": JSON_VERSION,
         "target": target_name,
         "distorting": [check.id for check in readiness.distorting(checks)],
-        "checks": [{"id": check.id, "title": check.title, "state": check.state, "verdict": check.verdict,
-                    "why": check.why, "fix": check.fix} for check in checks],
+        "checks": [
+            {
+                "id": check.id,
+                "title": check.title,
+                "state": check.state,
+                "verdict": check.verdict,
+                "why": check.why,
+                "fix": check.fix,
+            }
+            for check in checks
+        ],
         "facts": system,
     }
 
 
 def _section(target_name: str, system: readiness.SystemFacts, checks: list[readiness.Check]) -> Section:
     release = system["kernel"]["release"]
-    return Section(heading("Real-time readiness", f" of {target_name}" + (f" (Linux {release})" if release else "")),
-                   subsections=tuple(_check_section(check) for check in checks), notes=(_outcome(checks),))
+    return Section(
+        heading("Real-time readiness", f" of {target_name}" + (f" (Linux {release})" if release else "")),
+        subsections=tuple(_check_section(check) for check in checks),
+        notes=(_outcome(checks),),
+    )
 
 
 def _check_section(check: readiness.Check) -> Section:
@@ -66,8 +81,10 @@ def _check_section(check: readiness.Check) -> Section:
     lines = textwrap.wrap(f"why: {check.why}", _WRAP, subsequent_indent="     ")
     if check.fix and check.verdict != readiness.OK:
         lines.append(f"fix: {check.fix}")  # one line, unwrapped: it is to be copied whole
-    return Section((Cell(f"{check.verdict:<7}", _EMPHASIS[check.verdict]), Cell(f" {check.title}: {check.state}")),
-                   (Paragraph(tuple(lines)),))
+    return Section(
+        (Cell(f"{check.verdict:<7}", _EMPHASIS[check.verdict]), Cell(f" {check.title}: {check.state}")),
+        (Paragraph(tuple(lines)),),
+    )
 
 
 def _outcome(checks: list[readiness.Check]) -> Cell:
@@ -75,6 +92,8 @@ def _outcome(checks: list[readiness.Check]) -> Cell:
     tally = ", ".join(f"{count} {verdict}" for verdict, count in counts.items() if count)
     bad = readiness.distorting(checks)
     if bad:
-        return Cell(f"{tally}: {', '.join(check.title for check in bad)} would distort measurements "
-                    f"(exit status {DISTORTING})", "bad")
+        return Cell(
+            f"{tally}: {', '.join(check.title for check in bad)} would distort measurements (exit status {DISTORTING})",
+            "bad",
+        )
     return Cell(f"{tally}: nothing would distort measurements")

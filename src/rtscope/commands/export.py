@@ -14,7 +14,6 @@ from rtscope.exporters import cyclictest
 from rtscope.exporters.base import RunExport
 from rtscope.model import values
 
-
 # Options that only some formats take: (argument, option, the formats that take it).
 _FORMAT_OPTIONS = (
     ("raw_times", "--raw-times", ("csv", "cyclictest", "lava", "junit")),
@@ -28,27 +27,53 @@ _FORMAT_OPTIONS = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """RUN, --format, -o, --raw-times, --metric, --hist-us, --limit, --fail-on-threshold."""
     parser.add_argument("run", metavar="RUN", help="a stored run's id or id prefix, 'last', or a result file")
-    parser.add_argument("--format", required=True, choices=exporters.RUN_EXPORTERS,
-                        help="; ".join(f"{e.name}: {e.description}" for e in exporters.RUN_EXPORTERS.values()))
-    parser.add_argument("-o", "--output", type=Path, metavar="FILE",
-                        help="write to FILE, complete or not at all (default: standard output)")
+    parser.add_argument(
+        "--format",
+        required=True,
+        choices=exporters.RUN_EXPORTERS,
+        help="; ".join(f"{e.name}: {e.description}" for e in exporters.RUN_EXPORTERS.values()),
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="write to FILE, complete or not at all (default: standard output)",
+    )
     add_raw_times_option(parser)
-    parser.add_argument("--metric", action="append", default=[], metavar="ID",
-                        help="export this metric (repeatable; default: every metric). For cyclictest each "
-                             "is a column; by default one per CPU of lat.wakeup (lat.wakeup.cpuN), else "
-                             "lat.wakeup")
-    parser.add_argument("--hist-us", type=_rows, metavar="N",
-                        help=f"cyclictest: N rows of 1 µs, as cyclictest -h N (default: up to the largest "
-                             f"maximum, at most {cyclictest.MAX_ROWS}); later samples count as "
-                             f"overflows. Rows from rtscope's log-linear histogram: {cyclictest.REBINNING}")
-    parser.add_argument("--limit", type=judge.limit, action="append", default=[], metavar="METRIC:STAT=VALUE",
-                        help="lava, junit: fail METRIC when STAT is worse than VALUE, e.g. lat.wakeup:max=100us "
-                             "(times with ns, us, ms or s; other figures as plain numbers in the metric's unit; "
-                             "a figure may be no worse than VALUE, as its unit has it: a time at most VALUE, "
-                             "a count at least VALUE). Repeatable. A metric the run lacks fails")
-    parser.add_argument("--fail-on-threshold", action="store_true",
-                        help="lava, junit: fail a metric when any sample passed its bench's threshold "
-                             "(lat.wakeup's threshold_us)")
+    parser.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="export this metric (repeatable; default: every metric). For cyclictest each "
+        "is a column; by default one per CPU of lat.wakeup (lat.wakeup.cpuN), else "
+        "lat.wakeup",
+    )
+    parser.add_argument(
+        "--hist-us",
+        type=_rows,
+        metavar="N",
+        help=f"cyclictest: N rows of 1 µs, as cyclictest -h N (default: up to the largest "
+        f"maximum, at most {cyclictest.MAX_ROWS}); later samples count as "
+        f"overflows. Rows from rtscope's log-linear histogram: {cyclictest.REBINNING}",
+    )
+    parser.add_argument(
+        "--limit",
+        type=judge.limit,
+        action="append",
+        default=[],
+        metavar="METRIC:STAT=VALUE",
+        help="lava, junit: fail METRIC when STAT is worse than VALUE, e.g. lat.wakeup:max=100us "
+        "(times with ns, us, ms or s; other figures as plain numbers in the metric's unit; "
+        "a figure may be no worse than VALUE, as its unit has it: a time at most VALUE, "
+        "a count at least VALUE). Repeatable. A metric the run lacks fails",
+    )
+    parser.add_argument(
+        "--fail-on-threshold",
+        action="store_true",
+        help="lava, junit: fail a metric when any sample passed its bench's threshold (lat.wakeup's threshold_us)",
+    )
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
@@ -69,8 +94,13 @@ def run(args: argparse.Namespace, context: Context) -> int:
 
 
 def _render(args: argparse.Namespace, context: Context) -> str:
-    export = RunExport(context.load_run(args.run), tuple(args.metric), not args.raw_times, args.hist_us,
-                       judge.Judge(tuple(args.limit), args.fail_on_threshold, adjusted=not args.raw_times))
+    export = RunExport(
+        context.load_run(args.run),
+        tuple(args.metric),
+        not args.raw_times,
+        args.hist_us,
+        judge.Judge(tuple(args.limit), args.fail_on_threshold, adjusted=not args.raw_times),
+    )
     return exporters.RUN_EXPORTERS[args.format].write(export)
 
 
@@ -78,6 +108,5 @@ def _rows(text: str) -> int:
     """A number of cyclictest rows: 1 to cyclictest's own maximum."""
     rows = values.positive(text)
     if rows > cyclictest.MAX_ROWS:
-        raise argparse.ArgumentTypeError(f"must be at most {cyclictest.MAX_ROWS}, as cyclictest's -h, "
-                                         f"not {rows}")
+        raise argparse.ArgumentTypeError(f"must be at most {cyclictest.MAX_ROWS}, as cyclictest's -h, not {rows}")
     return rows

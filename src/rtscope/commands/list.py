@@ -2,11 +2,10 @@
 
 import argparse
 
-from rtscope.loads import kinds
-from rtscope.render import fmt
-from rtscope.model.catalogue import Bench
 from rtscope.commands.context import Context
-from rtscope.loads import guest
+from rtscope.loads import guest, kinds
+from rtscope.model.catalogue import Bench
+from rtscope.render import fmt
 from rtscope.targets import Target
 from rtscope.targets.transport import has_command
 
@@ -23,8 +22,12 @@ def run(args: argparse.Namespace, context: Context) -> int:
     suites = target.list_suites()
     if suites:
         rows = [[suite.id, suite.summary, " ".join(suite.benches)] for suite in suites]
-        blocks.append([context.style.heading("Suites"),
-                       *("  " + line for line in fmt.table(["suite", "what", "benches"], rows, "lll"))])
+        blocks.append(
+            [
+                context.style.heading("Suites"),
+                *("  " + line for line in fmt.table(["suite", "what", "benches"], rows, "lll")),
+            ]
+        )
     blocks.append(_loads(target, context.style))
     context.print(fmt.blocks(blocks))
     return 0
@@ -41,16 +44,16 @@ def _loads(target: Target, style: fmt.Style) -> list[str]:
         else:
             tool = style.warn(f"{kind.tool} missing (package {kind.package})")
         rows.append([kind.name, kind.summary, params, tool])
-    return [style.heading("Loads") + " (--load NAME[,NAME] or NAME:KEY=VALUE…)",
-            *("  " + line for line in fmt.table(["load", "what", "parameters (defaults)", "tool"], rows, "llll"))]
+    return [
+        style.heading("Loads") + " (--load NAME[,NAME] or NAME:KEY=VALUE…)",
+        *("  " + line for line in fmt.table(["load", "what", "parameters (defaults)", "tool"], rows, "llll")),
+    ]
 
 
 def _describe(bench: Bench, style: fmt.Style) -> list[str]:
-    lines = [f"{style.heading(bench.id)}  {bench.summary}",
-             f"  metrics: {', '.join(bench.metrics) or fmt.MISSING}"]
+    lines = [f"{style.heading(bench.id)}  {bench.summary}", f"  metrics: {', '.join(bench.metrics) or fmt.MISSING}"]
     if bench.params:
         header = ["param", "type", "default", "range", "description"]
-        rows = [[p.name, p.type, p.default or fmt.MISSING, p.range_text(), p.description]
-                for p in bench.params]
+        rows = [[p.name, p.type, p.default or fmt.MISSING, p.range_text(), p.description] for p in bench.params]
         lines += ["  " + line for line in fmt.table(header, rows, "lllll")]
     return lines

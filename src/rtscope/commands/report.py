@@ -4,22 +4,32 @@ import argparse
 from pathlib import Path
 
 from rtscope import files
-from rtscope.render import report
 from rtscope.analysis import published
 from rtscope.commands.compare import add_published_option
-from rtscope.commands.show import add_raw_times_option
 from rtscope.commands.context import CAMPAIGN_PREFIX, Context
+from rtscope.commands.show import add_raw_times_option
 from rtscope.errors import RtscopeError
+from rtscope.render import report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """RUN|CAMPAIGN…, -o FILE, --published, --raw-times."""
-    parser.add_argument("runs", nargs="+", metavar="RUN|CAMPAIGN",
-                        help="runs, in the order to show them: stored ids or id prefixes, 'last', result files, "
-                             f"or {CAMPAIGN_PREFIX}NAME or {CAMPAIGN_PREFIX}ID for every run of a campaign")
-    parser.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
-                        help="the HTML file to write (required): self-contained, it opens in any browser without "
-                             "a network; an existing file is replaced, and only by a complete report")
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN|CAMPAIGN",
+        help="runs, in the order to show them: stored ids or id prefixes, 'last', result files, "
+        f"or {CAMPAIGN_PREFIX}NAME or {CAMPAIGN_PREFIX}ID for every run of a campaign",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="the HTML file to write (required): self-contained, it opens in any browser without "
+        "a network; an existing file is replaced, and only by a complete report",
+    )
     add_published_option(parser)
     add_raw_times_option(parser)
 
@@ -31,7 +41,10 @@ def run(args: argparse.Namespace, context: Context) -> int:
         runs = context.load_runs(args.runs)
         if not runs:
             raise RtscopeError(f"no runs to report: {' '.join(args.runs)} holds none")
-        output.commit(report.render(runs, adjusted=not args.raw_times,
-                                    published=published.load(args.published) if args.published else None))
+        output.commit(
+            report.render(
+                runs, adjusted=not args.raw_times, published=published.load(args.published) if args.published else None
+            )
+        )
     context.print([f"wrote {args.output}: {len(runs)} run{'s' if len(runs) != 1 else ''}"])
     return 0

@@ -7,8 +7,16 @@ from pathlib import Path
 
 from rtscope.commands.context import Context
 from rtscope.commands.show import add_raw_times_option
-from rtscope.execution.measure import (DEFAULT_RT_PRIORITY, FAILED, INTERRUPTED, check_against_catalogue, check_loads,
-                                       exit_status, measure, priority_for)
+from rtscope.execution.measure import (
+    DEFAULT_RT_PRIORITY,
+    FAILED,
+    INTERRUPTED,
+    check_against_catalogue,
+    check_loads,
+    exit_status,
+    measure,
+    priority_for,
+)
 from rtscope.files import AtomicFile
 from rtscope.loads import kinds
 from rtscope.loads.session import DEFAULT_SETTLE_S, Session
@@ -28,43 +36,92 @@ _OUTCOME_NOTES = {
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """BENCH…, the real-time configuration, bench parameters and output options."""
-    parser.add_argument("benches", nargs="*", metavar="BENCH|SUITE",
-                        help=f"benches or suites to run (default: {' '.join(DEFAULT_BENCHES)}; "
-                             "rtscope list shows all)")
-    parser.add_argument("--duration", type=values.duration, default=DEFAULT_DURATION_S, metavar="S",
-                        help=f"measuring time per bench, in seconds or with a unit: 500ms, 2m "
-                             f"(default {DEFAULT_DURATION_S:g})")
-    parser.add_argument("--policy", choices=("other", "fifo", "rr"), default="fifo",
-                        help="scheduling policy of the measuring threads (default fifo)")
-    parser.add_argument("--priority", type=values.priority, metavar="N",
-                        help=f"real-time priority, 1..99 (default {DEFAULT_RT_PRIORITY}; "
-                             "0 with --policy other)")
-    parser.add_argument("--cpus", type=values.cpu_list, default=(), metavar="LIST",
-                        help="CPUs to pin the measuring threads to, e.g. 0 or 0-3,6 (default: not pinned)")
-    parser.add_argument("--param", type=values.param_setting, action="append", default=[],
-                        metavar="[BENCH:]KEY=VALUE", help="set a bench parameter (repeatable)")
-    parser.add_argument("--load", action="append", default=[], metavar="NAME[,NAME]|NAME:KEY=VALUE…",
-                        help="measure under these loads: idle, cpu, memory, io, net, sched; combine with a comma "
-                             "or by repeating --load; parameters after the name: cpu:cpus=1:load=50 "
-                             "(rtscope list shows them)")
-    parser.add_argument("--settle", type=values.duration, default=DEFAULT_SETTLE_S, metavar="S",
-                        help=f"time the loads run before measuring; their activity is checked over its second "
-                             f"half (default {DEFAULT_SETTLE_S:g})")
+    parser.add_argument(
+        "benches",
+        nargs="*",
+        metavar="BENCH|SUITE",
+        help=f"benches or suites to run (default: {' '.join(DEFAULT_BENCHES)}; rtscope list shows all)",
+    )
+    parser.add_argument(
+        "--duration",
+        type=values.duration,
+        default=DEFAULT_DURATION_S,
+        metavar="S",
+        help=f"measuring time per bench, in seconds or with a unit: 500ms, 2m (default {DEFAULT_DURATION_S:g})",
+    )
+    parser.add_argument(
+        "--policy",
+        choices=("other", "fifo", "rr"),
+        default="fifo",
+        help="scheduling policy of the measuring threads (default fifo)",
+    )
+    parser.add_argument(
+        "--priority",
+        type=values.priority,
+        metavar="N",
+        help=f"real-time priority, 1..99 (default {DEFAULT_RT_PRIORITY}; 0 with --policy other)",
+    )
+    parser.add_argument(
+        "--cpus",
+        type=values.cpu_list,
+        default=(),
+        metavar="LIST",
+        help="CPUs to pin the measuring threads to, e.g. 0 or 0-3,6 (default: not pinned)",
+    )
+    parser.add_argument(
+        "--param",
+        type=values.param_setting,
+        action="append",
+        default=[],
+        metavar="[BENCH:]KEY=VALUE",
+        help="set a bench parameter (repeatable)",
+    )
+    parser.add_argument(
+        "--load",
+        action="append",
+        default=[],
+        metavar="NAME[,NAME]|NAME:KEY=VALUE…",
+        help="measure under these loads: idle, cpu, memory, io, net, sched; combine with a comma "
+        "or by repeating --load; parameters after the name: cpu:cpus=1:load=50 "
+        "(rtscope list shows them)",
+    )
+    parser.add_argument(
+        "--settle",
+        type=values.duration,
+        default=DEFAULT_SETTLE_S,
+        metavar="S",
+        help=f"time the loads run before measuring; their activity is checked over its second "
+        f"half (default {DEFAULT_SETTLE_S:g})",
+    )
     parser.add_argument("--label", metavar="TEXT", help="a label to tell this run by")
-    parser.add_argument("--raw", type=values.non_negative, metavar="N",
-                        help="also keep the first N raw samples of each metric")
-    parser.add_argument("--no-mlock", dest="mlock", action="store_false",
-                        help="do not lock the probe's memory (mlockall)")
-    parser.add_argument("--no-cpu-latency", dest="cpu_latency", action="store_false",
-                        help="leave CPU idle states alone (default: hold their wake-up latency at 0 µs)")
-    parser.add_argument("--refuse-privilege", action="store_true",
-                        help="run as if unprivileged: no real-time policy, mlockall or CPU latency limit")
-    parser.add_argument("--grace", type=values.duration, metavar="S",
-                        help="how long a bench may take to stop before the probe's watchdog declares it hung "
-                             "and ends the run, keeping what it measured (default 10 s)")
+    parser.add_argument(
+        "--raw", type=values.non_negative, metavar="N", help="also keep the first N raw samples of each metric"
+    )
+    parser.add_argument(
+        "--no-mlock", dest="mlock", action="store_false", help="do not lock the probe's memory (mlockall)"
+    )
+    parser.add_argument(
+        "--no-cpu-latency",
+        dest="cpu_latency",
+        action="store_false",
+        help="leave CPU idle states alone (default: hold their wake-up latency at 0 µs)",
+    )
+    parser.add_argument(
+        "--refuse-privilege",
+        action="store_true",
+        help="run as if unprivileged: no real-time policy, mlockall or CPU latency limit",
+    )
+    parser.add_argument(
+        "--grace",
+        type=values.duration,
+        metavar="S",
+        help="how long a bench may take to stop before the probe's watchdog declares it hung "
+        "and ends the run, keeping what it measured (default 10 s)",
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the result document to FILE")
-    parser.add_argument("--no-store", dest="store", action="store_false",
-                        help="do not store the result in the database")
+    parser.add_argument(
+        "--no-store", dest="store", action="store_false", help="do not store the result in the database"
+    )
     add_raw_times_option(parser)
 
 
@@ -103,9 +160,16 @@ def note(line: str) -> None:
 
 def _request(args: argparse.Namespace, benches: tuple[str, ...]) -> RunRequest:
     return RunRequest(
-        benches=benches, duration_s=args.duration, policy=args.policy,
-        priority=priority_for(args.policy, args.priority), cpus=args.cpus, params=tuple(args.param),
-        label=args.label, raw=args.raw, mlock=args.mlock, cpu_latency=args.cpu_latency,
-        refuse_privilege=args.refuse_privilege, grace_s=args.grace)
-
-
+        benches=benches,
+        duration_s=args.duration,
+        policy=args.policy,
+        priority=priority_for(args.policy, args.priority),
+        cpus=args.cpus,
+        params=tuple(args.param),
+        label=args.label,
+        raw=args.raw,
+        mlock=args.mlock,
+        cpu_latency=args.cpu_latency,
+        refuse_privilege=args.refuse_privilege,
+        grace_s=args.grace,
+    )

@@ -2,19 +2,20 @@
 
 import argparse
 
+from rtscope.commands.context import Context
 from rtscope.model import values
 from rtscope.render import fmt
-from rtscope.commands.context import Context
-from rtscope.store.database import RunRow
 from rtscope.render.summary import describe_status
+from rtscope.store.database import RunRow
 
 SHORT_ID = 8
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """--limit N."""
-    parser.add_argument("--limit", type=values.positive, default=20, metavar="N",
-                        help="show at most N runs (default 20)")
+    parser.add_argument(
+        "--limit", type=values.positive, default=20, metavar="N", help="show at most N runs (default 20)"
+    )
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
@@ -29,7 +30,14 @@ def run(args: argparse.Namespace, context: Context) -> int:
 
 
 def _row(run: RunRow, style: fmt.Style) -> list[str]:
-    return [run.id[:SHORT_ID], fmt.local_time(run.started), run.label or fmt.MISSING, run.hostname,
-            run.kernel, " ".join(run.benches), describe_status(run.status, style),
-            style.bad(str(run.invalid_metrics)) if run.invalid_metrics else "0",
-            style.warn(str(run.warnings)) if run.warnings else "0"]
+    return [
+        run.id[:SHORT_ID],
+        fmt.local_time(run.started),
+        run.label or fmt.MISSING,
+        run.hostname,
+        run.kernel,
+        " ".join(run.benches),
+        describe_status(run.status, style),
+        style.bad(str(run.invalid_metrics)) if run.invalid_metrics else "0",
+        style.warn(str(run.warnings)) if run.warnings else "0",
+    ]

@@ -3,13 +3,13 @@
 import argparse
 from pathlib import Path
 
-from rtscope.model import values
-from rtscope.render import fmt
 from rtscope.analysis import score
 from rtscope.analysis.grouping import LETTERS, SHORT_ID
-from rtscope.commands.show import add_raw_times_option
 from rtscope.commands.context import Context
+from rtscope.commands.show import add_raw_times_option
 from rtscope.errors import RtscopeError
+from rtscope.model import values
+from rtscope.render import fmt
 from rtscope.render.fmt import MISSING
 
 INVALID_MARK = " *"
@@ -17,14 +17,22 @@ INVALID_MARK = " *"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """RUN…, --profile, --stat, --raw-times."""
-    parser.add_argument("runs", nargs="+", metavar="RUN",
-                        help="stored ids or id prefixes, 'last', or result files")
-    parser.add_argument("--profile", type=Path, default=score.DEFAULT_PROFILE, metavar="FILE",
-                        help="weights per metric, TOML (default: the published example, "
-                             "profiles/published.toml; rtscope profile derives one from a program)")
-    parser.add_argument("--stat", type=values.statistic, metavar="STAT",
-                        help="the statistic that stands for each time: mean (as published; default unless the "
-                             "profile says), or p99, max … for worst-case scoring")
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="stored ids or id prefixes, 'last', or result files")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=score.DEFAULT_PROFILE,
+        metavar="FILE",
+        help="weights per metric, TOML (default: the published example, "
+        "profiles/published.toml; rtscope profile derives one from a program)",
+    )
+    parser.add_argument(
+        "--stat",
+        type=values.statistic,
+        metavar="STAT",
+        help="the statistic that stands for each time: mean (as published; default unless the "
+        "profile says), or p99, max … for worst-case scoring",
+    )
     add_raw_times_option(parser)
 
 
@@ -36,13 +44,18 @@ def run(args: argparse.Namespace, context: Context) -> int:
     docs = [context.load_run(ref).doc for ref in args.runs]
     scores = [score.score_run(doc, profile, adjusted=not args.raw_times) for doc in docs]
     style = context.style
-    lines = [f"{style.heading('Profile')} {profile.name} ({profile.source}): T is each metric's "
-             f"{profile.statistic}, in µs"]
+    lines = [
+        f"{style.heading('Profile')} {profile.name} ({profile.source}): T is each metric's {profile.statistic}, in µs"
+    ]
     for letter, doc, result_score in zip(LETTERS, docs, scores, strict=False):
         lines += ["", _run_title(letter, doc, style), *_breakdown(result_score, style)]
     if any(not term.valid for s in scores for term in s.terms):
-        lines += ["", style.bad(f"{INVALID_MARK.strip()} an invalid metric: the score stands on a figure its "
-                                "bench did not vouch for")]
+        lines += [
+            "",
+            style.bad(
+                f"{INVALID_MARK.strip()} an invalid metric: the score stands on a figure its bench did not vouch for"
+            ),
+        ]
     if len(docs) > 1:
         lines += ["", style.heading("Ranking") + " (higher is better)", *_ranking(docs, scores)]
     context.print(lines)
@@ -68,9 +81,17 @@ def _breakdown(result_score: score.Score, style: fmt.Style) -> list[str]:
 def _ranking(docs: list[dict], scores: list[score.Score]) -> list[str]:
     order = sorted(range(len(docs)), key=lambda i: scores[i].value, reverse=True)
     best = scores[order[0]].value
-    rows = [[f"{rank}.", LETTERS[i], docs[i]["run"]["id"][:SHORT_ID], docs[i]["run"]["label"] or MISSING,
-             f"{scores[i].value:.2f}", fmt.ratio(scores[i].value / best)]
-            for rank, i in enumerate(order, start=1)]
+    rows = [
+        [
+            f"{rank}.",
+            LETTERS[i],
+            docs[i]["run"]["id"][:SHORT_ID],
+            docs[i]["run"]["label"] or MISSING,
+            f"{scores[i].value:.2f}",
+            fmt.ratio(scores[i].value / best),
+        ]
+        for rank, i in enumerate(order, start=1)
+    ]
     return ["  " + line for line in fmt.columns(rows, "llllrr")]
 
 

@@ -50,13 +50,23 @@ class RequestFor:
         config = self.cell.config
         # The label says where the run belongs wherever it is shown; it also keeps repeated requests apart.
         label = f"{self.spec.label or self.spec.name}: {self.cell.text} #{repetition}"
-        return RunRequest(benches=self.benches, duration_s=self.spec.duration_s, policy=config.policy,
-                          priority=self.priority, cpus=config.cpus, params=self.cell.params, label=label,
-                          raw=self.spec.raw, mlock=config.mlock, cpu_latency=config.cpu_latency)
+        return RunRequest(
+            benches=self.benches,
+            duration_s=self.spec.duration_s,
+            policy=config.policy,
+            priority=self.priority,
+            cpus=config.cpus,
+            params=self.cell.params,
+            label=label,
+            raw=self.spec.raw,
+            mlock=config.mlock,
+            cpu_latency=config.cpu_latency,
+        )
 
 
-def open_campaign(store: Store, spec: campaign_spec.Spec, target: str, *, resume: bool
-                  ) -> tuple[Campaign, set[tuple[str, int]]]:
+def open_campaign(
+    store: Store, spec: campaign_spec.Spec, target: str, *, resume: bool
+) -> tuple[Campaign, set[tuple[str, int]]]:
     """The campaign to measure into and the (cell, repetition) pairs it already has: with ``resume``
     the newest of this name, else a new one. A resumed campaign must have the same plan — targets
     included, so that two machines' runs never mix in one cell — but for a higher number of
@@ -72,15 +82,23 @@ def open_campaign(store: Store, spec: campaign_spec.Spec, target: str, *, resume
     except RtscopeError:
         raise RtscopeError(f"no campaign named {spec.name!r} to resume in {store.path}") from None
     # Campaigns stored before plans named their target could only have run here.
-    stored = previous.plan if previous.plan is None or {"target", "targets"} & previous.plan.keys() \
+    stored = (
+        previous.plan
+        if previous.plan is None or {"target", "targets"} & previous.plan.keys()
         else {"target": "local", **previous.plan}
+    )
     if stored != plan:
-        extended = stored is not None and stored["repetitions"] < plan["repetitions"] and \
-            {**stored, "repetitions": plan["repetitions"]} == plan
+        extended = (
+            stored is not None
+            and stored["repetitions"] < plan["repetitions"]
+            and {**stored, "repetitions": plan["repetitions"]} == plan
+        )
         if not extended:
-            raise RtscopeError(f"the spec of campaign {spec.name} changed since {previous.id} started "
-                               f"({plan_change(stored, plan)}): run it without --resume to start a new "
-                               "campaign (only a higher repetitions extends one)")
+            raise RtscopeError(
+                f"the spec of campaign {spec.name} changed since {previous.id} started "
+                f"({plan_change(stored, plan)}): run it without --resume to start a new "
+                "campaign (only a higher repetitions extends one)"
+            )
         store.set_campaign_plan(previous.id, plan)
         previous = Campaign(previous.id, previous.name, previous.started, plan)
     return previous, store.campaign_cells(previous.id)
@@ -93,23 +111,41 @@ def plan_change(old: dict | None, new: dict) -> str:
     return ", ".join(f"{key} was {old.get(key)!r}" for key in new if old.get(key) != new[key])
 
 
-def measure_all(spec: campaign_spec.Spec, target: Target, store: Store, this: Campaign,
-                done: set[tuple[str, int]], requests: dict[str, "RequestFor"], progress: "Progress") -> int:
+def measure_all(
+    spec: campaign_spec.Spec,
+    target: Target,
+    store: Store,
+    this: Campaign,
+    done: set[tuple[str, int]],
+    requests: dict[str, "RequestFor"],
+    progress: "Progress",
+) -> int:
     """Measure every (repetition, cell) not in ``done``, repetitions interleaved, storing each run as it
     ends; a load is kept running across consecutive cells that ask for it. Returns how many runs had a
     failed bench; KeyboardInterrupt (after storing what was measured) when interrupted."""
-    todo = [(repetition, cell) for repetition in range(1, spec.repetitions + 1) for cell in spec.cells
-            if (cell.text, repetition) not in done]
+    todo = [
+        (repetition, cell)
+        for repetition in range(1, spec.repetitions + 1)
+        for cell in spec.cells
+        if (cell.text, repetition) not in done
+    ]
     failed = 0
     with Session(target.transport, spec.settle_s, progress.note) as session:
         for repetition, cell in todo:
             progress.starting(repetition, cell)
-            run_result = tagged(measure(target, requests[cell.text](repetition), cell.loads, session),
-                                this, cell, repetition, spec.repetitions)
+            run_result = tagged(
+                measure(target, requests[cell.text](repetition), cell.loads, session),
+                this,
+                cell,
+                repetition,
+                spec.repetitions,
+            )
             store.add(run_result)
             if run_result.doc["run"]["status"] == "interrupted":
-                progress.note(f"interrupted: the run of {cell.text} #{repetition} is stored "
-                              f"({run_result.run_id[:8]}) but does not count")
+                progress.note(
+                    f"interrupted: the run of {cell.text} #{repetition} is stored "
+                    f"({run_result.run_id[:8]}) but does not count"
+                )
                 raise KeyboardInterrupt
             failed += exit_status(run_result.doc) == FAILED
             progress.finished(run_result)
@@ -117,11 +153,20 @@ def measure_all(spec: campaign_spec.Spec, target: Target, store: Store, this: Ca
     return failed
 
 
-def tagged(run_result: result.Result, this: Campaign, cell: campaign_spec.Cell, repetition: int,
-            repetitions: int) -> result.Result:
-    doc = dict(run_result.doc, campaign={"name": this.name, "id": this.id, "cell": cell.text,
-                                         "axes": dict(cell.axes), "repetition": repetition,
-                                         "repetitions": repetitions})
+def tagged(
+    run_result: result.Result, this: Campaign, cell: campaign_spec.Cell, repetition: int, repetitions: int
+) -> result.Result:
+    doc = dict(
+        run_result.doc,
+        campaign={
+            "name": this.name,
+            "id": this.id,
+            "cell": cell.text,
+            "axes": dict(cell.axes),
+            "repetition": repetition,
+            "repetitions": repetitions,
+        },
+    )
     return result.from_doc(doc, "the run's result")
 
 
@@ -148,8 +193,10 @@ class Progress:
         done = self.already + self.measured
         per_run = (time.monotonic() - self.started) / self.measured if self.measured else self.planned_s
         filled = round(BAR_WIDTH * done / self.total)
-        self.note(f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{self.total} "
-                  f"· {fmt.clock_time(per_run * (self.total - done))} left · {cell.text} #{repetition}")
+        self.note(
+            f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{self.total} "
+            f"· {fmt.clock_time(per_run * (self.total - done))} left · {cell.text} #{repetition}"
+        )
         self.run_started = time.monotonic()
 
     def finished(self, run_result: result.Result) -> None:
@@ -158,8 +205,10 @@ class Progress:
 
     def close(self) -> None:
         if self.measured:
-            self.note(f"[{'#' * BAR_WIDTH}] {self.total}/{self.total} · measured {self.measured} runs in "
-                      f"{fmt.clock_time(time.monotonic() - self.started)}")
+            self.note(
+                f"[{'#' * BAR_WIDTH}] {self.total}/{self.total} · measured {self.measured} runs in "
+                f"{fmt.clock_time(time.monotonic() - self.started)}"
+            )
 
     @staticmethod
     def note(line: str) -> None:

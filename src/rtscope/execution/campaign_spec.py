@@ -21,15 +21,26 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from rtscope import files
+from rtscope.errors import RtscopeError
 from rtscope.loads import kinds
 from rtscope.loads.session import DEFAULT_SETTLE_S
 from rtscope.model import values
-from rtscope.errors import RtscopeError
 from rtscope.model.values import ParamSetting
 
 DEFAULT_DURATION_S = 5.0
-_TOP_KEYS = ("name", "benches", "repetitions", "duration", "settle", "loads", "label", "raw", "params",
-             "configs", "targets")
+_TOP_KEYS = (
+    "name",
+    "benches",
+    "repetitions",
+    "duration",
+    "settle",
+    "loads",
+    "label",
+    "raw",
+    "params",
+    "configs",
+    "targets",
+)
 _CONFIG_KEYS = ("name", "policy", "priority", "cpus", "mlock", "cpu_latency")
 _POLICIES = ("other", "fifo", "rr")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -41,7 +52,7 @@ class Config:
 
     name: str
     policy: str = "fifo"
-    priority: int | None = None   # None: run's default for the policy
+    priority: int | None = None  # None: run's default for the policy
     cpus: tuple[int, ...] = ()
     mlock: bool = True
     cpu_latency: bool = True
@@ -55,7 +66,7 @@ class Cell:
     loads: tuple[kinds.LoadSpec, ...]
     config: Config
     params: tuple[ParamSetting, ...]
-    target: str | None = None     # None: the command's --target
+    target: str | None = None  # None: the command's --target
 
     @property
     def text(self) -> str:
@@ -79,10 +90,16 @@ class Spec:
     def plan(self, target: str) -> dict[str, Any]:
         """What the campaign measures on ``target`` (the command's, when the spec names none), as stored
         with it: a resumed campaign must have the same plan (but may have more repetitions)."""
-        return {"benches": list(self.benches), "repetitions": self.repetitions, "duration_s": self.duration_s,
-                "settle_s": self.settle_s, "label": self.label, "raw": self.raw,
-                "cells": [cell.text for cell in self.cells],
-                **({"targets": list(self.targets)} if self.targets else {"target": target})}
+        return {
+            "benches": list(self.benches),
+            "repetitions": self.repetitions,
+            "duration_s": self.duration_s,
+            "settle_s": self.settle_s,
+            "label": self.label,
+            "raw": self.raw,
+            "cells": [cell.text for cell in self.cells],
+            **({"targets": list(self.targets)} if self.targets else {"target": target}),
+        }
 
     def on(self, target: str) -> "Spec":
         """The spec's cells on one of its targets."""
@@ -123,23 +140,30 @@ class _Reader:
         if len(set(targets)) < len(targets):
             self._fail(None, "targets", "names a target twice")
         cells = []
-        for target, load_text, config, params in itertools.product(targets or [None], load_texts, configs,
-                                                                   itertools.product(*param_axes)):
+        for target, load_text, config, params in itertools.product(
+            targets or [None], load_texts, configs, itertools.product(*param_axes)
+        ):
             axes = [("target", target)] if len(targets) > 1 else []
             axes.append(("load", load_text))
             if len(configs) > 1:
                 axes.append(("config", config.name))
-            axes += [(str(setting).partition("=")[0], setting.value)
-                     for setting, axis in zip(params, param_axes, strict=True) if len(axis) > 1]
+            axes += [
+                (str(setting).partition("=")[0], setting.value)
+                for setting, axis in zip(params, param_axes, strict=True)
+                if len(axis) > 1
+            ]
             cells.append(Cell(tuple(axes), self._loads(load_text), config, tuple(params), target))
         return Spec(
-            name=name, benches=tuple(benches),
+            name=name,
+            benches=tuple(benches),
             repetitions=self._checked(table, "repetitions", values.positive, None, default=1),
             duration_s=self._checked(table, "duration", values.duration, None, default=DEFAULT_DURATION_S),
             settle_s=self._checked(table, "settle", values.duration, None, default=DEFAULT_SETTLE_S),
             label=self._optional(table, "label", str, None),
             raw=self._checked(table, "raw", values.non_negative, None, default=None),
-            cells=tuple(cells), targets=tuple(targets))
+            cells=tuple(cells),
+            targets=tuple(targets),
+        )
 
     def _loads(self, text: str) -> tuple[kinds.LoadSpec, ...]:
         try:
@@ -164,11 +188,14 @@ class _Reader:
             policy = self._optional(entry, "policy", str, where) or "fifo"
             if policy not in _POLICIES:
                 self._fail(where, "policy", f"{policy!r} is not one of {', '.join(_POLICIES)}")
-            config = Config(name=name, policy=policy,
-                            priority=self._checked(entry, "priority", values.priority, where, default=None),
-                            cpus=self._checked(entry, "cpus", values.cpu_list, where, default=()),
-                            mlock=self._optional(entry, "mlock", bool, where) is not False,
-                            cpu_latency=self._optional(entry, "cpu_latency", bool, where) is not False)
+            config = Config(
+                name=name,
+                policy=policy,
+                priority=self._checked(entry, "priority", values.priority, where, default=None),
+                cpus=self._checked(entry, "cpus", values.cpu_list, where, default=()),
+                mlock=self._optional(entry, "mlock", bool, where) is not False,
+                cpu_latency=self._optional(entry, "cpu_latency", bool, where) is not False,
+            )
             if config.name in (c.name for c in configs):
                 self._fail(where, "name", f"config {name!r} is named twice")
             configs.append(config)
@@ -211,8 +238,9 @@ class _Reader:
             self._fail(where, key, "must name at least one")
         return value
 
-    def _checked(self, table: dict[str, Any], key: str, convert: Callable[[str], Any], where: Any,
-                 *, default: Any) -> Any:
+    def _checked(
+        self, table: dict[str, Any], key: str, convert: Callable[[str], Any], where: Any, *, default: Any
+    ) -> Any:
         """The value of ``key`` through one of the command line's argument types (as text)."""
         if key not in table:
             return default
@@ -248,8 +276,12 @@ class _Reader:
                 if key is None and current == table and seen[current] == index:
                     return number
                 continue
-            if key is not None and current == table and seen.get(current, 0) == index and re.match(
-                    rf"\s*(\"{re.escape(key)}\"|'{re.escape(key)}'|{re.escape(key)})\s*=", line):
+            if (
+                key is not None
+                and current == table
+                and seen.get(current, 0) == index
+                and re.match(rf"\s*(\"{re.escape(key)}\"|'{re.escape(key)}'|{re.escape(key)})\s*=", line)
+            ):
                 return number
         return 1 if key is None and table is None else None
 

@@ -5,8 +5,7 @@ ends with."""
 from typing import Any
 
 from rtscope.errors import RtscopeError
-from rtscope.loads import guest
-from rtscope.loads import kinds
+from rtscope.loads import guest, kinds
 from rtscope.loads.kinds import LoadSpec
 from rtscope.loads.session import ActiveLoad, Session
 from rtscope.model import result
@@ -19,8 +18,7 @@ DEFAULT_RT_PRIORITY = 80
 COMPLETE, FAILED, INTERRUPTED = 0, 1, 130
 
 
-def measure(target: Target, request: RunRequest, load_specs: tuple[LoadSpec, ...], session: Session
-            ) -> result.Result:
+def measure(target: Target, request: RunRequest, load_specs: tuple[LoadSpec, ...], session: Session) -> result.Result:
     """Run ``request`` on ``target`` under the loads the session holds for it (started and verified, or
     kept from the run before and checked again); the result records the target, the loads, and a
     warning for each load that did not hold until the probe ended. A target that runs its loads inside
@@ -42,9 +40,18 @@ def _annotated(run_result: result.Result, target: Target, active: list[ActiveLoa
         doc["target"] = {**record, "time_base": result.time_base({"system": doc["system"], "target": record})}
     if active:
         doc["loads"] = [load.record() for load in active]
-        doc["config"] = dict(doc["config"], warnings=[*doc["config"]["warnings"], *(
-            f"load {load.spec} ended during the run ({'; '.join(load.ended_early)}): not every result was "
-            f"measured under it" for load in active if load.ended_early)])
+        doc["config"] = dict(
+            doc["config"],
+            warnings=[
+                *doc["config"]["warnings"],
+                *(
+                    f"load {load.spec} ended during the run ({'; '.join(load.ended_early)}): not every result was "
+                    f"measured under it"
+                    for load in active
+                    if load.ended_early
+                ),
+            ],
+        )
     if doc == run_result.doc:
         return run_result
     return result.from_doc(doc, "the run's result")
@@ -63,8 +70,7 @@ def priority_for(policy: str, priority: int | None) -> int:
     """The priority to request: SCHED_OTHER has only priority 0, the real-time policies 1..99."""
     if policy == "other":
         if priority not in (None, 0):
-            raise RtscopeError(f"--priority {priority} does not go with --policy other "
-                               "(its only priority is 0)")
+            raise RtscopeError(f"--priority {priority} does not go with --policy other (its only priority is 0)")
         return 0
     if priority == 0:
         raise RtscopeError(f"--priority must be 1..99 with --policy {policy}")
@@ -84,8 +90,9 @@ def check_against_catalogue(request: RunRequest, catalogue: list[Bench]) -> None
             raise RtscopeError(f"--param {setting}: {setting.bench} is not among the benches to run")
         params = [known[b].param(setting.key) for b in request.benches if setting.applies_to(b)]
         if not any(params):
-            raise RtscopeError(f"--param {setting}: no bench to run has a parameter {setting.key!r} "
-                               f"(rtscope list shows them)")
+            raise RtscopeError(
+                f"--param {setting}: no bench to run has a parameter {setting.key!r} (rtscope list shows them)"
+            )
         for param in filter(None, params):
             try:
                 param.convert(setting.value)

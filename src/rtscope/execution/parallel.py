@@ -15,12 +15,20 @@ from rtscope.targets.transport import die_with_parent
 
 def run_workers(targets: Sequence[str], argv_for: Callable[[str], list[str]]) -> dict[str, int]:
     """Run ``argv_for(target)`` for every target at once; each one's exit status, by target."""
-    workers = {target: subprocess.Popen(argv_for(target), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, preexec_fn=die_with_parent)
-               for target in targets}
+    workers = {
+        target: subprocess.Popen(
+            argv_for(target),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=die_with_parent,
+        )
+        for target in targets
+    }
     lock = threading.Lock()
-    relays = [threading.Thread(target=_relay, args=(target, worker, lock), daemon=True)
-              for target, worker in workers.items()]
+    relays = [
+        threading.Thread(target=_relay, args=(target, worker, lock), daemon=True) for target, worker in workers.items()
+    ]
     for relay in relays:
         relay.start()
     try:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from rtscope.errors import RtscopeError
 from rtscope.targets.transport import Transport, has_command
 
+
 @dataclass(frozen=True)
 class Usage:
     """What a program made the OS do while it ran."""

@@ -14,13 +14,26 @@ def _document(export: RunExport) -> str:
     return export.run.text
 
 
-RUN_EXPORTERS: dict[str, Exporter[RunExport]] = {exporter.name: exporter for exporter in (
-    Exporter("csv", ".csv", "one row per metric, every statistic as a plain number in the metric's unit",
-             run_csv.write),
-    Exporter("json", ".json", "the result document exactly as stored", _document),
-    Exporter("cyclictest", ".cyclictest", "the histogram cyclictest -h prints, one 1 µs row per line and one "
-                                          "column per metric, for the scripts that plot it", cyclictest.write),
-    Exporter("lava", ".lava", "'NAME pass|fail VALUE UNITS' lines (times in us) as lava-test-case records them",
-             lava.write),
-    Exporter("junit", ".junit.xml", "JUnit XML, a testcase per metric", junit.write),
-)}
+RUN_EXPORTERS: dict[str, Exporter[RunExport]] = {
+    exporter.name: exporter
+    for exporter in (
+        Exporter(
+            "csv", ".csv", "one row per metric, every statistic as a plain number in the metric's unit", run_csv.write
+        ),
+        Exporter("json", ".json", "the result document exactly as stored", _document),
+        Exporter(
+            "cyclictest",
+            ".cyclictest",
+            "the histogram cyclictest -h prints, one 1 µs row per line and one "
+            "column per metric, for the scripts that plot it",
+            cyclictest.write,
+        ),
+        Exporter(
+            "lava",
+            ".lava",
+            "'NAME pass|fail VALUE UNITS' lines (times in us) as lava-test-case records them",
+            lava.write,
+        ),
+        Exporter("junit", ".junit.xml", "JUnit XML, a testcase per metric", junit.write),
+    )
+}

@@ -33,9 +33,9 @@ class RunExport:
     """One run to export and what was asked of the export; each format reads what applies to it."""
 
     run: result.Result
-    metrics: tuple[str, ...] = ()     # the metrics asked for, in order; none: the format's choice
-    adjusted: bool = True             # figures overhead-adjusted, else as measured
-    rows: int | None = None           # cyclictest: 1 µs rows; None: enough for the largest maximum
+    metrics: tuple[str, ...] = ()  # the metrics asked for, in order; none: the format's choice
+    adjusted: bool = True  # figures overhead-adjusted, else as measured
+    rows: int | None = None  # cyclictest: 1 µs rows; None: enough for the largest maximum
     judge: Judge = field(default_factory=Judge)  # lava, junit: what makes a metric fail
 
     @property
@@ -61,7 +61,9 @@ def chosen_metrics(doc: dict[str, Any], metric_ids: Iterable[str]) -> list[dict[
     for metric_id in ids:
         metric_doc = result.metric(doc, metric_id)
         if metric_doc is None:
-            raise RtscopeError(f"run {doc['run']['id']} has no metric {metric_id} "
-                               f"(it has {', '.join(m['id'] for m in doc['metrics'])})")
+            raise RtscopeError(
+                f"run {doc['run']['id']} has no metric {metric_id} "
+                f"(it has {', '.join(m['id'] for m in doc['metrics'])})"
+            )
         chosen.append(metric_doc)
     return chosen

@@ -37,46 +37,103 @@ VERSION = 1
 def _csv(comparison: Comparison) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["metric", "stat", "unit", "group", "group_name", "runs", "value", "spread", "ratio_to_A",
-                     "invalid", "differs_from_A", "p_value", "test", "beyond_spread"])
+    writer.writerow(
+        [
+            "metric",
+            "stat",
+            "unit",
+            "group",
+            "group_name",
+            "runs",
+            "value",
+            "spread",
+            "ratio_to_A",
+            "invalid",
+            "differs_from_A",
+            "p_value",
+            "test",
+            "beyond_spread",
+        ]
+    )
     for row in comparison.rows:
         verdicts = row.verdicts or (None,) * (len(comparison.groups) - 1)
         for g, figure, verdict in zip(comparison.groups, row.figures, (None, *verdicts), strict=True):
-            writer.writerow([row.name, row.stat, row.unit, g.letter, g.name, len(g.docs), csv_number(figure.value),
-                             csv_number(figure.spread), csv_number(figure.ratio), int(figure.invalid),
-                             *(_verdict_fields(verdict) if verdict else ["", "", "", ""])])
+            writer.writerow(
+                [
+                    row.name,
+                    row.stat,
+                    row.unit,
+                    g.letter,
+                    g.name,
+                    len(g.docs),
+                    csv_number(figure.value),
+                    csv_number(figure.spread),
+                    csv_number(figure.ratio),
+                    int(figure.invalid),
+                    *(_verdict_fields(verdict) if verdict else ["", "", "", ""]),
+                ]
+            )
     return out.getvalue()
 
 
 def _verdict_fields(verdict: stats.Difference) -> list[Any]:
-    return [int(verdict.real), csv_number(verdict.p_value), verdict.test,
-            "" if verdict.beyond_spread is None else int(verdict.beyond_spread)]
+    return [
+        int(verdict.real),
+        csv_number(verdict.p_value),
+        verdict.test,
+        "" if verdict.beyond_spread is None else int(verdict.beyond_spread),
+    ]
 
 
 def _json(comparison: Comparison) -> str:
     doc = {
         "format": FORMAT,
         "version": VERSION,
-        "groups": [{"letter": g.letter, "name": g.name, "runs": [doc["run"]["id"] for doc in g.docs]}
-                   for g in comparison.groups],
+        "groups": [
+            {"letter": g.letter, "name": g.name, "runs": [doc["run"]["id"] for doc in g.docs]}
+            for g in comparison.groups
+        ],
         "metrics": [
-            {"id": metric_id, "labels": dict(labels),
-             "rows": [{"stat": row.stat, "unit": row.unit,
-                       "figures": [{"value": f.value, "spread": f.spread, "ratio": f.ratio, "invalid": f.invalid}
-                                   for f in row.figures],
-                       "differs_from_first": [None if v is None else {
-                           "real": v.real, "p_value": v.p_value, "test": v.test, "beyond_spread": v.beyond_spread}
-                           for v in row.verdicts]}
-                      for row in comparison.rows if (row.metric, row.labels) == (metric_id, labels)]}
-            for metric_id, labels in dict.fromkeys((row.metric, row.labels) for row in comparison.rows)],
+            {
+                "id": metric_id,
+                "labels": dict(labels),
+                "rows": [
+                    {
+                        "stat": row.stat,
+                        "unit": row.unit,
+                        "figures": [
+                            {"value": f.value, "spread": f.spread, "ratio": f.ratio, "invalid": f.invalid}
+                            for f in row.figures
+                        ],
+                        "differs_from_first": [
+                            None
+                            if v is None
+                            else {
+                                "real": v.real,
+                                "p_value": v.p_value,
+                                "test": v.test,
+                                "beyond_spread": v.beyond_spread,
+                            }
+                            for v in row.verdicts
+                        ],
+                    }
+                    for row in comparison.rows
+                    if (row.metric, row.labels) == (metric_id, labels)
+                ],
+            }
+            for metric_id, labels in dict.fromkeys((row.metric, row.labels) for row in comparison.rows)
+        ],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-COMPARISON_EXPORTERS: dict[str, Exporter[Comparison]] = {exporter.name: exporter for exporter in (
-    Exporter("markdown", ".md", "the table and its legend as markdown", comparison_text.markdown),
-    Exporter("csv", ".csv", "one line per metric, statistic and group; times in ns", _csv),
-    Exporter("json", ".json", f"a {FORMAT} document, version {VERSION}", _json),
-)}
+COMPARISON_EXPORTERS: dict[str, Exporter[Comparison]] = {
+    exporter.name: exporter
+    for exporter in (
+        Exporter("markdown", ".md", "the table and its legend as markdown", comparison_text.markdown),
+        Exporter("csv", ".csv", "one line per metric, statistic and group; times in ns", _csv),
+        Exporter("json", ".json", f"a {FORMAT} document, version {VERSION}", _json),
+    )
+}
 # What compare writes in each format but text (which it prints itself, in colour on a terminal).
 WRITERS: dict[str, Callable[[Comparison], str]] = {name: e.write for name, e in COMPARISON_EXPORTERS.items()}

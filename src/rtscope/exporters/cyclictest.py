@@ -16,9 +16,11 @@ MAX_ROWS = 1_000_000
 # The metric measured as cyclictest measures, and its metrics per CPU, as cyclictest has one thread per CPU.
 DEFAULT_METRIC = "lat.wakeup"
 _PER_CPU = re.compile(re.escape(DEFAULT_METRIC) + r"\.cpu[0-9]+")
-REBINNING = ("the exact min and max are in their own rows; the rest of each histogram bucket is shared among "
-             "the microseconds its values cover, in proportion to how many of them each holds (largest "
-             "remainders: counts stay whole and add up)")
+REBINNING = (
+    "the exact min and max are in their own rows; the rest of each histogram bucket is shared among "
+    "the microseconds its values cover, in proportion to how many of them each holds (largest "
+    "remainders: counts stay whole and add up)"
+)
 
 
 def columns(doc: dict[str, Any], metric_ids: Iterable[str]) -> list[dict[str, Any]]:
@@ -33,8 +35,10 @@ def columns(doc: dict[str, Any], metric_ids: Iterable[str]) -> list[dict[str, An
     for metric_doc in metrics:
         unit = result.unit(metric_doc)
         if unit.quantity != units.NS.quantity or result.is_periodic(metric_doc):
-            raise RtscopeError(f"{metric_doc['id']} measures {unit.quantity}: a cyclictest histogram is of "
-                               "times (choose time metrics with --metric)")
+            raise RtscopeError(
+                f"{metric_doc['id']} measures {unit.quantity}: a cyclictest histogram is of "
+                "times (choose time metrics with --metric)"
+            )
     return metrics
 
 
@@ -66,22 +70,27 @@ def write(export: RunExport) -> str:
         highest = max((_whole_us(result.summary(m, adjusted=adjusted)["max"]) for m in metrics), default=0)
         rows = min(highest + 1, MAX_ROWS)
     threads = [_column(m, adjusted, rows) for m in metrics]
-    lines = [f"# rtscope run {doc['run']['id']}: {' '.join(m['id'] for m in metrics)}, {export.figures_are}, "
-             f"1 us rows: {REBINNING}",
-             # One line each, whatever the reason holds: every comment line must start with "#".
-             *(f"# {m['id']} is invalid: {' '.join(result.invalid_reason(m).split())}"
-               for m in metrics if not m["valid"]),
-             "# Histogram"]
+    lines = [
+        f"# rtscope run {doc['run']['id']}: {' '.join(m['id'] for m in metrics)}, {export.figures_are}, "
+        f"1 us rows: {REBINNING}",
+        # One line each, whatever the reason holds: every comment line must start with "#".
+        *(f"# {m['id']} is invalid: {' '.join(result.invalid_reason(m).split())}" for m in metrics if not m["valid"]),
+        "# Histogram",
+    ]
     lines += [f"{row:06d} " + "\t".join(f"{column.rows[row]:06d}" for column in threads) for row in range(rows)]
-    lines += ["# Total:" + "".join(f" {sum(column.rows):09d}" for column in threads),
-              "# Min Latencies:" + "".join(f" {column.min_us:05d}" for column in threads),
-              "# Avg Latencies:" + "".join(f" {column.avg_us:05d}" for column in threads),
-              "# Max Latencies:" + "".join(f" {column.max_us:05d}" for column in threads),
-              "# Histogram Overflows:" + "".join(f" {column.overflows:05d}" for column in threads),
-              "# Histogram Overflow at cycle number:",
-              *(f"# Thread {number}:" + (f" # {column.overflows:05d} others" if column.overflows else "")
-                for number, column in enumerate(threads)),
-              ""]
+    lines += [
+        "# Total:" + "".join(f" {sum(column.rows):09d}" for column in threads),
+        "# Min Latencies:" + "".join(f" {column.min_us:05d}" for column in threads),
+        "# Avg Latencies:" + "".join(f" {column.avg_us:05d}" for column in threads),
+        "# Max Latencies:" + "".join(f" {column.max_us:05d}" for column in threads),
+        "# Histogram Overflows:" + "".join(f" {column.overflows:05d}" for column in threads),
+        "# Histogram Overflow at cycle number:",
+        *(
+            f"# Thread {number}:" + (f" # {column.overflows:05d} others" if column.overflows else "")
+            for number, column in enumerate(threads)
+        ),
+        "",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -140,7 +149,7 @@ def _apportion(count: int, weights: list[int]) -> list[int]:
     total = sum(weights)
     parts = [count * weight // total for weight in weights]
     by_remainder = sorted(range(len(weights)), key=lambda i: (-(count * weights[i] % total), i))
-    for i in by_remainder[:count - sum(parts)]:
+    for i in by_remainder[: count - sum(parts)]:
         parts[i] += 1
     return parts
 

@@ -19,19 +19,29 @@ def write(export: RunExport) -> str:
     verdicts = export.judge.verdicts(doc, [m["id"] for m in chosen_metrics(doc, export.metrics)])
     tests, failures = str(len(verdicts)), str(sum(verdict.failed for verdict in verdicts))
     suites = ET.Element("testsuites", name="rtscope", tests=tests, failures=failures, errors="0")
-    suite = ET.SubElement(suites, "testsuite", {
-        "name": f"rtscope run {run['id']}" + (f" {run['label']}" if run["label"] else ""),
-        "tests": tests, "failures": failures, "errors": "0", "skipped": "0",
-        # JUnit's timestamp has no zone; the result's times are UTC.
-        "timestamp": started.strftime("%Y-%m-%dT%H:%M:%S"), "hostname": system["hostname"],
-        "time": values.exact(round((finished - started).total_seconds(), 3))})
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        {
+            "name": f"rtscope run {run['id']}" + (f" {run['label']}" if run["label"] else ""),
+            "tests": tests,
+            "failures": failures,
+            "errors": "0",
+            "skipped": "0",
+            # JUnit's timestamp has no zone; the result's times are UTC.
+            "timestamp": started.strftime("%Y-%m-%dT%H:%M:%S"),
+            "hostname": system["hostname"],
+            "time": values.exact(round((finished - started).total_seconds(), 3)),
+        },
+    )
     properties = ET.SubElement(suite, "properties")
     for name, value in _properties(doc, export.figures_are):
         ET.SubElement(properties, "property", name=name, value=value)
     for verdict in verdicts:
         metric_doc = verdict.metric_doc
-        case = ET.SubElement(suite, "testcase", name=verdict.metric,
-                             classname=metric_doc["bench"] if metric_doc else verdict.metric)
+        case = ET.SubElement(
+            suite, "testcase", name=verdict.metric, classname=metric_doc["bench"] if metric_doc else verdict.metric
+        )
         if verdict.failed:
             messages = [finding.message for finding in verdict.findings]
             failure = ET.SubElement(case, "failure", message="; ".join(messages), type="rtscope")
@@ -44,14 +54,23 @@ def write(export: RunExport) -> str:
 
 def _properties(doc: dict[str, Any], figures_are: str) -> list[tuple[str, str]]:
     run, system, granted = doc["run"], doc["system"], doc["config"]["granted"]
-    return [("run", run["id"]), ("label", run["label"] or ""), ("status", run["status"]),
-            ("hostname", system["hostname"]), ("kernel", system["kernel_release"]),
-            ("kernel_version", system["kernel_version"]), ("preempt", system["preempt_model"]),
-            ("cpu", system["cpu_model"] or ""), ("arch", system["arch"]),
-            ("policy", f"{granted['policy']} {granted['priority']}"), ("figures", figures_are)]
+    return [
+        ("run", run["id"]),
+        ("label", run["label"] or ""),
+        ("status", run["status"]),
+        ("hostname", system["hostname"]),
+        ("kernel", system["kernel_release"]),
+        ("kernel_version", system["kernel_version"]),
+        ("preempt", system["preempt_model"]),
+        ("cpu", system["cpu_model"] or ""),
+        ("arch", system["arch"]),
+        ("policy", f"{granted['policy']} {granted['priority']}"),
+        ("figures", figures_are),
+    ]
 
 
 def _figures(metric_doc: dict[str, Any], adjusted: bool) -> str:
     figures = result.summary(metric_doc, adjusted=adjusted)
-    return ", ".join(f"{name} {statistic_unit(metric_doc, key).format(figures[key])}"
-                     for key, name in result.STATISTICS.items())
+    return ", ".join(
+        f"{name} {statistic_unit(metric_doc, key).format(figures[key])}" for key, name in result.STATISTICS.items()
+    )

@@ -27,15 +27,22 @@ def write(export: RunExport) -> str:
         metric_id, metric_doc = verdict.metric, verdict.metric_doc
         lines.append(f"{metric_id} {_result(verdict.failed)}")
         if metric_doc is None:
-            lines += [f"{metric_id}.{result.STATISTICS[limit.stat]} fail" for limit in export.judge.limits
-                      if limit.metric == metric_id]
+            lines += [
+                f"{metric_id}.{result.STATISTICS[limit.stat]} fail"
+                for limit in export.judge.limits
+                if limit.metric == metric_id
+            ]
             continue
         figures = result.summary(metric_doc, adjusted=export.adjusted)
-        lines += [f"{metric_id}.{name} {_result(verdict.fails(key))}{_measurement(metric_doc, key, figures[key])}"
-                  for key, name in result.STATISTICS.items()]
+        lines += [
+            f"{metric_id}.{name} {_result(verdict.fails(key))}{_measurement(metric_doc, key, figures[key])}"
+            for key, name in result.STATISTICS.items()
+        ]
         if metric_doc.get("threshold"):
-            lines.append(f"{metric_id}.{OVER_THRESHOLD} {_result(verdict.fails(OVER_THRESHOLD))} "
-                         f"{metric_doc['threshold']['over']} samples")
+            lines.append(
+                f"{metric_id}.{OVER_THRESHOLD} {_result(verdict.fails(OVER_THRESHOLD))} "
+                f"{metric_doc['threshold']['over']} samples"
+            )
     return "".join(line + "\n" for line in lines)
 
 
@@ -44,7 +51,7 @@ def _result(failed: bool) -> str:
 
 
 def _measurement(metric_doc: dict[str, Any], key: str, value: float | None) -> str:
-    """" MEASUREMENT UNITS" of a statistic (nothing when it has no value): the number of samples or
+    """ " MEASUREMENT UNITS" of a statistic (nothing when it has no value): the number of samples or
     periods, else the figure in the metric's unit as LAVA is given it."""
     if value is None:
         return ""

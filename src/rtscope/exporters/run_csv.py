@@ -6,8 +6,20 @@ import io
 from rtscope.exporters.base import RunExport, chosen_metrics, csv_number
 from rtscope.model import result
 
-HEADER = ("run", "label", "hostname", "metric", "labels", "unit", "figures", "valid", "invalid_reason",
-          *result.STATISTICS.values(), "threshold_ns", "over_threshold")
+HEADER = (
+    "run",
+    "label",
+    "hostname",
+    "metric",
+    "labels",
+    "unit",
+    "figures",
+    "valid",
+    "invalid_reason",
+    *result.STATISTICS.values(),
+    "threshold_ns",
+    "over_threshold",
+)
 
 
 def write(export: RunExport) -> str:
@@ -24,8 +36,20 @@ def write(export: RunExport) -> str:
         threshold = metric_doc.get("threshold") or {}
         # Sorted: one text for one set of labels, whatever order a probe wrote them in.
         labels = ";".join(f"{name}={value}" for name, value in sorted(result.labels(metric_doc).items()))
-        writer.writerow([run["id"], run["label"] or "", doc["system"]["hostname"], metric_doc["id"], labels,
-                         metric_doc["unit"], export.figures_are, "true" if metric_doc["valid"] else "false",
-                         metric_doc["invalid_reason"] or "", *(csv_number(figures[key]) for key in result.STATISTICS),
-                         csv_number(threshold.get("ns")), csv_number(threshold.get("over"))])
+        writer.writerow(
+            [
+                run["id"],
+                run["label"] or "",
+                doc["system"]["hostname"],
+                metric_doc["id"],
+                labels,
+                metric_doc["unit"],
+                export.figures_are,
+                "true" if metric_doc["valid"] else "false",
+                metric_doc["invalid_reason"] or "",
+                *(csv_number(figures[key]) for key in result.STATISTICS),
+                csv_number(threshold.get("ns")),
+                csv_number(threshold.get("over")),
+            ]
+        )
     return out.getvalue()

@@ -34,8 +34,9 @@ class GuestTarget(Protocol):
     cpus: int
     out_dir: str
 
-    def run_with(self, request: RunRequest, before: str, after: str, guest_s: float
-                 ) -> tuple[result.Result, dict[str, bytes]]:
+    def run_with(
+        self, request: RunRequest, before: str, after: str, guest_s: float
+    ) -> tuple[result.Result, dict[str, bytes]]:
         """Run ``request`` between ``before`` and ``after``; the result and the files left in out_dir."""
 
 
@@ -51,8 +52,9 @@ def check(specs: tuple[LoadSpec, ...], cpus: int) -> None:
         spec.kind.busybox(spec.values(), place)
 
 
-def measure(target: GuestTarget, request: RunRequest, specs: tuple[LoadSpec, ...], settle_s: float
-            ) -> tuple[result.Result, list[ActiveLoad]]:
+def measure(
+    target: GuestTarget, request: RunRequest, specs: tuple[LoadSpec, ...], settle_s: float
+) -> tuple[result.Result, list[ActiveLoad]]:
     """Run ``request`` on ``target`` under ``specs``, started, settled for ``settle_s`` seconds of guest
     time and stopped in the guest; the result and each load with what was measured of it."""
     place = Place(SCRATCH, PORT, target.cpus)
@@ -63,17 +65,37 @@ def measure(target: GuestTarget, request: RunRequest, specs: tuple[LoadSpec, ...
     if not started:
         return target.run_with(request, "", "", 0.0)[0], active
     out = target.out_dir
-    snap = (f'snap() {{ {{ echo "== uptime"; cat /proc/uptime; echo "== net"; cat /proc/net/dev; echo "== stat"; '
-            f'cat /proc/[0-9]*/stat 2>/dev/null; }} >{out}/load-$1; }}')
-    starts = [f"setsid {shlex.join(command)} >{SCRATCH}/{number}.log 2>&1 &\necho $! >>{out}/load-groups"
-              for number, command in enumerate(command for load in started for command in load.commands)]
+    snap = (
+        f'snap() {{ {{ echo "== uptime"; cat /proc/uptime; echo "== net"; cat /proc/net/dev; echo "== stat"; '
+        f"cat /proc/[0-9]*/stat 2>/dev/null; }} >{out}/load-$1; }}"
+    )
+    starts = [
+        f"setsid {shlex.join(command)} >{SCRATCH}/{number}.log 2>&1 &\necho $! >>{out}/load-groups"
+        for number, command in enumerate(command for load in started for command in load.commands)
+    ]
     half = f"{settle_s / 2:.3f}"
-    before = "\n".join([snap, f"mkdir -p {SCRATCH}", *starts, f"sleep {half}", "snap settle-mid", f"sleep {half}",
-                        "snap settle-end", "snap run-start"])
-    after = "\n".join(["snap run-end", f"for g in $(cat {out}/load-groups); do kill -TERM -$g 2>/dev/null; done",
-                       f"sleep {_STOP_GRACE_S}",
-                       f"for g in $(cat {out}/load-groups); do kill -KILL -$g 2>/dev/null; done", "wait",
-                       "snap stopped"])
+    before = "\n".join(
+        [
+            snap,
+            f"mkdir -p {SCRATCH}",
+            *starts,
+            f"sleep {half}",
+            "snap settle-mid",
+            f"sleep {half}",
+            "snap settle-end",
+            "snap run-start",
+        ]
+    )
+    after = "\n".join(
+        [
+            "snap run-end",
+            f"for g in $(cat {out}/load-groups); do kill -TERM -$g 2>/dev/null; done",
+            f"sleep {_STOP_GRACE_S}",
+            f"for g in $(cat {out}/load-groups); do kill -KILL -$g 2>/dev/null; done",
+            "wait",
+            "snap stopped",
+        ]
+    )
     run_result, files = target.run_with(request, before, after, settle_s + _STOP_GRACE_S)
     _judge(target.name, started, files)
     return run_result, active
@@ -89,13 +111,15 @@ def _judge(name: str, started: list[ActiveLoad], files: dict[str, bytes]) -> Non
     wanted = sum(load.expected_cpus for load in started)
     crowding = min(1.0, started[0].place.cpus / wanted) if wanted else 1.0
     for load in started:
-        ordered, groups = groups[:len(load.commands)], groups[len(load.commands):]
+        ordered, groups = groups[: len(load.commands)], groups[len(load.commands) :]
         own = set(ordered)
         settled = _cpus_used(snapshots["settle-mid"], snapshots["settle-end"], own)
         expected = load.expected_cpus * crowding
         if settled < expected * MIN_EXPECTED_SHARE:
-            raise RtscopeError(f"load {load.spec} is not really running in the guest: its processes used "
-                               f"{settled:g} CPUs in the settle time, expected about {expected:.3g}")
+            raise RtscopeError(
+                f"load {load.spec} is not really running in the guest: its processes used "
+                f"{settled:g} CPUs in the settle time, expected about {expected:.3g}"
+            )
         load.cpus_used = round(_cpus_used(snapshots["run-start"], snapshots["run-end"], own), 3)
         if load.spec.kind.name == "net":
             uptime = snapshots["run-end"][0] - snapshots["run-start"][0]

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rtscope.model import values
 from rtscope.errors import RtscopeError
+from rtscope.model import values
 from rtscope.targets.transport import Transport, has_command
 
 # Longest a load may run: it bounds the network stream even if everything else failed.
@@ -58,8 +58,8 @@ class LoadKind:
 
     name: str
     summary: str
-    tool: str | None          # the executable it needs (None: idle)
-    package: str | None       # the Debian package that provides it
+    tool: str | None  # the executable it needs (None: idle)
+    package: str | None  # the Debian package that provides it
     params: dict[str, Param]
     # (settings, where it runs) -> the commands to start, in order
     commands: Callable[[dict[str, Any], "Place"], list[list[str]]]
@@ -74,9 +74,9 @@ class LoadKind:
 class Place:
     """What a load's commands depend on about the machine they run on (the target, not this one)."""
 
-    scratch: str      # a private directory there, for files the load writes
-    port: int         # a free loopback port there
-    cpus: int         # CPUs online there
+    scratch: str  # a private directory there, for files the load writes
+    port: int  # a free loopback port there
+    cpus: int  # CPUs online there
 
 
 def _cpu_count(settings: dict[str, Any], place: Place) -> int:
@@ -112,43 +112,87 @@ def _stress(*args: str) -> list[str]:
 _CPUS = Param("all", "CPUs to load, e.g. 1 or 0-1 (+ joins CPUs: 0+2)", _cpus)
 _WORKERS = Param("1", "worker processes", values.positive)
 
-KINDS = {kind.name: kind for kind in (
-    LoadKind("idle", "no load: the system as it is", None, None, {},
-             lambda s, w: [], lambda s, w: 0.0),
-    LoadKind("cpu", "stress-ng CPU stressors, one per CPU", "stress-ng", "stress-ng",
-             {"cpus": _CPUS, "load": Param("100", "percent of each CPU to use", _percent)},
-             lambda s, w: [_stress("--cpu", str(_cpu_count(s, w)), "--cpu-load", str(s["load"]), *_taskset(s))],
-             lambda s, w: _cpu_count(s, w) * s["load"] / 100, _busy_cpus),
-    LoadKind("memory", "stress-ng vm: workers writing and checking memory", "stress-ng", "stress-ng",
-             {"workers": _WORKERS, "bytes": Param("256M", "memory per worker", _size)},
-             lambda s, w: [_stress("--vm", str(s["workers"]), "--vm-bytes", s["bytes"])],
-             lambda s, w: s["workers"] * 0.5,
-             # bytes written and read back through a pipe, a MiB at a time, again and again (a guest's small
-             # memory holds no buffer of the whole size).
-             lambda s, w: [_loop(f"dd if=/dev/zero bs=1M count={max(_bytes(s['bytes']) >> 20, 1)} 2>/dev/null | "
-                                 f"dd of=/dev/null bs=64K 2>/dev/null")] * s["workers"]),
-    LoadKind("io", "stress-ng hdd: workers writing and reading files in a scratch directory", "stress-ng",
-             "stress-ng", {"workers": _WORKERS, "bytes": Param("64M", "file size per worker", _size)},
-             lambda s, w: [_stress("--hdd", str(s["workers"]), "--hdd-bytes", s["bytes"], "--temp-path", w.scratch)],
-             lambda s, w: s["workers"] * 0.1,
-             # A guest's scratch directory is on its tmpfs: a RAM disk.
-             lambda s, w: [_loop(f"dd if=/dev/zero of={w.scratch}/io-{n} bs=64K count={max(_bytes(s['bytes']) >> 16, 1)} "
-                                 f"conv=fsync 2>/dev/null && cat {w.scratch}/io-{n} >/dev/null && rm -f {w.scratch}/io-{n}")
-                           for n in range(s["workers"])]),
-    LoadKind("net", "iperf3 UDP stream over loopback at full speed (server and client)", "iperf3", "iperf3",
-             {"bitrate": Param("0", "target bits/s, e.g. 100M; 0: as fast as it goes", lambda t: t if t == "0"
-                               else _size(t))},
-             lambda s, w: [["iperf3", "-s", "-B", "127.0.0.1", "-p", str(w.port)],
-                           ["iperf3", "-c", "127.0.0.1", "-p", str(w.port), "-u", "-b", s["bitrate"],
-                            "-t", str(MAX_LOAD_S)]],
-             lambda s, w: 0.5, _guest_net),
-    LoadKind("sched", "hackbench: groups of processes passing messages, scheduler-heavy", "hackbench",
-             "rt-tests", {"groups": Param("2", "hackbench groups of 20 processes", values.positive)},
-             lambda s, w: [["hackbench", "-P", "-g", str(s["groups"]), "-l", "1000000000"]],
-             lambda s, w: 1.0,
-             # fork and exec: a shell starting a program, over and over, per group.
-             lambda s, w: [_loop("/bin/true")] * s["groups"]),
-)}
+KINDS = {
+    kind.name: kind
+    for kind in (
+        LoadKind("idle", "no load: the system as it is", None, None, {}, lambda s, w: [], lambda s, w: 0.0),
+        LoadKind(
+            "cpu",
+            "stress-ng CPU stressors, one per CPU",
+            "stress-ng",
+            "stress-ng",
+            {"cpus": _CPUS, "load": Param("100", "percent of each CPU to use", _percent)},
+            lambda s, w: [_stress("--cpu", str(_cpu_count(s, w)), "--cpu-load", str(s["load"]), *_taskset(s))],
+            lambda s, w: _cpu_count(s, w) * s["load"] / 100,
+            _busy_cpus,
+        ),
+        LoadKind(
+            "memory",
+            "stress-ng vm: workers writing and checking memory",
+            "stress-ng",
+            "stress-ng",
+            {"workers": _WORKERS, "bytes": Param("256M", "memory per worker", _size)},
+            lambda s, w: [_stress("--vm", str(s["workers"]), "--vm-bytes", s["bytes"])],
+            lambda s, w: s["workers"] * 0.5,
+            # bytes written and read back through a pipe, a MiB at a time, again and again (a guest's small
+            # memory holds no buffer of the whole size).
+            lambda s, w: (
+                [
+                    _loop(
+                        f"dd if=/dev/zero bs=1M count={max(_bytes(s['bytes']) >> 20, 1)} 2>/dev/null | "
+                        f"dd of=/dev/null bs=64K 2>/dev/null"
+                    )
+                ]
+                * s["workers"]
+            ),
+        ),
+        LoadKind(
+            "io",
+            "stress-ng hdd: workers writing and reading files in a scratch directory",
+            "stress-ng",
+            "stress-ng",
+            {"workers": _WORKERS, "bytes": Param("64M", "file size per worker", _size)},
+            lambda s, w: [_stress("--hdd", str(s["workers"]), "--hdd-bytes", s["bytes"], "--temp-path", w.scratch)],
+            lambda s, w: s["workers"] * 0.1,
+            # A guest's scratch directory is on its tmpfs: a RAM disk.
+            lambda s, w: [
+                _loop(
+                    f"dd if=/dev/zero of={w.scratch}/io-{n} bs=64K count={max(_bytes(s['bytes']) >> 16, 1)} "
+                    f"conv=fsync 2>/dev/null && cat {w.scratch}/io-{n} >/dev/null && rm -f {w.scratch}/io-{n}"
+                )
+                for n in range(s["workers"])
+            ],
+        ),
+        LoadKind(
+            "net",
+            "iperf3 UDP stream over loopback at full speed (server and client)",
+            "iperf3",
+            "iperf3",
+            {
+                "bitrate": Param(
+                    "0", "target bits/s, e.g. 100M; 0: as fast as it goes", lambda t: t if t == "0" else _size(t)
+                )
+            },
+            lambda s, w: [
+                ["iperf3", "-s", "-B", "127.0.0.1", "-p", str(w.port)],
+                ["iperf3", "-c", "127.0.0.1", "-p", str(w.port), "-u", "-b", s["bitrate"], "-t", str(MAX_LOAD_S)],
+            ],
+            lambda s, w: 0.5,
+            _guest_net,
+        ),
+        LoadKind(
+            "sched",
+            "hackbench: groups of processes passing messages, scheduler-heavy",
+            "hackbench",
+            "rt-tests",
+            {"groups": Param("2", "hackbench groups of 20 processes", values.positive)},
+            lambda s, w: [["hackbench", "-P", "-g", str(s["groups"]), "-l", "1000000000"]],
+            lambda s, w: 1.0,
+            # fork and exec: a shell starting a program, over and over, per group.
+            lambda s, w: [_loop("/bin/true")] * s["groups"],
+        ),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -195,8 +239,9 @@ def _parse_one(text: str) -> LoadSpec:
         key, equals, value = pair.partition("=")
         if not equals or key not in kind.params:
             known = ", ".join(kind.params) or "none"
-            raise RtscopeError(f"--load {text}: {pair!r} is not KEY=VALUE with a parameter of {name} "
-                               f"(its parameters: {known})")
+            raise RtscopeError(
+                f"--load {text}: {pair!r} is not KEY=VALUE with a parameter of {name} (its parameters: {known})"
+            )
         settings.append((key, value))
     spec = LoadSpec(kind, tuple(settings))
     try:
@@ -211,5 +256,7 @@ def check_tools(transport: Transport, specs: tuple[LoadSpec, ...]) -> None:
     for spec in specs:
         kind = spec.kind
         if kind.tool and not has_command(transport, kind.tool):
-            raise RtscopeError(f"load {kind.name} needs {kind.tool}, which is not installed on the target "
-                               f"{transport.name} (Debian package {kind.package}; ./setup.sh installs it here)")
+            raise RtscopeError(
+                f"load {kind.name} needs {kind.tool}, which is not installed on the target "
+                f"{transport.name} (Debian package {kind.package}; ./setup.sh installs it here)"
+            )

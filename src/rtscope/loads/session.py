@@ -55,18 +55,27 @@ class ActiveLoad:
 
     def record(self) -> dict[str, Any]:
         """What the result keeps of this load."""
-        return {"name": self.spec.kind.name, "settings": {k: str(v) for k, v in self.spec.values().items()},
-                "commands": self.commands, "cpus_used": self.cpus_used,
-                "loopback_bytes_per_s": self.loopback_bytes_per_s,
-                "held": not self.ended_early, "ended_early": self.ended_early}
+        return {
+            "name": self.spec.kind.name,
+            "settings": {k: str(v) for k, v in self.spec.values().items()},
+            "commands": self.commands,
+            "cpus_used": self.cpus_used,
+            "loopback_bytes_per_s": self.loopback_bytes_per_s,
+            "held": not self.ended_early,
+            "ended_early": self.ended_early,
+        }
 
 
 class Session:
     """Loads on one target, kept from run to run while they stay the same. Use as a ``with`` block:
     whatever runs is stopped on leaving it."""
 
-    def __init__(self, transport: Transport, settle_s: float = DEFAULT_SETTLE_S,
-                 progress: Callable[[str], None] = lambda line: None):
+    def __init__(
+        self,
+        transport: Transport,
+        settle_s: float = DEFAULT_SETTLE_S,
+        progress: Callable[[str], None] = lambda line: None,
+    ):
         self.transport, self.settle_s, self.progress = transport, settle_s, progress
         self._specs: tuple[LoadSpec, ...] | None = None
         self._active: list[ActiveLoad] = []
@@ -104,8 +113,11 @@ class Session:
         self._specs = specs
         tools = [spec for spec in specs if spec.kind.tool]
         self._scratch = contextlib.ExitStack()
-        place = Place(self._scratch.enter_context(self.transport.temp_dir()) if tools else "",
-                      random.randint(*_PORTS), cpu_count(self.transport))
+        place = Place(
+            self._scratch.enter_context(self.transport.temp_dir()) if tools else "",
+            random.randint(*_PORTS),
+            cpu_count(self.transport),
+        )
         self._active = [ActiveLoad(spec, place) for spec in specs]
         started = [load for load in self._active if load.spec.kind.tool]
         if not started:
@@ -133,8 +145,10 @@ class Session:
             if not lagging:
                 return
         load, expected = lagging[0]
-        raise RtscopeError(f"load {load.spec} is not really running: its processes used {load.cpus_used:g} "
-                           f"CPUs in the settle time, expected about {expected:.3g}")
+        raise RtscopeError(
+            f"load {load.spec} is not really running: its processes used {load.cpus_used:g} "
+            f"CPUs in the settle time, expected about {expected:.3g}"
+        )
 
     def _lagging(self, started: list[ActiveLoad]) -> list[tuple[ActiveLoad, float]]:
         """The loads that used less than MIN_EXPECTED_SHARE of the CPU time they should have in the last
@@ -203,8 +217,9 @@ def _await_listening(transport: Transport, port: int, server: Process) -> None:
     deadline = time.monotonic() + _LISTEN_TIMEOUT_S
     while time.monotonic() < deadline and server.poll() is None:
         table = transport.read_file("/proc/net/tcp").decode(errors="replace").splitlines()[1:]
-        if any(fields[1] == wanted and fields[3] == "0A" for fields in (line.split() for line in table)
-               if len(fields) > 3):
+        if any(
+            fields[1] == wanted and fields[3] == "0A" for fields in (line.split() for line in table) if len(fields) > 3
+        ):
             return
         time.sleep(0.05)
     raise RtscopeError(f"load net: the iperf3 server did not start listening on 127.0.0.1:{port}")

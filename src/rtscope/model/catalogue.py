@@ -4,8 +4,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from rtscope.model.values import exact
 from rtscope.errors import ProbeError
+from rtscope.model.values import exact
 
 LIST_FORMAT = "rtscope-bench-list"
 LIST_VERSION = 1
@@ -47,8 +47,9 @@ class Param:
         try:
             value = number_type(text)
         except ValueError:
-            raise ValueError(f"{self.name} expects {'an integer' if number_type is int else 'a number'}, "
-                             f"not {text!r}") from None
+            raise ValueError(
+                f"{self.name} expects {'an integer' if number_type is int else 'a number'}, not {text!r}"
+            ) from None
         self._check_range(value)
         return value
 
@@ -134,9 +135,18 @@ def param_type_of(value: ParamValue) -> str:
 
 
 def _bench(entry: dict[str, Any]) -> Bench:
-    params = tuple(Param(p["name"], p["type"], p["default"], _number(p.get("min")), _number(p.get("max")),
-                         p["description"], tuple(p.get("choices", ())))
-                   for p in entry["params"])
+    params = tuple(
+        Param(
+            p["name"],
+            p["type"],
+            p["default"],
+            _number(p.get("min")),
+            _number(p.get("max")),
+            p["description"],
+            tuple(p.get("choices", ())),
+        )
+        for p in entry["params"]
+    )
     return Bench(entry["id"], entry["summary"], tuple(entry["metrics"]), params)
 
 

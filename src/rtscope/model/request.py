@@ -24,8 +24,15 @@ class RunRequest:
 
     def probe_args(self) -> list[str]:
         """The arguments of ``rtscope-probe run`` for this request, output options excepted."""
-        args = [*self.benches, "--duration", exact(self.duration_s),
-                "--policy", self.policy, "--priority", str(self.priority)]
+        args = [
+            *self.benches,
+            "--duration",
+            exact(self.duration_s),
+            "--policy",
+            self.policy,
+            "--priority",
+            str(self.priority),
+        ]
         if self.cpus:
             args += ["--cpus", ",".join(map(str, self.cpus))]
         for setting in self.params:

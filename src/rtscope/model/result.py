@@ -23,8 +23,8 @@ from typing import Any
 import jsonschema
 
 from rtscope import files
-from rtscope.model import units
 from rtscope.errors import RtscopeError
+from rtscope.model import units
 from rtscope.paths import schema_path
 
 FORMAT = "rtscope-result"
@@ -35,8 +35,16 @@ MAX_FILE_BYTES = 1 << 30
 
 # Statistic keys of a summary, in display order, with the names people use for them.
 STATISTICS = {
-    "count": "count", "min": "min", "p50": "p50", "p90": "p90", "p99": "p99",
-    "p999": "p99.9", "p9999": "p99.99", "max": "max", "mean": "mean", "stddev": "stddev",
+    "count": "count",
+    "min": "min",
+    "p50": "p50",
+    "p90": "p90",
+    "p99": "p99",
+    "p999": "p99.9",
+    "p9999": "p99.99",
+    "max": "max",
+    "mean": "mean",
+    "stddev": "stddev",
 }
 
 
@@ -84,14 +92,15 @@ def validate(doc: Any, source: str) -> dict[str, Any]:
     message saying so, rather than a list of schema violations.
     """
     if not isinstance(doc, dict) or "format" not in doc:
-        raise RtscopeError(f"{source} is not an rtscope result (no \"format\" field)")
+        raise RtscopeError(f'{source} is not an rtscope result (no "format" field)')
     if doc["format"] != FORMAT:
         raise RtscopeError(f"{source} is not an rtscope result (format is {json.dumps(doc['format'])})")
     version = doc.get("version")
     if version not in READABLE_VERSIONS or isinstance(version, bool):
         readable = ", ".join(map(str, READABLE_VERSIONS[:-1])) + f" and {READABLE_VERSIONS[-1]}"
-        raise RtscopeError(f"{source}: result format version {json.dumps(version)} "
-                           f"is not supported (this rtscope reads {readable})")
+        raise RtscopeError(
+            f"{source}: result format version {json.dumps(version)} is not supported (this rtscope reads {readable})"
+        )
     error = jsonschema.exceptions.best_match(_validator(version).iter_errors(doc))
     if error is not None:
         raise RtscopeError(f"{source}: invalid result at {error.json_path}: {error.message}")
@@ -109,8 +118,11 @@ def current_metric(metric_doc: dict[str, Any]) -> dict[str, Any]:
     """A copy of a metric of any readable version as the current version writes it: the fields older
     versions lack are added with what they mean there (a v2 metric's ``threshold`` and ``series`` are
     null, a v3 metric's ``labels`` empty)."""
-    return {**copy.deepcopy(metric_doc), **{key: metric_doc.get(key) for key in ("threshold", "series")},
-            "labels": labels(metric_doc)}
+    return {
+        **copy.deepcopy(metric_doc),
+        **{key: metric_doc.get(key) for key in ("threshold", "series")},
+        "labels": labels(metric_doc),
+    }
 
 
 def unit(metric_doc: dict[str, Any]) -> units.Unit:
@@ -137,8 +149,7 @@ def summary(metric_doc: dict[str, Any], *, adjusted: bool = True) -> dict[str, A
 _LOCATION_STATISTICS = ("min", "p50", "p90", "p99", "p999", "p9999", "max", "mean")
 
 
-def cycles_summary(doc: dict[str, Any], metric_doc: dict[str, Any], *, adjusted: bool = True
-                   ) -> dict[str, Any] | None:
+def cycles_summary(doc: dict[str, Any], metric_doc: dict[str, Any], *, adjusted: bool = True) -> dict[str, Any] | None:
     """A metric's statistics in cycle-counter ticks (overhead-adjusted by default, as ``summary``),
     or None when the cycle counter did not time it. The result stores cycles as measured; the
     adjustment is the metric's overhead converted with the run's ticks per ns, floored at 0."""
@@ -146,8 +157,10 @@ def cycles_summary(doc: dict[str, Any], metric_doc: dict[str, Any], *, adjusted:
     if measured is None or not adjusted:
         return measured
     offset = metric_doc["overhead_ns"] * doc["timing"]["cycles_per_ns"]
-    return {key: max(0.0, value - offset) if key in _LOCATION_STATISTICS and value is not None else value
-            for key, value in measured.items()}
+    return {
+        key: max(0.0, value - offset) if key in _LOCATION_STATISTICS and value is not None else value
+        for key, value in measured.items()
+    }
 
 
 def is_periodic(metric_doc: dict[str, Any]) -> bool:
@@ -189,8 +202,9 @@ def _parse_json(text: str, source: str) -> Any:
     except RecursionError:
         raise RtscopeError(f"{source} is not an rtscope result (JSON nested too deeply)") from None
     except json.JSONDecodeError as error:
-        raise RtscopeError(f"{source} is not valid JSON (line {error.lineno} column {error.colno}: "
-                           f"{error.msg})") from None
+        raise RtscopeError(
+            f"{source} is not valid JSON (line {error.lineno} column {error.colno}: {error.msg})"
+        ) from None
     except ValueError as error:
         raise RtscopeError(f"{source} is not valid JSON ({error})") from None
 
@@ -219,8 +233,14 @@ def _check_arrays(doc: dict[str, Any], source: str) -> None:
         where = f"{source}: invalid result: metric {metric_doc['id']}"
         histogram = metric_doc.get("histogram")
         if histogram is not None and not all(
-                type(bucket) is list and len(bucket) == 3 and all(type(v) is int for v in bucket)
-                and bucket[0] >= 0 and bucket[1] >= 1 and bucket[2] >= 1 for bucket in histogram["buckets"]):
+            type(bucket) is list
+            and len(bucket) == 3
+            and all(type(v) is int for v in bucket)
+            and bucket[0] >= 0
+            and bucket[1] >= 1
+            and bucket[2] >= 1
+            for bucket in histogram["buckets"]
+        ):
             raise RtscopeError(f"{where}: a histogram bucket is not [lower, width, count] in whole numbers")
         if not _all_of(metric_doc.get("raw"), {int}):
             raise RtscopeError(f"{where}: a raw sample is not a whole number of at least 0")

@@ -31,11 +31,11 @@ class Unit:
     """
 
     name: str
-    quantity: str                   # what it measures, in words ("time", "throughput" …)
+    quantity: str  # what it measures, in words ("time", "throughput" …)
     lower_is_better: bool
     steps: tuple[tuple[float, float, str], ...] = ()
     whole: bool = False
-    trim_first_step: bool = False   # "20 ns", not "20.0 ns": samples are whole steps, no digits after the point
+    trim_first_step: bool = False  # "20 ns", not "20.0 ns": samples are whole steps, no digits after the point
 
     def format(self, value: float | None) -> str:
         """``value`` in this unit as people read it ("12.3 µs", "1,234", "4.56 %", "118 MB/s"); "—" for None."""

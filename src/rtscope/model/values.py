@@ -16,8 +16,10 @@ _SECONDS_PER_UNIT = {None: 1.0, "s": 1.0, "ms": 1e-3, "m": 60.0, "min": 60.0}
 # CPU numbers beyond this are surely typing mistakes, and would make huge sets.
 _MAX_CPU = 65535
 _CPU_RANGE = re.compile(r"(?P<first>[0-9]+)(?:-(?P<last>[0-9]+))?")
-_PARAM = re.compile(r"(?:(?P<bench>[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+):)?"  # a dotted bench id and ":", or none
-                    r"(?P<key>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)")
+_PARAM = re.compile(
+    r"(?:(?P<bench>[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+):)?"  # a dotted bench id and ":", or none
+    r"(?P<key>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)"
+)
 # Statistic names people type, mapped to the summary keys.
 _STAT_KEYS = {**{key: key for key in STATISTICS}, **{name: key for key, name in STATISTICS.items()}}
 
@@ -105,8 +107,9 @@ def statistics(text: str) -> tuple[str, ...]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [name for name in names if name not in _STAT_KEYS]
     if unknown or not names:
-        raise argparse.ArgumentTypeError(f"unknown statistic {', '.join(unknown) or repr(text)} "
-                                         f"(choose from {', '.join(STATISTICS.values())})")
+        raise argparse.ArgumentTypeError(
+            f"unknown statistic {', '.join(unknown) or repr(text)} (choose from {', '.join(STATISTICS.values())})"
+        )
     return tuple(dict.fromkeys(_STAT_KEYS[name] for name in names))
 
 

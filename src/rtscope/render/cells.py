@@ -17,7 +17,7 @@ def status(text: str) -> Cell:
 
 
 def validity(metric_doc: dict[str, Any]) -> Cell:
-    """"valid", or "invalid: REASON" marked bad."""
+    """ "valid", or "invalid: REASON" marked bad."""
     return Cell("valid") if metric_doc["valid"] else Cell(f"invalid: {result.invalid_reason(metric_doc)}", "bad")
 
 
@@ -28,7 +28,7 @@ def kernel_text(system: dict[str, Any]) -> str:
 
 
 def cpu_text(system: dict[str, Any]) -> str:
-    """"AMD EPYC × 2 (online 0-1)": the CPU model, how many, and which are online when known."""
+    """ "AMD EPYC × 2 (online 0-1)": the CPU model, how many, and which are online when known."""
     online = f" (online {system['cpus_online']})" if system["cpus_online"] else ""
     return f"{system['cpu_model'] or 'unknown model'} × {system['cpu_count']}{online}"
 

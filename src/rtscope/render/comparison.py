@@ -15,29 +15,47 @@ from rtscope.render.sections import comparison as sections
 from rtscope.render.sections import envelope, workload
 
 
-def render_text(comparison: Comparison, style: Style, *, by: str | None = None, published: Study | None = None
-                ) -> list[str]:
+def render_text(
+    comparison: Comparison, style: Style, *, by: str | None = None, published: Study | None = None
+) -> list[str]:
     """The comparison as terminal text: which group is which and the settings that differ, the studies'
     tables when the runs hold them (grouped ``by`` as the comparison; ``published``: that study's
     figures beside them), then the table, its legend and the invalid metrics."""
     docs = [doc for g in comparison.groups for doc in g.docs]
-    return text.render([sections.names(comparison), *studies(docs, by=by, adjusted=comparison.adjusted,
-                                                             published=published),
-                        Section(parts=(sections.figures_table(comparison), sections.legend(comparison)),
-                                notes=sections.invalid_notes(comparison.groups))], style)
+    return text.render(
+        [
+            sections.names(comparison),
+            *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
+            Section(
+                parts=(sections.figures_table(comparison), sections.legend(comparison)),
+                notes=sections.invalid_notes(comparison.groups),
+            ),
+        ],
+        style,
+    )
 
 
-def studies(docs: list[dict[str, Any]], *, by: str | None = None, adjusted: bool = True,
-            published: Study | None = None) -> list[Section]:
+def studies(
+    docs: list[dict[str, Any]], *, by: str | None = None, adjusted: bool = True, published: Study | None = None
+) -> list[Section]:
     """The studies' tables of ``docs``: square waves' envelopes, the workload's tables and, with
     ``published``, crypto throughputs beside that study's; only those the runs hold."""
-    found = [envelope.section(docs, in_full=False), workload.section(docs, by=by, adjusted=adjusted, published=published),
-             workload.crypto_section(docs, published, adjusted=adjusted) if published else None]
+    found = [
+        envelope.section(docs, in_full=False),
+        workload.section(docs, by=by, adjusted=adjusted, published=published),
+        workload.crypto_section(docs, published, adjusted=adjusted) if published else None,
+    ]
     return [section for section in found if section]
 
 
-def studies_text(docs: Iterable[dict[str, Any]], style: Style, *, by: str | None = None, adjusted: bool = True,
-                 published: Study | None = None) -> list[str]:
+def studies_text(
+    docs: Iterable[dict[str, Any]],
+    style: Style,
+    *,
+    by: str | None = None,
+    adjusted: bool = True,
+    published: Study | None = None,
+) -> list[str]:
     """The studies' tables among ``docs`` as terminal text, for runs too many (or too few) to compare as
     groups; empty when they hold none."""
     found = studies(list(docs), by=by, adjusted=adjusted, published=published)
@@ -47,6 +65,10 @@ def studies_text(docs: Iterable[dict[str, Any]], style: Style, *, by: str | None
 def markdown(comparison: Comparison, *, by: str | None = None, published: Study | None = None) -> str:
     """The comparison as markdown: the groups, the studies' tables, then the table and its legend."""
     docs = [doc for g in comparison.groups for doc in g.docs]
-    return markdown_renderer.render([Section(parts=(sections.group_table(comparison),)),
-                                     *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
-                                     Section(parts=(sections.figures_table(comparison), sections.legend(comparison)))])
+    return markdown_renderer.render(
+        [
+            Section(parts=(sections.group_table(comparison),)),
+            *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
+            Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),
+        ]
+    )

@@ -13,11 +13,17 @@ def render(sections: Iterable[Section], level: int = 2) -> str:
 
 
 def _section_lines(section: Section, level: int) -> list[str]:
-    return fmt.blocks(filter(None, [
-        ["#" * level + " " + title_text(section.title)] if section.title else [],
-        *map(_part_lines, section.parts),
-        ["- " + note.text for note in section.notes],
-        *(_section_lines(sub, level + 1) for sub in section.subsections)]))
+    return fmt.blocks(
+        filter(
+            None,
+            [
+                ["#" * level + " " + title_text(section.title)] if section.title else [],
+                *map(_part_lines, section.parts),
+                ["- " + note.text for note in section.notes],
+                *(_section_lines(sub, level + 1) for sub in section.subsections),
+            ],
+        )
+    )
 
 
 def _part_lines(part: Part) -> list[str]:

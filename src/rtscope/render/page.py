@@ -29,15 +29,22 @@ nav ul{columns:3;padding-left:18px}.wide{overflow-x:auto}
 def render(title: str, intro: Sequence[Part], sections: Sequence[Section]) -> str:
     """The page: ``title`` as its heading, the ``intro`` parts, contents linking the sections that have
     an anchor, then ``sections`` (h2, their subsections h3 …)."""
-    contents = [_element("li", _element("a", _text(title_text(s.title)), href=f"#{s.anchor}"))
-                for s in sections if s.anchor]
-    body = [_element("h1", _text(title)), *map(_part, intro),
-            *([_element("nav", _element("ul", *contents))] if contents else []),
-            *(_section(section, 2) for section in sections)]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"{_element('title', _text(title))}<style>{_STYLE}</style></head>\n<body>\n"
-            + "\n".join(body) + "\n</body></html>\n")
+    contents = [
+        _element("li", _element("a", _text(title_text(s.title)), href=f"#{s.anchor}")) for s in sections if s.anchor
+    ]
+    body = [
+        _element("h1", _text(title)),
+        *map(_part, intro),
+        *([_element("nav", _element("ul", *contents))] if contents else []),
+        *(_section(section, 2) for section in sections),
+    ]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"{_element('title', _text(title))}<style>{_STYLE}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
 
 
 def _text(text: str) -> str:
@@ -47,8 +54,9 @@ def _text(text: str) -> str:
 def _element(tag: str, *children: str, **attributes: str | None) -> str:
     """``<tag attributes>children</tag>``: children are markup already; attribute values are escaped
     here, ``class_`` is written ``class`` and an attribute of None is left out."""
-    written = "".join(f' {name.rstrip("_")}="{html.escape(value)}"'
-                      for name, value in attributes.items() if value is not None)
+    written = "".join(
+        f' {name.rstrip("_")}="{html.escape(value)}"' for name, value in attributes.items() if value is not None
+    )
     return f"<{tag}{written}>{''.join(children)}</{tag}>"
 
 
@@ -57,8 +65,14 @@ def _section(section: Section, level: int) -> str:
     title = "".join(_cell(Cell(cell.text) if cell.emphasis == "strong" else cell) for cell in section.title)
     heading = [_element(f"h{min(level, 6)}", title)] if section.title else []
     notes = [_element("ul", *(_element("li", _cell(note)) for note in section.notes))] if section.notes else []
-    return _element("section", *heading, *map(_part, section.parts), *notes,
-                    *(_section(sub, level + 1) for sub in section.subsections), id=section.anchor or None)
+    return _element(
+        "section",
+        *heading,
+        *map(_part, section.parts),
+        *notes,
+        *(_section(sub, level + 1) for sub in section.subsections),
+        id=section.anchor or None,
+    )
 
 
 def _part(part: Part) -> str:
@@ -70,17 +84,29 @@ def _part(part: Part) -> str:
         return _element("ul", *(_element("li", _cell(item)) for item in part.items))
     if isinstance(part, Figure):
         legend = _element("ul", *(_element("li", _cell(entry)) for entry in part.legend), class_="legend")
-        return _element("figure", part.chart.svg(),
-                        _element("figcaption", legend if part.legend else "", _text(" ".join(part.notes))))
+        return _element(
+            "figure",
+            part.chart.svg(),
+            _element("figcaption", legend if part.legend else "", _text(" ".join(part.notes))),
+        )
     raise TypeError(f"not a part: {part!r}")
 
 
 def _table(table: Table) -> str:
     """With a header, a row of th over rows of td; without, each row named by a th in its first column."""
+
     def row(cells: Cells, header: bool) -> str:
-        return _element("tr", *(_element("th" if header or (table.header is None and index == 0) else "td",
-                                         _cell(cell), class_=side if side == "r" else None)
-                                for index, (cell, side) in enumerate(zip(cells, table.align, strict=True))))
+        return _element(
+            "tr",
+            *(
+                _element(
+                    "th" if header or (table.header is None and index == 0) else "td",
+                    _cell(cell),
+                    class_=side if side == "r" else None,
+                )
+                for index, (cell, side) in enumerate(zip(cells, table.align, strict=True))
+            ),
+        )
 
     head = [_element("thead", row(tuple(map(Cell, table.header)), True))] if table.header else []
     return _element("table", *head, _element("tbody", *(row(cells, False) for cells in table.rows)))
@@ -90,4 +116,3 @@ def _cell(cell: Cell) -> str:
     swatch = _element("span", "", class_="swatch", style=f"background:{cell.swatch}") if cell.swatch else ""
     text = _element("a", _text(cell.text), href=f"#{cell.link}") if cell.link else _text(cell.text)
     return swatch + (_element("span", text, class_=cell.emphasis) if cell.emphasis else text)
-

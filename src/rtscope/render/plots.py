@@ -50,7 +50,7 @@ def by_colour(measured: Sequence[Measured]) -> list[list[Measured]]:
 
 
 def names(measured: Sequence[Measured]) -> str:
-    """"A, B, C": the names of the runs."""
+    """ "A, B, C": the names of the runs."""
     return ", ".join(run.name for run, _ in measured)
 
 

@@ -15,9 +15,30 @@ from rtscope.analysis.published import Study
 from rtscope.model import result
 from rtscope.render import page, subjects
 from rtscope.render.document import Paragraph, Section, heading
-from rtscope.render.sections import (benches, campaign, comparison, configuration, distribution, envelope, kernel,
-                                     loads, metrics, over_time, overview, run, spread, system, thread_metric,
-                                     throughput, timing, verdict, warnings, wave, workload, worst_over_time)
+from rtscope.render.sections import (
+    benches,
+    campaign,
+    comparison,
+    configuration,
+    distribution,
+    envelope,
+    kernel,
+    loads,
+    metrics,
+    over_time,
+    overview,
+    run,
+    spread,
+    system,
+    thread_metric,
+    throughput,
+    timing,
+    verdict,
+    warnings,
+    wave,
+    workload,
+    worst_over_time,
+)
 from rtscope.render.subjects import OneRun, Report, Run
 
 # The sections on all the runs, before the per-metric ones and after them: square waves' envelopes are
@@ -28,9 +49,22 @@ CLOSING = (thread_metric.build, comparison.build)
 # Per metric of samples.
 PER_METRIC = (distribution.build, worst_over_time.build, spread.build)
 # Per run: what `show` tells, and the run's campaign cell and kernel build.
-PER_RUN = (run.build, campaign.build, system.build, kernel.build, timing.build, configuration.build, loads.build,
-           warnings.build, benches.build, metrics.build, wave.build, workload.build_run, over_time.build,
-           throughput.build)
+PER_RUN = (
+    run.build,
+    campaign.build,
+    system.build,
+    kernel.build,
+    timing.build,
+    configuration.build,
+    loads.build,
+    warnings.build,
+    benches.build,
+    metrics.build,
+    wave.build,
+    workload.build_run,
+    over_time.build,
+    throughput.build,
+)
 
 
 def render(results: Sequence[result.Result], *, adjusted: bool = True, published: Study | None = None) -> str:
@@ -38,30 +72,47 @@ def render(results: Sequence[result.Result], *, adjusted: bool = True, published
     overhead-adjusted unless ``adjusted`` is False; ``published``: that study's figures beside the runs'."""
     report = subjects.report([run_result.doc for run_result in results], adjusted=adjusted, published=published)
     sampled = [m for m in report.first_measured().values() if not result.is_periodic(m)]
-    sections = [*(build(report) for build in OPENING), *(_metric(report, m["id"], m["description"]) for m in sampled),
-                *(build(report) for build in CLOSING), _runs_in_detail(report)]
+    sections = [
+        *(build(report) for build in OPENING),
+        *(_metric(report, m["id"], m["description"]) for m in sampled),
+        *(build(report) for build in CLOSING),
+        _runs_in_detail(report),
+    ]
     count = f"{len(report.runs)} run{'s' if len(report.runs) != 1 else ''}"
-    intro = Paragraph((f"{count}; made by rtscope {__version__}. Tables: times "
-                       f"{'overhead-adjusted' if adjusted else 'as measured'}. Plots: times as measured (the probe's "
-                       "histograms and series).",))
+    intro = Paragraph(
+        (
+            f"{count}; made by rtscope {__version__}. Tables: times "
+            f"{'overhead-adjusted' if adjusted else 'as measured'}. Plots: times as measured (the probe's "
+            "histograms and series).",
+        )
+    )
     return page.render(f"rtscope report: {count}", (intro,), [section for section in sections if section])
 
 
 def _metric(report: Report, metric_id: str, description: str) -> Section:
     subsections = tuple(filter(None, (build(report, metric_id) for build in PER_METRIC)))
-    return Section(heading(metric_id), (Paragraph((description if subsections else
-                                                   f"{description}. No run has a sample of it.",)),),
-                   subsections=subsections, anchor=f"metric-{metric_id}")
+    return Section(
+        heading(metric_id),
+        (Paragraph((description if subsections else f"{description}. No run has a sample of it.",)),),
+        subsections=subsections,
+        anchor=f"metric-{metric_id}",
+    )
 
 
 def _runs_in_detail(report: Report) -> Section:
     """Every run as `show` tells it, under one heading: the page's contents stay a table of contents
     however many runs there are (the overview links to each run)."""
-    return Section(heading("Each run in detail"), anchor="runs-in-detail",
-                   subsections=tuple(_run(report, one) for one in report.runs))
+    return Section(
+        heading("Each run in detail"),
+        anchor="runs-in-detail",
+        subsections=tuple(_run(report, one) for one in report.runs),
+    )
 
 
 def _run(report: Report, one: Run) -> Section:
     subject = OneRun(one.doc, report.adjusted)
-    return Section(heading(f"Run {one.caption}"), anchor=one.anchor,
-                   subsections=tuple(filter(None, (build(subject) for build in PER_RUN))))
+    return Section(
+        heading(f"Run {one.caption}"),
+        anchor=one.anchor,
+        subsections=tuple(filter(None, (build(subject) for build in PER_RUN))),
+    )

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rtscope.analysis import compare
-from rtscope.analysis.published import Study
 from rtscope.analysis.grouping import LETTERS, Group, default_grouping, group, group_name
+from rtscope.analysis.published import Study
 from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.render import svg
@@ -62,7 +62,7 @@ class Report:
     comparison: compare.Comparison | None
     no_comparison: str | None
     adjusted: bool
-    published: Study | None = None   # a study's published figures to show beside the runs
+    published: Study | None = None  # a study's published figures to show beside the runs
 
     def measured(self, metric_id: str) -> list[Measured]:
         """The runs that measured ``metric_id``, each with its document of it."""

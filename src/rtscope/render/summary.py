@@ -4,15 +4,39 @@ from typing import Any
 
 from rtscope.render import cells, text
 from rtscope.render.fmt import Style
-from rtscope.render.sections import (benches, configuration, loads, metrics, over_time, run, system, throughput,
-                                     timing, warnings, wave, workload)
+from rtscope.render.sections import (
+    benches,
+    configuration,
+    loads,
+    metrics,
+    over_time,
+    run,
+    system,
+    throughput,
+    timing,
+    warnings,
+    wave,
+    workload,
+)
 from rtscope.render.subjects import OneRun
 
 # The run, its system, timing calibration, requested vs granted configuration, the loads it ran under,
 # warnings, benches, the metrics of samples, its square waves, its lines of the workload's table, their worst
 # samples over time, the per-period metrics.
-SECTIONS = (run.build, system.build, timing.build, configuration.build, loads.build, warnings.build,
-            benches.build, metrics.build, wave.build, workload.build_run, over_time.build, throughput.build)
+SECTIONS = (
+    run.build,
+    system.build,
+    timing.build,
+    configuration.build,
+    loads.build,
+    warnings.build,
+    benches.build,
+    metrics.build,
+    wave.build,
+    workload.build_run,
+    over_time.build,
+    throughput.build,
+)
 
 
 def render(doc: dict[str, Any], style: Style, *, adjusted: bool = True) -> list[str]:

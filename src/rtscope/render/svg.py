@@ -56,8 +56,11 @@ class Axis:
         if self.log:
             exponents = range(math.floor(math.log10(self.low)), math.ceil(math.log10(self.high)) + 1)
             for mantissas in ((1,), (1, 2, 5)):
-                inside = [v for v in (m * 10.0 ** e for e in exponents for m in mantissas)
-                          if self.low <= v <= self.high * (1 + 1e-9)]
+                inside = [
+                    v
+                    for v in (m * 10.0**e for e in exponents for m in mantissas)
+                    if self.low <= v <= self.high * (1 + 1e-9)
+                ]
                 if len(inside) >= 3:
                     return [(v, self.tick_text(v)) for v in inside]
         return [(v, self.tick_text(v)) for v in _linear_ticks(self.low, self.high)]
@@ -82,8 +85,7 @@ class Chart:
     Marks take data values on a numeric axis and a band's index on a category axis.
     """
 
-    def __init__(self, x: Axis | Bands, y: Axis | Bands, *, title: str, width: int = WIDTH,
-                 height: int = HEIGHT):
+    def __init__(self, x: Axis | Bands, y: Axis | Bands, *, title: str, width: int = WIDTH, height: int = HEIGHT):
         self.x, self.y, self.title = x, y, title
         self.width, self.height = width, height
         y_texts = y.names if isinstance(y, Bands) else [text for _, text in y.ticks()]
@@ -101,20 +103,27 @@ class Chart:
                 segments.append([])
             else:
                 segments[-1].append((self._x(point[0]), self._y(point[1])))
-        path = " ".join("M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in segment)
-                        for segment in segments if len(segment) > 1)
+        path = " ".join(
+            "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in segment) for segment in segments if len(segment) > 1
+        )
         if path:
-            self._marks.append(f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="1.5" '
-                               f'stroke-linejoin="round">{_title(title)}</path>')
-        self._marks += [f'<circle cx="{_px(x)}" cy="{_px(y)}" r="2.5" fill="{colour}">{_title(title)}</circle>'
-                        for [(x, y)] in (segment for segment in segments if len(segment) == 1)]
+            self._marks.append(
+                f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="1.5" '
+                f'stroke-linejoin="round">{_title(title)}</path>'
+            )
+        self._marks += [
+            f'<circle cx="{_px(x)}" cy="{_px(y)}" r="2.5" fill="{colour}">{_title(title)}</circle>'
+            for [(x, y)] in (segment for segment in segments if len(segment) == 1)
+        ]
 
     def reference(self, value: float, text: str) -> None:
         """A dashed line across the plot at ``value`` of the y axis, labelled ``text``."""
         y = self._y(value)
-        self._marks.append(_line(self.left, self.right, y, y, 'stroke="#444" stroke-dasharray="5 4"')
-                           + f'<text x="{self.right - 4}" y="{_px(y - 4)}" text-anchor="end" '
-                             f'class="note">{html.escape(text)}</text>')
+        self._marks.append(
+            _line(self.left, self.right, y, y, 'stroke="#444" stroke-dasharray="5 4"')
+            + f'<text x="{self.right - 4}" y="{_px(y - 4)}" text-anchor="end" '
+            f'class="note">{html.escape(text)}</text>'
+        )
 
     def bars(self, band: int, bars: Sequence[tuple[float, str, str] | None], *, base: float) -> None:
         """Side by side in band ``band`` of the x axis, one bar per slot from ``base`` to its value;
@@ -127,12 +136,24 @@ class Chart:
             if bar is not None:
                 value, colour, tooltip = bar
                 top, bottom = sorted((self._y(value), self._y(base)))
-                self._marks.append(f'<rect x="{_px(start + slot * size)}" y="{_px(top)}" width="{_px(size)}" '
-                                   f'height="{_px(max(bottom - top, 1.0))}" fill="{colour}">'
-                                   f'{_title(tooltip)}</rect>')
+                self._marks.append(
+                    f'<rect x="{_px(start + slot * size)}" y="{_px(top)}" width="{_px(size)}" '
+                    f'height="{_px(max(bottom - top, 1.0))}" fill="{colour}">'
+                    f"{_title(tooltip)}</rect>"
+                )
 
-    def box(self, band: int, whiskers: tuple[float, float], box: tuple[float, float], median: float, *,
-            extreme: float, dots: Sequence[float], colour: str, title: str) -> None:
+    def box(
+        self,
+        band: int,
+        whiskers: tuple[float, float],
+        box: tuple[float, float],
+        median: float,
+        *,
+        extreme: float,
+        dots: Sequence[float],
+        colour: str,
+        title: str,
+    ) -> None:
         """A horizontal box plot in band ``band`` of the y axis: whiskers from ``whiskers[0]`` to
         ``whiskers[1]``, a box from ``box[0]`` to ``box[1]`` with a thick line at ``median``, a ring at
         ``extreme`` and small dots at ``dots``."""
@@ -141,19 +162,23 @@ class Chart:
         top, bottom = self.y.band(band, *self._y_span())
         middle = (top + bottom) / 2
         low, high, box_low, box_high, at_median, at_extreme = map(self._x, (*whiskers, *box, median, extreme))
-        marks = [_line(low, high, middle, middle, f'stroke="{colour}"'),
-                 *(_line(end, end, top + 6, bottom - 6, f'stroke="{colour}"') for end in (low, high)),
-                 f'<rect x="{_px(box_low)}" y="{_px(top)}" width="{_px(max(box_high - box_low, 1.0))}" '
-                 f'height="{_px(bottom - top)}" fill="{colour}" fill-opacity="0.25" stroke="{colour}"/>',
-                 _line(at_median, at_median, top, bottom, f'stroke="{colour}" stroke-width="2.5"'),
-                 f'<circle cx="{_px(at_extreme)}" cy="{_px(middle)}" r="3.5" fill="none" stroke="{colour}"/>',
-                 *(f'<circle r="2" cx="{_px(self._x(value))}" cy="{_px(middle)}" fill="#000"/>' for value in dots)]
+        marks = [
+            _line(low, high, middle, middle, f'stroke="{colour}"'),
+            *(_line(end, end, top + 6, bottom - 6, f'stroke="{colour}"') for end in (low, high)),
+            f'<rect x="{_px(box_low)}" y="{_px(top)}" width="{_px(max(box_high - box_low, 1.0))}" '
+            f'height="{_px(bottom - top)}" fill="{colour}" fill-opacity="0.25" stroke="{colour}"/>',
+            _line(at_median, at_median, top, bottom, f'stroke="{colour}" stroke-width="2.5"'),
+            f'<circle cx="{_px(at_extreme)}" cy="{_px(middle)}" r="3.5" fill="none" stroke="{colour}"/>',
+            *(f'<circle r="2" cx="{_px(self._x(value))}" cy="{_px(middle)}" fill="#000"/>' for value in dots),
+        ]
         self._marks.append(f"<g>{_title(title)}{''.join(marks)}</g>")
 
     def svg(self) -> str:
         """The chart as one ``<svg>`` element."""
-        parts = [f'<svg class="plot" width="{self.width}" height="{self.height}" viewBox="0 0 {self.width} '
-                 f'{self.height}" role="img" aria-label="{html.escape(self.title)}">{_title(self.title)}']
+        parts = [
+            f'<svg class="plot" width="{self.width}" height="{self.height}" viewBox="0 0 {self.width} '
+            f'{self.height}" role="img" aria-label="{html.escape(self.title)}">{_title(self.title)}'
+        ]
         for x, text in self._ticks(self.x, self.left, self.right):
             if isinstance(self.x, Axis):
                 parts.append(_line(x, x, _TOP, self.bottom, 'class="grid"'))
@@ -164,11 +189,15 @@ class Chart:
             parts.append(f'<text x="{self.left - 6}" y="{_px(y + 4)}" text-anchor="end">{_label(text)}</text>')
         parts.append(f'<path class="frame" d="M{self.left},{_TOP} V{self.bottom} H{self.right}"/>')
         if isinstance(self.x, Axis):
-            parts.append(f'<text x="{_px((self.left + self.right) / 2)}" y="{self.height - 8}" '
-                         f'text-anchor="middle">{html.escape(self.x.label)}</text>')
+            parts.append(
+                f'<text x="{_px((self.left + self.right) / 2)}" y="{self.height - 8}" '
+                f'text-anchor="middle">{html.escape(self.x.label)}</text>'
+            )
         if isinstance(self.y, Axis):
-            parts.append(f'<text transform="translate(14 {_px((_TOP + self.bottom) / 2)}) rotate(-90)" '
-                         f'text-anchor="middle">{html.escape(self.y.label)}</text>')
+            parts.append(
+                f'<text transform="translate(14 {_px((_TOP + self.bottom) / 2)}) rotate(-90)" '
+                f'text-anchor="middle">{html.escape(self.y.label)}</text>'
+            )
         return "".join([*parts, *self._marks, "</svg>"])
 
     def _y_span(self) -> tuple[float, float]:
@@ -213,7 +242,7 @@ def _label(text: str) -> str:
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= _LONGEST_NAME else text[:_LONGEST_NAME - 1] + "…"
+    return text if len(text) <= _LONGEST_NAME else text[: _LONGEST_NAME - 1] + "…"
 
 
 def _title(text: str) -> str:

@@ -17,8 +17,12 @@ def render(sections: Iterable[Section | None], style: Style) -> list[str]:
 
 def _section_lines(section: Section, style: Style) -> list[str]:
     """A section's title, its parts and subsections (indented under a title), then its notes."""
-    body = fmt.blocks([*filter(None, (_part_lines(part, style) for part in section.parts)),
-                       *(_section_lines(sub, style) for sub in section.subsections)])
+    body = fmt.blocks(
+        [
+            *filter(None, (_part_lines(part, style) for part in section.parts)),
+            *(_section_lines(sub, style) for sub in section.subsections),
+        ]
+    )
     if section.title:
         body = [_title(section.title, style), *(INDENT + line if line else line for line in body)]
     return body + [paint(note, style) for note in section.notes]
@@ -43,8 +47,13 @@ def _part_lines(part: Part, style: Style) -> list[str]:
     raise TypeError(f"not a part: {part!r}")
 
 
-_PAINT = {"": lambda style, text: text, "strong": Style.heading, "warn": Style.warn, "bad": Style.bad,
-          "good": Style.good}
+_PAINT = {
+    "": lambda style, text: text,
+    "strong": Style.heading,
+    "warn": Style.warn,
+    "bad": Style.bad,
+    "good": Style.good,
+}
 
 
 def paint(cell: Cell, style: Style) -> str:

@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rtscope.model import result
 from rtscope.errors import RtscopeError
+from rtscope.model import result
 
 SCHEMA_VERSION = 2
 
@@ -33,7 +33,8 @@ CREATE TABLE campaigns (
 CREATE UNIQUE INDEX runs_by_cell ON runs (campaign_id, cell, repetition)
     WHERE campaign_id IS NOT NULL AND status != 'interrupted';
 """
-_SCHEMA = """
+_SCHEMA = (
+    """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs (
     id TEXT PRIMARY KEY,
@@ -58,10 +59,14 @@ CREATE TABLE metrics (
     p50 REAL, p99 REAL, max REAL, mean REAL,    -- overhead-adjusted, as rtscope shows them
     PRIMARY KEY (run_id, metric_id)
 );
-""" + _CAMPAIGNS
+"""
+    + _CAMPAIGNS
+)
 
-_UPGRADE_FROM_1 = ("ALTER TABLE runs ADD COLUMN campaign_id TEXT; ALTER TABLE runs ADD COLUMN cell TEXT; "
-                   "ALTER TABLE runs ADD COLUMN repetition INTEGER;" + _CAMPAIGNS)
+_UPGRADE_FROM_1 = (
+    "ALTER TABLE runs ADD COLUMN campaign_id TEXT; ALTER TABLE runs ADD COLUMN cell TEXT; "
+    "ALTER TABLE runs ADD COLUMN repetition INTEGER;" + _CAMPAIGNS
+)
 
 _NEWEST_FIRST = "ORDER BY started DESC, rowid DESC"
 _ID = re.compile(r"[0-9a-fA-F]{1,16}")
@@ -133,32 +138,52 @@ class Store:
         try:
             with self._db:
                 if campaign:
-                    self._db.execute("INSERT OR IGNORE INTO campaigns (id, name, started) VALUES (?, ?, ?)",
-                                     (campaign["id"], campaign["name"], doc["run"]["started"]))
+                    self._db.execute(
+                        "INSERT OR IGNORE INTO campaigns (id, name, started) VALUES (?, ?, ?)",
+                        (campaign["id"], campaign["name"], doc["run"]["started"]),
+                    )
                 self._db.execute(
                     "INSERT INTO runs (id, started, finished, label, hostname, kernel, status, benches,"
                     " warnings, stored_at, document, campaign_id, cell, repetition)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (run.run_id, doc["run"]["started"], doc["run"]["finished"], doc["run"]["label"],
-                     doc["system"]["hostname"], doc["system"]["kernel_release"], doc["run"]["status"],
-                     " ".join(b["id"] for b in doc["benches"]), len(doc["config"]["warnings"]),
-                     utc_now(), run.text, campaign.get("id"), campaign.get("cell"), campaign.get("repetition")))
+                    (
+                        run.run_id,
+                        doc["run"]["started"],
+                        doc["run"]["finished"],
+                        doc["run"]["label"],
+                        doc["system"]["hostname"],
+                        doc["system"]["kernel_release"],
+                        doc["run"]["status"],
+                        " ".join(b["id"] for b in doc["benches"]),
+                        len(doc["config"]["warnings"]),
+                        utc_now(),
+                        run.text,
+                        campaign.get("id"),
+                        campaign.get("cell"),
+                        campaign.get("repetition"),
+                    ),
+                )
                 self._db.executemany(
                     "INSERT INTO metrics (run_id, metric_id, valid, count, p50, p99, max, mean)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [_metric_row(run.run_id, m) for m in doc["metrics"]])
+                    [_metric_row(run.run_id, m) for m in doc["metrics"]],
+                )
         except sqlite3.IntegrityError:
             if self._db.execute("SELECT 1 FROM runs WHERE id = ?", (run.run_id,)).fetchone():
                 raise RtscopeError(f"run {run.run_id} is already stored") from None
-            raise RtscopeError(f"campaign {campaign['id']} already has a run of cell {campaign['cell']!r}, "
-                               f"repetition {campaign['repetition']}") from None
+            raise RtscopeError(
+                f"campaign {campaign['id']} already has a run of cell {campaign['cell']!r}, "
+                f"repetition {campaign['repetition']}"
+            ) from None
 
     def add_campaign(self, campaign: Campaign) -> None:
         """Record a new campaign and its plan; an id already stored raises RtscopeError."""
         try:
             with self._db:
-                self._db.execute("INSERT INTO campaigns (id, name, started, plan) VALUES (?, ?, ?, ?)",
-                                 (campaign.id, campaign.name, campaign.started, json.dumps(campaign.plan)))
+                self._db.execute(
+                    "INSERT INTO campaigns (id, name, started, plan) VALUES (?, ?, ?, ?)",
+                    (campaign.id, campaign.name, campaign.started, json.dumps(campaign.plan)),
+                )
         except sqlite3.IntegrityError:
             raise RtscopeError(f"campaign {campaign.id} is already stored") from None
 
@@ -172,14 +197,22 @@ class Store:
 
         Raises RtscopeError when there is none, or an id prefix matches several.
         """
-        rows = self._db.execute(
-            "SELECT id, name, started, plan FROM campaigns WHERE substr(id, 1, ?) = ?",
-            (len(name_or_id), name_or_id.lower())).fetchall() if _ID.fullmatch(name_or_id) else []
+        rows = (
+            self._db.execute(
+                "SELECT id, name, started, plan FROM campaigns WHERE substr(id, 1, ?) = ?",
+                (len(name_or_id), name_or_id.lower()),
+            ).fetchall()
+            if _ID.fullmatch(name_or_id)
+            else []
+        )
         if len(rows) > 1:
             raise RtscopeError(f"campaign id prefix {name_or_id} is ambiguous: {len(rows)} campaigns start with it")
         if not rows:
-            rows = self._db.execute("SELECT id, name, started, plan FROM campaigns WHERE name = ?"
-                                    " ORDER BY started DESC, rowid DESC LIMIT 1", (name_or_id,)).fetchall()
+            rows = self._db.execute(
+                "SELECT id, name, started, plan FROM campaigns WHERE name = ?"
+                " ORDER BY started DESC, rowid DESC LIMIT 1",
+                (name_or_id,),
+            ).fetchall()
         if not rows:
             raise RtscopeError(f"no stored campaign is named or has an id starting with {name_or_id!r}")
         campaign_id, name, started, plan = rows[0]
@@ -187,19 +220,26 @@ class Store:
 
     def campaign_cells(self, campaign_id: str) -> set[tuple[str, int]]:
         """The (cell, repetition) pairs of a campaign that have a run that counts (not interrupted)."""
-        return set(self._db.execute(
-            "SELECT cell, repetition FROM runs WHERE campaign_id = ? AND status != 'interrupted'",
-            (campaign_id,)))
+        return set(
+            self._db.execute(
+                "SELECT cell, repetition FROM runs WHERE campaign_id = ? AND status != 'interrupted'", (campaign_id,)
+            )
+        )
 
     def campaign_runs(self, name_or_id: str) -> list[result.Result]:
         """The runs that count of the campaign :meth:`campaign` finds: cell by cell in the order the
         cells were first measured, repetitions in order. An interrupted run is left out (its cell was
         measured again, or is still to be); it remains a stored run of its own."""
         campaign = self.campaign(name_or_id)
-        ids = [row[0] for row in self._db.execute(
-            "SELECT id FROM runs AS run WHERE campaign_id = ? AND status != 'interrupted' ORDER BY"
-            " (SELECT MIN(rowid) FROM runs WHERE campaign_id = run.campaign_id AND cell = run.cell),"
-            " repetition", (campaign.id,))]
+        ids = [
+            row[0]
+            for row in self._db.execute(
+                "SELECT id FROM runs AS run WHERE campaign_id = ? AND status != 'interrupted' ORDER BY"
+                " (SELECT MIN(rowid) FROM runs WHERE campaign_id = run.campaign_id AND cell = run.cell),"
+                " repetition",
+                (campaign.id,),
+            )
+        ]
         if not ids:
             raise RtscopeError(f"campaign {campaign.name} ({campaign.id}) has no measured runs yet")
         return [self._document(run_id) for run_id in ids]
@@ -211,11 +251,23 @@ class Store:
         rows = cursor.execute(
             "SELECT id, started, label, hostname, kernel, status, benches, warnings,"
             " (SELECT COUNT(*) FROM metrics WHERE run_id = runs.id AND NOT valid) AS invalid"
-            f" FROM runs {_NEWEST_FIRST} LIMIT ?", (-1 if limit is None else limit,))
-        return [RunRow(id=row["id"], started=row["started"], label=row["label"], hostname=row["hostname"],
-                       kernel=row["kernel"], status=row["status"], benches=tuple(row["benches"].split()),
-                       invalid_metrics=row["invalid"], warnings=row["warnings"])
-                for row in rows]
+            f" FROM runs {_NEWEST_FIRST} LIMIT ?",
+            (-1 if limit is None else limit,),
+        )
+        return [
+            RunRow(
+                id=row["id"],
+                started=row["started"],
+                label=row["label"],
+                hostname=row["hostname"],
+                kernel=row["kernel"],
+                status=row["status"],
+                benches=tuple(row["benches"].split()),
+                invalid_metrics=row["invalid"],
+                warnings=row["warnings"],
+            )
+            for row in rows
+        ]
 
     def get(self, id_or_prefix: str) -> result.Result:
         """The run whose id is ``id_or_prefix`` or starts with it.
@@ -225,8 +277,9 @@ class Store:
         prefix = id_or_prefix.lower()
         if not _ID.fullmatch(prefix):
             raise RtscopeError(f"{id_or_prefix!r} is not a run id (hex digits), 'last' or a result file")
-        ids = [row[0] for row in self._db.execute(
-            "SELECT id FROM runs WHERE substr(id, 1, ?) = ?", (len(prefix), prefix))]
+        ids = [
+            row[0] for row in self._db.execute("SELECT id FROM runs WHERE substr(id, 1, ?) = ?", (len(prefix), prefix))
+        ]
         if not ids:
             raise RtscopeError(f"no stored run has an id starting with {prefix} (rtscope runs lists them)")
         if len(ids) > 1:
@@ -272,8 +325,9 @@ class Store:
             try:
                 # WAL lets readers and a writer work at once; the mode is kept in the file.
                 connection.execute("PRAGMA journal_mode = WAL")
-                connection.executescript(f"BEGIN; {_SCHEMA} INSERT INTO meta VALUES "
-                                         f"('schema_version', '{SCHEMA_VERSION}'); COMMIT;")
+                connection.executescript(
+                    f"BEGIN; {_SCHEMA} INSERT INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}'); COMMIT;"
+                )
             finally:
                 connection.close()  # its write-ahead log is checkpointed into the file and removed
             with contextlib.suppress(FileExistsError):
@@ -299,8 +353,10 @@ def _schema_version(connection: sqlite3.Connection, path: Path) -> int:
     if row is None:
         raise RtscopeError(f"{path} is not an rtscope results database (no schema version)")
     if row[0] not in ("1", str(SCHEMA_VERSION)):
-        raise RtscopeError(f"{path}: results database schema version {row[0]} is not supported "
-                           f"(this rtscope reads 1 and {SCHEMA_VERSION})")
+        raise RtscopeError(
+            f"{path}: results database schema version {row[0]} is not supported "
+            f"(this rtscope reads 1 and {SCHEMA_VERSION})"
+        )
     return int(row[0])
 
 
@@ -308,8 +364,10 @@ def _upgrade_from_1(connection: sqlite3.Connection, path: Path) -> None:
     """Add what version 2 has: the campaign columns and table. Version-1 runs belong to no campaign."""
     try:
         # One transaction: a concurrent upgrade or a crash leaves version 1 or version 2, nothing between.
-        connection.executescript(f"BEGIN IMMEDIATE; {_UPGRADE_FROM_1} UPDATE meta SET value = "
-                                 f"'{SCHEMA_VERSION}' WHERE key = 'schema_version' AND value = '1'; COMMIT;")
+        connection.executescript(
+            f"BEGIN IMMEDIATE; {_UPGRADE_FROM_1} UPDATE meta SET value = "
+            f"'{SCHEMA_VERSION}' WHERE key = 'schema_version' AND value = '1'; COMMIT;"
+        )
     except sqlite3.OperationalError as error:
         connection.rollback()
         if _schema_version(connection, path) != SCHEMA_VERSION:  # else another process upgraded it first
@@ -323,8 +381,16 @@ def _uri_path(path: Path) -> str:
 
 def _metric_row(run_id: str, metric: dict[str, Any]) -> tuple[Any, ...]:
     figures = result.summary(metric)
-    return (run_id, metric["id"], metric["valid"], metric["stats"]["count"],
-            figures["p50"], figures["p99"], figures["max"], figures["mean"])
+    return (
+        run_id,
+        metric["id"],
+        metric["valid"],
+        metric["stats"]["count"],
+        figures["p50"],
+        figures["p99"],
+        figures["max"],
+        figures["mean"],
+    )
 
 
 def utc_now() -> str:

@@ -51,6 +51,7 @@ def make_target(spec: str, probe: Path) -> Target:
     from rtscope.targets.qemu import QemuTarget
     from rtscope.targets.qemu_board import QemuBoardTarget, names_a_board
     from rtscope.targets.ssh import SshTarget
+
     if spec == "local":
         return LocalTarget(probe)
     if spec.startswith("ssh://"):
@@ -61,5 +62,7 @@ def make_target(spec: str, probe: Path) -> Target:
         return QemuBoardTarget(spec) if names_a_board(spec) else QemuTarget(spec)
     if spec.startswith("fake:") and len(spec) > len("fake:"):
         return FakeTarget(Path(spec.removeprefix("fake:")))
-    raise RtscopeError(f"unknown target {spec!r} (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
-                       "qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos or fake:DIR)")
+    raise RtscopeError(
+        f"unknown target {spec!r} (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
+        "qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos or fake:DIR)"
+    )

@@ -51,7 +51,7 @@ class Package:
     deb: Path
 
     def record(self) -> str:
-        """"name=version", as the result's target detail keeps it."""
+        """ "name=version", as the result's target detail keeps it."""
         return f"{self.name}={self.version}"
 
 
@@ -88,10 +88,15 @@ def extract(package: Package, members: tuple[str, ...]) -> Path:
 
 
 def _extract_members(deb: Path, into: Path, members: tuple[str, ...]) -> None:
-    dpkg = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
-    tar = subprocess.run(["tar", "-x", "-C", str(into), "--wildcards", *members], stdin=dpkg.stdout,
-                         capture_output=True, text=True, timeout=_APT_TIMEOUT_S, check=False)
+    dpkg = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    tar = subprocess.run(
+        ["tar", "-x", "-C", str(into), "--wildcards", *members],
+        stdin=dpkg.stdout,
+        capture_output=True,
+        text=True,
+        timeout=_APT_TIMEOUT_S,
+        check=False,
+    )
     assert dpkg.stdout is not None
     dpkg.stdout.close()
     dpkg.wait(timeout=_APT_TIMEOUT_S)
@@ -109,12 +114,27 @@ class _Apt:
         for part in ("lists/partial", "archives/partial"):
             (self.state / part).mkdir(parents=True, exist_ok=True)
         (self.state / "status").touch()
-        self.options = ["-o", f"Dir::State={self.state}", "-o", f"Dir::State::status={self.state}/status",
-                        "-o", f"Dir::Cache={self.state}", "-o", f"APT::Architecture={debarch}",
-                        "-o", f"APT::Architectures::={debarch}", "-o", "Debug::NoLocking=1",
-                        "-o", "Acquire::Languages=none",
-                        *(option for target in _INDEX_TARGETS_OFF
-                          for option in ("-o", f"Acquire::IndexTargets::deb::{target}::DefaultEnabled=false"))]
+        self.options = [
+            "-o",
+            f"Dir::State={self.state}",
+            "-o",
+            f"Dir::State::status={self.state}/status",
+            "-o",
+            f"Dir::Cache={self.state}",
+            "-o",
+            f"APT::Architecture={debarch}",
+            "-o",
+            f"APT::Architectures::={debarch}",
+            "-o",
+            "Debug::NoLocking=1",
+            "-o",
+            "Acquire::Languages=none",
+            *(
+                option
+                for target in _INDEX_TARGETS_OFF
+                for option in ("-o", f"Acquire::IndexTargets::deb::{target}::DefaultEnabled=false")
+            ),
+        ]
         self._updated = False
 
     def resolve(self, wanted: str) -> tuple[str, str]:
@@ -138,8 +158,9 @@ class _Apt:
 
     def _candidate(self, name: str) -> str | None:
         policy = self._apt("apt-cache", "policy", name).stdout
-        candidate = next((line.split(":", 1)[1].strip() for line in policy.splitlines()
-                          if line.strip().startswith("Candidate:")), "")
+        candidate = next(
+            (line.split(":", 1)[1].strip() for line in policy.splitlines() if line.strip().startswith("Candidate:")), ""
+        )
         return candidate if candidate and candidate != "(none)" else None
 
     def update(self) -> None:
@@ -156,14 +177,22 @@ class _Apt:
             completed = self._apt("apt-get", "-q", "download", f"{name}={version}", cwd=scratch)
             got = list(Path(scratch).glob("*.deb"))
             if completed.returncode != 0 or len(got) != 1:
-                raise RtscopeError(f"cannot download {name}={version} ({self.debarch}): "
-                                   f"{_last_error(completed.stderr)}")
+                raise RtscopeError(
+                    f"cannot download {name}={version} ({self.debarch}): {_last_error(completed.stderr)}"
+                )
             got[0].replace(deb)
 
     def _apt(self, tool: str, *args: str, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
         try:
-            return subprocess.run([tool, *self.options, *args], capture_output=True, text=True, cwd=cwd,
-                                  timeout=_APT_TIMEOUT_S, check=False, env={**os.environ, "LC_ALL": "C"})
+            return subprocess.run(
+                [tool, *self.options, *args],
+                capture_output=True,
+                text=True,
+                cwd=cwd,
+                timeout=_APT_TIMEOUT_S,
+                check=False,
+                env={**os.environ, "LC_ALL": "C"},
+            )
         except FileNotFoundError:
             raise RtscopeError(f"the QEMU guests' packages need {tool} (a Debian machine's apt)") from None
         except subprocess.TimeoutExpired:

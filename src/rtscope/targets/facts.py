@@ -32,17 +32,38 @@ Facts = dict[str, Any]
 # Every file the families read, as shell globs, fetched at once by :func:`gather` (one round trip to a
 # board, where one read at a time took 35).
 _FILES = (
-    "/proc/sys/kernel/osrelease", "/proc/sys/kernel/version", "/sys/kernel/realtime", "/sys/kernel/debug/sched/preempt",
-    "/proc/cmdline", "/proc/sys/kernel/sched_rt_runtime_us", "/proc/sys/kernel/sched_rt_period_us",
-    f"{CPU_SYSFS}/online", f"{CPU_SYSFS}/isolated", f"{CPU_SYSFS}/nohz_full", f"{CPU_SYSFS}/smt/control",
-    f"{CPU_SYSFS}/smt/active", f"{CPU_SYSFS}/cpu0/topology/thread_siblings_list",
-    f"{CPU_SYSFS}/cpu[0-9]*/cpufreq/scaling_governor", f"{CPU_SYSFS}/cpu0/cpufreq/scaling_driver",
-    f"{CPU_SYSFS}/cpufreq/boost", f"{CPU_SYSFS}/intel_pstate/no_turbo",
-    f"{CPU_SYSFS}/cpu0/cpuidle/state[0-9]*/name", f"{CPU_SYSFS}/cpu0/cpuidle/state[0-9]*/latency",
-    f"{CPU_SYSFS}/cpu0/cpuidle/state[0-9]*/disable", f"{CPU_SYSFS}/cpuidle/current_driver", CPU_DMA_LATENCY,
-    f"{THP_SYSFS}/enabled", f"{THP_SYSFS}/defrag", "/proc/swaps", "/proc/sys/vm/swappiness",
-    f"{CLOCKSOURCE_SYSFS}/available_clocksource", f"{CLOCKSOURCE_SYSFS}/current_clocksource",
-    "/proc/self/timerslack_ns", "/proc/cpuinfo", "/sys/class/dmi/id/sys_vendor", *CONTAINER_MARKERS,
+    "/proc/sys/kernel/osrelease",
+    "/proc/sys/kernel/version",
+    "/sys/kernel/realtime",
+    "/sys/kernel/debug/sched/preempt",
+    "/proc/cmdline",
+    "/proc/sys/kernel/sched_rt_runtime_us",
+    "/proc/sys/kernel/sched_rt_period_us",
+    f"{CPU_SYSFS}/online",
+    f"{CPU_SYSFS}/isolated",
+    f"{CPU_SYSFS}/nohz_full",
+    f"{CPU_SYSFS}/smt/control",
+    f"{CPU_SYSFS}/smt/active",
+    f"{CPU_SYSFS}/cpu0/topology/thread_siblings_list",
+    f"{CPU_SYSFS}/cpu[0-9]*/cpufreq/scaling_governor",
+    f"{CPU_SYSFS}/cpu0/cpufreq/scaling_driver",
+    f"{CPU_SYSFS}/cpufreq/boost",
+    f"{CPU_SYSFS}/intel_pstate/no_turbo",
+    f"{CPU_SYSFS}/cpu0/cpuidle/state[0-9]*/name",
+    f"{CPU_SYSFS}/cpu0/cpuidle/state[0-9]*/latency",
+    f"{CPU_SYSFS}/cpu0/cpuidle/state[0-9]*/disable",
+    f"{CPU_SYSFS}/cpuidle/current_driver",
+    CPU_DMA_LATENCY,
+    f"{THP_SYSFS}/enabled",
+    f"{THP_SYSFS}/defrag",
+    "/proc/swaps",
+    "/proc/sys/vm/swappiness",
+    f"{CLOCKSOURCE_SYSFS}/available_clocksource",
+    f"{CLOCKSOURCE_SYSFS}/current_clocksource",
+    "/proc/self/timerslack_ns",
+    "/proc/cpuinfo",
+    "/sys/class/dmi/id/sys_vendor",
+    *CONTAINER_MARKERS,
 )
 
 
@@ -103,8 +124,10 @@ def kernel(transport: Transport) -> Facts:
 
 def rt_throttling(transport: Transport) -> Facts:
     """runtime_us of every period_us that real-time tasks may use (runtime_us -1: no throttling)."""
-    return {"runtime_us": read_int(transport, "/proc/sys/kernel/sched_rt_runtime_us"),
-            "period_us": read_int(transport, "/proc/sys/kernel/sched_rt_period_us")}
+    return {
+        "runtime_us": read_int(transport, "/proc/sys/kernel/sched_rt_runtime_us"),
+        "period_us": read_int(transport, "/proc/sys/kernel/sched_rt_period_us"),
+    }
 
 
 def cpus(transport: Transport) -> Facts:
@@ -142,8 +165,11 @@ def cpufreq(transport: Transport) -> Facts:
     if boost is None:
         no_turbo = _flag(read_int(transport, f"{CPU_SYSFS}/intel_pstate/no_turbo"))
         boost = None if no_turbo is None else not no_turbo
-    return {"governors": governors, "driver": read_text(transport, f"{CPU_SYSFS}/cpu0/cpufreq/scaling_driver"),
-            "boost": boost}
+    return {
+        "governors": governors,
+        "driver": read_text(transport, f"{CPU_SYSFS}/cpu0/cpufreq/scaling_driver"),
+        "boost": boost,
+    }
 
 
 def idle(transport: Transport) -> Facts:
@@ -156,10 +182,18 @@ def idle(transport: Transport) -> Facts:
         name = read_text(transport, f"{directory}/name")
         if name is None:
             break
-        states.append({"name": name, "latency_us": read_int(transport, f"{directory}/latency"),
-                       "disabled": _flag(read_int(transport, f"{directory}/disable"))})
-    return {"driver": read_text(transport, f"{CPU_SYSFS}/cpuidle/current_driver"), "states": states,
-            "cpu_dma_latency": exists(transport, CPU_DMA_LATENCY)}
+        states.append(
+            {
+                "name": name,
+                "latency_us": read_int(transport, f"{directory}/latency"),
+                "disabled": _flag(read_int(transport, f"{directory}/disable")),
+            }
+        )
+    return {
+        "driver": read_text(transport, f"{CPU_SYSFS}/cpuidle/current_driver"),
+        "states": states,
+        "cpu_dma_latency": exists(transport, CPU_DMA_LATENCY),
+    }
 
 
 def memory(transport: Transport) -> Facts:
@@ -176,8 +210,10 @@ def memory(transport: Transport) -> Facts:
 def clocksource(transport: Transport) -> Facts:
     """current: the clocksource timestamps are read from; available: the ones the kernel could use."""
     available = read_text(transport, f"{CLOCKSOURCE_SYSFS}/available_clocksource")
-    return {"current": read_text(transport, f"{CLOCKSOURCE_SYSFS}/current_clocksource"),
-            "available": None if available is None else available.split()}
+    return {
+        "current": read_text(transport, f"{CLOCKSOURCE_SYSFS}/current_clocksource"),
+        "available": None if available is None else available.split(),
+    }
 
 
 def timer_slack(transport: Transport) -> Facts:
@@ -195,8 +231,11 @@ def virtualization(transport: Transport) -> Facts:
     if cpuinfo is not None:
         flags = re.search(r"^flags\s*:(.*)$", cpuinfo, re.MULTILINE)
         hypervisor = None if flags is None else "hypervisor" in flags[1].split()
-    return {"hypervisor": hypervisor, "vendor": read_text(transport, "/sys/class/dmi/id/sys_vendor"),
-            "container": any(exists(transport, path) for path in CONTAINER_MARKERS)}
+    return {
+        "hypervisor": hypervisor,
+        "vendor": read_text(transport, "/sys/class/dmi/id/sys_vendor"),
+        "container": any(exists(transport, path) for path in CONTAINER_MARKERS),
+    }
 
 
 def irqbalance(transport: Transport) -> Facts:

@@ -43,8 +43,10 @@ class FakeTarget:
 
     def list_benches(self) -> list[Bench]:
         """The recorded benches; recorded parameter values stand in as defaults."""
-        return [_recorded_bench(bench_id, self._recording_of(bench_id))
-                for bench_id in dict.fromkeys(b["id"] for doc in self._recordings for b in doc["benches"])]
+        return [
+            _recorded_bench(bench_id, self._recording_of(bench_id))
+            for bench_id in dict.fromkeys(b["id"] for doc in self._recordings for b in doc["benches"])
+        ]
 
     def list_suites(self) -> list[Suite]:
         """None: recordings hold benches, not the suites they were run as."""
@@ -57,8 +59,12 @@ class FakeTarget:
     def run(self, request: RunRequest) -> result.Result:
         """The replayed result of ``request`` (no measuring)."""
         benches = [self._replayed_bench(bench_id, request) for bench_id in request.benches]
-        metrics = [result.current_metric(m) for bench_id in request.benches
-                   for m in self._recording_of(bench_id)["metrics"] if m["bench"] == bench_id]
+        metrics = [
+            result.current_metric(m)
+            for bench_id in request.benches
+            for m in self._recording_of(bench_id)["metrics"]
+            if m["bench"] == bench_id
+        ]
         base = self._recording_of(request.benches[0])
         doc = {
             "format": result.FORMAT,
@@ -96,19 +102,31 @@ class FakeTarget:
 
 def _recorded_bench(bench_id: str, recording: dict[str, Any]) -> Bench:
     bench = next(b for b in recording["benches"] if b["id"] == bench_id)
-    params = tuple(Param(name, param_type_of(value), value if isinstance(value, str) else json.dumps(value),
-                         None, None, "as recorded")
-                   for name, value in bench["params"].items())
+    params = tuple(
+        Param(
+            name,
+            param_type_of(value),
+            value if isinstance(value, str) else json.dumps(value),
+            None,
+            None,
+            "as recorded",
+        )
+        for name, value in bench["params"].items()
+    )
     metrics = tuple(m["id"] for m in recording["metrics"] if m["bench"] == bench_id)
-    return Bench(bench_id, f"replayed from a recording made on {recording['system']['hostname']}",
-                 metrics, params)
+    return Bench(bench_id, f"replayed from a recording made on {recording['system']['hostname']}", metrics, params)
 
 
 def _replayed_request(request: RunRequest, recorded: dict[str, Any]) -> dict[str, Any]:
     """The recorded requested configuration, with what ``request`` says in place of what was recorded."""
-    return {**recorded, "policy": request.policy, "priority": request.priority, "cpus": list(request.cpus),
-            "mlockall": request.mlock,
-            "cpu_latency_us": recorded["cpu_latency_us"] if request.cpu_latency else None}
+    return {
+        **recorded,
+        "policy": request.policy,
+        "priority": request.priority,
+        "cpus": list(request.cpus),
+        "mlockall": request.mlock,
+        "cpu_latency_us": recorded["cpu_latency_us"] if request.cpu_latency else None,
+    }
 
 
 def _fake_run(request: RunRequest, recorded: dict[str, Any], bench_statuses: list[str]) -> dict[str, Any]:

@@ -46,22 +46,38 @@ def module_for(arch: str, kernel: debian_packages.Package) -> Path:
     with files.private_dir("rtscope-kmod-") as scratch:
         shutil.copy(SOURCE, scratch)
         Path(scratch, "Kbuild").write_text("obj-m := rtscope_wave.o\n")
-        command = ["make", "-s", "-C", str(headers), f"M={scratch}", f"ARCH={kernel_arch}", "modules",
-                   *([f"CROSS_COMPILE={cross}"] if cross else [])]
+        command = [
+            "make",
+            "-s",
+            "-C",
+            str(headers),
+            f"M={scratch}",
+            f"ARCH={kernel_arch}",
+            "modules",
+            *([f"CROSS_COMPILE={cross}"] if cross else []),
+        ]
         try:
             built = subprocess.run(command, capture_output=True, text=True, timeout=_BUILD_TIMEOUT_S, check=False)
         except subprocess.TimeoutExpired:
-            raise RtscopeError(f"building the kernel generators for {release} took more than "
-                               f"{_BUILD_TIMEOUT_S} s") from None
+            raise RtscopeError(
+                f"building the kernel generators for {release} took more than {_BUILD_TIMEOUT_S} s"
+            ) from None
         module = Path(scratch, "rtscope_wave.ko")
         if built.returncode == 0 and module.exists():
             # Without its debug information (about 95 % of it), the guest loads it in a fraction of the time.
-            built = subprocess.run([f"{cross}strip", "--strip-debug", str(module)], capture_output=True, text=True,
-                                   timeout=_BUILD_TIMEOUT_S, check=False)
+            built = subprocess.run(
+                [f"{cross}strip", "--strip-debug", str(module)],
+                capture_output=True,
+                text=True,
+                timeout=_BUILD_TIMEOUT_S,
+                check=False,
+            )
         if built.returncode != 0 or not module.exists():
             said = [line for line in built.stderr.splitlines() if "error" in line.lower()] or built.stderr.splitlines()
-            raise RtscopeError(f"building the kernel generators for {release} failed: "
-                               f"{said[0].strip() if said else f'make exited with {built.returncode}'}")
+            raise RtscopeError(
+                f"building the kernel generators for {release} failed: "
+                f"{said[0].strip() if said else f'make exited with {built.returncode}'}"
+            )
         kept.parent.mkdir(parents=True, exist_ok=True)
         partial = kept.with_suffix(".part")
         shutil.copy(module, partial)
@@ -72,8 +88,9 @@ def module_for(arch: str, kernel: debian_packages.Package) -> Path:
 def _native_headers(release: str) -> Path:
     headers = Path("/usr/src") / f"linux-headers-{release}"
     if not (headers / "Makefile").exists():
-        raise RtscopeError(f"the kernel generators for {release} need its headers here: apt install "
-                           f"linux-headers-{release}")
+        raise RtscopeError(
+            f"the kernel generators for {release} need its headers here: apt install linux-headers-{release}"
+        )
     return headers
 
 
@@ -82,16 +99,22 @@ def _cross_headers(kernel: debian_packages.Package, release: str) -> Path:
     kbuild tools and common headers."""
     package = debian_packages.fetch(kernel.debarch, f"linux-headers-{release}")
     if package.version != kernel.version:
-        raise RtscopeError(f"linux-headers-{release} is {package.version} in the apt lists, the kernel "
-                           f"{kernel.version}: the module would not load")
+        raise RtscopeError(
+            f"linux-headers-{release} is {package.version} in the apt lists, the kernel "
+            f"{kernel.version}: the module would not load"
+        )
     root = debian_packages.extract(package, ("./usr/src",))
     headers = root / "usr" / "src" / f"linux-headers-{release}"
-    common = next((line.split()[-1] for line in (headers / "Makefile").read_text().splitlines()
-                   if line.startswith("include ")), "")
+    common = next(
+        (line.split()[-1] for line in (headers / "Makefile").read_text().splitlines() if line.startswith("include ")),
+        "",
+    )
     if not HOST_KBUILD.is_dir() or not Path(common).exists():
-        raise RtscopeError(f"the kernel generators for {release} need this machine's kbuild tools and the "
-                           f"common headers {Path(common).parent.name}: apt install "
-                           f"{Path(common).parent.name} linux-kbuild-6.1")
+        raise RtscopeError(
+            f"the kernel generators for {release} need this machine's kbuild tools and the "
+            f"common headers {Path(common).parent.name}: apt install "
+            f"{Path(common).parent.name} linux-kbuild-6.1"
+        )
     tools = root / "usr" / "lib" / HOST_KBUILD.name
     if not tools.exists():
         tools.parent.mkdir(parents=True, exist_ok=True)

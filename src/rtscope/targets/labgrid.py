@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 PREFIX = "labgrid:"
 DEFAULT_NAME = "main"
 _TARGET_REPR = re.compile(r"'?Target\(name='([^']*)', env=[^)]*\)\)'?")
-NOT_INSTALLED = ("labgrid is not installed: ./setup.sh installs it "
-                 "(or: .venv/bin/pip install -r requirements-labgrid.txt)")
+NOT_INSTALLED = (
+    "labgrid is not installed: ./setup.sh installs it (or: .venv/bin/pip install -r requirements-labgrid.txt)"
+)
 
 
 def parse_spec(spec: str) -> tuple[Path, str | None]:
@@ -63,8 +64,15 @@ class LabgridTransport(SshTransport):
         service = self._driver.networkservice
         # ssh_prefix: labgrid's key, "-F none" and its master's ControlPath. BatchMode: nothing ever asks,
         # should a command find that master gone.
-        self._options = ["-o", "BatchMode=yes", *self._driver.ssh_prefix, "-p", str(service.port),
-                         "-l", self._driver.username or service.username]
+        self._options = [
+            "-o",
+            "BatchMode=yes",
+            *self._driver.ssh_prefix,
+            "-p",
+            str(service.port),
+            "-l",
+            self._driver.username or service.username,
+        ]
         self._connected = True
 
     def close(self) -> None:

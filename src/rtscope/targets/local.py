@@ -37,8 +37,9 @@ class LocalTarget:
 
     @functools.cached_property
     def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
-        return parse_bench_list(bench_list(self.transport, self._executable(), str(self.probe)),
-                                f"{self.probe} list --json")
+        return parse_bench_list(
+            bench_list(self.transport, self._executable(), str(self.probe)), f"{self.probe} list --json"
+        )
 
     def run(self, request: RunRequest) -> result.Result:
         """Run the probe on ``request``: see run_probe."""

@@ -33,11 +33,15 @@ BUILD_TIMEOUT_S = 300
 
 # uname -m values (and Debian's names for the same) to the probe build that runs there.
 MACHINES = {
-    "x86_64": "x86_64", "amd64": "x86_64",
-    "aarch64": "aarch64", "arm64": "aarch64",
+    "x86_64": "x86_64",
+    "amd64": "x86_64",
+    "aarch64": "aarch64",
+    "arm64": "aarch64",
     # Debian's armhf needs ARMv7 (Thumb-2, VFPv3); a 64-bit ARM CPU running 32-bit says armv8l.
     # Not armv6l (Raspberry Pi 1 and Zero): Debian's armhf C library dies of SIGILL there.
-    "armv7l": "armhf", "armv8l": "armhf", "armhf": "armhf",
+    "armv7l": "armhf",
+    "armv8l": "armhf",
+    "armhf": "armhf",
     "riscv64": "riscv64",
 }
 ARCHES = tuple(sorted(set(MACHINES.values())))
@@ -50,8 +54,9 @@ def arch_for(machine: str) -> str:
     """
     arch = MACHINES.get(machine.strip())
     if arch is None:
-        raise RtscopeError(f"no probe build for architecture {machine.strip() or '(empty)'} "
-                           f"(builds: {', '.join(ARCHES)})")
+        raise RtscopeError(
+            f"no probe build for architecture {machine.strip() or '(empty)'} (builds: {', '.join(ARCHES)})"
+        )
     return arch
 
 
@@ -86,8 +91,9 @@ def _make(probe: Path, arch: str) -> None:
     except FileNotFoundError:
         raise RtscopeError(f"building the {arch} probe needs make (apt-get install make)") from None
     except subprocess.TimeoutExpired:
-        raise RtscopeError(f"building the {arch} probe took more than {BUILD_TIMEOUT_S} s "
-                           f"(make -C probe build/{probe.name})") from None
+        raise RtscopeError(
+            f"building the {arch} probe took more than {BUILD_TIMEOUT_S} s (make -C probe build/{probe.name})"
+        ) from None
     if completed.returncode != 0:
         raise RtscopeError(f"building the {arch} probe failed: {_first_error(completed.stderr)}")
 

@@ -45,7 +45,6 @@ from rtscope.targets.local import kept_catalogue, read_outcome
 from rtscope.targets.ssh import glob_script, parse_globbed
 from rtscope.targets.transport import Completed, Process
 
-
 # Each flavour's kernel metapackage, by Debian architecture.
 FLAVOURS = {"stock": "linux-image-{debarch}", "rt": "linux-image-rt-{debarch}"}
 TIME_MODES = ("icount", "host")
@@ -112,8 +111,12 @@ ARCHES = {
     "x86_64": Arch("amd64", "qemu-system-x86_64", ("-M", "pc", "-cpu", "qemu64"), "ttyS0", 1, 1),
     # dtb-randomness=off: the virt machine otherwise hands the kernel a new random seed in its device tree
     # every boot, and two runs' metrics differ.
-    "aarch64": Arch("arm64", "qemu-system-aarch64", ("-M", "virt,dtb-randomness=off", "-cpu", "cortex-a57"), "ttyAMA0", 2, MAX_CPUS),
+    "aarch64": Arch(
+        "arm64", "qemu-system-aarch64", ("-M", "virt,dtb-randomness=off", "-cpu", "cortex-a57"), "ttyAMA0", 2, MAX_CPUS
+    ),
 }
+
+
 @dataclass(frozen=True)
 class Spec:
     """A parsed ``qemu:`` target value."""
@@ -152,12 +155,16 @@ def parse_spec(text: str) -> Spec:
         if key == "time" and value in TIME_MODES:
             settings["time"] = value
             continue
-        raise RtscopeError(f"--target {text}: bad option {option!r} (cpus=1..{MAX_CPUS}, memory=64..4096 MiB, "
-                           f"time={'|'.join(TIME_MODES)})")
+        raise RtscopeError(
+            f"--target {text}: bad option {option!r} (cpus=1..{MAX_CPUS}, memory=64..4096 MiB, "
+            f"time={'|'.join(TIME_MODES)})"
+        )
     spec = Spec(text, arch, flavour, **{"cpus": ARCHES[arch].default_cpus, **settings})
     if spec.time == "icount" and spec.cpus > ARCHES[arch].icount_max_cpus:
-        raise RtscopeError(f"--target {text}: {arch} guests have at most {ARCHES[arch].icount_max_cpus} CPU under "
-                           f"-icount (QEMU's x86 TCG hangs bringing up a second one); time=host allows more")
+        raise RtscopeError(
+            f"--target {text}: {arch} guests have at most {ARCHES[arch].icount_max_cpus} CPU under "
+            f"-icount (QEMU's x86 TCG hangs bringing up a second one); time=host allows more"
+        )
     return spec
 
 
@@ -171,8 +178,9 @@ class Guest:
     @functools.cached_property
     def kernel(self) -> tuple[debian_packages.Package, Path]:
         """The kernel package and its vmlinuz."""
-        package = debian_packages.fetch(self.arch.debarch, FLAVOURS[self.spec.flavour].format(
-            debarch=self.arch.debarch))
+        package = debian_packages.fetch(
+            self.arch.debarch, FLAVOURS[self.spec.flavour].format(debarch=self.arch.debarch)
+        )
         boot = debian_packages.extract(package, ("./boot",)) / "boot"
         images = sorted(boot.glob("vmlinuz-*"))
         if not images:
@@ -198,9 +206,12 @@ class Guest:
         """What the result keeps of the machine and its software."""
         return {
             "emulator": f"{self.arch.emulator} {self.emulator_version}".strip(),
-            "machine": " ".join(self.arch.machine), "cpus": self.spec.cpus, "memory_mib": self.spec.memory_mib,
+            "machine": " ".join(self.arch.machine),
+            "cpus": self.spec.cpus,
+            "memory_mib": self.spec.memory_mib,
             "clock": "-icount shift=0,sleep=off" if self.spec.time == "icount" else "host clock (noisy)",
-            "kernel_package": self.kernel[0].record(), "busybox_package": self.busybox[0].record(),
+            "kernel_package": self.kernel[0].record(),
+            "busybox_package": self.busybox[0].record(),
         }
 
     def boot(self, argv: Sequence[str], timeout_s: float) -> Completed:
@@ -211,21 +222,26 @@ class Guest:
         """
         return completed(self.spec.text, self.boot_files(argv, timeout_s))
 
-    def boot_files(self, argv: Sequence[str], timeout_s: float,
-                   extra: dict[str, tuple[bytes, int]] | None = None) -> dict[str, bytes]:
+    def boot_files(
+        self, argv: Sequence[str], timeout_s: float, extra: dict[str, tuple[bytes, int]] | None = None
+    ) -> dict[str, bytes]:
         """Like :meth:`boot`, with ``extra`` files in the initramfs (path: (content, mode)): the job's
         status, stdout and stderr, and every file it left in GUEST_OUT, by name."""
         vmlinuz = self.kernel[1]
         name = self.spec.text
         with qemu_machine.Machine(self.arch.emulator, name) as machine:
             initrd = machine.directory / "initramfs.cpio"
-            initrd.write_bytes(initramfs({
-                "init": (_INIT.encode(), 0o755),
-                "bin/busybox": (self.busybox[1].read_bytes(), 0o755),
-                GUEST_PROBE.lstrip("/"): (self.probe.read_bytes(), 0o755),
-                "rtscope/job": (f"exec {shlex.join(argv)}\n".encode(), 0o644),
-                **(extra or {}),
-            }))
+            initrd.write_bytes(
+                initramfs(
+                    {
+                        "init": (_INIT.encode(), 0o755),
+                        "bin/busybox": (self.busybox[1].read_bytes(), 0o755),
+                        GUEST_PROBE.lstrip("/"): (self.probe.read_bytes(), 0o755),
+                        "rtscope/job": (f"exec {shlex.join(argv)}\n".encode(), 0o644),
+                        **(extra or {}),
+                    }
+                )
+            )
             machine.start(self._qemu_args(vmlinuz, initrd))
             ending = machine.run(timeout_s, done=lambda serial: f"{_MARK} done".encode() in serial)
         parts = frames(ending.serial)
@@ -234,13 +250,30 @@ class Guest:
         return parts
 
     def _qemu_args(self, vmlinuz: Path, initrd: Path) -> list[str]:
-        cmdline = (f"console={self.arch.console} quiet loglevel=1 panic=-1 oops=panic nokaslr norandmaps "
-                   f"rdinit=/init")
-        clock = (["-icount", "shift=0,sleep=off", "-rtc", f"base={RTC_BASE},clock=vm"]
-                 if self.spec.time == "icount" else ["-rtc", "base=utc"])
-        return [*self.arch.machine, "-accel", "tcg", "-smp", str(self.spec.cpus), "-m", str(self.spec.memory_mib),
-                "-nodefaults", "-no-reboot", *clock, "-kernel", str(vmlinuz), "-initrd", str(initrd),
-                "-append", cmdline]
+        cmdline = f"console={self.arch.console} quiet loglevel=1 panic=-1 oops=panic nokaslr norandmaps rdinit=/init"
+        clock = (
+            ["-icount", "shift=0,sleep=off", "-rtc", f"base={RTC_BASE},clock=vm"]
+            if self.spec.time == "icount"
+            else ["-rtc", "base=utc"]
+        )
+        return [
+            *self.arch.machine,
+            "-accel",
+            "tcg",
+            "-smp",
+            str(self.spec.cpus),
+            "-m",
+            str(self.spec.memory_mib),
+            "-nodefaults",
+            "-no-reboot",
+            *clock,
+            "-kernel",
+            str(vmlinuz),
+            "-initrd",
+            str(initrd),
+            "-append",
+            cmdline,
+        ]
 
 
 def completed(name: str, files: dict[str, bytes]) -> Completed:
@@ -290,7 +323,7 @@ def frames(serial: bytes) -> dict[str, bytes]:
         if not match:
             continue
         body = []
-        for following in lines[number + 1:]:
+        for following in lines[number + 1 :]:
             if following.strip() == f"{_MARK} end".encode():
                 break
             body.append(following.strip())
@@ -306,7 +339,7 @@ def failure(ending: qemu_machine.Ending, timeout_s: float) -> str:
     text = ending.serial.replace(b"\r", b"").decode(errors="replace")
     panic = next((line.strip() for line in text.splitlines() if "Kernel panic" in line), "")
     if panic:
-        return f"the guest's kernel panicked ({panic[panic.index('Kernel panic'):]})"
+        return f"the guest's kernel panicked ({panic[panic.index('Kernel panic') :]})"
     if ending.why == "timeout":
         return f"the guest did not finish within {timeout_s:g} s (hung?): QEMU stopped"
     if ending.why == "qemu failed":
@@ -362,7 +395,7 @@ class QemuTransport:
         words = list(argv)
         if "--duration" in words[:-1]:
             with contextlib.suppress(ValueError):
-                benches = [word for word in words[2:words.index("--duration")] if not word.startswith("-")]
+                benches = [word for word in words[2 : words.index("--duration")] if not word.startswith("-")]
                 guest_s += float(words[words.index("--duration") + 1]) * max(len(benches), 1) * 2
         return BOOT_BUDGET_S + SLOWDOWN * guest_s
 
@@ -386,9 +419,12 @@ class QemuTarget:
 
     def record(self) -> dict[str, Any]:
         """The guest, in instruction time (or the host's noisy clock with time=host), and its machine."""
-        return {"name": self.name, "kind": "qemu",
-                "time_base": "instructions" if self.spec.time == "icount" else "emulated",
-                "detail": self.guest.record()}
+        return {
+            "name": self.name,
+            "kind": "qemu",
+            "time_base": "instructions" if self.spec.time == "icount" else "emulated",
+            "detail": self.guest.record(),
+        }
 
     @functools.cached_property
     def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
@@ -398,8 +434,9 @@ class QemuTarget:
         """Boot, run the probe on ``request``, power off: :meth:`run_with` with nothing around it."""
         return self.run_with(request, "", "", 0.0)[0]
 
-    def run_with(self, request: RunRequest, before: str, after: str, guest_s: float
-                 ) -> tuple[result.Result, dict[str, bytes]]:
+    def run_with(
+        self, request: RunRequest, before: str, after: str, guest_s: float
+    ) -> tuple[result.Result, dict[str, bytes]]:
         """Boot and run the probe on ``request`` between the shell text ``before`` and ``after`` (loads
         started and stopped in the guest; ``guest_s`` more seconds of guest time they take), then power
         off: its result, and the files the shell text left in GUEST_OUT. The guest's run id and clock are
@@ -411,8 +448,7 @@ class QemuTarget:
             before = f"insmod /{KERNEL_MODULE} || exit 1\n{before}"
         script = f"{before}\n{shlex.join(argv)}\nstatus=$?\n{after}\nexit $status\n"
         asked_s = qemu_machine.request_guest_s(request, self.list_benches(), self.list_suites())
-        files = self.guest.boot_files(["sh", "-c", script], BOOT_BUDGET_S + SLOWDOWN * (asked_s + guest_s),
-                                      generators)
+        files = self.guest.boot_files(["sh", "-c", script], BOOT_BUDGET_S + SLOWDOWN * (asked_s + guest_s), generators)
         job = completed(self.name, files)
         said = job.stderr.decode(errors="replace")
         sys.stderr.write(said)
@@ -421,11 +457,12 @@ class QemuTarget:
         doc["run"]["id"] = secrets.token_hex(8)
         return result.from_doc(doc, "the guest's result"), files
 
-
     def _kernel_generators(self, request: RunRequest) -> dict[str, tuple[bytes, int]]:
         """The module and loader of wave.square's kernel models, when the request names one."""
         if not any(setting.key == "model" and setting.value.startswith("kmod-") for setting in request.params):
             return {}
         module = guest_modules.module_for(self.spec.arch, self.guest.kernel[0])
-        return {KERNEL_MODULE: (module.read_bytes(), 0o644),
-                "bin/rtscope-kmod-wave": (guest_modules.LOADER.read_bytes(), 0o755)}
+        return {
+            KERNEL_MODULE: (module.read_bytes(), 0o644),
+            "bin/rtscope-kmod-wave": (guest_modules.LOADER.read_bytes(), 0o755),
+        }

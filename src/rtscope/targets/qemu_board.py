@@ -72,17 +72,24 @@ class QemuBoardTarget:
         """Emulated hardware on instruction time, with what makes a run repeatable: QEMU's version, the
         instruction rate, the image's hash, the kernel it was built from."""
         image = self._image
-        return {"name": self.name, "kind": "qemu", "time_base": "instructions", "detail": {
-            "emulator": f"{EMULATOR} {qemu_machine.version(EMULATOR)}".strip(),
-            "machine": self.machine,
-            "board": self.board,
-            # Said as the Linux guests say it: result.ns_per_instruction reads the shift from it.
-            "clock": f"-icount shift={self.shift},sleep=off",
-            "time": (f"instruction time: one instruction every {2 ** self.shift} ns; exception entry and "
-                     "memory waits cost nothing"),
-            "image_sha256": hashlib.sha256(image.read_bytes()).hexdigest(),
-            "freertos_kernel": str(self.kernel),
-        }}
+        return {
+            "name": self.name,
+            "kind": "qemu",
+            "time_base": "instructions",
+            "detail": {
+                "emulator": f"{EMULATOR} {qemu_machine.version(EMULATOR)}".strip(),
+                "machine": self.machine,
+                "board": self.board,
+                # Said as the Linux guests say it: result.ns_per_instruction reads the shift from it.
+                "clock": f"-icount shift={self.shift},sleep=off",
+                "time": (
+                    f"instruction time: one instruction every {2**self.shift} ns; exception entry and "
+                    "memory waits cost nothing"
+                ),
+                "image_sha256": hashlib.sha256(image.read_bytes()).hexdigest(),
+                "freertos_kernel": str(self.kernel),
+            },
+        }
 
     def list_benches(self) -> list[Bench]:
         """The benches the image lists."""
@@ -95,8 +102,13 @@ class QemuBoardTarget:
     @functools.cached_property
     def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
         with files.private_dir("rtscope-qemu-") as directory:
-            completed = subprocess.run(self._command(["list", "--json"], BOOT_ALLOWANCE_S, console="stdio"),
-                                       cwd=directory, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+            completed = subprocess.run(
+                self._command(["list", "--json"], BOOT_ALLOWANCE_S, console="stdio"),
+                cwd=directory,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                check=False,
+            )
         console = completed.stdout.decode(errors="replace")
         if completed.returncode != 0:
             why = worker.last_line(console + completed.stderr.decode(errors="replace"))
@@ -107,13 +119,14 @@ class QemuBoardTarget:
         """Boot the image on ``request``, written to result.json in a directory of its own (QEMU's
         working directory: the path the probe records is the same on every rerun)."""
         guest_s = qemu_machine.request_guest_s(request, self.list_benches(), self.list_suites())
-        instructions = guest_s * 1e9 / 2 ** self.shift
+        instructions = guest_s * 1e9 / 2**self.shift
         timeout_s = round(BOOT_ALLOWANCE_S + WALL_S_PER_GIGA_INSTRUCTION * instructions / 1e9)
         started = qemu_machine.utc_now()
         with files.private_dir("rtscope-qemu-") as directory:
             # The console streams to rtscope's stderr, as a local probe's diagnostics do.
-            command = self._command(["run", *request.probe_args(), "--json", "result.json"], timeout_s,
-                                    console="file:/dev/stderr")
+            command = self._command(
+                ["run", *request.probe_args(), "--json", "result.json"], timeout_s, console="file:/dev/stderr"
+            )
             status, last_line, _ = worker.run(command, cwd=directory)
             output_path = Path(directory) / "result.json"
             output = output_path.read_bytes() if output_path.is_file() else b""
@@ -131,16 +144,27 @@ class QemuBoardTarget:
         """The image for this board, built (or brought up to date) by the probe's Makefile, once per
         target."""
         if not (self.kernel / "tasks.c").is_file():
-            raise RtscopeError(f"no FreeRTOS kernel at {self.kernel} (set FREERTOS_KERNEL to a FreeRTOS-Kernel "
-                               "checkout)")
+            raise RtscopeError(
+                f"no FreeRTOS kernel at {self.kernel} (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout)"
+            )
         if shutil.which("arm-none-eabi-gcc") is None:
-            raise RtscopeError("arm-none-eabi-gcc not found (apt-get install gcc-arm-none-eabi "
-                               "libnewlib-arm-none-eabi, or run setup.sh)")
-        make = ["make", "-s", "-C", str(self.probe_dir), "PORT=freertos", f"BOARD={self.board}",
-                f"FREERTOS_KERNEL={self.kernel}"]
+            raise RtscopeError(
+                "arm-none-eabi-gcc not found (apt-get install gcc-arm-none-eabi "
+                "libnewlib-arm-none-eabi, or run setup.sh)"
+            )
+        make = [
+            "make",
+            "-s",
+            "-C",
+            str(self.probe_dir),
+            "PORT=freertos",
+            f"BOARD={self.board}",
+            f"FREERTOS_KERNEL={self.kernel}",
+        ]
         try:
-            completed = subprocess.run(make, stdin=subprocess.DEVNULL, capture_output=True, timeout=BUILD_TIMEOUT_S,
-                                       check=False)
+            completed = subprocess.run(
+                make, stdin=subprocess.DEVNULL, capture_output=True, timeout=BUILD_TIMEOUT_S, check=False
+            )
         except subprocess.TimeoutExpired:
             raise RtscopeError(f"building the {self.board} image took longer than {BUILD_TIMEOUT_S} s") from None
         if completed.returncode != 0 or not self.image.is_file():
@@ -153,10 +177,14 @@ class QemuBoardTarget:
         it outlives ``timeout_s``."""
         qemu = shutil.which(EMULATOR)
         if qemu is None:
-            raise RtscopeError(f"{self.name}: {EMULATOR} is not installed (Debian: apt install "
-                               f"{qemu_machine.emulator_package(EMULATOR)}, or run setup.sh)")
-        return bounded(qemu_argv(qemu, self.machine, self._image, ["rtscope-probe", *args], console=console,
-                                 shift=self.shift), timeout_s)
+            raise RtscopeError(
+                f"{self.name}: {EMULATOR} is not installed (Debian: apt install "
+                f"{qemu_machine.emulator_package(EMULATOR)}, or run setup.sh)"
+            )
+        return bounded(
+            qemu_argv(qemu, self.machine, self._image, ["rtscope-probe", *args], console=console, shift=self.shift),
+            timeout_s,
+        )
 
 
 class BoardTransport:
@@ -193,8 +221,7 @@ def bounded(command: list[str], timeout_s: float) -> list[str]:
     so that a Ctrl-C at the terminal still reaches QEMU. Each of the two is killed when its parent ends
     (util-linux setpriv --pdeathsig): a killed rtscope leaves no QEMU behind."""
     die_with_parent = ["setpriv", "--pdeathsig", "KILL"]
-    return [*die_with_parent, "timeout", "--foreground", "--kill-after=5", f"{timeout_s:g}", *die_with_parent,
-            *command]
+    return [*die_with_parent, "timeout", "--foreground", "--kill-after=5", f"{timeout_s:g}", *die_with_parent, *command]
 
 
 def qemu_argv(qemu: str, machine: str, image: Path, argv: list[str], *, console: str, shift: int) -> list[str]:
@@ -204,18 +231,32 @@ def qemu_argv(qemu: str, machine: str, image: Path, argv: list[str], *, console:
     else: no display, no monitor, no default devices. The board's own Ethernet controller, which the probe
     never uses, is given a user network that reaches nothing (restrict=on, no IPv6 router adverts), or
     QEMU warns that it has no peer."""
-    return [qemu, "-M", machine, "-nodefaults", "-nic", "user,restrict=on,ipv6=off,model=lan9118",
-            "-display", "none", "-monitor", "none", "-serial", console,
-            "-icount", f"shift={shift},align=off,sleep=off",
-            "-semihosting-config", "enable=on,target=native," + ",".join(f"arg={encode_arg(a)}" for a in argv),
-            "-kernel", str(image)]
+    return [
+        qemu,
+        "-M",
+        machine,
+        "-nodefaults",
+        "-nic",
+        "user,restrict=on,ipv6=off,model=lan9118",
+        "-display",
+        "none",
+        "-monitor",
+        "none",
+        "-serial",
+        console,
+        "-icount",
+        f"shift={shift},align=off,sleep=off",
+        "-semihosting-config",
+        "enable=on,target=native," + ",".join(f"arg={encode_arg(a)}" for a in argv),
+        "-kernel",
+        str(image),
+    ]
 
 
 def encode_arg(arg: str) -> str:
     """``arg`` percent-encoded for the board's command line (board.c decodes it): QEMU joins arguments
     with spaces and reads commas as its own separators, so every byte outside a plain set is %XX."""
-    return "".join(chr(byte) if _SAFE_ARG_BYTES.fullmatch(bytes([byte])) else f"%{byte:02X}"
-                   for byte in arg.encode())
+    return "".join(chr(byte) if _SAFE_ARG_BYTES.fullmatch(bytes([byte])) else f"%{byte:02X}" for byte in arg.encode())
 
 
 def names_a_board(spec: str) -> bool:
@@ -235,8 +276,7 @@ def _parse(spec: str) -> tuple[str, str, int]:
     if len(parts) == 4:
         key, _, value = parts[3].partition("=")
         if key != "shift" or not value.isdigit() or int(value) > MAX_ICOUNT_SHIFT:
-            raise RtscopeError(f"--target {spec}: {parts[3]!r} is not shift=N with N 0..{MAX_ICOUNT_SHIFT} "
-                               f"({usage})")
+            raise RtscopeError(f"--target {spec}: {parts[3]!r} is not shift=N with N 0..{MAX_ICOUNT_SHIFT} ({usage})")
         shift = int(value)
     return parts[1], parts[2], shift
 

@@ -22,7 +22,7 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from rtscope import files
@@ -79,13 +79,20 @@ class Machine:
         """Start QEMU with ``args`` (after: no display, no monitor, serial to the log). RtscopeError when
         the emulator is not installed."""
         if shutil.which(self.binary) is None:
-            raise RtscopeError(f"{self.name}: {self.binary} is not installed (Debian: apt install "
-                               f"{emulator_package(self.binary)})")
+            raise RtscopeError(
+                f"{self.name}: {self.binary} is not installed (Debian: apt install {emulator_package(self.binary)})"
+            )
         argv = [self.binary, "-display", "none", "-monitor", "none", *self.serial_args(), *args]
         with open(self._stderr_path, "wb") as stderr:
             try:
-                self._process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr,
-                                                 start_new_session=True, preexec_fn=die_with_parent)
+                self._process = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=stderr,
+                    stderr=stderr,
+                    start_new_session=True,
+                    preexec_fn=die_with_parent,
+                )
             except OSError as error:
                 raise RtscopeError(f"{self.name}: cannot start {self.binary}: {error.strerror}") from None
 
@@ -145,7 +152,8 @@ def emulator_package(binary: str) -> str:
     for qemu-system-arm and qemu-system-aarch64, else qemu-system-ARCH."""
     arch = binary.removeprefix("qemu-system-")
     return {"x86_64": "qemu-system-x86", "i386": "qemu-system-x86", "aarch64": "qemu-system-arm"}.get(
-        arch, f"qemu-system-{arch}")
+        arch, f"qemu-system-{arch}"
+    )
 
 
 def version(binary: str) -> str:
@@ -160,7 +168,7 @@ def version(binary: str) -> str:
 
 def utc_now() -> str:
     """The host's time now, as a result's run records it."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def on_host_clock(doc: dict[str, Any], started: str) -> dict[str, Any]:
@@ -189,4 +197,3 @@ def request_guest_s(request: RunRequest, benches: list[Bench], suites: list[Suit
             total += request.duration_s
         total += grace
     return total
-

@@ -124,9 +124,22 @@ class SshTransport:
         user, host, port = parse_spec(spec)
         self._control = tempfile.mkdtemp(prefix="rtscope-ssh-")
         config = os.environ.get("RTSCOPE_SSH_CONFIG")
-        self._reach(spec, host, ["-o", "BatchMode=yes", "-o", f"ConnectTimeout={CONNECT_TIMEOUT_S}", *_ALIVE,
-                                 "-o", f"ControlPath={self._control}/%C", *(["-F", config] if config else []),
-                                 *(["-p", str(port)] if port else []), *(["-l", user] if user else [])])
+        self._reach(
+            spec,
+            host,
+            [
+                "-o",
+                "BatchMode=yes",
+                "-o",
+                f"ConnectTimeout={CONNECT_TIMEOUT_S}",
+                *_ALIVE,
+                "-o",
+                f"ControlPath={self._control}/%C",
+                *(["-F", config] if config else []),
+                *(["-p", str(port)] if port else []),
+                *(["-l", user] if user else []),
+            ],
+        )
 
     def _reach(self, name: str, host: str, options: list[str]) -> None:
         """Commands go to ``host`` with ``options`` (which name the master connection's ControlPath), and
@@ -144,15 +157,28 @@ class SshTransport:
         with tempfile.TemporaryFile() as said:
             try:
                 # -f: into the background once logged in; its output to a file, or it would hold a pipe open.
-                status = subprocess.run(["ssh", *self._options, "-o", "ControlMaster=yes", "-o",
-                                         f"ControlPersist={_PERSIST_S}", "-N", "-f", self.host],
-                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=said,
-                                        timeout=3 * CONNECT_TIMEOUT_S, check=False).returncode
+                status = subprocess.run(
+                    [
+                        "ssh",
+                        *self._options,
+                        "-o",
+                        "ControlMaster=yes",
+                        "-o",
+                        f"ControlPersist={_PERSIST_S}",
+                        "-N",
+                        "-f",
+                        self.host,
+                    ],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=said,
+                    timeout=3 * CONNECT_TIMEOUT_S,
+                    check=False,
+                ).returncode
             except subprocess.TimeoutExpired:
                 raise RtscopeError(f"{self.name}: no answer within {3 * CONNECT_TIMEOUT_S} s") from None
             except OSError as error:
-                raise RtscopeError(f"cannot run ssh ({error.strerror}): Debian: apt install openssh-client"
-                                   ) from None
+                raise RtscopeError(f"cannot run ssh ({error.strerror}): Debian: apt install openssh-client") from None
             said.seek(0)
             reason = said.read().decode(errors="replace")
         if status != 0:
@@ -163,23 +189,35 @@ class SshTransport:
         """End the master connection; what runs on the board ends with it."""
         if self._connected:
             self._connected = False
-            subprocess.run(["ssh", *self._options, "-O", "exit", self.host], stdin=subprocess.DEVNULL,
-                           capture_output=True, timeout=10, check=False)
+            subprocess.run(
+                ["ssh", *self._options, "-O", "exit", self.host],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=10,
+                check=False,
+            )
         shutil.rmtree(self._control, ignore_errors=True)
 
     def _ssh(self, argv: Sequence[str], log: str = "") -> list[str]:
         """The ssh command that runs ``argv`` there under the lifeline, its output to ``log`` if given."""
         self.connect()
-        return ["ssh", *self._options, "-o", "ControlMaster=no", self.host,
-                shlex.join(["sh", "-c", _LIFELINE, "sh", log, *argv])]
+        return [
+            "ssh",
+            *self._options,
+            "-o",
+            "ControlMaster=no",
+            self.host,
+            shlex.join(["sh", "-c", _LIFELINE, "sh", log, *argv]),
+        ]
 
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed:
         command = self._ssh(argv)
         # The lifeline stops the command when its input ends: the input is a pipe held open until then.
         lifeline, held = os.pipe()
         try:
-            process = subprocess.Popen(command, stdin=lifeline, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       start_new_session=True)
+            process = subprocess.Popen(
+                command, stdin=lifeline, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+            )
         finally:
             os.close(lifeline)
         try:
@@ -200,21 +238,27 @@ class SshTransport:
     def run_streaming(self, argv: Sequence[str]) -> tuple[int, str, bytes]:
         status, last_line, output = worker.run(self._ssh(argv), remote=True)
         if status == 255:  # ssh's own failure (the probe never exits with 255); its stderr was the probe's
-            raise TargetLost(f"{self.name}: lost the connection during the run; its lifeline stopped the probe "
-                             f"there")
+            raise TargetLost(f"{self.name}: lost the connection during the run; its lifeline stopped the probe there")
         return status, last_line, output
 
     def spawn(self, argv: Sequence[str], log: str) -> SshProcess:
-        process = subprocess.Popen(self._ssh(argv, log), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, start_new_session=True)
+        process = subprocess.Popen(
+            self._ssh(argv, log),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         assert process.stdout is not None
         ready, _, _ = select.select([process.stdout], [], [], 3 * CONNECT_TIMEOUT_S)
         line = process.stdout.readline().decode(errors="replace").strip() if ready else ""
         if not line.isdigit():
             process.kill()
             _, stderr = process.communicate()
-            raise RtscopeError(f"cannot start {argv[0]} on {self.name}: "
-                               f"{worker.last_line(stderr.decode(errors='replace')) or 'no answer'}")
+            raise RtscopeError(
+                f"cannot start {argv[0]} on {self.name}: "
+                f"{worker.last_line(stderr.decode(errors='replace')) or 'no answer'}"
+            )
         return SshProcess(process, int(line))
 
     def read_file(self, path: str) -> bytes:
@@ -237,8 +281,10 @@ class SshTransport:
         made = self.run(["mktemp", "-d", "-t", "rtscope-XXXXXX"], timeout_s=30)
         directory = made.stdout.decode(errors="replace").strip()
         if made.status != 0 or not directory.startswith("/"):
-            raise RtscopeError(f"cannot make a temporary directory on {self.name}: "
-                               f"{worker.last_line(made.stderr.decode(errors='replace'))}")
+            raise RtscopeError(
+                f"cannot make a temporary directory on {self.name}: "
+                f"{worker.last_line(made.stderr.decode(errors='replace'))}"
+            )
         try:
             yield directory
         finally:
@@ -251,13 +297,26 @@ class SshTransport:
         # The script is fixed; the path travels as its argument. Another build stays a day: an rtscope of
         # another version may have just found it there and be about to start it (a run already started
         # keeps its file until it ends). Without find's -mmin (a small BusyBox) nothing is removed.
-        script = ('cat > "$1.part" && chmod 755 "$1.part" && mv -f "$1.part" "$1" || { rm -f "$1.part"; exit 1; }\n'
-                  'find "${1%/*}" -maxdepth 1 -name "rtscope-probe-*" ! -name "${1##*/}" -mmin +1440 '
-                  '-exec rm -f {} \\; 2>/dev/null || true')
+        script = (
+            'cat > "$1.part" && chmod 755 "$1.part" && mv -f "$1.part" "$1" || { rm -f "$1.part"; exit 1; }\n'
+            'find "${1%/*}" -maxdepth 1 -name "rtscope-probe-*" ! -name "${1##*/}" -mmin +1440 '
+            "-exec rm -f {} \\; 2>/dev/null || true"
+        )
         with local.open("rb") as data:
-            completed = subprocess.run(["ssh", *self._options, "-o", "ControlMaster=no", self.host,
-                                        shlex.join(["sh", "-c", script, "sh", remote])],
-                                       stdin=data, capture_output=True, timeout=300, check=False)
+            completed = subprocess.run(
+                [
+                    "ssh",
+                    *self._options,
+                    "-o",
+                    "ControlMaster=no",
+                    self.host,
+                    shlex.join(["sh", "-c", script, "sh", remote]),
+                ],
+                stdin=data,
+                capture_output=True,
+                timeout=300,
+                check=False,
+            )
         if completed.returncode != 0:
             said = worker.last_line(completed.stderr.decode(errors="replace"))
             reason = said or f"exit status {completed.returncode}"
@@ -294,13 +353,14 @@ class SshTarget:
     def _placement(self) -> tuple[Path, str]:
         """The build for the board's architecture, and its path there: copied unless already there. One
         round trip asks the architecture, makes the directory and lists it."""
-        script = ('d="${XDG_CACHE_HOME:-$HOME/.cache}/rtscope" && mkdir -p "$d" && cd "$d" && uname -m && pwd && '
-                  'ls -A')
+        script = 'd="${XDG_CACHE_HOME:-$HOME/.cache}/rtscope" && mkdir -p "$d" && cd "$d" && uname -m && pwd && ls -A'
         asked = self.transport.run(["sh", "-c", script], timeout_s=30)
         lines = asked.stdout.decode(errors="replace").splitlines()
         if asked.status != 0 or len(lines) < 2 or not lines[1].startswith("/"):
-            raise RtscopeError(f"cannot make the probe's directory on {self.name}: "
-                               f"{worker.last_line(asked.stderr.decode(errors='replace')) or 'no answer'}")
+            raise RtscopeError(
+                f"cannot make the probe's directory on {self.name}: "
+                f"{worker.last_line(asked.stderr.decode(errors='replace')) or 'no answer'}"
+            )
         machine, directory, present = lines[0], lines[1], set(lines[2:])
         local = probes.probe_for(machine)
         name = f"rtscope-probe-{probes.identity(local)[:16]}"
@@ -322,12 +382,23 @@ def connection_error(name: str, said: str) -> str:
     lines = [line.strip() for line in said.splitlines() if line.strip() and not line.startswith(("@", "Warning"))]
     reason = lines[-1] if lines else "the connection failed"
     if "Host key verification failed" in said or "REMOTE HOST IDENTIFICATION HAS CHANGED" in said:
-        return (f"{name}: host key verification failed: its key is not in known_hosts or has changed "
-                f"(rtscope never bypasses that; check the key, then update known_hosts)")
+        return (
+            f"{name}: host key verification failed: its key is not in known_hosts or has changed "
+            f"(rtscope never bypasses that; check the key, then update known_hosts)"
+        )
     if "Permission denied" in said:
         return f"{name}: the login was refused ({reason})"
-    if any(word in said for word in ("Connection refused", "No route to host", "timed out", "Could not resolve",
-                                     "Name or service not known", "Network is unreachable")):
+    if any(
+        word in said
+        for word in (
+            "Connection refused",
+            "No route to host",
+            "timed out",
+            "Could not resolve",
+            "Name or service not known",
+            "Network is unreachable",
+        )
+    ):
         return f"{name}: unreachable ({reason})"
     if any(word in said for word in ("closed by remote host", "Broken pipe", "not responding", "Connection reset")):
         return f"{name}: lost the connection ({reason})"
@@ -338,9 +409,11 @@ def glob_script() -> str:
     """A POSIX sh script that prints every file its arguments' globs name (after $1, a token): each file's
     bytes after a line "TOKEN R PATH", and "TOKEN U PATH" when it cannot be read. The token is new each
     time, so no file's bytes can pose as one; :func:`parse_globbed` reads the output."""
-    return ('t=$1; shift; for p in "$@"; do for f in $p; do [ -e "$f" ] || continue; '
-            'printf "\\n%s R %s\\n" "$t" "$f"; cat -- "$f" 2>/dev/null || printf "\\n%s U %s\\n" "$t" "$f"; '
-            'done; done; true')
+    return (
+        't=$1; shift; for p in "$@"; do for f in $p; do [ -e "$f" ] || continue; '
+        'printf "\\n%s R %s\\n" "$t" "$f"; cat -- "$f" 2>/dev/null || printf "\\n%s U %s\\n" "$t" "$f"; '
+        "done; done; true"
+    )
 
 
 def parse_globbed(output: bytes, token: str) -> dict[str, bytes | None]:

@@ -105,8 +105,9 @@ class LocalTransport:
 
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed:
         try:
-            completed = subprocess.run(list(argv), stdin=subprocess.DEVNULL, capture_output=True,
-                                       timeout=timeout_s, check=False)
+            completed = subprocess.run(
+                list(argv), stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout_s, check=False
+            )
         except OSError as error:
             raise RtscopeError(f"cannot run {argv[0]}: {error.strerror}") from None
         except subprocess.TimeoutExpired:
@@ -120,8 +121,14 @@ class LocalTransport:
         # Output to a file: a pipe nobody reads could fill and stall the process.
         with open(log, "wb") as output:
             try:
-                popen = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=output, stderr=output,
-                                         start_new_session=True, preexec_fn=die_with_parent)
+                popen = subprocess.Popen(
+                    list(argv),
+                    stdin=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=output,
+                    start_new_session=True,
+                    preexec_fn=die_with_parent,
+                )
             except OSError as error:
                 raise RtscopeError(f"cannot start {argv[0]}: {error.strerror}") from None
         return LocalProcess(popen)

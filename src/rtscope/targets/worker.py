@@ -33,9 +33,14 @@ def run(command: list[str], *, remote: bool = False, cwd: str | None = None) -> 
     """
     relay = _Relay(sys.stderr)
     try:
-        process = subprocess.Popen(command, stdin=subprocess.PIPE if remote else subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=remote,
-                                   cwd=cwd)
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE if remote else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=remote,
+            cwd=cwd,
+        )
     except OSError as error:
         raise RtscopeError(f"cannot run the probe {command[0]}: {error.strerror}") from None
     stderr = process.stderr
@@ -74,7 +79,7 @@ def _collect(stream: IO[bytes], into: bytearray) -> None:
     """Read ``stream`` to its end into ``into``, keeping no more than a result file may hold (and one byte
     more, so that a reader knows it was too long)."""
     while chunk := stream.read(65536):
-        into += chunk[:max(0, MAX_FILE_BYTES + 1 - len(into))]
+        into += chunk[: max(0, MAX_FILE_BYTES + 1 - len(into))]
 
 
 def last_line(text: str) -> str:

@@ -9,8 +9,10 @@ from rtscope.render.subjects import OneRun
 
 def build(subject: OneRun) -> Section:
     """A row per bench."""
-    rows = [[bench["id"], cells.status(bench["status"]), fmt.seconds(bench["elapsed_s"]), _note(bench)]
-            for bench in subject.doc["benches"]]
+    rows = [
+        [bench["id"], cells.status(bench["status"]), fmt.seconds(bench["elapsed_s"]), _note(bench)]
+        for bench in subject.doc["benches"]
+    ]
     return Section(heading("Benches"), (table(None, rows, "llrl"),))
 
 

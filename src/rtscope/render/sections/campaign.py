@@ -10,8 +10,17 @@ def build(subject: OneRun) -> Section | None:
     if not campaign:
         return None
     axes = " ".join(f"{axis}={value}" for axis, value in campaign["axes"].items()) or "none"
-    return Section(heading("Campaign"), (table(None, [
-        ("campaign", f"{campaign['name']} ({campaign['id']})"),
-        ("cell", f"{campaign['cell']} (axes: {axes})"),
-        ("repetition", f"{campaign['repetition']} of {campaign['repetitions']}"),
-    ], "ll"),))
+    return Section(
+        heading("Campaign"),
+        (
+            table(
+                None,
+                [
+                    ("campaign", f"{campaign['name']} ({campaign['id']})"),
+                    ("cell", f"{campaign['cell']} (axes: {axes})"),
+                    ("repetition", f"{campaign['repetition']} of {campaign['repetitions']}"),
+                ],
+                "ll",
+            ),
+        ),
+    )

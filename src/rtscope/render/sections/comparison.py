@@ -24,9 +24,12 @@ def build(report: Report) -> Section | None:
     if report.comparison is None:
         return None
     comparison = report.comparison
-    return Section(heading("Comparison", ": every group's figures, ratios to A and verdicts"),
-                   (group_table(comparison), figures_table(comparison), legend(comparison)),
-                   invalid_notes(comparison.groups), anchor="comparison")
+    return Section(
+        heading("Comparison", ": every group's figures, ratios to A and verdicts"),
+        (group_table(comparison), figures_table(comparison), legend(comparison)),
+        invalid_notes(comparison.groups),
+        anchor="comparison",
+    )
 
 
 def names(comparison: Comparison) -> Section:
@@ -34,20 +37,35 @@ def names(comparison: Comparison) -> Section:
     "Groups" (name, runs, hosts, run ids); the settings that differ between them as its notes."""
     groups = comparison.groups
     if all(len(g.docs) == 1 for g in groups):
-        rows = [[g.letter, doc["run"]["id"][:SHORT_ID], doc["run"]["label"] or MISSING, doc["system"]["hostname"],
-                 doc["system"]["kernel_release"], fmt.local_time(doc["run"]["started"])]
-                for g in groups for doc in g.docs]
+        rows = [
+            [
+                g.letter,
+                doc["run"]["id"][:SHORT_ID],
+                doc["run"]["label"] or MISSING,
+                doc["system"]["hostname"],
+                doc["system"]["kernel_release"],
+                fmt.local_time(doc["run"]["started"]),
+            ]
+            for g in groups
+            for doc in g.docs
+        ]
         return Section(heading("Runs"), (table(None, rows, "llllll"),), differences(groups))
-    rows = [[g.letter, g.name, f"{len(g.docs)} run{'s' if len(g.docs) > 1 else ''}",
-             " ".join(sorted({doc["system"]["hostname"] for doc in g.docs})),
-             " ".join(doc["run"]["id"][:SHORT_ID] for doc in g.docs)] for g in groups]
+    rows = [
+        [
+            g.letter,
+            g.name,
+            f"{len(g.docs)} run{'s' if len(g.docs) > 1 else ''}",
+            " ".join(sorted({doc["system"]["hostname"] for doc in g.docs})),
+            " ".join(doc["run"]["id"][:SHORT_ID] for doc in g.docs),
+        ]
+        for g in groups
+    ]
     return Section(heading("Groups"), (table(None, rows, "lllll"),), differences(groups))
 
 
 def group_table(comparison: Comparison) -> Table:
     """Each group's letter, name and number of runs."""
-    return table(["group", "name", "runs"], [[g.letter, g.name, str(len(g.docs))] for g in comparison.groups],
-                 "lll")
+    return table(["group", "name", "runs"], [[g.letter, g.name, str(len(g.docs))] for g in comparison.groups], "lll")
 
 
 def differences(groups: tuple[Group, ...]) -> tuple[Cell, ...]:
@@ -68,8 +86,12 @@ def differences(groups: tuple[Group, ...]) -> tuple[Cell, ...]:
         values = {g.letter: "/".join(sorted({read(doc["system"]) for doc in g.docs})) for g in groups}
         if len(set(values.values())) > 1:
             notes.append(Cell(f"the systems differ in {what}: {', '.join(f'{k} {v}' for k, v in values.items())}"))
-    periods = {g.letter: sorted({fmt.seconds(m["period_s"]) for doc in g.docs for m in doc["metrics"]
-                                 if result.is_periodic(m)}) for g in groups}
+    periods = {
+        g.letter: sorted(
+            {fmt.seconds(m["period_s"]) for doc in g.docs for m in doc["metrics"] if result.is_periodic(m)}
+        )
+        for g in groups
+    }
     if len({tuple(p) for p in periods.values() if p}) > 1:
         each = ", ".join(f"{letter} {'/'.join(p)}" for letter, p in periods.items() if p)
         notes.append(Cell(f"! the runs differ in reporting period, and counts are per period: {each}", "warn"))
@@ -84,16 +106,28 @@ def figures_table(comparison: Comparison) -> Table:
     with_spread = _with_spread(comparison)
     unit = ["unit"] if comparison.ops else []
     with_labels = labels_shown(comparison)
-    header = ["operation" if comparison.ops else "metric", *(["labels"] if with_labels else []), "stat", *unit,
-              *letters, *(f"{x}/A" for x in others), *(f"{x}≠A?" for x in others)]
+    header = [
+        "operation" if comparison.ops else "metric",
+        *(["labels"] if with_labels else []),
+        "stat",
+        *unit,
+        *letters,
+        *(f"{x}/A" for x in others),
+        *(f"{x}≠A?" for x in others),
+    ]
     rows, previous = [], None
     for row in comparison.rows:
-        rows.append([*row_name(row, previous, with_labels), row.stat,
-                     *([_UNIT_NAMES.get(row.unit, row.unit)] if unit else []),
-                     *(_figure(f, row, with_spread) for f in row.figures),
-                     *(fmt.ratio(f.ratio) for f in row.figures[1:]),
-                     *(verdict_cell(row, index, v) for index, v in enumerate(row.verdicts, start=1)),
-                     *[""] * (len(others) - len(row.verdicts))])
+        rows.append(
+            [
+                *row_name(row, previous, with_labels),
+                row.stat,
+                *([_UNIT_NAMES.get(row.unit, row.unit)] if unit else []),
+                *(_figure(f, row, with_spread) for f in row.figures),
+                *(fmt.ratio(f.ratio) for f in row.figures[1:]),
+                *(verdict_cell(row, index, v) for index, v in enumerate(row.verdicts, start=1)),
+                *[""] * (len(others) - len(row.verdicts)),
+            ]
+        )
         previous = row
     align = "l" * with_labels + "ll" + "l" * len(unit) + "r" * (2 * len(letters) - 1) + "l" * len(others)
     return table(header, rows, align)
@@ -110,8 +144,10 @@ def row_name(row: Row, previous: Row | None, with_labels: bool) -> list[str]:
     (with the column) when they differ — so that each metric and each set of labels is named once."""
     same_metric = previous is not None and previous.metric == row.metric
     same_labels = same_metric and previous.labels == row.labels
-    return ["" if same_metric else row.metric,
-            *(["" if same_labels else cells.labels_text(dict(row.labels))] if with_labels else [])]
+    return [
+        "" if same_metric else row.metric,
+        *(["" if same_labels else cells.labels_text(dict(row.labels))] if with_labels else []),
+    ]
 
 
 def _with_spread(comparison: Comparison) -> bool:
@@ -141,7 +177,7 @@ def verdict_cell(row: Row, index: int, verdict: stats.Difference | None) -> Cell
 
 
 def verdict_text(verdict: stats.Difference | None) -> str:
-    """"yes p<0.001 CI", "no p=0.420 tail", "no: within spread (…)" or "—" when no test could tell."""
+    """ "yes p<0.001 CI", "no p=0.420 tail", "no: within spread (…)" or "—" when no test could tell."""
     if verdict is None:
         return MISSING
     if verdict.beyond_spread is False and verdict.p_value < stats.SIGNIFICANCE:
@@ -151,26 +187,43 @@ def verdict_text(verdict: stats.Difference | None) -> str:
 
 def legend(comparison: Comparison) -> Paragraph:
     """How to read the verdicts, and what a group's figure is."""
-    lines = (f"X≠A?: does group X differ from A in this statistic ({100 * stats.CONFIDENCE:.0f} % confidence)? "
-             "MW: Mann–Whitney U on the raw samples",
-             "(--raw N when running) or on Thread-Metric periods; CI: the bootstrap interval of each median, "
-             "from the histograms;",
-             "tail (p90 … max): how the samples beyond A's figure split between A and X, against their sizes "
-             "(binomial).",
-             *(("Higher is better in a throughput: its tail is the low side, p10 … min (p99 asked is p1, max is min),",
-                "tested from below; a real difference is green when X is better, red when worse.")
-               if any(row.low_tail for row in comparison.rows) else ()))
+    lines = (
+        f"X≠A?: does group X differ from A in this statistic ({100 * stats.CONFIDENCE:.0f} % confidence)? "
+        "MW: Mann–Whitney U on the raw samples",
+        "(--raw N when running) or on Thread-Metric periods; CI: the bootstrap interval of each median, "
+        "from the histograms;",
+        "tail (p90 … max): how the samples beyond A's figure split between A and X, against their sizes (binomial).",
+        *(
+            (
+                "Higher is better in a throughput: its tail is the low side, p10 … min (p99 asked is p1, max is min),",
+                "tested from below; a real difference is green when X is better, red when worse.",
+            )
+            if any(row.low_tail for row in comparison.rows)
+            else ()
+        ),
+    )
     if _with_spread(comparison):
-        return Paragraph((*lines, "A group's figure is the median over its runs, ± half their range; a difference "
-                                  "the runs themselves span is not called one."))
+        return Paragraph(
+            (
+                *lines,
+                "A group's figure is the median over its runs, ± half their range; a difference "
+                "the runs themselves span is not called one.",
+            )
+        )
     return Paragraph((*lines, "One run each: repeat runs (rtscope campaign) to see the run-to-run spread."))
 
 
 def invalid_notes(groups: tuple[Group, ...]) -> tuple[Cell, ...]:
     """A note per invalid metric of a run, with its reason (and, in a group of several, which run)."""
-    return tuple(Cell(f"{INVALID_MARK.strip()} {g.letter}{_which(g, doc)} {m['id']} is invalid: "
-                      f"{result.invalid_reason(m)}", "bad")
-                 for g in groups for doc in g.docs for m in doc["metrics"] if not m["valid"])
+    return tuple(
+        Cell(
+            f"{INVALID_MARK.strip()} {g.letter}{_which(g, doc)} {m['id']} is invalid: {result.invalid_reason(m)}", "bad"
+        )
+        for g in groups
+        for doc in g.docs
+        for m in doc["metrics"]
+        if not m["valid"]
+    )
 
 
 def _which(g: Group, doc: dict[str, Any]) -> str:

@@ -5,8 +5,14 @@ from typing import Any
 from rtscope.render.document import Cell, Section, heading, table
 from rtscope.render.subjects import OneRun
 
-FIELDS = (("policy", "policy"), ("priority", "priority"), ("CPUs", "cpus"), ("mlockall", "mlockall"),
-          ("stack prefault", "stack_prefault"), ("CPU latency limit", "cpu_latency_us"))
+FIELDS = (
+    ("policy", "policy"),
+    ("priority", "priority"),
+    ("CPUs", "cpus"),
+    ("mlockall", "mlockall"),
+    ("stack prefault", "stack_prefault"),
+    ("CPU latency limit", "cpu_latency_us"),
+)
 
 
 def build(subject: OneRun) -> Section:
@@ -16,8 +22,9 @@ def build(subject: OneRun) -> Section:
     for name, key in FIELDS:
         requested, granted = config["requested"][key], config["granted"][key]
         row = [name, _value(requested), _value(granted)]
-        rows.append([*row, ""] if requested == granted
-                    else [Cell(text, "warn") for text in (*row, "! not as requested")])
+        rows.append(
+            [*row, ""] if requested == granted else [Cell(text, "warn") for text in (*row, "! not as requested")]
+        )
     return Section(heading("Configuration"), (table(["", "requested", "granted", ""], rows, "llll"),))
 
 

@@ -30,19 +30,32 @@ def build(report: Report, metric_id: str) -> Section | None:
     counts = {run.index: _rebin(plots.buckets(m), edges) for run, m in measured}
     bin_width = 100 * (edges[-1] / edges[0]) ** (1 / (len(edges) - 1)) - 100
     notes = [f"Samples per bin; bins about {fmt.significant(bin_width, 2)} % wide, evenly spaced on the log axis."]
-    notes += [f"{run.name}: {fmt.count(m['histogram']['overflow'])} samples at or above "
-              f"{unit.format(m['histogram']['overflow_above'] * step)} lie beyond the histogram and are not drawn."
-              for run, m in measured if m["histogram"]["overflow"]]
+    notes += [
+        f"{run.name}: {fmt.count(m['histogram']['overflow'])} samples at or above "
+        f"{unit.format(m['histogram']['overflow_above'] * step)} lie beyond the histogram and are not drawn."
+        for run, m in measured
+        if m["histogram"]["overflow"]
+    ]
     scale = plots.scale(unit, edges[0], edges[-1])
     figures = []
     for chart_runs in plots.by_colour(measured):
-        chart = svg.Chart(scale.axis(edges[0], edges[-1], unit.quantity, floor=step),
-                          svg.Axis(COUNT_FLOOR, max(max(c) for c in counts.values()) * 2, log=True,
-                                   tick_text=svg.tick_number, label="samples (log scale)"),
-                          title=f"{metric_id}: histogram of runs {plots.names(chart_runs)}")
+        chart = svg.Chart(
+            scale.axis(edges[0], edges[-1], unit.quantity, floor=step),
+            svg.Axis(
+                COUNT_FLOOR,
+                max(max(c) for c in counts.values()) * 2,
+                log=True,
+                tick_text=svg.tick_number,
+                label="samples (log scale)",
+            ),
+            title=f"{metric_id}: histogram of runs {plots.names(chart_runs)}",
+        )
         for run, m in chart_runs:
-            chart.line([(scale(x), y) for x, y in _outline(edges, counts[run.index])], run.colour,
-                       title=f"{run.caption}: {fmt.count(plots.samples(m))} samples")
+            chart.line(
+                [(scale(x), y) for x, y in _outline(edges, counts[run.index])],
+                run.colour,
+                title=f"{run.caption}: {fmt.count(plots.samples(m))} samples",
+            )
         figures.append(Figure(chart, plots.legend([run for run, _ in chart_runs]), tuple(notes)))
     return Section(heading("Distribution"), tuple(figures))
 

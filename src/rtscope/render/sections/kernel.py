@@ -9,5 +9,16 @@ from rtscope.render.subjects import OneRun
 def build(subject: OneRun) -> Section:
     """The kernel's version string and command line."""
     system = subject.doc["system"]
-    return Section(heading("Kernel"), (table(None, [("version", cells.or_missing(system["kernel_version"])),
-                                                    ("command line", cells.or_missing(system["cmdline"]))], "ll"),))
+    return Section(
+        heading("Kernel"),
+        (
+            table(
+                None,
+                [
+                    ("version", cells.or_missing(system["kernel_version"])),
+                    ("command line", cells.or_missing(system["cmdline"])),
+                ],
+                "ll",
+            ),
+        ),
+    )

@@ -10,11 +10,16 @@ def build(subject: OneRun) -> Section | None:
     loads = subject.doc.get("loads")
     if not loads:
         return None
-    rows = [[load["name"], " ".join(f"{key}={value}" for key, value in load["settings"].items()) or MISSING,
-             MISSING if load["cpus_used"] is None else f"{load['cpus_used']:.2f} CPUs",
-             MISSING if load["loopback_bytes_per_s"] is None
-             else f"{load['loopback_bytes_per_s'] * 8 / 1e9:.2f} Gbit/s",
-             Cell("held") if load["held"] else Cell("ended early: " + "; ".join(load["ended_early"]), "bad")]
-            for load in loads]
-    return Section(heading("Loads"), (table(["load", "settings", "used", "loopback", "during the run"], rows,
-                                            "llrrl"),))
+    rows = [
+        [
+            load["name"],
+            " ".join(f"{key}={value}" for key, value in load["settings"].items()) or MISSING,
+            MISSING if load["cpus_used"] is None else f"{load['cpus_used']:.2f} CPUs",
+            MISSING if load["loopback_bytes_per_s"] is None else f"{load['loopback_bytes_per_s'] * 8 / 1e9:.2f} Gbit/s",
+            Cell("held") if load["held"] else Cell("ended early: " + "; ".join(load["ended_early"]), "bad"),
+        ]
+        for load in loads
+    ]
+    return Section(
+        heading("Loads"), (table(["load", "settings", "used", "loopback", "during the run"], rows, "llrrl"),)
+    )

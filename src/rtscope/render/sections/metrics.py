@@ -15,17 +15,23 @@ def build(subject: OneRun) -> Section | None:
     sampled = [m for m in metrics if not result.is_periodic(m)]
     if metrics and not sampled:
         return None
-    aside = (", overhead-adjusted (--raw-times: as measured)" if subject.adjusted
-             else ", as measured, not overhead-adjusted")
+    aside = (
+        ", overhead-adjusted (--raw-times: as measured)" if subject.adjusted else ", as measured, not overhead-adjusted"
+    )
     if not sampled:
         return Section(heading("Metrics", aside), (Paragraph(("none measured",)),))
     with_labels = cells.labels_shown(sampled)
-    header = [*cells.metric_header(with_labels), "count", *(result.STATISTICS[key] for key in STAT_COLUMNS),
-              "validity"]
+    header = [*cells.metric_header(with_labels), "count", *(result.STATISTICS[key] for key in STAT_COLUMNS), "validity"]
     rows = []
     for m in sampled:
         figures, unit = result.summary(m, adjusted=subject.adjusted), result.unit(m)
-        rows.append([*cells.metric_cells(m, with_labels), fmt.count(figures["count"]),
-                     *(unit.format(figures[key]) for key in STAT_COLUMNS), cells.validity(m)])
+        rows.append(
+            [
+                *cells.metric_cells(m, with_labels),
+                fmt.count(figures["count"]),
+                *(unit.format(figures[key]) for key in STAT_COLUMNS),
+                cells.validity(m),
+            ]
+        )
     align = "l" * with_labels + "lr" + "r" * len(STAT_COLUMNS) + "l"
     return Section(heading("Metrics", aside), (table(header, rows, align),))

@@ -13,15 +13,18 @@ from rtscope.render.subjects import OneRun
 
 def build(subject: OneRun) -> Section | None:
     """A row per metric with a series or a threshold, as measured (series and thresholds are in ns)."""
-    metrics = [m for m in subject.doc["metrics"]
-               if not result.is_periodic(m) and (m.get("series") or m.get("threshold"))]
+    metrics = [
+        m for m in subject.doc["metrics"] if not result.is_periodic(m) and (m.get("series") or m.get("threshold"))
+    ]
     if not metrics:
         return None
     with_labels = cells.labels_shown(metrics)
     header = [*cells.metric_header(with_labels), "windows", "median window", "worst window", "at", "over threshold"]
     rows = [[*cells.metric_cells(m, with_labels), *_cells(m)] for m in metrics]
-    return Section(heading("Over time", ", as measured: worst sample per window"),
-                   (table(header, rows, "l" * with_labels + "lrrrrl"),))
+    return Section(
+        heading("Over time", ", as measured: worst sample per window"),
+        (table(header, rows, "l" * with_labels + "lrrrrl"),),
+    )
 
 
 def _cells(metric: dict[str, Any]) -> list[str]:
@@ -30,8 +33,12 @@ def _cells(metric: dict[str, Any]) -> list[str]:
     worst = [value for value in series["max"] if value is not None] if series else []
     if worst:
         at = series["max"].index(max(worst))
-        row[:4] = [f"{fmt.count(len(series['max']))} × {fmt.seconds(series['window_s'])}",
-                   fmt.duration(median(worst)), fmt.duration(max(worst)), f"{values.exact(at * series['window_s'])} s"]
+        row[:4] = [
+            f"{fmt.count(len(series['max']))} × {fmt.seconds(series['window_s'])}",
+            fmt.duration(median(worst)),
+            fmt.duration(max(worst)),
+            f"{values.exact(at * series['window_s'])} s",
+        ]
     if threshold:
         samples = metric["stats"]["count"]
         share = f" ({fmt.significant(100 * threshold['over'] / samples)} %)" if samples else ""

@@ -15,18 +15,41 @@ def build(report: Report) -> Section:
         doc, system = run.doc, run.doc["system"]
         config, campaign = doc["config"], doc.get("campaign")
         granted = f"{config['granted']['policy']} {config['granted']['priority']}"
-        rows.append([Cell(run.name, swatch=run.colour, link=run.anchor), doc["run"]["id"][:SHORT_ID],
-                     doc["run"]["label"] or MISSING, system["hostname"], cells.kernel_text(system),
-                     cells.cpu_text(system),
-                     Cell(granted) if config["requested"] == config["granted"] else Cell(f"! {granted}", "warn"),
-                     fmt.local_time(doc["run"]["started"]), cells.status(doc["run"]["status"]),
-                     f"{campaign['name']}: {campaign['cell']} #{campaign['repetition']}" if campaign else MISSING,
-                     ", ".join(load["name"] for load in doc.get("loads") or []) or "none",
-                     Cell(f"! {len(config['warnings'])}", "warn") if config["warnings"] else "none"])
-    header = ["run", "id", "label", "host", "kernel", "CPU", "granted", "started", "status", "campaign cell",
-              "loads", "warnings"]
+        rows.append(
+            [
+                Cell(run.name, swatch=run.colour, link=run.anchor),
+                doc["run"]["id"][:SHORT_ID],
+                doc["run"]["label"] or MISSING,
+                system["hostname"],
+                cells.kernel_text(system),
+                cells.cpu_text(system),
+                Cell(granted) if config["requested"] == config["granted"] else Cell(f"! {granted}", "warn"),
+                fmt.local_time(doc["run"]["started"]),
+                cells.status(doc["run"]["status"]),
+                f"{campaign['name']}: {campaign['cell']} #{campaign['repetition']}" if campaign else MISSING,
+                ", ".join(load["name"] for load in doc.get("loads") or []) or "none",
+                Cell(f"! {len(config['warnings'])}", "warn") if config["warnings"] else "none",
+            ]
+        )
+    header = [
+        "run",
+        "id",
+        "label",
+        "host",
+        "kernel",
+        "CPU",
+        "granted",
+        "started",
+        "status",
+        "campaign cell",
+        "loads",
+        "warnings",
+    ]
     parts = [table(header, rows, "l" * len(header))]
     if any(run.doc["config"]["requested"] != run.doc["config"]["granted"] for run in report.runs):
-        parts.append(Paragraph(("! granted: the run did not get all the real-time setup it asked for; its details "
-                                "say what it got.",)))
+        parts.append(
+            Paragraph(
+                ("! granted: the run did not get all the real-time setup it asked for; its details say what it got.",)
+            )
+        )
     return Section(heading("Runs"), tuple(parts), anchor="runs")

@@ -20,17 +20,29 @@ TIME_BASES = {
 
 
 def build(subject: OneRun) -> Section:
-    """"Run ID "LABEL": STATUS" over the run's fields."""
+    """ "Run ID "LABEL": STATUS" over the run's fields."""
     run = subject.doc["run"]
     label = f' "{run["label"]}"' if run["label"] else ""
     elapsed = datetime.fromisoformat(run["finished"]) - datetime.fromisoformat(run["started"])
-    return Section((Cell(f"Run {run['id']}{label}: ", "strong"), cells.status(run["status"])), (table(None, [
-        ("started", f"{fmt.local_time(run['started'], with_seconds=True)} (took "
-                    f"{fmt.seconds(elapsed.total_seconds())})"),
-        *_measured_on_row(subject.doc),
-        ("probe", f"{run['probe_version']}, {run['port']} port"),
-        ("command", " ".join(run["argv"])),
-    ], "ll"),))
+    return Section(
+        (Cell(f"Run {run['id']}{label}: ", "strong"), cells.status(run["status"])),
+        (
+            table(
+                None,
+                [
+                    (
+                        "started",
+                        f"{fmt.local_time(run['started'], with_seconds=True)} (took "
+                        f"{fmt.seconds(elapsed.total_seconds())})",
+                    ),
+                    *_measured_on_row(subject.doc),
+                    ("probe", f"{run['probe_version']}, {run['port']} port"),
+                    ("command", " ".join(run["argv"])),
+                ],
+                "ll",
+            ),
+        ),
+    )
 
 
 def _measured_on_row(doc: dict) -> list[tuple[str, str]]:
@@ -44,7 +56,7 @@ def _measured_on_row(doc: dict) -> list[tuple[str, str]]:
 
 
 def measured_on(target: dict) -> str:
-    """"local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …" with the length
+    """ "local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …" with the length
     of an instruction where the target recorded it ("(one instruction every 32 ns)"); without a name (a
     simulator's result the probe wrote alone) the time base only: "an OS simulator's time, not the OS's"."""
     time_base = TIME_BASES[target["time_base"]]

@@ -30,8 +30,11 @@ def build(report: Report, metric_id: str) -> Section | None:
     """One box per group with samples of ``metric_id``, on a log axis; nothing when no run has one."""
     groups = []
     for of in report.groups:
-        members = [(run, m) for run, m in report.measured(metric_id)
-                   if run.group is of and not result.is_periodic(m) and plots.samples(m)]
+        members = [
+            (run, m)
+            for run, m in report.measured(metric_id)
+            if run.group is of and not result.is_periodic(m) and plots.samples(m)
+        ]
         if members:
             names = f" ({plots.names(members)})" if len(members) > 1 else ""
             groups.append((report.caption(of) + names, members))
@@ -41,18 +44,48 @@ def build(report: Report, metric_id: str) -> Section | None:
     boxes = [_box([m for _, m in members]) for _, members in groups]
     low, high = min(b.low for b in boxes) / plots.MARGIN, max(b.high for b in boxes) * plots.MARGIN
     scale = plots.scale(unit, low, high)
-    chart = svg.Chart(scale.axis(low, high, unit.quantity, floor=step), svg.Bands([name for name, _ in groups]),
-                      title=f"{metric_id}: spread across runs", height=svg.BAND_HEIGHT * len(groups) + 70)
+    chart = svg.Chart(
+        scale.axis(low, high, unit.quantity, floor=step),
+        svg.Bands([name for name, _ in groups]),
+        title=f"{metric_id}: spread across runs",
+        height=svg.BAND_HEIGHT * len(groups) + 70,
+    )
     for index, ((name, members), b) in enumerate(zip(groups, boxes, strict=True)):
         dots = [scale(m["stats"]["p99"]) for _, m in members if len(members) > 1 and m["stats"]["p99"] is not None]
-        chart.box(index, (scale(b.low), scale(b.p99)), (scale(b.quartile1), scale(b.quartile3)), scale(b.median),
-                  extreme=scale(b.high), dots=dots, colour=BOX_COLOUR,
-                  title=f"{name}: " + ", ".join(f"{what} {unit.format(value)}" for what, value in (
-                      ("min", b.low), ("p25", b.quartile1), ("p50", b.median), ("p75", b.quartile3), ("p99", b.p99),
-                      ("max", b.high))))
-    return Section(heading("Spread across runs"), (Figure(chart, (), (
-        "Box p25 to p75, thick line p50 (read from the histograms, a group's runs pooled); whiskers min to p99; "
-        "ring max; dots: each run's own p99 in a group of several. Groups as rtscope compare forms them.",)),))
+        chart.box(
+            index,
+            (scale(b.low), scale(b.p99)),
+            (scale(b.quartile1), scale(b.quartile3)),
+            scale(b.median),
+            extreme=scale(b.high),
+            dots=dots,
+            colour=BOX_COLOUR,
+            title=f"{name}: "
+            + ", ".join(
+                f"{what} {unit.format(value)}"
+                for what, value in (
+                    ("min", b.low),
+                    ("p25", b.quartile1),
+                    ("p50", b.median),
+                    ("p75", b.quartile3),
+                    ("p99", b.p99),
+                    ("max", b.high),
+                )
+            ),
+        )
+    return Section(
+        heading("Spread across runs"),
+        (
+            Figure(
+                chart,
+                (),
+                (
+                    "Box p25 to p75, thick line p50 (read from the histograms, a group's runs pooled); whiskers min to p99; "
+                    "ring max; dots: each run's own p99 in a group of several. Groups as rtscope compare forms them.",
+                ),
+            ),
+        ),
+    )
 
 
 def _box(metric_docs: Sequence[dict[str, Any]]) -> Box:

@@ -9,16 +9,25 @@ from rtscope.render.subjects import OneRun
 def build(subject: OneRun) -> Section:
     """Host, kernel, CPU, clocksource, governor, isolated CPUs, RT throttling, virtualization."""
     system = subject.doc["system"]
-    return Section(heading("System"), (table(None, [
-        ("host", f"{system['hostname']} ({system['os']}, {system['arch']})"),
-        ("kernel", cells.kernel_text(system)),
-        ("CPU", cells.cpu_text(system)),
-        ("clocksource", cells.or_missing(system["clocksource"])),
-        ("governor", cells.or_missing(system["governor"])),
-        ("isolated CPUs", _isolated_cpus_text(system["isolated_cpus"])),
-        ("RT throttling", _rt_throttling_text(system["rt_runtime_us"], system["rt_period_us"])),
-        ("virtualization", cells.or_missing(system["virtualization"])),
-    ], "ll"),))
+    return Section(
+        heading("System"),
+        (
+            table(
+                None,
+                [
+                    ("host", f"{system['hostname']} ({system['os']}, {system['arch']})"),
+                    ("kernel", cells.kernel_text(system)),
+                    ("CPU", cells.cpu_text(system)),
+                    ("clocksource", cells.or_missing(system["clocksource"])),
+                    ("governor", cells.or_missing(system["governor"])),
+                    ("isolated CPUs", _isolated_cpus_text(system["isolated_cpus"])),
+                    ("RT throttling", _rt_throttling_text(system["rt_runtime_us"], system["rt_period_us"])),
+                    ("virtualization", cells.or_missing(system["virtualization"])),
+                ],
+                "ll",
+            ),
+        ),
+    )
 
 
 def _isolated_cpus_text(cpus: str | None) -> str:
@@ -29,7 +38,7 @@ def _isolated_cpus_text(cpus: str | None) -> str:
 
 
 def _rt_throttling_text(runtime_us: int | None, period_us: int | None) -> str:
-    """"95 % (950000/1000000 µs)"; "off" when the runtime is -1 (no throttling)."""
+    """ "95 % (950000/1000000 µs)"; "off" when the runtime is -1 (no throttling)."""
     if runtime_us == -1:
         return "off (RT tasks may use all CPU time)"
     if runtime_us is None or not period_us:

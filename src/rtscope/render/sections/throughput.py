@@ -16,18 +16,27 @@ def build(subject: OneRun) -> Section | None:
     if not metrics:
         return None
     with_labels = cells.labels_shown(metrics)
-    header = [*cells.metric_header(with_labels), "periods", "period", "median", "min", "max", "vs baseline",
-              "validity"]
-    rows = [[*cells.metric_cells(m, with_labels), fmt.count(m["stats"]["count"]), fmt.seconds(m["period_s"]),
-             *(result.unit(m).format(m["stats"][key]) for key in ("p50", "min", "max")), baseline_text(m),
-             cells.validity(m)] for m in metrics]
+    header = [*cells.metric_header(with_labels), "periods", "period", "median", "min", "max", "vs baseline", "validity"]
+    rows = [
+        [
+            *cells.metric_cells(m, with_labels),
+            fmt.count(m["stats"]["count"]),
+            fmt.seconds(m["period_s"]),
+            *(result.unit(m).format(m["stats"][key]) for key in ("p50", "min", "max")),
+            baseline_text(m),
+            cells.validity(m),
+        ]
+        for m in metrics
+    ]
     quantities = " and ".join(dict.fromkeys(result.unit(m).quantity for m in metrics))
-    return Section(heading("Throughput", f", {quantities} per reporting period"),
-                   (table(header, rows, "l" * with_labels + "lrrrrrrl"),))
+    return Section(
+        heading("Throughput", f", {quantities} per reporting period"),
+        (table(header, rows, "l" * with_labels + "lrrrrrrl"),),
+    )
 
 
 def baseline_text(metric: dict[str, Any]) -> str:
-    """"0.512× tm.basic": the metric's median over its calibration metric's, or "—"."""
+    """ "0.512× tm.basic": the metric's median over its calibration metric's, or "—"."""
     baseline = metric["baseline"]
     if baseline is None or baseline["ratio"] is None:
         return MISSING

@@ -9,13 +9,17 @@ from rtscope.render.subjects import OneRun
 def build(subject: OneRun) -> Section:
     """The clock and the cycle counter ("none usable" when there is none)."""
     timing = subject.doc["timing"]
-    clock = (f"{timing['clock']}: resolution {fmt.duration(timing['clock_resolution_ns'])}, "
-             f"{fmt.duration(timing['clock_overhead_ns'])} per read")
+    clock = (
+        f"{timing['clock']}: resolution {fmt.duration(timing['clock_resolution_ns'])}, "
+        f"{fmt.duration(timing['clock_overhead_ns'])} per read"
+    )
     if timing["cycle_counter"] is None:
         counter = "none usable"
     else:
-        counter = (f"{timing['cycle_counter']}: {_plain(timing['cycles_per_ns'])} cycles/ns, "
-                   f"{_plain(timing['cycle_overhead_cycles'])} cycles per read")
+        counter = (
+            f"{timing['cycle_counter']}: {_plain(timing['cycles_per_ns'])} cycles/ns, "
+            f"{_plain(timing['cycle_overhead_cycles'])} cycles per read"
+        )
     return Section(heading("Timing"), (table(None, [("clock", clock), ("cycle counter", counter)], "ll"),))
 
 

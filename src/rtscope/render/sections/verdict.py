@@ -16,6 +16,7 @@ from rtscope.render.document import Cell, Items, Paragraph, Section, Table, head
 from rtscope.render.sections import comparison as compared
 from rtscope.render.subjects import Report
 
+
 def build(report: Report) -> Section | None:
     """The verdict table, with how to read it, the settings that differ between the groups and the
     metrics no two groups measured validly; why there is no verdict when compare refuses the groups;
@@ -36,21 +37,42 @@ def build(report: Report) -> Section | None:
             continue
         (best, best_figure), (runner_up, runner_up_figure) = ranked[:2]
         verdict = _verdict(comparison, row, best, runner_up)
-        rows.append([*compared.row_name(row, previous, with_labels), row.stat,
-                     Cell(report.caption(best), "strong", report.swatch(best)), compared.figure_text(best_figure, row),
-                     _margin(best_figure, runner_up_figure, units.get(row.unit)),
-                     Cell(report.caption(runner_up), swatch=report.swatch(runner_up)),
-                     compared.figure_text(runner_up_figure, row),
-                     Cell(compared.verdict_text(verdict), "good" if verdict and verdict.real else "")])
+        rows.append(
+            [
+                *compared.row_name(row, previous, with_labels),
+                row.stat,
+                Cell(report.caption(best), "strong", report.swatch(best)),
+                compared.figure_text(best_figure, row),
+                _margin(best_figure, runner_up_figure, units.get(row.unit)),
+                Cell(report.caption(runner_up), swatch=report.swatch(runner_up)),
+                compared.figure_text(runner_up_figure, row),
+                Cell(compared.verdict_text(verdict), "good" if verdict and verdict.real else ""),
+            ]
+        )
         previous = row
-    header = [*cells.metric_header(with_labels), "stat", "best", "its figure", "better by", "next best", "its figure",
-              "real difference?"]
+    header = [
+        *cells.metric_header(with_labels),
+        "stat",
+        "best",
+        "its figure",
+        "better by",
+        "next best",
+        "its figure",
+        "real difference?",
+    ]
     differences = compared.differences(comparison.groups)
     parts: list[Paragraph | Items | Table] = [*([Items(differences)] if differences else [])]
     if rows:
-        parts += [Paragraph(("Per metric and statistic, the best group and how many times better its figure is than "
-                             "the next best's; real difference?: whether the two really differ.",)),
-                  table(header, rows, "l" * with_labels + "lllrrlrl"), _how_to_read(report)]
+        parts += [
+            Paragraph(
+                (
+                    "Per metric and statistic, the best group and how many times better its figure is than "
+                    "the next best's; real difference?: whether the two really differ.",
+                )
+            ),
+            table(header, rows, "l" * with_labels + "lllrrlrl"),
+            _how_to_read(report),
+        ]
     else:
         parts.append(Paragraph(("No metric has a valid figure in two groups or more.",)))
     if unranked:
@@ -64,13 +86,16 @@ def _section(parts: tuple[Paragraph | Items | Table, ...]) -> Section:
 
 def _how_to_read(report: Report) -> Paragraph:
     adjusted = "overhead-adjusted" if report.adjusted else "as measured"
-    return Paragraph((
-        "Best: the lowest figure of a time, the highest of iterations, as the metric's unit has it. The margin is "
-        "to the next best, not to the first group: that is what makes the best one best.",
-        f"Real: rtscope compare's test ({100 * stats.CONFIDENCE:.0f} % confidence) of the later of the two groups "
-        "against the earlier — its legend, under Comparison, says which test — and, for groups of several runs, "
-        "a difference beyond their run-to-run spread.",
-        f"Figures {adjusted}; a group's is the median over its runs; an invalid one takes no part."))
+    return Paragraph(
+        (
+            "Best: the lowest figure of a time, the highest of iterations, as the metric's unit has it. The margin is "
+            "to the next best, not to the first group: that is what makes the best one best.",
+            f"Real: rtscope compare's test ({100 * stats.CONFIDENCE:.0f} % confidence) of the later of the two groups "
+            "against the earlier — its legend, under Comparison, says which test — and, for groups of several runs, "
+            "a difference beyond their run-to-run spread.",
+            f"Figures {adjusted}; a group's is the median over its runs; an invalid one takes no part.",
+        )
+    )
 
 
 def _ranked(groups: tuple[Group, ...], row: Row) -> list[tuple[Group, Figure]]:
@@ -87,7 +112,7 @@ def _verdict(comparison: Comparison, row: Row, best: Group, runner_up: Group) ->
 
 
 def _margin(best: Figure, runner_up: Figure, unit: units.Unit) -> str:
-    """"1.36× lower": how many times better the best figure is than the next best's, in the unit's way;
+    """ "1.36× lower": how many times better the best figure is than the next best's, in the unit's way;
     "equal" for a tie, and no ratio to a figure of 0."""
     low, high = sorted((best.value, runner_up.value))
     word = "lower" if unit.lower_is_better else "higher"

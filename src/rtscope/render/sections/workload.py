@@ -39,8 +39,9 @@ def build_run(subject: OneRun) -> Section | None:
     return section([subject.doc], adjusted=subject.adjusted)
 
 
-def section(docs: Iterable[dict[str, Any]], *, by: str | None = None, adjusted: bool = True,
-            published: Study | None = None) -> Section | None:
+def section(
+    docs: Iterable[dict[str, Any]], *, by: str | None = None, adjusted: bool = True, published: Study | None = None
+) -> Section | None:
     """The workload tables of the runs among ``docs`` grouped ``by`` compare's rule, a subsection per
     series when there are several; None when no run measured the workload."""
     all_series = workload.build(docs, by=by, adjusted=adjusted)
@@ -49,32 +50,53 @@ def section(docs: Iterable[dict[str, Any]], *, by: str | None = None, adjusted: 
     title = heading("Application workload", ": execution, waiting and response time per thread")
     notes = _invalid_notes(all_series)
     if len(all_series) == 1:
-        return Section(title, (*_parts(all_series[0], published), _how(all_series, adjusted, published)), notes,
-                       anchor="workload")
-    return Section(title, (_how(all_series, adjusted, published),), notes, anchor="workload",
-                   subsections=tuple(Section(heading(series.name or MISSING), _parts(series, published))
-                                     for series in all_series))
+        return Section(
+            title, (*_parts(all_series[0], published), _how(all_series, adjusted, published)), notes, anchor="workload"
+        )
+    return Section(
+        title,
+        (_how(all_series, adjusted, published),),
+        notes,
+        anchor="workload",
+        subsections=tuple(Section(heading(series.name or MISSING), _parts(series, published)) for series in all_series),
+    )
 
 
 def _parts(series: workload.Series, published: Study | None) -> tuple[Part, ...]:
     with_processes = any(line.processes > 1 for line in series.lines)
     columns = published.columns() if published else []
-    header = ["op", *(["processes"] if with_processes else []), "threads", "time", "runs",
-              *(result.STATISTICS[key] for key in workload.STATISTICS),
-              *(f"{result.STATISTICS[key]} ×N={_baseline_text(series)}" for key in workload.RATIO_STATISTICS),
-              *(f"{PUBLISHED_MARK} {platform}{'' if family == 'all' else ' by op'}" for platform, family in columns)]
+    header = [
+        "op",
+        *(["processes"] if with_processes else []),
+        "threads",
+        "time",
+        "runs",
+        *(result.STATISTICS[key] for key in workload.STATISTICS),
+        *(f"{result.STATISTICS[key]} ×N={_baseline_text(series)}" for key in workload.RATIO_STATISTICS),
+        *(f"{PUBLISHED_MARK} {platform}{'' if family == 'all' else ' by op'}" for platform, family in columns),
+    ]
     rows, previous = [], None
     for line in series.lines:
         for (metric_id, word), cell in zip(workload.QUANTITIES, line.cells, strict=True):
             first = (line.op, line.processes, line.threads) != previous
-            rows.append([line.op if first else "", *([str(line.processes) if first else ""] if with_processes else []),
-                         str(line.threads) if first else "", word, _runs(cell),
-                         *(_figure(cell, key) for key in workload.STATISTICS),
-                         *(fmt.ratio(cell.ratios[key]) for key in workload.RATIO_STATISTICS),
-                         *(_published(published, line, metric_id, column) for column in columns)])
+            rows.append(
+                [
+                    line.op if first else "",
+                    *([str(line.processes) if first else ""] if with_processes else []),
+                    str(line.threads) if first else "",
+                    word,
+                    _runs(cell),
+                    *(_figure(cell, key) for key in workload.STATISTICS),
+                    *(fmt.ratio(cell.ratios[key]) for key in workload.RATIO_STATISTICS),
+                    *(_published(published, line, metric_id, column) for column in columns),
+                ]
+            )
             previous = (line.op, line.processes, line.threads)
-    align = "l" * (1 + with_processes) + "rlr" + "r" * (len(workload.STATISTICS) + len(workload.RATIO_STATISTICS)
-                                                      + len(columns))
+    align = (
+        "l" * (1 + with_processes)
+        + "rlr"
+        + "r" * (len(workload.STATISTICS) + len(workload.RATIO_STATISTICS) + len(columns))
+    )
     return (table(header, rows, align),)
 
 
@@ -117,16 +139,25 @@ def _how(all_series: tuple[workload.Series, ...], adjusted: bool, published: Stu
         "invalid take no part (notes say why).",
     ]
     if published is not None:
-        lines.append(f"{PUBLISHED_MARK}: {published.source}, {published.statistic} only — other hardware, another "
-                     "time, the study's own program; context, not compared with the runs above and in no ratio. "
-                     "By op: its sorting or matrix figures; else its mix of both. Platforms: "
-                     + "; ".join(f"{name} {what}" for name, what in published.platforms.items()) + ".")
+        lines.append(
+            f"{PUBLISHED_MARK}: {published.source}, {published.statistic} only — other hardware, another "
+            "time, the study's own program; context, not compared with the runs above and in no ratio. "
+            "By op: its sorting or matrix figures; else its mix of both. Platforms: "
+            + "; ".join(f"{name} {what}" for name, what in published.platforms.items())
+            + "."
+        )
     return Paragraph(tuple(lines))
 
 
 def _other_baselines(all_series: tuple[workload.Series, ...]) -> str:
-    others = sorted({f"{line.op} N={line.baseline_threads}" for s in all_series for line in s.lines
-                     if line.baseline_threads != workload.BASELINE_THREADS})
+    others = sorted(
+        {
+            f"{line.op} N={line.baseline_threads}"
+            for s in all_series
+            for line in s.lines
+            if line.baseline_threads != workload.BASELINE_THREADS
+        }
+    )
     return f" (where 2 was not measured, to the smallest N: {', '.join(others)})" if others else ""
 
 
@@ -136,9 +167,15 @@ def _invalid_notes(all_series: tuple[workload.Series, ...]) -> tuple[Cell, ...]:
         where = f"{series.name}: " if series.name else ""
         for line in series.lines:
             for (metric_id, _), cell in zip(workload.QUANTITIES, line.cells, strict=True):
-                notes += [Cell(f"{INVALID_MARK.strip()} {where}{line.op} threads={line.threads}"
-                               f"{f' processes={line.processes}' if line.processes > 1 else ''} {metric_id}: "
-                               f"{reason}", "bad") for reason in cell.reasons]
+                notes += [
+                    Cell(
+                        f"{INVALID_MARK.strip()} {where}{line.op} threads={line.threads}"
+                        f"{f' processes={line.processes}' if line.processes > 1 else ''} {metric_id}: "
+                        f"{reason}",
+                        "bad",
+                    )
+                    for reason in cell.reasons
+                ]
     return tuple(dict.fromkeys(notes))
 
 
@@ -152,15 +189,31 @@ def crypto_section(docs: Iterable[dict[str, Any]], study: Study, *, adjusted: bo
             if not figures:
                 continue
             summary, unit = result.summary(m, adjusted=adjusted), result.unit(m)
-            mine = ([unit.format(summary["p50"]), unit.format(summary["min"])] if m["valid"]
-                    else [Cell("invalid", "bad")] * 2)
-            rows.append([m["id"], cells.labels_text(result.labels(m)), doc["run"]["id"][:8], *mine,
-                         "; ".join(f"{t.algorithm} {t.os} {units.BYTES_PER_S.format(t.bytes_per_s)}" for t in figures)])
+            mine = (
+                [unit.format(summary["p50"]), unit.format(summary["min"])]
+                if m["valid"]
+                else [Cell("invalid", "bad")] * 2
+            )
+            rows.append(
+                [
+                    m["id"],
+                    cells.labels_text(result.labels(m)),
+                    doc["run"]["id"][:8],
+                    *mine,
+                    "; ".join(f"{t.algorithm} {t.os} {units.BYTES_PER_S.format(t.bytes_per_s)}" for t in figures),
+                ]
+            )
     if not rows:
         return None
-    how = Paragraph((f"{PUBLISHED_MARK}: {study.source}, wolfCrypt's benchmark on its board (one figure per OS) — "
-                     "other hardware, another library and time; context, not a verdict.",
-                     "p50: the run's median batch; min: its worst batch (throughput: higher is better)."))
-    return Section(heading("Crypto throughput", f" beside {PUBLISHED_MARK} figures"),
-                   (table(["metric", "labels", "run", "p50", "min", PUBLISHED_MARK], rows, "lllrrl"), how),
-                   anchor="crypto-published")
+    how = Paragraph(
+        (
+            f"{PUBLISHED_MARK}: {study.source}, wolfCrypt's benchmark on its board (one figure per OS) — "
+            "other hardware, another library and time; context, not a verdict.",
+            "p50: the run's median batch; min: its worst batch (throughput: higher is better).",
+        )
+    )
+    return Section(
+        heading("Crypto throughput", f" beside {PUBLISHED_MARK} figures"),
+        (table(["metric", "labels", "run", "p50", "min", PUBLISHED_MARK], rows, "lllrrl"), how),
+        anchor="crypto-published",
+    )
