@@ -394,3 +394,16 @@ def test_show_and_compare_say_where_and_on_what_time_base(rtscope, tmp_path):
     assert "measured on" not in rtscope("show", first).out  # a run that does not say where, is not told
     compared = rtscope("compare", first, second)
     assert "! the runs differ in time base: A hardware, B instructions" in compared.out
+
+
+def test_compare_reads_a_simulator_runs_time_base_as_show_does(rtscope, tmp_path):
+    """A result the FreeRTOS simulator's probe wrote alone records no target: its system says simulator,
+    and compare's note must say so as show does (it once read the target alone and said nothing)."""
+    docs = [builders.result_doc(run_id=run_id) for run_id in ("0123456789abcdef", "fedcba9876543210")]
+    paths = []
+    for number, doc in enumerate(docs):
+        doc["system"]["virtualization"] = "simulator"
+        paths.append(builders.write(tmp_path / f"{number}.json", doc))
+    compared = rtscope("compare", *paths)
+    assert compared.status == 0, compared.err
+    assert "the figures are an OS simulator's time, not the OS's" in compared.out

@@ -74,7 +74,7 @@ def differences(groups: tuple[Group, ...]) -> tuple[Cell, ...]:
     differs between their systems (what a comparison of systems is for), and warnings of reporting
     periods that differ (counts are per period)."""
     notes = []
-    bases = {(doc.get("target") or {}).get("time_base", "hardware") for g in groups for doc in g.docs}
+    bases = {result.time_base(doc) for g in groups for doc in g.docs}
     if len(bases) == 1 and bases != {"hardware"}:
         notes.append(Cell(f"the figures are {TIME_BASES[bases.pop()]}"))
     for what, read in SETTINGS_TO_MATCH:
