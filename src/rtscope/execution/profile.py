@@ -29,29 +29,42 @@ def profile(transport: Transport, command: Sequence[str]) -> Usage:
     # Checked first, so that a mistyped program is one line, not time's complaint and then ours.
     if not has_command(transport, command[0]):
         raise RtscopeError(f"cannot start {command[0]}: no such program on the target {transport.name}")
+    # Asked before, so that any error of the run itself (a lost connection) is told as it is.
+    if not has_command(transport, "time"):
+        raise RtscopeError(f"profile needs GNU time on the target {transport.name} (Debian package time)")
     with transport.temp_dir() as scratch:
         usage_file = f"{scratch}/usage"
         before, started = interrupts(transport), time.monotonic()
-        try:
-            status, _, _ = transport.run_streaming(["time", "-o", usage_file, "-f", "%w %c", "--", *command])
-        except RtscopeError:
-            raise RtscopeError("profile needs GNU time on the target (Debian package time)") from None
+        status, _, _ = transport.run_streaming(["time", "-o", usage_file, "-f", "%w %c", "--", *command])
         seconds, after = time.monotonic() - started, interrupts(transport)
         if status != 0:
             raise RtscopeError(f"{command[0]} exited with status {status}: a profile of a failed run is not written")
         try:
-            voluntary, involuntary = map(int, transport.read_file(usage_file).decode().split()[-2:])
-        except (OSError, ValueError):
-            raise RtscopeError("GNU time wrote no usage for the program (is the target's time GNU time?)") from None
+            usage = transport.read_file(usage_file).decode(errors="replace")
+        except FileNotFoundError:
+            raise RtscopeError("time wrote no usage file for the program (is the target's time GNU time?)") from None
+        except OSError as error:
+            raise RtscopeError(
+                f"cannot read time's usage file on {transport.name}: {error.strerror or error}"
+            ) from None
+    try:
+        voluntary, involuntary = map(int, usage.split()[-2:])
+    except ValueError:
+        raise RtscopeError(f"time's usage file is not two counts: {usage.strip()[:80]!r} (is it GNU time?)") from None
     return Usage(voluntary, involuntary, after - before, seconds)
 
 
 def interrupts(transport: Transport) -> int:
     """Interrupts serviced since boot, all CPUs (the first figure of the "intr" line of /proc/stat)."""
     try:
-        for line in transport.read_file("/proc/stat").decode(errors="replace").splitlines():
-            if line.startswith("intr "):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    raise RtscopeError("cannot count interrupts: /proc/stat has no intr line (profile needs Linux)")
+        stat = transport.read_file("/proc/stat")
+    except OSError as error:
+        raise RtscopeError(
+            f"cannot count interrupts: cannot read /proc/stat on {transport.name}: {error.strerror or error}"
+        ) from None
+    for line in stat.decode(errors="replace").splitlines():
+        if line.startswith("intr "):
+            return int(line.split()[1])
+    raise RtscopeError(
+        f"cannot count interrupts: /proc/stat on {transport.name} has no intr line (profile needs Linux)"
+    )
