@@ -188,10 +188,14 @@ def verdict_text(verdict: stats.Difference | None) -> str:
 def legend(comparison: Comparison) -> Paragraph:
     """How to read the verdicts, and what a group's figure is."""
     lines = (
-        f"X≠A?: does group X differ from A in this statistic ({100 * stats.CONFIDENCE:.0f} % confidence)? "
-        "MW: Mann–Whitney U on the raw samples",
-        "(--raw N when running) or on Thread-Metric periods; CI: the bootstrap interval of each median, "
-        "from the histograms;",
+        (
+            f"X≠A?: does group X differ from A in this statistic ({100 * stats.CONFIDENCE:.0f} % confidence)? "
+            "MW: Mann–Whitney U on the raw samples"
+        ),
+        (
+            "(--raw N when running) or on Thread-Metric periods; CI: the bootstrap interval of each median, "
+            "from the histograms;"
+        ),
         "tail (p90 … max): how the samples beyond A's figure split between A and X, against their sizes (binomial).",
         *(
             (
@@ -206,8 +210,10 @@ def legend(comparison: Comparison) -> Paragraph:
         return Paragraph(
             (
                 *lines,
-                "A group's figure is the median over its runs, ± half their range; a difference "
-                "the runs themselves span is not called one.",
+                (
+                    "A group's figure is the median over its runs, ± half their range; a difference "
+                    "the runs themselves span is not called one."
+                ),
             )
         )
     return Paragraph((*lines, "One run each: repeat runs (rtscope campaign) to see the run-to-run spread."))

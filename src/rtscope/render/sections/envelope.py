@@ -34,10 +34,14 @@ def section(docs: Iterable[dict[str, Any]], *, in_full: bool) -> Section | None:
         return None
     how = Paragraph(
         (
-            "Max relative period error, |period − nominal| / nominal, of each model at each nominal period: the "
-            "largest over the cell's runs (the worst case), green under 1 %, yellow under 10 %, red above.",
-            "< 1 % from: the shortest period whose max stays under 1 % (not monotone: a longer period does not). "
-            f"{INVALID_MARK.strip()} a run of the cell is invalid or failed and is not counted.",
+            (
+                "Max relative period error, |period − nominal| / nominal, of each model at each nominal period: the "
+                "largest over the cell's runs (the worst case), green under 1 %, yellow under 10 %, red above."
+            ),
+            (
+                "< 1 % from: the shortest period whose max stays under 1 % (not monotone: a longer period does not). "
+                f"{INVALID_MARK.strip()} a run of the cell is invalid or failed and is not counted."
+            ),
         )
     )
     title = heading("Square waves", ": operating envelopes")

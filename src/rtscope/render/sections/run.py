@@ -32,8 +32,10 @@ def build(subject: OneRun) -> Section:
                 [
                     (
                         "started",
-                        f"{fmt.local_time(run['started'], with_seconds=True)} (took "
-                        f"{fmt.seconds(elapsed.total_seconds())})",
+                        (
+                            f"{fmt.local_time(run['started'], with_seconds=True)} (took "
+                            f"{fmt.seconds(elapsed.total_seconds())})"
+                        ),
                     ),
                     *_measured_on_row(subject.doc),
                     ("probe", f"{run['probe_version']}, {run['port']} port"),

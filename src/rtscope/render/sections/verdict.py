@@ -66,8 +66,10 @@ def build(report: Report) -> Section | None:
         parts += [
             Paragraph(
                 (
-                    "Per metric and statistic, the best group and how many times better its figure is than "
-                    "the next best's; real difference?: whether the two really differ.",
+                    (
+                        "Per metric and statistic, the best group and how many times better its figure is than "
+                        "the next best's; real difference?: whether the two really differ."
+                    ),
                 )
             ),
             table(header, rows, "l" * with_labels + "lllrrlrl"),
@@ -88,11 +90,15 @@ def _how_to_read(report: Report) -> Paragraph:
     adjusted = "overhead-adjusted" if report.adjusted else "as measured"
     return Paragraph(
         (
-            "Best: the lowest figure of a time, the highest of iterations, as the metric's unit has it. The margin is "
-            "to the next best, not to the first group: that is what makes the best one best.",
-            f"Real: rtscope compare's test ({100 * stats.CONFIDENCE:.0f} % confidence) of the later of the two groups "
-            "against the earlier — its legend, under Comparison, says which test — and, for groups of several runs, "
-            "a difference beyond their run-to-run spread.",
+            (
+                "Best: the lowest figure of a time, the highest of iterations, as the metric's unit has it. The margin is "
+                "to the next best, not to the first group: that is what makes the best one best."
+            ),
+            (
+                f"Real: rtscope compare's test ({100 * stats.CONFIDENCE:.0f} % confidence) of the later of the two groups "
+                "against the earlier — its legend, under Comparison, says which test — and, for groups of several runs, "
+                "a difference beyond their run-to-run spread."
+            ),
             f"Figures {adjusted}; a group's is the median over its runs; an invalid one takes no part.",
         )
     )

@@ -131,12 +131,18 @@ def _published(study: Study | None, line: workload.Line, metric_id: str, column:
 
 def _how(all_series: tuple[workload.Series, ...], adjusted: bool, published: Study | None) -> Paragraph:
     lines = [
-        "Per thread and iteration: execution (first instruction to last), waiting (runnable but not running, "
-        "and blocked on the mutex) and response (release to first instruction); docs/workload.md.",
-        "mean: over every sample of the valid runs; p50, p99: the median of the runs' figures; max: the largest. "
-        f"×N=2: the ratio to the same op's figure at 2 threads{_other_baselines(all_series)}.",
-        f"Times {'overhead-adjusted' if adjusted else 'as measured'}; {INVALID_MARK.strip()} runs whose metric is "
-        "invalid take no part (notes say why).",
+        (
+            "Per thread and iteration: execution (first instruction to last), waiting (runnable but not running, "
+            "and blocked on the mutex) and response (release to first instruction); docs/workload.md."
+        ),
+        (
+            "mean: over every sample of the valid runs; p50, p99: the median of the runs' figures; max: the largest. "
+            f"×N=2: the ratio to the same op's figure at 2 threads{_other_baselines(all_series)}."
+        ),
+        (
+            f"Times {'overhead-adjusted' if adjusted else 'as measured'}; {INVALID_MARK.strip()} runs whose metric is "
+            "invalid take no part (notes say why)."
+        ),
     ]
     if published is not None:
         lines.append(
@@ -207,8 +213,10 @@ def crypto_section(docs: Iterable[dict[str, Any]], study: Study, *, adjusted: bo
         return None
     how = Paragraph(
         (
-            f"{PUBLISHED_MARK}: {study.source}, wolfCrypt's benchmark on its board (one figure per OS) — "
-            "other hardware, another library and time; context, not a verdict.",
+            (
+                f"{PUBLISHED_MARK}: {study.source}, wolfCrypt's benchmark on its board (one figure per OS) — "
+                "other hardware, another library and time; context, not a verdict."
+            ),
             "p50: the run's median batch; min: its worst batch (throughput: higher is better).",
         )
     )
