@@ -115,7 +115,8 @@ def figures_table(comparison: Comparison) -> Table:
         *(f"{x}/A" for x in others),
         *(f"{x}≠A?" for x in others),
     ]
-    rows, previous = [], None
+    rows: list[list[str | Cell]] = []
+    previous = None
     for row in comparison.rows:
         rows.append(
             [

@@ -126,7 +126,7 @@ def _table(panel: envelope.Panel, figure: str) -> Part:
         *map(_period_text, panel.periods_us),
         *([f"< {_threshold_text(t)} from" for t in envelope.THRESHOLDS] if reaches else []),
     ]
-    rows = []
+    rows: list[list[str | Cell]] = []
     for model in panel.models:
         cells = [
             Cell(MISSING)

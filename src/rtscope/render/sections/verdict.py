@@ -27,7 +27,8 @@ def build(report: Report) -> Section | None:
         return _section((Paragraph((f"No verdict: {report.no_comparison}.",)),))
     comparison = report.comparison
     with_labels = compared.labels_shown(comparison)
-    rows, unranked, previous = [], [], None
+    rows: list[list[str | Cell]] = []
+    unranked, previous = [], None
     for row in comparison.rows:
         if not row.verdicts:
             continue  # a calibration ratio: compare tests the statistic it is the ratio of

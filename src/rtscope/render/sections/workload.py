@@ -75,7 +75,8 @@ def _parts(series: workload.Series, published: Study | None) -> tuple[Part, ...]
         *(f"{result.STATISTICS[key]} ×N={_baseline_text(series)}" for key in workload.RATIO_STATISTICS),
         *(f"{PUBLISHED_MARK} {platform}{'' if family == 'all' else ' by op'}" for platform, family in columns),
     ]
-    rows, previous = [], None
+    rows: list[list[str | Cell]] = []
+    previous = None
     for line in series.lines:
         for (metric_id, word), cell in zip(workload.QUANTITIES, line.cells, strict=True):
             first = (line.op, line.processes, line.threads) != previous
