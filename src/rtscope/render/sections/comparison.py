@@ -143,8 +143,9 @@ def labels_shown(comparison: Comparison) -> bool:
 def row_name(row: Row, previous: Row | None, with_labels: bool) -> list[str]:
     """The cells that name ``row``'s metric: its id when it differs from the previous row's, its labels
     (with the column) when they differ — so that each metric and each set of labels is named once."""
-    same_metric = previous is not None and previous.metric == row.metric
-    same_labels = same_metric and previous.labels == row.labels
+    same_metric = same_labels = False
+    if previous is not None and previous.metric == row.metric:
+        same_metric, same_labels = True, previous.labels == row.labels
     return [
         "" if same_metric else row.metric,
         *(["" if same_labels else cells.labels_text(dict(row.labels))] if with_labels else []),
@@ -166,7 +167,7 @@ def figure_text(figure: Figure, row: Row) -> str:
 def _figure(figure: Figure, row: Row, with_spread: bool) -> Cell:
     text = figure_text(figure, row)
     if with_spread and figure.spread is not None:
-        text += f" ±{fmt.significant(100 * figure.spread, 2)}%"
+        text += f" ±{units.significant(100 * figure.spread, 2)}%"
     return Cell(text + INVALID_MARK, "bad") if figure.invalid else Cell(text)
 
 

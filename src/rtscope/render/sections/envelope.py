@@ -99,11 +99,11 @@ def _verdict(panel: envelope.Panel) -> Items:
     lines = []
     for index, threshold in enumerate(envelope.THRESHOLDS):
         reaching = sorted(
-            (m for m in panel.models if m.reaches[index].shortest_us is not None),
-            key=lambda m: m.reaches[index].shortest_us,
+            ((m, shortest_us) for m in panel.models if (shortest_us := m.reaches[index].shortest_us) is not None),
+            key=lambda reached: reached[1],
         )
         never = [m.name for m in panel.models if m.reaches[index].shortest_us is None]
-        meets = ", ".join(f"{m.name} from {_reach_text(m.reaches[index])}" for m in reaching) or "no model"
+        meets = ", ".join(f"{m.name} from {_reach_text(m.reaches[index])}" for m, _ in reaching) or "no model"
         lines.append(
             Cell(
                 f"Under {_threshold_text(threshold)}: {meets}" + (f"; never: {', '.join(never)}" if never else "") + "."

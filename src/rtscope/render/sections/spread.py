@@ -95,8 +95,8 @@ def _box(metric_docs: Sequence[dict[str, Any]]) -> Box:
     the bucket, as measured), min and max exact."""
     buckets = sorted(bucket for m in metric_docs for bucket in plots.buckets(m))
     total = sum(plots.samples(m) for m in metric_docs)
-    low = min(m["stats"]["min"] for m in metric_docs if m["stats"]["min"] is not None)
-    high = max(m["stats"]["max"] for m in metric_docs if m["stats"]["max"] is not None)
+    low: float = min(m["stats"]["min"] for m in metric_docs if m["stats"]["min"] is not None)
+    high: float = max(m["stats"]["max"] for m in metric_docs if m["stats"]["max"] is not None)
 
     def quantile(share: float) -> float:
         rank, seen = share * total, 0
@@ -106,4 +106,5 @@ def _box(metric_docs: Sequence[dict[str, Any]]) -> Box:
             seen += count
         return high  # the rank lies among the samples beyond the histogram
 
-    return Box(low, *(quantile(share) for share in BOX_QUANTILES), high)
+    quartile1, median, quartile3, p99 = (quantile(share) for share in BOX_QUANTILES)
+    return Box(low, quartile1, median, quartile3, p99, high)

@@ -36,7 +36,7 @@ def build(report: Report) -> Section | None:
         if len(ranked) < 2:
             unranked += [row.name] if row.name not in unranked else []
             continue
-        (best, best_figure), (runner_up, runner_up_figure) = ranked[:2]
+        (best, best_figure, best_value), (runner_up, runner_up_figure, runner_up_value) = ranked[:2]
         verdict = _verdict(comparison, row, best, runner_up)
         rows.append(
             [
@@ -44,7 +44,7 @@ def build(report: Report) -> Section | None:
                 row.stat,
                 Cell(report.caption(best), "strong", report.swatch(best)),
                 compared.figure_text(best_figure, row),
-                _margin(best_figure, runner_up_figure, units.get(row.unit)),
+                _margin(best_value, runner_up_value, units.get(row.unit)),
                 Cell(report.caption(runner_up), swatch=report.swatch(runner_up)),
                 compared.figure_text(runner_up_figure, row),
                 Cell(compared.verdict_text(verdict), "good" if verdict and verdict.real else ""),
@@ -105,10 +105,10 @@ def _how_to_read(report: Report) -> Paragraph:
     )
 
 
-def _ranked(groups: tuple[Group, ...], row: Row) -> list[tuple[Group, Figure]]:
-    """The groups with a valid figure in ``row``, best first (ties in group order)."""
-    valid = [(g, f) for g, f in zip(groups, row.figures, strict=True) if f.value is not None and not f.invalid]
-    return sorted(valid, key=lambda pair: pair[1].value, reverse=not units.get(row.unit).lower_is_better)
+def _ranked(groups: tuple[Group, ...], row: Row) -> list[tuple[Group, Figure, float]]:
+    """The groups with a valid figure in ``row``, each with the figure's value, best first (ties in group order)."""
+    valid = [(g, f, f.value) for g, f in zip(groups, row.figures, strict=True) if f.value is not None and not f.invalid]
+    return sorted(valid, key=lambda ranked: ranked[2], reverse=not units.get(row.unit).lower_is_better)
 
 
 def _verdict(comparison: Comparison, row: Row, best: Group, runner_up: Group) -> stats.Difference | None:
@@ -118,10 +118,10 @@ def _verdict(comparison: Comparison, row: Row, best: Group, runner_up: Group) ->
     return compare.difference(comparison, first, other, row)
 
 
-def _margin(best: Figure, runner_up: Figure, unit: units.Unit) -> str:
+def _margin(best: float, runner_up: float, unit: units.Unit) -> str:
     """ "1.36× lower": how many times better the best figure is than the next best's, in the unit's way;
     "equal" for a tie, and no ratio to a figure of 0."""
-    low, high = sorted((best.value, runner_up.value))
+    low, high = sorted((best, runner_up))
     word = "lower" if unit.lower_is_better else "higher"
     if low == high:
         return "equal"
