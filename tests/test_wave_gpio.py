@@ -157,15 +157,15 @@ def test_a_custom_program_is_told_the_chip_and_line(probe, fake_gpio, tmp_path):
         (
             ("model=c-file", "chip={tmp}/gpiochip9"),
             (
-                "pin gpio: cannot open {tmp}/gpiochip9: No such file or directory (it needs a board's GPIO chip with out_line "
-                "wired to in_line; pin=shared works everywhere)"
+                "pin gpio: cannot open {tmp}/gpiochip9: No such file or directory (it needs a board's GPIO chip "
+                "with out_line wired to in_line; pin=shared works everywhere)"
             ),
         ),
         (
             ("model=c-file", "chip=/dev/null"),
             (
-                "pin gpio: /dev/null is not a GPIO chip (or its kernel predates the v2 uAPI, Linux 5.10) (it needs a board's "
-                "GPIO chip with out_line wired to in_line; pin=shared works everywhere)"
+                "pin gpio: /dev/null is not a GPIO chip (or its kernel predates the v2 uAPI, Linux 5.10) (it needs "
+                "a board's GPIO chip with out_line wired to in_line; pin=shared works everywhere)"
             ),
         ),
         (
@@ -175,15 +175,15 @@ def test_a_custom_program_is_told_the_chip_and_line(probe, fake_gpio, tmp_path):
         (
             ("model=bash",),
             (
-                "model bash cannot drive a GPIO line (it writes a file: the shared pin); with pin=gpio use c-file, c-rt, "
-                "c-busy, c-timerfd or custom"
+                "model bash cannot drive a GPIO line (it writes a file: the shared pin); with pin=gpio use c-file, "
+                "c-rt, c-busy, c-timerfd or custom"
             ),
         ),
         (
             ("model=c-mmap",),
             (
-                "model c-mmap cannot drive a GPIO line (it stores to a mapped page, which a GPIO line has no portable one "
-                "of); with pin=gpio use c-file, c-rt, c-busy, c-timerfd or custom"
+                "model c-mmap cannot drive a GPIO line (it stores to a mapped page, which a GPIO line has no portable "
+                "one of); with pin=gpio use c-file, c-rt, c-busy, c-timerfd or custom"
             ),
         ),
     ],

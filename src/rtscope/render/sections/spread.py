@@ -81,8 +81,9 @@ def build(report: Report, metric_id: str) -> Section | None:
                 (),
                 (
                     (
-                        "Box p25 to p75, thick line p50 (read from the histograms, a group's runs pooled); whiskers min to p99; "
-                        "ring max; dots: each run's own p99 in a group of several. Groups as rtscope compare forms them."
+                        "Box p25 to p75, thick line p50 (read from the histograms, a group's runs pooled); "
+                        "whiskers min to p99; ring max; dots: each run's own p99 in a group of several. Groups as "
+                        "rtscope compare forms them."
                     ),
                 ),
             ),

@@ -35,8 +35,8 @@ def build(report: Report) -> Section | None:
         Paragraph(
             (
                 (
-                    f"Each test's median iterations per reporting period over {baseline}'s in the same run: the figure that "
-                    "carries across processors. Above 1: more iterations than the calibration test."
+                    f"Each test's median iterations per reporting period over {baseline}'s in the same run: the "
+                    "figure that carries across processors. Above 1: more iterations than the calibration test."
                 ),
             )
         )

@@ -92,13 +92,13 @@ def _how_to_read(report: Report) -> Paragraph:
     return Paragraph(
         (
             (
-                "Best: the lowest figure of a time, the highest of iterations, as the metric's unit has it. The margin is "
-                "to the next best, not to the first group: that is what makes the best one best."
+                "Best: the lowest figure of a time, the highest of iterations, as the metric's unit has it. The "
+                "margin is to the next best, not to the first group: that is what makes the best one best."
             ),
             (
-                f"Real: rtscope compare's test ({100 * stats.CONFIDENCE:.0f} % confidence) of the later of the two groups "
-                "against the earlier — its legend, under Comparison, says which test — and, for groups of several runs, "
-                "a difference beyond their run-to-run spread."
+                f"Real: rtscope compare's test ({100 * stats.CONFIDENCE:.0f} % confidence) of the later of the two "
+                "groups against the earlier — its legend, under Comparison, says which test — and, for groups of "
+                "several runs, a difference beyond their run-to-run spread."
             ),
             f"Figures {adjusted}; a group's is the median over its runs; an invalid one takes no part.",
         )

@@ -66,8 +66,8 @@ def build(subject: OneRun) -> Section | None:
                 (
                     "Max rel. error: the largest |period − nominal| / nominal (green under 1 %, yellow under 10 %).",
                     (
-                        "Error: wave.period's p50, min and max less the nominal period. Periods: judged; missed: longer "
-                        "than 1.5 × nominal;"
+                        "Error: wave.period's p50, min and max less the nominal period. Periods: judged; missed: "
+                        "longer than 1.5 × nominal;"
                     ),
                     "blind: the share of the run the observer was not looking; resolution: its median loop gap.",
                 )
