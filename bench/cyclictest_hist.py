@@ -11,13 +11,14 @@ import sys
 def main(path: str, cpus: str) -> None:
     buckets: list[list[int]] = []
     exact: dict[str, list[int]] = {}
-    for line in open(path, encoding="utf-8"):
-        fields = line.split()
-        if fields and fields[0].isdigit():
-            buckets.append([int(value) for value in fields[1:]])
-        elif line.startswith(("# Min Latencies:", "# Max Latencies:", "# Histogram Overflows:")):
-            name, values = line[2:].split(":", 1)
-            exact[name] = [int(value) for value in values.split()]
+    with open(path, encoding="utf-8") as histogram:
+        for line in histogram:
+            fields = line.split()
+            if fields and fields[0].isdigit():
+                buckets.append([int(value) for value in fields[1:]])
+            elif line.startswith(("# Min Latencies:", "# Max Latencies:", "# Histogram Overflows:")):
+                name, values = line[2:].split(":", 1)
+                exact[name] = [int(value) for value in values.split()]
     for thread, cpu in enumerate(cpus.split(",")):
         counts = [row[thread] for row in buckets]
         total = sum(counts) + exact["Histogram Overflows"][thread]

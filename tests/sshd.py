@@ -107,12 +107,14 @@ LogLevel ERROR
     LogLevel ERROR
 """)
     Path("/run/sshd").mkdir(exist_ok=True)  # its privilege separation directory
-    process = subprocess.Popen(
-        [str(SSHD), "-D", "-e", "-f", str(sshd_config)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=open(directory / "sshd.log", "wb"),
-    )
+    # sshd keeps its own copy of the log's descriptor: this one can close once it has started.
+    with open(directory / "sshd.log", "wb") as log:
+        process = subprocess.Popen(
+            [str(SSHD), "-D", "-e", "-f", str(sshd_config)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
     try:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and process.poll() is None:

@@ -97,7 +97,7 @@ def _import(probe: Path, tmp_path: Path, capture: str, *params: str) -> tuple[su
     ]
     for param in params:
         argv += ["--param", param]
-    ran = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    ran = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
     return ran, result.load(out).doc
 
 
@@ -178,9 +178,14 @@ def test_a_bad_capture_fails_the_bench_with_one_line(probe, tmp_path, capture, p
 
 def test_a_missing_capture_and_a_bad_format_are_refused(probe, tmp_path):
     ran, doc = _import(probe, tmp_path, "missing.csv")
+    assert ran.returncode == 1
     assert doc["benches"][0]["error"] == f"cannot open {CAPTURES / 'missing.csv'}: No such file or directory"
     refused = subprocess.run(
-        [str(probe), "run", "wave.import", "--param", "format=xml"], capture_output=True, text=True, timeout=30
+        [str(probe), "run", "wave.import", "--param", "format=xml"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
     )
     assert refused.returncode == 2
     assert refused.stderr.strip().endswith("bench wave.import: parameter format: 'xml' is not one of auto,csv,vcd")

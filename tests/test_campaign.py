@@ -283,7 +283,7 @@ def test_a_campaign_killed_hard_resumes_with_nothing_lost_and_nothing_twice(tmp_
     before = _stored(db_path)
     assert 1 <= before < 4
     resumed = _campaign_process(db_path, spec, "--resume")
-    out, err = resumed.communicate(timeout=120)
+    _, err = resumed.communicate(timeout=120)
     assert resumed.returncode == 0, err
     assert f"resuming: {before} of 4 runs already measured" in err
     with Store.open(db_path) as store:
@@ -303,7 +303,7 @@ def test_ctrl_c_keeps_the_interrupted_run_and_resume_measures_it_again(tmp_path,
     _await(lambda: bool(_probes_of("killed")))
     time.sleep(0.5)  # the probe is measuring
     os.killpg(interrupted.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
-    out, err = interrupted.communicate(timeout=60)
+    _, err = interrupted.communicate(timeout=60)
     assert interrupted.returncode == 130, err
     assert "does not count" in err and "--resume measures the runs left" in err
     with Store.open(db_path) as store:

@@ -201,7 +201,7 @@ def test_cyclictest_reads_back_with_the_benchs_parser(rtscope, tmp_path, args):
     ids = [a for a in args[1::2] if a.startswith("lat.")] or ["lat.wakeup.cpu0", "lat.wakeup.cpu1"]
     expected = [
         (m["adjusted"]["min"] // 1000, m["adjusted"]["max"] // 1000, m["stats"]["count"])
-        for m in map(lambda i: result.metric(doc, i), ids)
+        for m in (result.metric(doc, metric_id) for metric_id in ids)
     ]
     assert cyclictest_hist(path, len(ids)) == expected
 

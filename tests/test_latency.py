@@ -147,11 +147,13 @@ def test_a_delay_injected_on_the_cpu_shows_in_the_maximum(probe, tmp_path):
             cpu,
             sys.executable,
             "-c",
-            "import time\nend = time.monotonic() + 3\n"
-            "while time.monotonic() < end:\n"
-            "    t = time.monotonic() + 0.02\n"
-            "    while time.monotonic() < t: pass\n"
-            "    time.sleep(0.08)\n",
+            (
+                "import time\nend = time.monotonic() + 3\n"
+                "while time.monotonic() < end:\n"
+                "    t = time.monotonic() + 0.02\n"
+                "    while time.monotonic() < t: pass\n"
+                "    time.sleep(0.08)\n"
+            ),
         ]
     )
     try:

@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Self
 
 from rtscope.errors import RtscopeError
 
@@ -30,7 +31,7 @@ class AtomicFile:
         os.close(fd)
         self._temporary: Path | None = Path(temporary)
 
-    def __enter__(self) -> "AtomicFile":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -186,24 +186,20 @@ def _key_labels(doc: dict[str, Any], metric_doc: dict[str, Any], adopted: dict[s
 
 
 def _records_labels(doc: dict[str, Any]) -> bool:
-    return doc["version"] >= 4
+    version: int = doc["version"]
+    return version >= 4
 
 
 def _time_rows(
     metric_id: str, per_group: list[Members], statistics: tuple[str, ...], *, ops: bool, adjusted: bool
 ) -> list[Row]:
     # Cycles only in the operation table (and only where every run has them).
-    cycles = (
-        [[result.cycles_summary(doc, m, adjusted=adjusted) for doc, m in members] for members in per_group]
-        if ops
-        else []
-    )
-    in_cycles = ops and all(c is not None for each in cycles for c in each)
-    unit = "cycles" if in_cycles else _unit(per_group)
+    cycles = _cycles(per_group, adjusted) if ops else None
+    unit = "cycles" if cycles is not None else _unit(per_group)
     rows = []
     for asked in statistics:
         key = stats.bad_side(asked, units.get(unit).lower_is_better)
-        if in_cycles:
+        if cycles is not None:
             values = [[c[key] for c in each] for each in cycles]
         else:
             values = [[stats.statistic(m, key, adjusted=adjusted) for _, m in members] for members in per_group]
@@ -220,8 +216,17 @@ def _time_rows(
     return rows
 
 
+def _cycles(per_group: list[Members], adjusted: bool) -> list[list[dict[str, Any]]] | None:
+    """Each group's runs' statistics in cycle-counter ticks; None unless every run has them."""
+    summaries = [[result.cycles_summary(doc, m, adjusted=adjusted) for doc, m in members] for members in per_group]
+    if any(c is None for each in summaries for c in each):
+        return None
+    return [[c for c in each if c is not None] for each in summaries]
+
+
 def _unit(per_group: list[Members]) -> str:
-    return next(m["unit"] for members in per_group for _, m in members)
+    unit: str = next(m["unit"] for members in per_group for _, m in members)
+    return unit
 
 
 def _periodic(per_group: list[Members]) -> bool:

@@ -78,7 +78,8 @@ def build(docs: Iterable[dict[str, Any]]) -> tuple[Panel, ...]:
 
 def metric_name(metric_doc: dict[str, Any]) -> str:
     """A metric's id without the labels it may carry in braces: "wave.period"."""
-    return metric_doc["id"].split("{")[0]
+    metric_id: str = metric_doc["id"]
+    return metric_id.split("{")[0]
 
 
 def reach(cells: Sequence[tuple[float, Cell | None]], threshold: float) -> Reach:

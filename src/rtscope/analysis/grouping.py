@@ -67,7 +67,8 @@ def group_name(doc: dict[str, Any], by: str, *, several_campaigns: bool) -> str:
         return ",".join(load["name"] for load in doc.get("loads") or []) or "(none given)"
     if by == "target":
         # Format 4 names it; older results were measured where rtscope ran.
-        return (doc.get("target") or {}).get("name", "local")
+        target_name: str = (doc.get("target") or {}).get("name", "local")
+        return target_name
     if "campaign" not in doc:
         raise RtscopeError(
             f"run {doc['run']['id'][:SHORT_ID]} belongs to no campaign: it has no cell (--by run, label or load)"

@@ -51,8 +51,9 @@ _EXACT_BINOMIAL_UP_TO = 100_000
 # The tail statistics and the share of samples above each; max is the largest of n: 1 / (n + 1) above it.
 TAIL_QUANTILES = {"p90": 0.90, "p99": 0.99, "p999": 0.999, "p9999": 0.9999, "max": None}
 # The low tail's statistics, where higher is better: each with the share of samples below it; min is the
-# smallest of n. A summary has min; the others are read from the histogram (low_quantile).
-LOW_TAIL_QUANTILES = {"p10": 0.10, "p1": 0.01, "p01": 0.001, "p001": 0.0001, "min": None}
+# smallest of n. A summary has min; the others are read from the histogram (statistic).
+_LOW_TAIL_SHARES = {"p10": 0.10, "p1": 0.01, "p01": 0.001, "p001": 0.0001}
+LOW_TAIL_QUANTILES = {**_LOW_TAIL_SHARES, "min": None}
 LOW_TAIL_NAMES = {"p10": "p10", "p1": "p1", "p01": "p0.1", "p001": "p0.01", "min": "min"}
 # Each high-tail statistic's mirror on the low side.
 LOW_SIDE = {"p90": "p10", "p99": "p1", "p999": "p01", "p9999": "p001", "max": "min"}
@@ -120,8 +121,8 @@ def _exact_mann_whitney(a: _Tally, b: _Tally) -> float:
     from scipy import stats as scipy_stats
 
     every_split = scipy_stats.PermutationMethod(n_resamples=_EXACT_MANN_WHITNEY_UP_TO)
-    samples = [np.repeat(tally.values, tally.counts.astype(np.int64)) for tally in (a, b)]
-    return float(scipy_stats.mannwhitneyu(*samples, method=every_split).pvalue)
+    samples_a, samples_b = (np.repeat(tally.values, tally.counts.astype(np.int64)) for tally in (a, b))
+    return float(scipy_stats.mannwhitneyu(samples_a, samples_b, method=every_split).pvalue)
 
 
 def _asymptotic_mann_whitney(a: _Tally, b: _Tally) -> float:
@@ -367,12 +368,14 @@ def statistic(metric_doc: dict[str, Any], key: str, *, adjusted: bool = True) ->
     rank ⌈q·n⌉), within the smallest and largest sample. None when the metric has no samples."""
     summary = result.summary(metric_doc, adjusted=adjusted)
     if key in summary:
-        return summary[key]
-    quantile = LOW_TAIL_QUANTILES[key]
+        figure: float | None = summary[key]
+        return figure
+    quantile = _LOW_TAIL_SHARES[key]
     measured = metric_doc["stats"]
     if not measured["count"]:
         return None
     step, raw = result.histogram_step(metric_doc), metric_doc.get("raw")
+    value: float
     if raw:
         ordered = sorted(raw)
         rank = quantile * (len(ordered) - 1)
@@ -447,12 +450,14 @@ def _body_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> tupl
 
 
 def _mean_overhead(metrics: Sequence[dict[str, Any]]) -> float:
-    return sum(m["overhead_ns"] for m in metrics) / len(metrics)
+    overheads: list[float] = [m["overhead_ns"] for m in metrics]
+    return sum(overheads) / len(overheads)
 
 
 def _beyond_spread(a: list[float | None], b: list[float | None]) -> bool | None:
     """Whether the two groups' per-run figures do not overlap; None unless both groups have
     repetitions (one run says nothing about how runs vary)."""
-    if len(a) < 2 or len(b) < 2 or None in a or None in b:
+    known_a, known_b = [v for v in a if v is not None], [v for v in b if v is not None]
+    if len(a) < 2 or len(b) < 2 or len(known_a) < len(a) or len(known_b) < len(b):
         return None
-    return max(a) < min(b) or max(b) < min(a)
+    return max(known_a) < min(known_b) or max(known_b) < min(known_a)

@@ -80,8 +80,10 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
             share_s = planned_s(share, requests_for(share, made)) * len(share.cells) * spec.repetitions
             context.print(
                 [
-                    f"{target}: {len(share.cells)} cells × {spec.repetitions} repetitions, about "
-                    f"{fmt.clock_time(share_s)}"
+                    (
+                        f"{target}: {len(share.cells)} cells × {spec.repetitions} repetitions, about "
+                        f"{fmt.clock_time(share_s)}"
+                    )
                 ]
             )
         total = len(spec.cells) * spec.repetitions
@@ -163,8 +165,10 @@ def _closing(context: Context, this: Campaign, total: int, already: int, failed:
 def _dry_run(spec: campaign_spec.Spec, total: int, planned_s: float) -> list[str]:
     rows = [[cell.text, cell.config.name, " ".join(map(str, cell.params)) or fmt.MISSING] for cell in spec.cells]
     return [
-        f"campaign {spec.name}: {len(spec.cells)} cells × {spec.repetitions} repetitions = {total} runs "
-        f"of {', '.join(spec.benches)}, about {fmt.clock_time(total * planned_s)}",
+        (
+            f"campaign {spec.name}: {len(spec.cells)} cells × {spec.repetitions} repetitions = {total} runs "
+            f"of {', '.join(spec.benches)}, about {fmt.clock_time(total * planned_s)}"
+        ),
         *fmt.table(["cell", "config", "params"], rows, "lll"),
     ]
 
@@ -174,8 +178,10 @@ def _summary(context: Context, this: Campaign) -> list[str]:
     to compare)."""
     docs = [run_result.doc for run_result in context.store().campaign_runs(this.id)]
     lines = [
-        f"campaign {this.name} ({this.id}): {len(docs)} runs stored; "
-        f"rtscope compare campaign:{this.id} compares them, rtscope report campaign:{this.id} draws them"
+        (
+            f"campaign {this.name} ({this.id}): {len(docs)} runs stored; "
+            f"rtscope compare campaign:{this.id} compares them, rtscope report campaign:{this.id} draws them"
+        )
     ]
     try:
         comparison = build(group(docs, "cell"), DEFAULT_STATISTICS)

@@ -94,11 +94,15 @@ def run(args: argparse.Namespace, context: Context) -> int:
 
 
 _LEGEND = (
-    "change: (run − baseline) / baseline; worse is as the unit has it: higher for a time, lower for "
-    "iterations and throughput.",
-    "difference: p-value that the distributions are one in this statistic; MW: Mann–Whitney U on raw "
-    "samples (a per-period metric's periods), CI: the bootstrap interval of each median, from the "
-    "histograms; tail: how the samples beyond the baseline's p90 … max split between the runs (binomial).",
+    (
+        "change: (run − baseline) / baseline; worse is as the unit has it: higher for a time, lower for "
+        "iterations and throughput."
+    ),
+    (
+        "difference: p-value that the distributions are one in this statistic; MW: Mann–Whitney U on raw "
+        "samples (a per-period metric's periods), CI: the bootstrap interval of each median, from the "
+        "histograms; tail: how the samples beyond the baseline's p90 … max split between the runs (binomial)."
+    ),
 )
 
 

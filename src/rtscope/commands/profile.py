@@ -40,9 +40,11 @@ def run(args: argparse.Namespace, context: Context) -> int:
         output.commit(_profile_text(name, command, counts))
     context.print(
         [
-            f"profile {args.output}: {counts['voluntary_switches']:,} voluntary switches, "
-            f"{counts['involuntary_switches']:,} preemptions, {counts['interrupts']:,} interrupts "
-            f"in {fmt.seconds(counts['seconds'])}"
+            (
+                f"profile {args.output}: {counts['voluntary_switches']:,} voluntary switches, "
+                f"{counts['involuntary_switches']:,} preemptions, {counts['interrupts']:,} interrupts "
+                f"in {fmt.seconds(counts['seconds'])}"
+            )
         ]
     )
     return 0

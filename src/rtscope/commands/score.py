@@ -2,6 +2,7 @@
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from rtscope.analysis import score
 from rtscope.analysis.grouping import LETTERS, SHORT_ID
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     return 0
 
 
-def _run_title(letter: str, doc: dict, style: fmt.Style) -> str:
+def _run_title(letter: str, doc: dict[str, Any], style: fmt.Style) -> str:
     run = doc["run"]
     label = f' "{run["label"]}"' if run["label"] else ""
     return style.heading(f"{letter} {run['id'][:SHORT_ID]}{label}") + f" {doc['system']['hostname']}"
@@ -78,7 +79,7 @@ def _breakdown(result_score: score.Score, style: fmt.Style) -> list[str]:
     return ["  " + line for line in fmt.columns(rows, "lrrr")]
 
 
-def _ranking(docs: list[dict], scores: list[score.Score]) -> list[str]:
+def _ranking(docs: list[dict[str, Any]], scores: list[score.Score]) -> list[str]:
     order = sorted(range(len(docs)), key=lambda i: scores[i].value, reverse=True)
     best = scores[order[0]].value
     rows = [

@@ -140,10 +140,12 @@ class _Reader:
         if len(set(targets)) < len(targets):
             self._fail(None, "targets", "names a target twice")
         cells = []
+        # None: the command's --target, where the spec names none.
+        cell_targets: list[str | None] = [*targets] if targets else [None]
         for target, load_text, config, params in itertools.product(
-            targets or [None], load_texts, configs, itertools.product(*param_axes)
+            cell_targets, load_texts, configs, itertools.product(*param_axes)
         ):
-            axes = [("target", target)] if len(targets) > 1 else []
+            axes: list[tuple[str, str]] = [("target", target)] if target is not None and len(targets) > 1 else []
             axes.append(("load", load_text))
             if len(configs) > 1:
                 axes.append(("config", config.name))
@@ -176,7 +178,7 @@ class _Reader:
             self._fail(None, "configs", "must be tables: [[configs]] blocks")
         if not entries:
             return [Config("default")]
-        configs = []
+        configs: list[Config] = []
         for number, entry in enumerate(entries):
             where = ("configs", number)
             self._known_keys(entry, _CONFIG_KEYS, where)
@@ -267,7 +269,8 @@ class _Reader:
         """The line of ``key`` in the table ``where`` (None: the top; "params"; ("configs", n): the n-th
         [[configs]]), or of the table's header when ``key`` is None; None when it cannot be found."""
         table, index = (where, 0) if not isinstance(where, tuple) else where
-        current, seen = None, {}
+        current: str | None = None
+        seen: dict[str | None, int] = {}
         for number, line in enumerate(self.lines, start=1):
             header = re.match(r"\s*\[\[?\s*([^\]\s]+)\s*\]\]?", line)
             if header:

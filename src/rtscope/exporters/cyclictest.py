@@ -71,8 +71,10 @@ def write(export: RunExport) -> str:
         rows = min(highest + 1, MAX_ROWS)
     threads = [_column(m, adjusted, rows) for m in metrics]
     lines = [
-        f"# rtscope run {doc['run']['id']}: {' '.join(m['id'] for m in metrics)}, {export.figures_are}, "
-        f"1 us rows: {REBINNING}",
+        (
+            f"# rtscope run {doc['run']['id']}: {' '.join(m['id'] for m in metrics)}, {export.figures_are}, "
+            f"1 us rows: {REBINNING}"
+        ),
         # One line each, whatever the reason holds: every comment line must start with "#".
         *(f"# {m['id']} is invalid: {' '.join(result.invalid_reason(m).split())}" for m in metrics if not m["valid"]),
         "# Histogram",

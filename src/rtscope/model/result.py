@@ -57,7 +57,8 @@ class Result:
 
     @property
     def run_id(self) -> str:
-        return self.doc["run"]["id"]
+        run_id: str = self.doc["run"]["id"]
+        return run_id
 
 
 def load(path: str | Path) -> Result:
@@ -137,12 +138,14 @@ def labels(metric_doc: dict[str, Any]) -> dict[str, str | int]:
 
 def histogram_step(metric_doc: dict[str, Any]) -> float:
     """The size of one histogram step in the metric's unit (1: a nanosecond for a time metric)."""
-    return (metric_doc.get("histogram") or {}).get("resolution", 1.0)
+    step: float = (metric_doc.get("histogram") or {}).get("resolution", 1.0)
+    return step
 
 
 def summary(metric_doc: dict[str, Any], *, adjusted: bool = True) -> dict[str, Any]:
     """A metric's statistics: overhead-adjusted by default, else as measured (raw)."""
-    return metric_doc["adjusted" if adjusted else "stats"]
+    figures: dict[str, Any] = metric_doc["adjusted" if adjusted else "stats"]
+    return figures
 
 
 # Statistics that move with a constant offset (overhead adjustment); spread and count do not.
@@ -153,7 +156,7 @@ def cycles_summary(doc: dict[str, Any], metric_doc: dict[str, Any], *, adjusted:
     """A metric's statistics in cycle-counter ticks (overhead-adjusted by default, as ``summary``),
     or None when the cycle counter did not time it. The result stores cycles as measured; the
     adjustment is the metric's overhead converted with the run's ticks per ns, floored at 0."""
-    measured = metric_doc["cycles"]
+    measured: dict[str, Any] | None = metric_doc["cycles"]
     if measured is None or not adjusted:
         return measured
     offset = metric_doc["overhead_ns"] * doc["timing"]["cycles_per_ns"]

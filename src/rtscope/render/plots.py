@@ -62,7 +62,9 @@ def legend(runs: Sequence[Run]) -> Cells:
 def samples(metric_doc: dict[str, Any]) -> int:
     """How many samples a metric's histogram holds, those beyond its buckets too."""
     histogram = metric_doc["histogram"]
-    return sum(count for _, _, count in histogram["buckets"]) + histogram["overflow"]
+    buckets: list[list[int]] = histogram["buckets"]
+    overflow: int = histogram["overflow"]
+    return sum(count for _, _, count in buckets) + overflow
 
 
 def buckets(metric_doc: dict[str, Any]) -> list[tuple[float, float, int]]:

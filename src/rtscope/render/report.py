@@ -81,9 +81,11 @@ def render(results: Sequence[result.Result], *, adjusted: bool = True, published
     count = f"{len(report.runs)} run{'s' if len(report.runs) != 1 else ''}"
     intro = Paragraph(
         (
-            f"{count}; made by rtscope {__version__}. Tables: times "
-            f"{'overhead-adjusted' if adjusted else 'as measured'}. Plots: times as measured (the probe's "
-            "histograms and series).",
+            (
+                f"{count}; made by rtscope {__version__}. Tables: times "
+                f"{'overhead-adjusted' if adjusted else 'as measured'}. Plots: times as measured (the probe's "
+                "histograms and series)."
+            ),
         )
     )
     return page.render(f"rtscope report: {count}", (intro,), [section for section in sections if section])

@@ -95,6 +95,8 @@ def report(docs: Sequence[dict[str, Any]], *, adjusted: bool = True, published: 
     statistics, its grouping), each run named by its group's letter (and its place in the group, A1,
     A2 …, when the group has several runs); with ``published``, that study's figures beside them."""
     by = default_grouping(list(docs))
+    comparison: compare.Comparison | None
+    no_comparison: str | None
     try:
         groups = group(list(docs), by)
     except RtscopeError as refusal:

@@ -165,8 +165,10 @@ class Chart:
         marks = [
             _line(low, high, middle, middle, f'stroke="{colour}"'),
             *(_line(end, end, top + 6, bottom - 6, f'stroke="{colour}"') for end in (low, high)),
-            f'<rect x="{_px(box_low)}" y="{_px(top)}" width="{_px(max(box_high - box_low, 1.0))}" '
-            f'height="{_px(bottom - top)}" fill="{colour}" fill-opacity="0.25" stroke="{colour}"/>',
+            (
+                f'<rect x="{_px(box_low)}" y="{_px(top)}" width="{_px(max(box_high - box_low, 1.0))}" '
+                f'height="{_px(bottom - top)}" fill="{colour}" fill-opacity="0.25" stroke="{colour}"/>'
+            ),
             _line(at_median, at_median, top, bottom, f'stroke="{colour}" stroke-width="2.5"'),
             f'<circle cx="{_px(at_extreme)}" cy="{_px(middle)}" r="3.5" fill="none" stroke="{colour}"/>',
             *(f'<circle r="2" cx="{_px(self._x(value))}" cy="{_px(middle)}" fill="#000"/>' for value in dots),
@@ -176,8 +178,10 @@ class Chart:
     def svg(self) -> str:
         """The chart as one ``<svg>`` element."""
         parts = [
-            f'<svg class="plot" width="{self.width}" height="{self.height}" viewBox="0 0 {self.width} '
-            f'{self.height}" role="img" aria-label="{html.escape(self.title)}">{_title(self.title)}'
+            (
+                f'<svg class="plot" width="{self.width}" height="{self.height}" viewBox="0 0 {self.width} '
+                f'{self.height}" role="img" aria-label="{html.escape(self.title)}">{_title(self.title)}'
+            )
         ]
         for x, text in self._ticks(self.x, self.left, self.right):
             if isinstance(self.x, Axis):

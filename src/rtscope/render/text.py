@@ -1,7 +1,7 @@
 """Sections drawn as terminal text: a titled section's parts indented under its title, sections and
 parts apart by a blank line, emphasis in colour (fmt.Style); a figure is a one-line note."""
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rtscope.render import fmt
 from rtscope.render.document import Cell, Cells, Figure, Items, Paragraph, Part, Section, Table
@@ -47,7 +47,7 @@ def _part_lines(part: Part, style: Style) -> list[str]:
     raise TypeError(f"not a part: {part!r}")
 
 
-_PAINT = {
+_PAINT: dict[str, Callable[[Style, str], str]] = {
     "": lambda style, text: text,
     "strong": Style.heading,
     "warn": Style.warn,

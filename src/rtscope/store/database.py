@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from rtscope.errors import RtscopeError
 from rtscope.model import result
@@ -125,7 +125,7 @@ class Store:
         """Close the database."""
         self._db.close()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -115,7 +115,8 @@ def figures_table(comparison: Comparison) -> Table:
         *(f"{x}/A" for x in others),
         *(f"{x}≠A?" for x in others),
     ]
-    rows, previous = [], None
+    rows: list[list[str | Cell]] = []
+    previous = None
     for row in comparison.rows:
         rows.append(
             [
@@ -142,8 +143,9 @@ def labels_shown(comparison: Comparison) -> bool:
 def row_name(row: Row, previous: Row | None, with_labels: bool) -> list[str]:
     """The cells that name ``row``'s metric: its id when it differs from the previous row's, its labels
     (with the column) when they differ — so that each metric and each set of labels is named once."""
-    same_metric = previous is not None and previous.metric == row.metric
-    same_labels = same_metric and previous.labels == row.labels
+    same_metric = same_labels = False
+    if previous is not None and previous.metric == row.metric:
+        same_metric, same_labels = True, previous.labels == row.labels
     return [
         "" if same_metric else row.metric,
         *(["" if same_labels else cells.labels_text(dict(row.labels))] if with_labels else []),
@@ -165,7 +167,7 @@ def figure_text(figure: Figure, row: Row) -> str:
 def _figure(figure: Figure, row: Row, with_spread: bool) -> Cell:
     text = figure_text(figure, row)
     if with_spread and figure.spread is not None:
-        text += f" ±{fmt.significant(100 * figure.spread, 2)}%"
+        text += f" ±{units.significant(100 * figure.spread, 2)}%"
     return Cell(text + INVALID_MARK, "bad") if figure.invalid else Cell(text)
 
 
@@ -188,10 +190,14 @@ def verdict_text(verdict: stats.Difference | None) -> str:
 def legend(comparison: Comparison) -> Paragraph:
     """How to read the verdicts, and what a group's figure is."""
     lines = (
-        f"X≠A?: does group X differ from A in this statistic ({100 * stats.CONFIDENCE:.0f} % confidence)? "
-        "MW: Mann–Whitney U on the raw samples",
-        "(--raw N when running) or on Thread-Metric periods; CI: the bootstrap interval of each median, "
-        "from the histograms;",
+        (
+            f"X≠A?: does group X differ from A in this statistic ({100 * stats.CONFIDENCE:.0f} % confidence)? "
+            "MW: Mann–Whitney U on the raw samples"
+        ),
+        (
+            "(--raw N when running) or on Thread-Metric periods; CI: the bootstrap interval of each median, "
+            "from the histograms;"
+        ),
         "tail (p90 … max): how the samples beyond A's figure split between A and X, against their sizes (binomial).",
         *(
             (
@@ -206,8 +212,10 @@ def legend(comparison: Comparison) -> Paragraph:
         return Paragraph(
             (
                 *lines,
-                "A group's figure is the median over its runs, ± half their range; a difference "
-                "the runs themselves span is not called one.",
+                (
+                    "A group's figure is the median over its runs, ± half their range; a difference "
+                    "the runs themselves span is not called one."
+                ),
             )
         )
     return Paragraph((*lines, "One run each: repeat runs (rtscope campaign) to see the run-to-run spread."))

@@ -4,7 +4,7 @@ import bisect
 import math
 from collections.abc import Sequence
 
-from rtscope.model import result
+from rtscope.model import result, units
 from rtscope.render import fmt, plots, svg
 from rtscope.render.document import Figure, Section, heading
 from rtscope.render.subjects import Report
@@ -29,7 +29,7 @@ def build(report: Report, metric_id: str) -> Section | None:
     edges = _bin_edges(low, max((buckets[-1][0] + buckets[-1][1] for buckets in bucketed), default=2 * low), step)
     counts = {run.index: _rebin(plots.buckets(m), edges) for run, m in measured}
     bin_width = 100 * (edges[-1] / edges[0]) ** (1 / (len(edges) - 1)) - 100
-    notes = [f"Samples per bin; bins about {fmt.significant(bin_width, 2)} % wide, evenly spaced on the log axis."]
+    notes = [f"Samples per bin; bins about {units.significant(bin_width, 2)} % wide, evenly spaced on the log axis."]
     notes += [
         f"{run.name}: {fmt.count(m['histogram']['overflow'])} samples at or above "
         f"{unit.format(m['histogram']['overflow_above'] * step)} lie beyond the histogram and are not drawn."
@@ -80,11 +80,11 @@ def _rebin(buckets: Sequence[tuple[float, float, int]], edges: Sequence[float]) 
     return counts
 
 
-def _outline(edges: Sequence[float], counts: Sequence[int]) -> list[svg.Point | None]:
+def _outline(edges: Sequence[float], counts: Sequence[int]) -> list[svg.Point]:
     """The outline of a histogram: a corner wherever the count changes, so that a run of equal (often
     empty) bins is one stretch. An empty bin lies on the x axis: a log axis has no 0, the chart puts it
     at its bottom."""
-    points: list[svg.Point | None] = []
+    points: list[svg.Point] = []
     level = 0
     for edge, count in zip(edges, [*counts, 0], strict=True):
         if count != level:

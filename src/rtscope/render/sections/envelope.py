@@ -34,10 +34,14 @@ def section(docs: Iterable[dict[str, Any]], *, in_full: bool) -> Section | None:
         return None
     how = Paragraph(
         (
-            "Max relative period error, |period − nominal| / nominal, of each model at each nominal period: the "
-            "largest over the cell's runs (the worst case), green under 1 %, yellow under 10 %, red above.",
-            "< 1 % from: the shortest period whose max stays under 1 % (not monotone: a longer period does not). "
-            f"{INVALID_MARK.strip()} a run of the cell is invalid or failed and is not counted.",
+            (
+                "Max relative period error, |period − nominal| / nominal, of each model at each nominal period: the "
+                "largest over the cell's runs (the worst case), green under 1 %, yellow under 10 %, red above."
+            ),
+            (
+                "< 1 % from: the shortest period whose max stays under 1 % (not monotone: a longer period does not). "
+                f"{INVALID_MARK.strip()} a run of the cell is invalid or failed and is not counted."
+            ),
         )
     )
     title = heading("Square waves", ": operating envelopes")
@@ -95,11 +99,11 @@ def _verdict(panel: envelope.Panel) -> Items:
     lines = []
     for index, threshold in enumerate(envelope.THRESHOLDS):
         reaching = sorted(
-            (m for m in panel.models if m.reaches[index].shortest_us is not None),
-            key=lambda m: m.reaches[index].shortest_us,
+            ((m, shortest_us) for m in panel.models if (shortest_us := m.reaches[index].shortest_us) is not None),
+            key=lambda reached: reached[1],
         )
         never = [m.name for m in panel.models if m.reaches[index].shortest_us is None]
-        meets = ", ".join(f"{m.name} from {_reach_text(m.reaches[index])}" for m in reaching) or "no model"
+        meets = ", ".join(f"{m.name} from {_reach_text(m.reaches[index])}" for m, _ in reaching) or "no model"
         lines.append(
             Cell(
                 f"Under {_threshold_text(threshold)}: {meets}" + (f"; never: {', '.join(never)}" if never else "") + "."
@@ -122,7 +126,7 @@ def _table(panel: envelope.Panel, figure: str) -> Part:
         *map(_period_text, panel.periods_us),
         *([f"< {_threshold_text(t)} from" for t in envelope.THRESHOLDS] if reaches else []),
     ]
-    rows = []
+    rows: list[list[str | Cell]] = []
     for model in panel.models:
         cells = [
             Cell(MISSING)

@@ -2,7 +2,7 @@
 
 from rtscope.model import result
 from rtscope.render import cells, fmt
-from rtscope.render.document import Paragraph, Section, heading, table
+from rtscope.render.document import Cell, Paragraph, Section, heading, table
 from rtscope.render.subjects import OneRun
 
 STAT_COLUMNS = ("min", "p50", "p90", "p99", "p999", "max", "mean", "stddev")
@@ -22,7 +22,7 @@ def build(subject: OneRun) -> Section | None:
         return Section(heading("Metrics", aside), (Paragraph(("none measured",)),))
     with_labels = cells.labels_shown(sampled)
     header = [*cells.metric_header(with_labels), "count", *(result.STATISTICS[key] for key in STAT_COLUMNS), "validity"]
-    rows = []
+    rows: list[list[str | Cell]] = []
     for m in sampled:
         figures, unit = result.summary(m, adjusted=subject.adjusted), result.unit(m)
         rows.append(

@@ -4,7 +4,7 @@ worst sample of a typical window and of the worst one, when that was, and the sa
 from statistics import median
 from typing import Any
 
-from rtscope.model import result, values
+from rtscope.model import result, units, values
 from rtscope.render import cells, fmt
 from rtscope.render.document import Section, heading, table
 from rtscope.render.fmt import MISSING
@@ -30,8 +30,7 @@ def build(subject: OneRun) -> Section | None:
 def _cells(metric: dict[str, Any]) -> list[str]:
     series, threshold = metric.get("series"), metric.get("threshold")
     row = [MISSING] * 5
-    worst = [value for value in series["max"] if value is not None] if series else []
-    if worst:
+    if series and (worst := [value for value in series["max"] if value is not None]):
         at = series["max"].index(max(worst))
         row[:4] = [
             f"{fmt.count(len(series['max']))} × {fmt.seconds(series['window_s'])}",
@@ -41,6 +40,6 @@ def _cells(metric: dict[str, Any]) -> list[str]:
         ]
     if threshold:
         samples = metric["stats"]["count"]
-        share = f" ({fmt.significant(100 * threshold['over'] / samples)} %)" if samples else ""
+        share = f" ({units.significant(100 * threshold['over'] / samples)} %)" if samples else ""
         row[4] = f"{fmt.count(threshold['over'])} above {fmt.duration(threshold['ns'])}{share}"
     return row

@@ -2,7 +2,7 @@
 
 from rtscope.analysis.grouping import SHORT_ID
 from rtscope.render import cells, fmt
-from rtscope.render.document import Cell, Paragraph, Section, heading, table
+from rtscope.render.document import Cell, Paragraph, Part, Section, heading, table
 from rtscope.render.fmt import MISSING
 from rtscope.render.subjects import Report
 
@@ -45,7 +45,7 @@ def build(report: Report) -> Section:
         "loads",
         "warnings",
     ]
-    parts = [table(header, rows, "l" * len(header))]
+    parts: list[Part] = [table(header, rows, "l" * len(header))]
     if any(run.doc["config"]["requested"] != run.doc["config"]["granted"] for run in report.runs):
         parts.append(
             Paragraph(

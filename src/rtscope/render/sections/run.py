@@ -2,6 +2,7 @@
 it was measured, the probe and its command."""
 
 from datetime import datetime
+from typing import Any
 
 from rtscope.model import result
 from rtscope.render import cells, fmt
@@ -32,8 +33,10 @@ def build(subject: OneRun) -> Section:
                 [
                     (
                         "started",
-                        f"{fmt.local_time(run['started'], with_seconds=True)} (took "
-                        f"{fmt.seconds(elapsed.total_seconds())})",
+                        (
+                            f"{fmt.local_time(run['started'], with_seconds=True)} (took "
+                            f"{fmt.seconds(elapsed.total_seconds())})"
+                        ),
                     ),
                     *_measured_on_row(subject.doc),
                     ("probe", f"{run['probe_version']}, {run['port']} port"),
@@ -45,7 +48,7 @@ def build(subject: OneRun) -> Section:
     )
 
 
-def _measured_on_row(doc: dict) -> list[tuple[str, str]]:
+def _measured_on_row(doc: dict[str, Any]) -> list[tuple[str, str]]:
     """Where and on what time base, when the analyzer recorded the target or the probe alone says it ran in
     an OS simulator; else nothing (an older result, measured on hardware)."""
     time_base = result.time_base(doc)
@@ -55,7 +58,7 @@ def _measured_on_row(doc: dict) -> list[tuple[str, str]]:
     return [("measured on", measured_on({**(target or {}), "time_base": time_base}))]
 
 
-def measured_on(target: dict) -> str:
+def measured_on(target: dict[str, Any]) -> str:
     """ "local: hardware time", "qemu:aarch64:rt: instruction time on emulated hardware, …" with the length
     of an instruction where the target recorded it ("(one instruction every 32 ns)"); without a name (a
     simulator's result the probe wrote alone) the time base only: "an OS simulator's time, not the OS's"."""

@@ -80,8 +80,11 @@ def build(report: Report, metric_id: str) -> Section | None:
                 chart,
                 (),
                 (
-                    "Box p25 to p75, thick line p50 (read from the histograms, a group's runs pooled); whiskers min to p99; "
-                    "ring max; dots: each run's own p99 in a group of several. Groups as rtscope compare forms them.",
+                    (
+                        "Box p25 to p75, thick line p50 (read from the histograms, a group's runs pooled); "
+                        "whiskers min to p99; ring max; dots: each run's own p99 in a group of several. Groups as "
+                        "rtscope compare forms them."
+                    ),
                 ),
             ),
         ),
@@ -93,8 +96,8 @@ def _box(metric_docs: Sequence[dict[str, Any]]) -> Box:
     the bucket, as measured), min and max exact."""
     buckets = sorted(bucket for m in metric_docs for bucket in plots.buckets(m))
     total = sum(plots.samples(m) for m in metric_docs)
-    low = min(m["stats"]["min"] for m in metric_docs if m["stats"]["min"] is not None)
-    high = max(m["stats"]["max"] for m in metric_docs if m["stats"]["max"] is not None)
+    low: float = min(m["stats"]["min"] for m in metric_docs if m["stats"]["min"] is not None)
+    high: float = max(m["stats"]["max"] for m in metric_docs if m["stats"]["max"] is not None)
 
     def quantile(share: float) -> float:
         rank, seen = share * total, 0
@@ -104,4 +107,5 @@ def _box(metric_docs: Sequence[dict[str, Any]]) -> Box:
             seen += count
         return high  # the rank lies among the samples beyond the histogram
 
-    return Box(low, *(quantile(share) for share in BOX_QUANTILES), high)
+    quartile1, median, quartile3, p99 = (quantile(share) for share in BOX_QUANTILES)
+    return Box(low, quartile1, median, quartile3, p99, high)

@@ -34,8 +34,10 @@ def build(report: Report) -> Section | None:
     parts: list[Paragraph | Figure] = [
         Paragraph(
             (
-                f"Each test's median iterations per reporting period over {baseline}'s in the same run: the figure that "
-                "carries across processors. Above 1: more iterations than the calibration test.",
+                (
+                    f"Each test's median iterations per reporting period over {baseline}'s in the same run: the "
+                    "figure that carries across processors. Above 1: more iterations than the calibration test."
+                ),
             )
         )
     ]
@@ -64,6 +66,8 @@ def _bar(run: Run, metric_id: str) -> tuple[float, str, str] | None:
     return (
         metric_doc["baseline"]["ratio"],
         run.colour,
-        f"{run.caption} {metric_id}: {baseline_text(metric_doc)}, median "
-        f"{result.unit(metric_doc).format(metric_doc['stats']['p50'])} per {fmt.seconds(metric_doc['period_s'])}",
+        (
+            f"{run.caption} {metric_id}: {baseline_text(metric_doc)}, median "
+            f"{result.unit(metric_doc).format(metric_doc['stats']['p50'])} per {fmt.seconds(metric_doc['period_s'])}"
+        ),
     )

@@ -5,7 +5,7 @@ from typing import Any
 
 from rtscope.model import result
 from rtscope.render import cells, fmt
-from rtscope.render.document import Section, heading, table
+from rtscope.render.document import Cell, Section, heading, table
 from rtscope.render.fmt import MISSING
 from rtscope.render.subjects import OneRun
 
@@ -17,7 +17,7 @@ def build(subject: OneRun) -> Section | None:
         return None
     with_labels = cells.labels_shown(metrics)
     header = [*cells.metric_header(with_labels), "periods", "period", "median", "min", "max", "vs baseline", "validity"]
-    rows = [
+    rows: list[list[str | Cell]] = [
         [
             *cells.metric_cells(m, with_labels),
             fmt.count(m["stats"]["count"]),

@@ -27,7 +27,8 @@ def build(report: Report) -> Section | None:
         return _section((Paragraph((f"No verdict: {report.no_comparison}.",)),))
     comparison = report.comparison
     with_labels = compared.labels_shown(comparison)
-    rows, unranked, previous = [], [], None
+    rows: list[list[str | Cell]] = []
+    unranked, previous = [], None
     for row in comparison.rows:
         if not row.verdicts:
             continue  # a calibration ratio: compare tests the statistic it is the ratio of
@@ -35,7 +36,7 @@ def build(report: Report) -> Section | None:
         if len(ranked) < 2:
             unranked += [row.name] if row.name not in unranked else []
             continue
-        (best, best_figure), (runner_up, runner_up_figure) = ranked[:2]
+        (best, best_figure, best_value), (runner_up, runner_up_figure, runner_up_value) = ranked[:2]
         verdict = _verdict(comparison, row, best, runner_up)
         rows.append(
             [
@@ -43,7 +44,7 @@ def build(report: Report) -> Section | None:
                 row.stat,
                 Cell(report.caption(best), "strong", report.swatch(best)),
                 compared.figure_text(best_figure, row),
-                _margin(best_figure, runner_up_figure, units.get(row.unit)),
+                _margin(best_value, runner_up_value, units.get(row.unit)),
                 Cell(report.caption(runner_up), swatch=report.swatch(runner_up)),
                 compared.figure_text(runner_up_figure, row),
                 Cell(compared.verdict_text(verdict), "good" if verdict and verdict.real else ""),
@@ -66,8 +67,10 @@ def build(report: Report) -> Section | None:
         parts += [
             Paragraph(
                 (
-                    "Per metric and statistic, the best group and how many times better its figure is than "
-                    "the next best's; real difference?: whether the two really differ.",
+                    (
+                        "Per metric and statistic, the best group and how many times better its figure is than "
+                        "the next best's; real difference?: whether the two really differ."
+                    ),
                 )
             ),
             table(header, rows, "l" * with_labels + "lllrrlrl"),
@@ -88,20 +91,24 @@ def _how_to_read(report: Report) -> Paragraph:
     adjusted = "overhead-adjusted" if report.adjusted else "as measured"
     return Paragraph(
         (
-            "Best: the lowest figure of a time, the highest of iterations, as the metric's unit has it. The margin is "
-            "to the next best, not to the first group: that is what makes the best one best.",
-            f"Real: rtscope compare's test ({100 * stats.CONFIDENCE:.0f} % confidence) of the later of the two groups "
-            "against the earlier — its legend, under Comparison, says which test — and, for groups of several runs, "
-            "a difference beyond their run-to-run spread.",
+            (
+                "Best: the lowest figure of a time, the highest of iterations, as the metric's unit has it. The "
+                "margin is to the next best, not to the first group: that is what makes the best one best."
+            ),
+            (
+                f"Real: rtscope compare's test ({100 * stats.CONFIDENCE:.0f} % confidence) of the later of the two "
+                "groups against the earlier — its legend, under Comparison, says which test — and, for groups of "
+                "several runs, a difference beyond their run-to-run spread."
+            ),
             f"Figures {adjusted}; a group's is the median over its runs; an invalid one takes no part.",
         )
     )
 
 
-def _ranked(groups: tuple[Group, ...], row: Row) -> list[tuple[Group, Figure]]:
-    """The groups with a valid figure in ``row``, best first (ties in group order)."""
-    valid = [(g, f) for g, f in zip(groups, row.figures, strict=True) if f.value is not None and not f.invalid]
-    return sorted(valid, key=lambda pair: pair[1].value, reverse=not units.get(row.unit).lower_is_better)
+def _ranked(groups: tuple[Group, ...], row: Row) -> list[tuple[Group, Figure, float]]:
+    """The groups with a valid figure in ``row``, each with the figure's value, best first (ties in group order)."""
+    valid = [(g, f, f.value) for g, f in zip(groups, row.figures, strict=True) if f.value is not None and not f.invalid]
+    return sorted(valid, key=lambda ranked: ranked[2], reverse=not units.get(row.unit).lower_is_better)
 
 
 def _verdict(comparison: Comparison, row: Row, best: Group, runner_up: Group) -> stats.Difference | None:
@@ -111,10 +118,10 @@ def _verdict(comparison: Comparison, row: Row, best: Group, runner_up: Group) ->
     return compare.difference(comparison, first, other, row)
 
 
-def _margin(best: Figure, runner_up: Figure, unit: units.Unit) -> str:
+def _margin(best: float, runner_up: float, unit: units.Unit) -> str:
     """ "1.36× lower": how many times better the best figure is than the next best's, in the unit's way;
     "equal" for a tie, and no ratio to a figure of 0."""
-    low, high = sorted((best.value, runner_up.value))
+    low, high = sorted((best, runner_up))
     word = "lower" if unit.lower_is_better else "higher"
     if low == high:
         return "equal"

@@ -6,7 +6,7 @@ the observer's checks."""
 from rtscope.analysis import envelope
 from rtscope.model import result, units
 from rtscope.render import cells, fmt
-from rtscope.render.document import Paragraph, Section, heading, table
+from rtscope.render.document import Cell, Paragraph, Section, heading, table
 from rtscope.render.fmt import MISSING
 from rtscope.render.sections.envelope import error_cell, percent
 from rtscope.render.subjects import OneRun
@@ -16,7 +16,7 @@ PERIOD = "wave.period"
 
 def build(subject: OneRun) -> Section | None:
     """A row per wave the run measured; nothing when it measured none."""
-    rows = []
+    rows: list[list[str | Cell]] = []
     for error in (m for m in subject.doc["metrics"] if envelope.metric_name(m) == envelope.REL_ERROR):
         labels = result.labels(error)
         period = next(
@@ -65,8 +65,10 @@ def build(subject: OneRun) -> Section | None:
             Paragraph(
                 (
                     "Max rel. error: the largest |period − nominal| / nominal (green under 1 %, yellow under 10 %).",
-                    "Error: wave.period's p50, min and max less the nominal period. Periods: judged; missed: longer "
-                    "than 1.5 × nominal;",
+                    (
+                        "Error: wave.period's p50, min and max less the nominal period. Periods: judged; missed: "
+                        "longer than 1.5 × nominal;"
+                    ),
                     "blind: the share of the run the observer was not looking; resolution: its median loop gap.",
                 )
             ),

@@ -75,7 +75,8 @@ def _parts(series: workload.Series, published: Study | None) -> tuple[Part, ...]
         *(f"{result.STATISTICS[key]} ×N={_baseline_text(series)}" for key in workload.RATIO_STATISTICS),
         *(f"{PUBLISHED_MARK} {platform}{'' if family == 'all' else ' by op'}" for platform, family in columns),
     ]
-    rows, previous = [], None
+    rows: list[list[str | Cell]] = []
+    previous = None
     for line in series.lines:
         for (metric_id, word), cell in zip(workload.QUANTITIES, line.cells, strict=True):
             first = (line.op, line.processes, line.threads) != previous
@@ -131,12 +132,18 @@ def _published(study: Study | None, line: workload.Line, metric_id: str, column:
 
 def _how(all_series: tuple[workload.Series, ...], adjusted: bool, published: Study | None) -> Paragraph:
     lines = [
-        "Per thread and iteration: execution (first instruction to last), waiting (runnable but not running, "
-        "and blocked on the mutex) and response (release to first instruction); docs/workload.md.",
-        "mean: over every sample of the valid runs; p50, p99: the median of the runs' figures; max: the largest. "
-        f"×N=2: the ratio to the same op's figure at 2 threads{_other_baselines(all_series)}.",
-        f"Times {'overhead-adjusted' if adjusted else 'as measured'}; {INVALID_MARK.strip()} runs whose metric is "
-        "invalid take no part (notes say why).",
+        (
+            "Per thread and iteration: execution (first instruction to last), waiting (runnable but not running, "
+            "and blocked on the mutex) and response (release to first instruction); docs/workload.md."
+        ),
+        (
+            "mean: over every sample of the valid runs; p50, p99: the median of the runs' figures; max: the largest. "
+            f"×N=2: the ratio to the same op's figure at 2 threads{_other_baselines(all_series)}."
+        ),
+        (
+            f"Times {'overhead-adjusted' if adjusted else 'as measured'}; {INVALID_MARK.strip()} runs whose metric is "
+            "invalid take no part (notes say why)."
+        ),
     ]
     if published is not None:
         lines.append(
@@ -207,8 +214,10 @@ def crypto_section(docs: Iterable[dict[str, Any]], study: Study, *, adjusted: bo
         return None
     how = Paragraph(
         (
-            f"{PUBLISHED_MARK}: {study.source}, wolfCrypt's benchmark on its board (one figure per OS) — "
-            "other hardware, another library and time; context, not a verdict.",
+            (
+                f"{PUBLISHED_MARK}: {study.source}, wolfCrypt's benchmark on its board (one figure per OS) — "
+                "other hardware, another library and time; context, not a verdict."
+            ),
             "p50: the run's median batch; min: its worst batch (throughput: higher is better).",
         )
     )

@@ -34,8 +34,10 @@ def build(report: Report, metric_id: str) -> Section | None:
     )
     windows = sorted({fmt.seconds(m["series"]["window_s"]) for _, m in kept})
     notes = [
-        f"The worst sample of each {' or '.join(windows)} window, as measured, drawn across its window; "
-        "a gap is a window without samples."
+        (
+            f"The worst sample of each {' or '.join(windows)} window, as measured, drawn across its window; "
+            "a gap is a window without samples."
+        )
     ]
     if any(len(m["series"]["max"]) > MOST_STEPS for _, m in kept):
         notes.append(
