@@ -9,10 +9,10 @@
 #include "check.h"
 #include "sysinfo_posix.h"
 
-/* What Debian 12's kernels write in uname -v (booted in rtscope's QEMU guests). */
-#define STOCK_AMD64 "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-2 (2025-11-14)"
-#define STOCK_ARM64 "#1 SMP Debian 6.1.192-2 (2025-11-14)"
-#define RT "#1 SMP PREEMPT_RT Debian 6.1.192-2 (2025-11-14)"
+/* What Debian 12's kernels write in uname -v, as rtscope's QEMU guests boot them (6.1.0-56). */
+#define STOCK_AMD64 "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-2 (2026-11-16)"
+#define STOCK_ARM64 "#1 SMP Debian 6.1.192-2 (2026-11-16)"
+#define RT "#1 SMP PREEMPT_RT Debian 6.1.192-2 (2026-11-16)"
 
 static void expect_model(const rts_posix_system_texts *t, const char *want)
 {
