@@ -1,6 +1,7 @@
 /*
  * POSIX port: what the result records about the system (Linux files where
- * present; anything missing stays "unknown" rather than guessed).
+ * present; anything missing stays "unknown" rather than guessed), with the
+ * preemption model and virtualisation by the rules of sysinfo_posix.h.
  */
 #define _GNU_SOURCE
 #include "rtscope/port.h"
@@ -20,7 +21,7 @@
 /* Where Linux shows the device tree the firmware handed it. */
 #define DEVICE_TREE "/proc/device-tree"
 /* Room for a virtualisation text before it is cut to the size configured. */
-#define RTS_POSIX_VIRT_TEXT 192
+#define VIRT_TEXT_MAX 192
 
 /* Copy src into dst of size bytes, cut if it does not fit. */
 static void copy_text(char *dst, size_t size, const char *src)
@@ -159,7 +160,7 @@ void rts_posix_virtualization(const rts_posix_system_texts *t, char *out, size_t
         who = "QEMU";
     bool vm = flag || who;
     bool could_tell = t->cpu_flags || vendor || t->dt_present;
-    char text[RTS_POSIX_VIRT_TEXT];
+    char text[VIRT_TEXT_MAX];
     if (vm)
         snprintf(text, sizeof text, "vm%s%s%s%s", who ? " (" : "", who ? who : "", who ? ")" : "",
                  t->container ? ", container" : "");

@@ -35,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
-    """Read the target's facts, judge them and print every check; 1 when one would distort measurements."""
+    """Read the target's facts, judge them and print every check that applies; 1 when one would distort
+    measurements."""
     target = context.target()
     system = facts.gather(target)
     checks = readiness.assess(system)

@@ -141,10 +141,8 @@ def read_system(completed: Completed, who: str) -> dict[str, Any]:
         document = json.loads(completed.stdout.decode())
     except ValueError:  # not UTF-8, or not JSON
         raise ProbeError(f"{who} system printed no JSON document") from None
-    if not isinstance(document, dict) or (document.get("format"), document.get("version")) != (
-        SYSTEM_FORMAT,
-        SYSTEM_VERSION,
-    ):
+    header = (document.get("format"), document.get("version")) if isinstance(document, dict) else None
+    if header != (SYSTEM_FORMAT, SYSTEM_VERSION):
         raise ProbeError(f"{who} system printed no {SYSTEM_FORMAT} document of version {SYSTEM_VERSION}")
     try:
         return result.validate_system(document.get("system"), f"{who} system")
