@@ -387,6 +387,10 @@ def _preemption(facts: SystemFacts) -> Check:
         # An RTOS's scheduler: preemptive (full) or cooperative (none), as its configuration says.
         preemptive = model != "none"
         state = f"{'preemptive' if preemptive else 'cooperative'} scheduling"
+        why = (
+            "a preemptive scheduler runs a task the moment it is the highest-priority ready one; a "
+            "cooperative one lets it wait until the running task yields, however long that takes"
+        )
         return Check("preemption", "preemption model", state, OK if preemptive else WARN, why, None)
     if model == "rt":
         return Check("preemption", "preemption model", "PREEMPT_RT", OK, why, None)
@@ -417,7 +421,8 @@ def _virtualization(facts: SystemFacts) -> Check:
         return Check("virtualization", "virtualization", "unknown", UNKNOWN, why, None)
     if found == "none":
         return Check("virtualization", "virtualization", "none", OK, why, None)
-    fix = "measure on the machine itself: rtscope --target ssh://HOST doctor"
+    # An emulated RTOS board has no real one rtscope can reach yet: no command to offer.
+    fix = "measure on the machine itself: rtscope --target ssh://HOST doctor" if system["os"] == "Linux" else None
     return Check("virtualization", "virtualization", found, WARN, why, fix)
 
 
