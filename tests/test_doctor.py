@@ -1,22 +1,28 @@
-"""rtscope doctor: facts read through a transport, each check's states judged, the command's text,
-JSON and exit status — on fixture /proc and /sys trees, and once for real on this machine."""
+"""rtscope doctor: facts read through a transport and asked of the probe, each check's states judged,
+the command's text, JSON and exit status — on fixture /proc and /sys trees (each with what the probe
+prints there), and for real: on this machine, on a fake target, on the FreeRTOS board and in a Debian
+guest when they can be booted here. The probe's own rules are tested in C (probe/tests/
+test_sysinfo_posix.c)."""
 
 import ast
 import fnmatch
 import json
 import shutil
+import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import FIXTURES, REPO
 from rtscope.analysis import readiness
 from rtscope.commands.context import Context
-from rtscope.errors import RtscopeError
-from rtscope.targets import facts
+from rtscope.errors import ProbeError, RtscopeError
+from rtscope.targets import debian_packages, facts
 from rtscope.targets.transport import Completed
 from test_cli_errors import assert_one_line_error
+from test_qemu_board import needs_board
 
 TREES = FIXTURES / "doctor"
 CHECK_IDS = [
@@ -76,16 +82,29 @@ class TreeTransport:
         return Completed(0 if argv[2] in names else 1, b"", b"")
 
 
+# What the probe prints there (rtscope-probe system), kept in the tree; a tree without it has no probe.
+PROBE_SYSTEM = "probe-system.json"
+
+
 class TreeTarget:
-    def __init__(self, root: Path, unreadable: Sequence[str] = ()):
-        self.transport = TreeTransport(root, unreadable)
+    """The machine of a fixture tree: its files through a TreeTransport, its probe's answer from the
+    tree's probe-system.json."""
+
+    def __init__(self, root: Path, unreadable: Sequence[str] = (), refusal: type[OSError] = PermissionError):
+        self.transport = TreeTransport(root, unreadable, refusal)
         self.name = self.transport.name
+        self.root = root
+
+    def probe_system(self) -> dict[str, Any]:
+        if not (self.root / PROBE_SYSTEM).is_file():
+            raise ProbeError("cannot run the probe there: no rtscope-probe")
+        return facts.read_system(Completed(0, (self.root / PROBE_SYSTEM).read_bytes(), b""), self.name)
 
 
 def verdicts_of(
     root: Path, unreadable: Sequence[str] = (), refusal: type[OSError] = PermissionError
 ) -> dict[str, readiness.Check]:
-    return {check.id: check for check in readiness.assess(facts.gather(TreeTransport(root, unreadable, refusal)))}
+    return {check.id: check for check in readiness.assess(facts.gather(TreeTarget(root, unreadable, refusal)))}
 
 
 @pytest.fixture
@@ -106,6 +125,13 @@ def write(root: Path, path: str, text: str) -> None:
 def remove(root: Path, path: str) -> None:
     target = root / path.lstrip("/")
     shutil.rmtree(target) if target.is_dir() else target.unlink()
+
+
+def probe_says(root: Path, **system: Any) -> None:
+    """Make the probe of the tree at ``root`` report ``system``'s values instead of its own."""
+    document = json.loads((root / PROBE_SYSTEM).read_text())
+    document["system"].update(system)
+    (root / PROBE_SYSTEM).write_text(json.dumps(document))
 
 
 # A tuned real-time system: every check ok. A stock desktop in a VM: every way to go wrong.
@@ -160,9 +186,9 @@ def test_states_say_what_was_read():
         == "echo tsc | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource"
     )
     assert stock["timer-slack"].state == "1000 µs"
-    assert stock["preemption"].state == "voluntary preemption (desktop) (6.1.0-18-amd64)"
-    assert tuned["preemption"].state == "PREEMPT_RT (6.1.0-18-rt-amd64)"
-    assert stock["virtualization"].state == "virtual machine (QEMU), container"
+    assert stock["preemption"].state == "voluntary preemption (desktop)"
+    assert tuned["preemption"].state == "PREEMPT_RT"
+    assert stock["virtualization"].state == "vm (QEMU), container"
     assert (
         tuned["kernel-cmdline"].state == "isolcpus=2-3 nohz_full=2-3 rcu_nocbs=2-3 intel_idle.max_cstate=1 skew_tick=1"
     )
@@ -176,6 +202,10 @@ def _set(path: str, text: str) -> Callable[[Path], None]:
 
 def _drop(*paths: str) -> Callable[[Path], None]:
     return lambda root: [remove(root, path) for path in paths]
+
+
+def _probe(**system: Any) -> Callable[[Path], None]:
+    return lambda root: probe_says(root, **system)
 
 
 def _both(*changes: Callable[[Path], None]) -> Callable[[Path], None]:
@@ -224,31 +254,15 @@ STATES = [
     ),
     ("tuned", _drop("/proc/self/timerslack_ns"), "timer-slack", "unknown", "unknown"),
     ("tuned", _set("/proc/self/timerslack_ns", "1"), "timer-slack", "ok", "0.001 µs"),
-    ("stock", _drop("/sys/kernel/debug"), "preemption", "warn", "PREEMPT_DYNAMIC, mode unknown"),
-    (
-        "stock",
-        _set("/sys/kernel/debug/sched/preempt", "none voluntary (full)"),
-        "preemption",
-        "warn",
-        "full preemption, not PREEMPT_RT",
-    ),
-    (
-        "tuned",
-        _both(_set("/proc/sys/kernel/version", "#1 SMP Debian"), _drop("/sys/kernel/realtime")),
-        "preemption",
-        "warn",
-        "no forced preemption",
-    ),
-    ("tuned", _drop("/sys/kernel/realtime", "/proc/sys/kernel/version"), "preemption", "unknown", "unknown"),
-    (
-        "stock",
-        _drop("/.dockerenv", "/proc/cpuinfo", "/sys/class/dmi"),
-        "virtualization",
-        "unknown",
-        "no container; virtual machine unknown",
-    ),
-    ("tuned", _set("/sys/class/dmi/id/sys_vendor", "QEMU"), "virtualization", "warn", "virtual machine (QEMU)"),
-    ("tuned", _set("/run/.containerenv", ""), "virtualization", "warn", "container"),
+    ("stock", _probe(preempt_model="dynamic"), "preemption", "warn", "PREEMPT_DYNAMIC, mode unknown"),
+    ("stock", _probe(preempt_model="full"), "preemption", "warn", "full preemption, not PREEMPT_RT"),
+    ("tuned", _probe(preempt_model="none", realtime_kernel=False), "preemption", "warn", "no forced preemption"),
+    ("tuned", _probe(preempt_model="unknown"), "preemption", "unknown", "unknown"),
+    ("tuned", _drop("/" + PROBE_SYSTEM), "preemption", "unknown", "unknown"),
+    ("stock", _probe(virtualization=None), "virtualization", "unknown", "unknown"),
+    ("tuned", _probe(virtualization="vm (QEMU)"), "virtualization", "warn", "vm (QEMU)"),
+    ("tuned", _probe(virtualization="container"), "virtualization", "warn", "container"),
+    ("tuned", _drop("/" + PROBE_SYSTEM), "virtualization", "unknown", "unknown"),
     ("tuned", _drop("/proc/cmdline"), "kernel-cmdline", "unknown", "unknown"),
 ]
 
@@ -272,9 +286,8 @@ def test_each_state_of_each_check(tree, name, change, check_id, verdict, state):
 # The local transport refuses with PermissionError, an SSH transport with the OSError of cat's message.
 @pytest.mark.parametrize("refusal", [PermissionError, OSError])
 def test_a_device_only_root_may_read_is_still_there(refusal):
-    checks = verdicts_of(TREES / "stock", unreadable=["/dev/cpu_dma_latency", "/.dockerenv"], refusal=refusal)
+    checks = verdicts_of(TREES / "stock", unreadable=["/dev/cpu_dma_latency"], refusal=refusal)
     assert "/dev/cpu_dma_latency present" in checks["idle-states"].state
-    assert checks["virtualization"].state == "virtual machine (QEMU), container"
 
 
 def test_a_kernel_that_cannot_be_reached_is_an_error_not_unknown():
@@ -282,13 +295,16 @@ def test_a_kernel_that_cannot_be_reached_is_an_error_not_unknown():
         def read_file(self, path: str) -> bytes:
             raise RtscopeError("cannot reach board: Connection refused")
 
+    target = TreeTarget(TREES / "tuned")
+    target.transport = Unreachable(TREES / "tuned")
     with pytest.raises(RtscopeError, match="Connection refused"):
-        facts.gather(Unreachable(TREES / "tuned"))
+        facts.gather(target)
 
 
 def test_every_fact_is_read_through_the_transport():
-    transport = TreeTransport(TREES / "tuned")
-    facts.gather(transport)
+    target = TreeTarget(TREES / "tuned")
+    transport = target.transport
+    facts.gather(target)
     assert "/proc/cmdline" in transport.read and "/proc/sys/kernel/sched_rt_runtime_us" in transport.read
     # Neither module opens a file itself: what the machine holds comes only through read_file and run.
     for module in ("targets/facts.py", "analysis/readiness.py", "commands/doctor.py"):
@@ -339,12 +355,14 @@ def test_doctor_json_has_its_documented_shape(doctor_on):
     outcome = doctor_on(TREES / "stock", "--format", "json")
     assert outcome.status == 1
     document = json.loads(outcome.out)
-    assert list(document) == ["format", "version", "target", "distorting", "checks", "facts"]
-    assert (document["format"], document["version"], document["target"]) == ("rtscope-doctor", 1, "tree:stock")
+    assert list(document) == ["format", "version", "target", "os", "distorting", "checks", "notes", "facts"]
+    assert (document["format"], document["version"], document["target"]) == ("rtscope-doctor", 2, "tree:stock")
+    assert (document["os"], document["notes"]) == ("Linux", [])
     assert document["distorting"] == ["cpu-governor", "idle-states", "clocksource"]
     assert [check["id"] for check in document["checks"]] == CHECK_IDS
     assert all(list(check) == ["id", "title", "state", "verdict", "why", "fix"] for check in document["checks"])
     assert document["facts"]["rt_throttling"] == {"runtime_us": 950000, "period_us": 1000000}
+    assert document["facts"]["probe"]["system"]["preempt_model"] == "voluntary"
     assert document["facts"]["cpufreq"]["governors"] == {
         "0": "powersave",
         "1": "powersave",
@@ -353,19 +371,119 @@ def test_doctor_json_has_its_documented_shape(doctor_on):
     }
 
 
-def test_doctor_on_this_machine(rtscope_process):
-    outcome = rtscope_process("doctor")
+def test_doctor_on_this_machine(rtscope_process, probe):
+    outcome = rtscope_process("--probe", probe, "doctor")
     assert outcome.status in (0, 1), outcome
     assert "Traceback" not in outcome.err
-    titles = {check.title for check in readiness.assess(facts.gather(TreeTransport(TREES / "tuned")))}
+    titles = {check.title for check in readiness.assess(facts.gather(TreeTarget(TREES / "tuned")))}
     for title in titles:
         assert f" {title}: " in outcome.out, title
-    as_json = rtscope_process("doctor", "--format", "json")
+    as_json = rtscope_process("--probe", probe, "doctor", "--format", "json")
     assert as_json.status == outcome.status
     document = json.loads(as_json.out)
     assert [check["id"] for check in document["checks"]] == CHECK_IDS
     assert all(check["verdict"] in readiness.VERDICTS for check in document["checks"])
     assert (as_json.status == 1) == bool(document["distorting"])
+    # One rule: doctor judges what the probe records in every result.
+    measured = subprocess.run(
+        [probe, "run", "clock.read", "--duration", "0.1", "--policy", "other", "--no-mlock", "--quiet", "--json", "-"],
+        capture_output=True,
+        check=True,
+    )
+    recorded = json.loads(measured.stdout)["system"]
+    system = document["facts"]["probe"]["system"]
+    for key in ("preempt_model", "realtime_kernel", "virtualization", "kernel_version"):
+        assert system[key] == recorded[key], key
+
+
+def test_doctor_says_in_one_line_when_the_probe_cannot_run_and_judges_the_rest(rtscope_process, tmp_path):
+    outcome = rtscope_process("--probe", tmp_path / "nowhere", "doctor")
+    assert outcome.status in (0, 1), outcome
+    assert outcome.err == ""
+    notes = [line for line in outcome.out.splitlines() if line.strip().startswith("note:")]
+    why = f"probe not built at {tmp_path / 'nowhere'} (run make -C probe)"
+    assert notes == [f"  note: the probe could not run there ({why}): preemption model and virtualization unknown"]
+    assert "  unknown preemption model: unknown" in outcome.out
+    assert "  unknown virtualization: unknown" in outcome.out
+    # Everything read through the transport is judged as ever.
+    assert sum(line.startswith("    why: ") for line in outcome.out.splitlines()) == len(CHECK_IDS)
+
+
+def test_doctor_on_a_fake_target_judges_what_its_recordings_ran_on(fake, recorded_dir):
+    first = json.loads(min(recorded_dir.glob("*.json")).read_text())["system"]
+    outcome = fake("doctor", "--format", "json")
+    assert outcome.status in (0, 1), outcome
+    document = json.loads(outcome.out)
+    assert document["facts"]["probe"]["system"] == first
+    checks = {check["id"]: check for check in document["checks"]}
+    assert checks["virtualization"]["state"] == first["virtualization"]
+    assert outcome.err == ""
+
+
+def test_an_rtos_gets_only_the_checks_that_apply_to_it(tree, doctor_on):
+    root = tree("stock")
+    probe_says(
+        root, os="FreeRTOS", kernel_release="V11.1.0", preempt_model="full", realtime_kernel=None, virtualization="qemu"
+    )
+    checks = verdicts_of(root)
+    assert {check_id: (check.verdict, check.state) for check_id, check in checks.items()} == {
+        "preemption": ("ok", "preemptive scheduling"),
+        "virtualization": ("warn", "qemu"),
+    }
+    probe_says(root, preempt_model="none")
+    assert verdicts_of(root)["preemption"].verdict == "warn"
+    outcome = doctor_on(root)
+    assert outcome.status == 0
+    lines = outcome.out.splitlines()
+    assert lines[:2] == [
+        "Real-time readiness of tree:stock (FreeRTOS V11.1.0)",
+        "  note: FreeRTOS has none of the Linux settings the other checks read: only what applies is shown",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("completed", "message"),
+    [
+        (
+            Completed(2, b"", b"rtscope-probe: unknown command 'system'\n"),
+            "board system failed: rtscope-probe: unknown",
+        ),
+        (Completed(0, b"Hello", b""), "board system printed no JSON document"),
+        (Completed(0, b'{"format": "rtscope-bench-list"}', b""), "no rtscope-system document of version 1"),
+        (Completed(0, b'{"format": "rtscope-system", "version": 1, "system": {}}', b""), "invalid system at \\$"),
+    ],
+)
+def test_a_probe_answer_that_is_not_a_system_is_one_line(completed, message):
+    with pytest.raises(ProbeError, match=message):
+        facts.read_system(completed, "board")
+
+
+@needs_board
+def test_doctor_on_the_rtos_board_says_what_applies(rtscope):
+    outcome = rtscope("--target", "qemu:mps2-an385:freertos", "doctor", "--format", "json")
+    assert outcome.status == 0, outcome
+    document = json.loads(outcome.out)
+    assert document["os"] == "FreeRTOS"
+    assert [(check["id"], check["verdict"]) for check in document["checks"]] == [
+        ("preemption", "ok"),
+        ("virtualization", "warn"),
+    ]
+    assert document["facts"]["probe"]["system"]["cpu_model"].startswith("Arm Cortex-M3")
+
+
+def _cached_kernel(debarch: str) -> bool:
+    return any((debian_packages.cache_dir() / "debs").glob(f"linux-image-[0-9]*[0-9]-{debarch}_*.deb"))
+
+
+@pytest.mark.kernels
+@pytest.mark.skipif(not _cached_kernel("arm64"), reason="Debian's arm64 kernel is not in ~/.cache/rtscope/debian")
+def test_doctor_in_an_arm64_guest_finds_the_vm_without_a_hypervisor_flag(rtscope):
+    outcome = rtscope("--target", "qemu:aarch64:stock", "doctor", "--format", "json")
+    assert outcome.status in (0, 1), outcome
+    checks = {check["id"]: check for check in json.loads(outcome.out)["checks"]}
+    assert (checks["virtualization"]["verdict"], checks["virtualization"]["state"]) == ("warn", "vm (QEMU)")
+    # Debian's stock arm64 kernel: voluntary preemption, not PREEMPT_DYNAMIC, so uname -v names no model.
+    assert checks["preemption"]["state"].startswith("no forced preemption, or voluntary")
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@
 #include "generate.h"
 #include "output.h"
 #include "params.h"
+#include "result.h"
 #include "rtscope/json.h"
 #include "text.h"
 #include "version.h"
@@ -25,6 +26,7 @@ static const char usage[] =
     "       rtscope-probe run BENCH|SUITE [BENCH|SUITE...] [options]\n"
     "       rtscope-probe generate c-file|c-mmap|c-rt|c-busy|c-timerfd\n"
     "                                   a square-wave generator (docs/wave.md; wave.square runs it)\n"
+    "       rtscope-probe system       the system a result records, as JSON (rtscope doctor asks it)\n"
     "       rtscope-probe version\n"
     "\n"
     "run options:\n"
@@ -417,6 +419,27 @@ static int cmd_run(int argc, char **argv)
     return status;
 }
 
+/* --------------------------------------------------------------- system */
+
+/* What every result records of the system (its "system": kernel, preemption
+ * model, virtualisation, ...), alone, as JSON: how rtscope doctor learns what
+ * the probe's rules make of the machine, without a second copy of them. */
+static int cmd_system(int argc, char **argv)
+{
+    if (argc > 2)
+        return fail_usage("system: takes no arguments ('%s')", argv[2]);
+    static rts_sysinfo sys; /* kilobytes: not on a small board's stack */
+    rts_sysinfo_read(&sys);
+    rts_json j;
+    rts_json_init(&j, to_console, NULL);
+    rts_json_object_begin(&j, NULL, false);
+    rts_json_string(&j, "format", "rtscope-system");
+    rts_json_int(&j, "version", 1);
+    rts_result_write_system(&j, &sys);
+    rts_json_object_end(&j);
+    return rts_json_finish(&j) ? 0 : 1;
+}
+
 /* The probe as a square-wave generator (generate.c); its one line of
  * failure goes where every other does. */
 static int cmd_generate(int argc, char **argv)
@@ -437,6 +460,8 @@ int main(int argc, char **argv)
         return cmd_run(argc, argv);
     if (strcmp(cmd, "generate") == 0)
         return cmd_generate(argc, argv);
+    if (strcmp(cmd, "system") == 0)
+        return cmd_system(argc, argv);
     if (strcmp(cmd, "app-process") == 0)
         return rts_app_process_main(argc, argv); /* one process of app.workload, started by it */
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

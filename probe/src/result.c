@@ -54,7 +54,7 @@ static void write_run(rts_json *j, const rts_run *run)
     rts_json_object_end(j);
 }
 
-static void write_system(rts_json *j, const rts_sysinfo *s)
+void rts_result_write_system(rts_json *j, const rts_sysinfo *s)
 {
     rts_json_object_begin(j, "system", false);
     rts_json_string(j, "hostname", s->hostname);
@@ -376,7 +376,7 @@ bool rts_result_write(const rts_run *run, rts_json_write_fn write, void *arg)
     rts_json_string(&j, "format", "rtscope-result");
     rts_json_int(&j, "version", 4);
     write_run(&j, run);
-    write_system(&j, &run->sys);
+    rts_result_write_system(&j, &run->sys);
     write_timing(&j, &run->timing);
     write_config(&j, run);
     write_benches(&j, run);

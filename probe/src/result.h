@@ -10,6 +10,10 @@
  * write(arg, ...); false when it could not be written whole. */
 bool rts_result_write(const rts_run *run, rts_json_write_fn write, void *arg);
 
+/* Write s as the result's "system" member (also what rtscope-probe system
+ * prints, for rtscope doctor) into the object j is in. */
+void rts_result_write_system(rts_json *j, const rts_sysinfo *s);
+
 /* Print the human summary table of run to out. */
 void rts_result_print_summary(const rts_run *run, rts_text_fn out);
 

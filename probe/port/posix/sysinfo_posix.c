@@ -1,10 +1,14 @@
 /*
  * POSIX port: what the result records about the system (Linux files where
- * present; anything missing stays "unknown" rather than guessed).
+ * present; anything missing stays "unknown" rather than guessed), with the
+ * preemption model and virtualisation by the rules of sysinfo_posix.h.
  */
 #define _GNU_SOURCE
 #include "rtscope/port.h"
 
+#include "sysinfo_posix.h"
+
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +17,11 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Where Linux shows the device tree the firmware handed it. */
+#define DEVICE_TREE "/proc/device-tree"
+/* Room for a virtualisation text before it is cut to the size configured. */
+#define VIRT_TEXT_MAX 192
 
 /* Copy src into dst of size bytes, cut if it does not fit. */
 static void copy_text(char *dst, size_t size, const char *src)
@@ -75,11 +84,12 @@ static bool cpuinfo_field(const char *key, char *buf, size_t size)
     return found;
 }
 
-static bool has_word(const char *list, const char *word)
+/* Whether the word occurs in the space-separated text, as a whole word. */
+static bool has_word(const char *text, const char *word)
 {
     size_t n = strlen(word);
-    for (const char *p = list; (p = strstr(p, word)) != NULL; p += n) {
-        bool starts = p == list || p[-1] == ' ';
+    for (const char *p = text; (p = strstr(p, word)) != NULL; p += n) {
+        bool starts = p == text || p[-1] == ' ';
         bool ends = p[n] == '\0' || p[n] == ' ';
         if (starts && ends)
             return true;
@@ -103,67 +113,117 @@ bool rts_posix_cycle_counter_invariant(void)
 #endif
 }
 
-/* Preemption model: PREEMPT_RT from uname or /sys/kernel/realtime; for a
- * PREEMPT_DYNAMIC kernel the mode in use is in debugfs when mounted. */
-static void read_preempt_model(rts_sysinfo *info)
+const char *rts_posix_preempt_model(const rts_posix_system_texts *t)
 {
-    char mode[128];
-    const char *v = info->kernel_version;
-    const char *model = "unknown";
-    if (info->realtime_kernel == 1 || strstr(v, "PREEMPT_RT"))
-        model = "rt";
-    else if (read_line("/sys/kernel/debug/sched/preempt", mode, sizeof mode)) {
-        /* The active mode is the one in parentheses: "none (voluntary) full". */
-        static const char *const modes[] = { "none", "voluntary", "full", "lazy" };
-        for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
-            char want[32];
-            snprintf(want, sizeof want, "(%s)", modes[i]);
-            if (strstr(mode, want))
-                model = modes[i];
-        }
-    } else if (strstr(v, "PREEMPT_DYNAMIC"))
-        model = "dynamic";
-    else if (strstr(v, "PREEMPT_LAZY"))
-        model = "lazy";
-    else if (strstr(v, "PREEMPT "))
-        model = "full";
-    else if (strstr(v, "SMP") || v[0])
-        model = "none"; /* a uname without PREEMPT: voluntary or none, reported as none */
-    copy_text(info->preempt_model, sizeof info->preempt_model, model);
+    const char *v = t->uname_version;
+    /* Before Linux 5.3 the RT patch wrote "PREEMPT RT"; since then "PREEMPT_RT". */
+    bool rt_words = v && (has_word(v, "PREEMPT_RT") || (has_word(v, "PREEMPT") && has_word(v, "RT")));
+    if ((t->realtime && atoi(t->realtime) != 0) || rt_words)
+        return "rt";
+    static const char *const modes[] = { "none", "voluntary", "full", "lazy" };
+    for (size_t i = 0; t->preempt && i < sizeof modes / sizeof modes[0]; i++) {
+        char active[16]; /* the mode in use is the one in parentheses */
+        snprintf(active, sizeof active, "(%s)", modes[i]);
+        if (strstr(t->preempt, active))
+            return modes[i];
+    }
+    if (!v || !v[0])
+        return "unknown";
+    if (has_word(v, "PREEMPT_DYNAMIC"))
+        return "dynamic";
+    if (has_word(v, "PREEMPT_LAZY"))
+        return "lazy";
+    if (has_word(v, "PREEMPT"))
+        return "full";
+    return "none"; /* no PREEMPT word: voluntary or none, which uname -v does not tell apart */
 }
 
-static void read_virtualization(rts_sysinfo *info)
+/* Whether a DMI system vendor is one only virtual machines have. */
+static bool vm_vendor(const char *vendor)
 {
-    char buf[4096];
-    char vendor[128] = "";
-    bool hypervisor = cpuinfo_field("flags", buf, sizeof buf) && has_word(buf, "hypervisor");
-    read_line("/sys/class/dmi/id/sys_vendor", vendor, sizeof vendor);
-    bool container = access("/.dockerenv", F_OK) == 0 || access("/run/.containerenv", F_OK) == 0;
-    if (!hypervisor && !container) {
-        snprintf(info->virtualization, sizeof info->virtualization, "none");
-        return;
-    }
-    char text[sizeof vendor + 32]; /* room for it all: cut below, to the size configured */
-    snprintf(text, sizeof text, "%s%s%s%s%s", hypervisor ? "vm" : "", hypervisor && vendor[0] ? " (" : "",
-             hypervisor ? vendor : "", hypervisor && vendor[0] ? ")" : "",
-             container ? (hypervisor ? ", container" : "container") : "");
-    copy_text(info->virtualization, sizeof info->virtualization, text);
+    static const char *const vendors[] = { "QEMU", "KVM", "VMware", "innotek", "Xen", "Parallels", "BHYVE" };
+    for (size_t i = 0; vendor && i < sizeof vendors / sizeof vendors[0]; i++)
+        if (strncmp(vendor, vendors[i], strlen(vendors[i])) == 0)
+            return true;
+    return false;
+}
+
+void rts_posix_virtualization(const rts_posix_system_texts *t, char *out, size_t size)
+{
+    bool flag = t->cpu_flags && has_word(t->cpu_flags, "hypervisor");
+    const char *vendor = t->dmi_vendor && t->dmi_vendor[0] ? t->dmi_vendor : NULL;
+    /* Who runs it: the DMI vendor (any, under the hypervisor flag), else the device tree's word. */
+    const char *who = (flag || vm_vendor(vendor)) ? vendor : NULL;
+    if (!who && t->dt_hypervisor && t->dt_hypervisor[0])
+        who = t->dt_hypervisor;
+    if (!who && t->dt_fw_cfg)
+        who = "QEMU";
+    bool vm = flag || who;
+    bool could_tell = t->cpu_flags || vendor || t->dt_present;
+    char text[VIRT_TEXT_MAX];
+    if (vm)
+        snprintf(text, sizeof text, "vm%s%s%s%s", who ? " (" : "", who ? who : "", who ? ")" : "",
+                 t->container ? ", container" : "");
+    else
+        snprintf(text, sizeof text, "%s", t->container ? "container" : could_tell ? "none" : "");
+    copy_text(out, size, text);
+}
+
+/* The first line of path as a string in buf, or NULL when it cannot be read. */
+static const char *line_or_null(const char *path, char *buf, size_t size)
+{
+    return read_line(path, buf, size) ? buf : NULL;
+}
+
+/* Whether the device tree has a node whose name starts with prefix. */
+static bool dt_has_node(const char *prefix)
+{
+    DIR *dir = opendir(DEVICE_TREE);
+    if (!dir)
+        return false;
+    bool found = false;
+    for (struct dirent *entry; !found && (entry = readdir(dir)) != NULL;)
+        found = strncmp(entry->d_name, prefix, strlen(prefix)) == 0;
+    closedir(dir);
+    return found;
+}
+
+/* Preemption model, PREEMPT_RT and virtualisation, by the rules above, from
+ * what this machine shows (uname_version whole: info's copy may be cut). */
+static void classify(rts_sysinfo *info, const char *uname_version)
+{
+    char realtime[16], preempt[128], flags[4096], vendor[128], hypervisor[128];
+    rts_posix_system_texts t = {
+        .uname_version = uname_version,
+        .realtime = line_or_null("/sys/kernel/realtime", realtime, sizeof realtime),
+        .preempt = line_or_null("/sys/kernel/debug/sched/preempt", preempt, sizeof preempt),
+        .cpu_flags = cpuinfo_field("flags", flags, sizeof flags) ? flags : NULL,
+        .dmi_vendor = line_or_null("/sys/class/dmi/id/sys_vendor", vendor, sizeof vendor),
+        .dt_hypervisor = line_or_null(DEVICE_TREE "/hypervisor/compatible", hypervisor, sizeof hypervisor),
+        .dt_present = access(DEVICE_TREE, F_OK) == 0,
+        .dt_fw_cfg = dt_has_node("fw-cfg"),
+        .container = access("/.dockerenv", F_OK) == 0 || access("/run/.containerenv", F_OK) == 0,
+    };
+    const char *model = rts_posix_preempt_model(&t);
+    copy_text(info->preempt_model, sizeof info->preempt_model, model);
+    /* Linux without uname -v (never seen) leaves PREEMPT_RT unknown, as the model. */
+    info->realtime_kernel = strcmp(model, "rt") == 0 ? 1 : strcmp(model, "unknown") == 0 ? -1 : 0;
+    rts_posix_virtualization(&t, info->virtualization, sizeof info->virtualization);
 }
 
 void rts_sysinfo_read(rts_sysinfo *info)
 {
     memset(info, 0, sizeof *info);
     struct utsname u;
-    if (uname(&u) == 0) {
+    bool named = uname(&u) == 0;
+    if (named) {
         copy_text(info->os, sizeof info->os, u.sysname);
         copy_text(info->hostname, sizeof info->hostname, u.nodename);
         copy_text(info->kernel_release, sizeof info->kernel_release, u.release);
         copy_text(info->kernel_version, sizeof info->kernel_version, u.version);
         copy_text(info->arch, sizeof info->arch, u.machine);
     }
-    long long rt = read_ll("/sys/kernel/realtime", -1);
-    info->realtime_kernel = rt < 0 ? (strcmp(info->os, "Linux") == 0 ? 0 : -1) : (rt != 0);
-    read_preempt_model(info);
+    classify(info, named ? u.version : NULL);
     if (!cpuinfo_field("model name", info->cpu_model, sizeof info->cpu_model))
         cpuinfo_field("Model", info->cpu_model, sizeof info->cpu_model);
     info->cpu_count = rts_cpu_count();
@@ -177,7 +237,6 @@ void rts_sysinfo_read(rts_sysinfo *info)
                            access("/sys/devices/system/cpu/isolated", R_OK) == 0;
     info->rt_runtime_us = read_ll("/proc/sys/kernel/sched_rt_runtime_us", -2);
     info->rt_period_us = read_ll("/proc/sys/kernel/sched_rt_period_us", -2);
-    read_virtualization(info);
 }
 
 void rts_wallclock(int64_t *sec, long *nsec)

@@ -2,7 +2,9 @@
 command does).
 
 Pure: the facts come in (the dicts rtscope.targets.facts gathers; None is a fact not known) and a
-list of :class:`Check` goes out. A check's verdict is
+list of :class:`Check` goes out. The preemption model and virtualisation are judged as the probe
+classified them (its ``system``, as every result records it): rtscope has one rule for each, the
+probe's. A check's verdict is
 - ok: as it should be for measuring;
 - warn: measurements are true of the system as it is, but a tuned system would do better, or some
   benches would see it (RT throttling stops only a thread that keeps a CPU busy);
@@ -30,8 +32,6 @@ DEEP_IDLE_LATENCY_US = 10
 DEFAULT_TIMER_SLACK_NS = 50_000
 # Clocksources that are slow to read (a bus access per timestamp) or coarse (a tick).
 SLOW_CLOCKSOURCES = frozenset({"hpet", "acpi_pm", "jiffies", "refined-jiffies", "pit"})
-# DMI system vendors that only virtual machines have (QEMU/KVM, VMware, VirtualBox, Xen, Parallels, bhyve).
-VM_VENDORS = ("QEMU", "KVM", "VMware", "innotek", "Xen", "Parallels", "BHYVE")
 # Kernel command-line parameters that set something real-time work depends on.
 RT_PARAMETERS = (
     "isolcpus",
@@ -80,8 +80,30 @@ class Check:
 
 
 def assess(facts: SystemFacts) -> list[Check]:
-    """Every check, in the order doctor shows them, on ``facts`` (families as facts.gather returns)."""
-    return [check(facts) for check in CHECKS]
+    """The checks that apply, in the order doctor shows them, on ``facts`` (families as facts.gather
+    returns): all of them on Linux, or where the probe could not say what OS runs there; on another
+    OS (an RTOS) only those that are not Linux settings."""
+    linux = os_name(facts) in (None, "Linux")
+    return [check(facts) for check in CHECKS if linux or check in ANY_OS]
+
+
+def os_name(facts: SystemFacts) -> str | None:
+    """The OS the probe found there ("Linux", "FreeRTOS"); None when the probe could not run."""
+    system = facts["probe"]["system"]
+    return None if system is None else str(system["os"])
+
+
+def notes(facts: SystemFacts) -> list[str]:
+    """What the reader of the checks should know: the probe could not run there (and what that leaves
+    unknown), or the checks left out on an OS other than Linux."""
+    if facts["probe"]["system"] is None:
+        return [
+            f"the probe could not run there ({facts['probe']['error']}): preemption model and virtualization unknown"
+        ]
+    name = os_name(facts)
+    if name != "Linux":
+        return [f"{name} has none of the Linux settings the other checks read: only what applies is shown"]
+    return []
 
 
 def distorting(checks: list[Check]) -> list[Check]:
@@ -351,68 +373,57 @@ def _timer_slack(facts: SystemFacts) -> Check:
 
 
 def _preemption(facts: SystemFacts) -> Check:
-    kernel = facts["kernel"]
+    system = facts["probe"]["system"]
     why = (
         "the preemption model bounds how long the kernel keeps a waiting high-priority thread from running: "
         "without preemption, until the running system call ends; with full preemption, until a spinlock "
         "or interrupt handler ends; PREEMPT_RT makes those preemptible too, for the lowest worst case"
     )
     rt_kernel = "sudo apt install linux-image-rt-$(dpkg --print-architecture)  (Debian; then reboot into it)"
-    model = preemption_model(kernel)
-    release = f" ({kernel['release']})" if kernel["release"] else ""
+    model = "unknown" if system is None else system["preempt_model"]
+    if model == "unknown":
+        return Check("preemption", "preemption model", "unknown", UNKNOWN, why, None)
+    if system["os"] != "Linux":
+        # An RTOS's scheduler: preemptive (full) or cooperative (none), as its configuration says.
+        preemptive = model != "none"
+        state = f"{'preemptive' if preemptive else 'cooperative'} scheduling"
+        why = (
+            "a preemptive scheduler runs a task the moment it is the highest-priority ready one; a "
+            "cooperative one lets it wait until the running task yields, however long that takes"
+        )
+        return Check("preemption", "preemption model", state, OK if preemptive else WARN, why, None)
     if model == "rt":
-        return Check("preemption", "preemption model", f"PREEMPT_RT{release}", OK, why, None)
-    if model is None:
-        return Check("preemption", "preemption model", "unknown", UNKNOWN, why, rt_kernel)
+        return Check("preemption", "preemption model", "PREEMPT_RT", OK, why, None)
     described = {
-        "none": "no forced preemption (server)",
+        "none": "no forced preemption, or voluntary (uname -v does not tell them apart), not PREEMPT_RT",
         "voluntary": "voluntary preemption (desktop)",
         "full": "full preemption, not PREEMPT_RT",
         "lazy": "lazy preemption, not PREEMPT_RT",
         "dynamic": "PREEMPT_DYNAMIC, mode unknown (debugfs not mounted), not PREEMPT_RT",
     }[model]
     fix = rt_kernel
-    if model != "full" and "PREEMPT_DYNAMIC" in (kernel["version"] or ""):
-        fix = "boot with preempt=full (" + EDIT_CMDLINE + "), or for PREEMPT_RT: " + rt_kernel
-    return Check("preemption", "preemption model", described + release, WARN, why, fix)
-
-
-def preemption_model(kernel: dict[str, Any]) -> str | None:
-    """rt, full, lazy, voluntary or none as the kernel facts show it; dynamic for a PREEMPT_DYNAMIC
-    kernel whose mode could not be read; None when nothing tells. (The probe's sysinfo reads it the
-    same way for its result.)"""
-    version = kernel["version"] or ""
-    if kernel["realtime"] or "PREEMPT_RT" in version:
-        return "rt"
-    if kernel["preempt_mode"] in ("none", "voluntary", "full", "lazy"):
-        return kernel["preempt_mode"]
-    for marker, model in (("PREEMPT_DYNAMIC", "dynamic"), ("PREEMPT_LAZY", "lazy"), ("PREEMPT ", "full")):
-        if marker in version + " ":
-            return model
-    # A uname version without PREEMPT: voluntary or none, which it does not tell apart.
-    return "none" if version else None
+    if model == "dynamic":
+        fix = f"boot with preempt=full ({EDIT_CMDLINE}), or for PREEMPT_RT: {rt_kernel}"
+    elif model != "full":
+        fix += f"; or, on a PREEMPT_DYNAMIC kernel, boot with preempt=full ({EDIT_CMDLINE})"
+    return Check("preemption", "preemption model", described, WARN, why, fix)
 
 
 def _virtualization(facts: SystemFacts) -> Check:
-    virt = facts["virtualization"]
+    system = facts["probe"]["system"]
     why = (
         "a virtual CPU is paused whenever the host runs something else: those pauses show as spikes of "
-        "milliseconds in every maximum; a container shares its kernel and may have its CPU time capped"
+        "milliseconds in every maximum; a container shares its kernel and may have its CPU time capped; "
+        "an emulator's figures are the emulator's, not the hardware's"
     )
-    fix = "measure on the machine itself: rtscope --target ssh://HOST doctor"
-    vendor = virt["vendor"] or ""
-    virtual_machine = True if vendor.startswith(VM_VENDORS) else virt["hypervisor"]
-    found = []
-    if virtual_machine:
-        found.append("virtual machine" + (f" ({vendor})" if vendor else ""))
-    if virt["container"]:
-        found.append("container")
-    if found:
-        return Check("virtualization", "virtualization", ", ".join(found), WARN, why, fix)
-    if virtual_machine is None:
-        # An arm64 CPU shows no hypervisor flag: without a DMI vendor that names one, it is not known.
-        return Check("virtualization", "virtualization", "no container; virtual machine unknown", UNKNOWN, why, None)
-    return Check("virtualization", "virtualization", "none", OK, why, None)
+    found = None if system is None else system["virtualization"]
+    if not found:
+        return Check("virtualization", "virtualization", "unknown", UNKNOWN, why, None)
+    if found == "none":
+        return Check("virtualization", "virtualization", "none", OK, why, None)
+    # An emulated RTOS board has no real one rtscope can reach yet: no command to offer.
+    fix = "measure on the machine itself: rtscope --target ssh://HOST doctor" if system["os"] == "Linux" else None
+    return Check("virtualization", "virtualization", found, WARN, why, fix)
 
 
 def _kernel_cmdline(facts: SystemFacts) -> Check:
@@ -445,6 +456,8 @@ CHECKS: tuple[Callable[[SystemFacts], Check], ...] = (
     _virtualization,
     _kernel_cmdline,
 )
+# The checks that are not Linux settings: they apply to any OS the probe runs on.
+ANY_OS = (_preemption, _virtualization)
 
 
 def _kernel_words(cmdline: str) -> list[str]:

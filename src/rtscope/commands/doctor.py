@@ -1,7 +1,8 @@
 """rtscope doctor: is the target ready for real-time measuring? One check per setting, each with its
 state, why it matters to latency and the command that would change it; exit 1 when a setting would
-distort measurements. The facts come through the target's transport (rtscope.targets.facts), the
-judging is rtscope.analysis.readiness; this command prints them, as text or as JSON (docs/doctor.md).
+distort measurements. The facts come from the probe there and through the target's transport
+(rtscope.targets.facts), the judging is rtscope.analysis.readiness; this command prints them, as text
+or as JSON (docs/doctor.md).
 """
 
 import argparse
@@ -18,7 +19,7 @@ from rtscope.targets import facts
 FORMATS = ("text", "json")
 DISTORTING = 1
 # The JSON document's format name and version: scripts rely on its shape (docs/doctor.md).
-JSON_FORMAT, JSON_VERSION = "rtscope-doctor", 1
+JSON_FORMAT, JSON_VERSION = "rtscope-doctor", 2
 _EMPHASIS = {readiness.OK: "good", readiness.WARN: "warn", readiness.BAD: "bad", readiness.UNKNOWN: ""}
 _WRAP = 100
 
@@ -34,9 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
-    """Read the target's facts, judge them and print every check; 1 when one would distort measurements."""
+    """Read the target's facts, judge them and print every check that applies; 1 when one would distort
+    measurements."""
     target = context.target()
-    system = facts.gather(target.transport)
+    system = facts.gather(target)
     checks = readiness.assess(system)
     if args.format == "json":
         context.out.write(json.dumps(document(target.name, system, checks), indent=2, ensure_ascii=False) + "\n")
@@ -46,11 +48,13 @@ def run(args: argparse.Namespace, context: Context) -> int:
 
 
 def document(target_name: str, system: readiness.SystemFacts, checks: list[readiness.Check]) -> dict[str, Any]:
-    """What --format json prints: the target, the ids of distorting checks, every check, the facts."""
+    """What --format json prints: the target, its OS, the ids of distorting checks, every check that
+    applies, the notes, the facts."""
     return {
         "format": JSON_FORMAT,
         "version": JSON_VERSION,
         "target": target_name,
+        "os": readiness.os_name(system),
         "distorting": [check.id for check in readiness.distorting(checks)],
         "checks": [
             {
@@ -63,14 +67,18 @@ def document(target_name: str, system: readiness.SystemFacts, checks: list[readi
             }
             for check in checks
         ],
+        "notes": readiness.notes(system),
         "facts": system,
     }
 
 
 def _section(target_name: str, system: readiness.SystemFacts, checks: list[readiness.Check]) -> Section:
-    release = system["kernel"]["release"]
+    probed = system["probe"]["system"]
+    kernel = f" ({probed['os']} {probed['kernel_release']})" if probed else ""
+    notes = readiness.notes(system)
     return Section(
-        heading("Real-time readiness", f" of {target_name}" + (f" (Linux {release})" if release else "")),
+        heading("Real-time readiness", f" of {target_name}{kernel}"),
+        parts=(Paragraph(tuple(f"note: {note}" for note in notes)),) if notes else (),
         subsections=tuple(_check_section(check) for check in checks),
         notes=(_outcome(checks),),
     )

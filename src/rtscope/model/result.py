@@ -16,9 +16,10 @@ import functools
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import jsonschema
 
@@ -108,6 +109,19 @@ def validate(doc: Any, source: str) -> dict[str, Any]:
     _check_arrays(doc, source)
     _check_unique_metrics(doc, source)
     return doc
+
+
+def validate_system(system: Any, source: str) -> dict[str, Any]:
+    """Check that ``system`` is a valid ``system`` of a current result document (what ``rtscope-probe
+    system`` prints alone) and return it."""
+    validator = _validator(VERSION)
+    schema = cast(Mapping[str, Any], validator.schema)  # an object (a schema may also be a bare true or false)
+    error = jsonschema.exceptions.best_match(
+        validator.evolve(schema=schema["properties"]["system"]).iter_errors(system)
+    )
+    if error is not None:
+        raise RtscopeError(f"{source}: invalid system at {error.json_path}: {error.message}")
+    return dict(system)
 
 
 def metric(doc: dict[str, Any], metric_id: str) -> dict[str, Any] | None:

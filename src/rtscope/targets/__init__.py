@@ -37,6 +37,11 @@ class Target(Protocol):
     def record(self) -> dict[str, Any]:
         """What a result keeps of the target: its name, kind and time base (format 4's ``target``)."""
 
+    def probe_system(self) -> dict[str, Any]:
+        """What the probe there knows of the system: the ``system`` every result records, with the
+        preemption model and virtualisation by the probe's rules (``rtscope-probe system``, run as the
+        probe is run there). RtscopeError in one line when the probe cannot run there."""
+
 
 def make_target(spec: str, probe: Path) -> Target:
     """The target named by a ``--target`` value: "local" (runs ``probe``), "ssh://[user@]host[:port]" (a

@@ -1,28 +1,34 @@
-"""Facts about the measured system that matter to real-time work, read through the target's transport.
+"""Facts about the measured system that matter to real-time work, from the target.
 
-One function per family of facts; :func:`gather` reads them all. Each returns a plain dict (what
-``rtscope doctor --format json`` prints under ``facts``) in which a fact that cannot be read — a file
-the kernel does not have, one the user may not read — is None ("unknown"), never an exception. Only a
-transport that cannot reach the machine at all (RtscopeError) ends the gathering. Judging the facts is
-rtscope.analysis.readiness's job; here they are only read and parsed.
+What the probe knows of the system — the ``system`` of every result, with its preemption model and
+virtualisation by the probe's own rules (probe/port/posix/sysinfo_posix.h) — comes from the probe
+there (``rtscope-probe system``, run by the target as it runs the probe: :func:`probe`). The rest is
+read through the target's transport, one function per family of facts. :func:`gather` reads them all.
+Each returns a plain dict (what ``rtscope doctor --format json`` prints under ``facts``) in which a
+fact that cannot be read — a file the kernel does not have, one the user may not read, a probe that
+cannot run there — is None ("unknown"), never an exception. Only a transport that cannot reach the
+machine at all (RtscopeError) ends the gathering. Judging the facts is rtscope.analysis.readiness's
+job; here they are only read and parsed.
 """
 
 import argparse
 import fnmatch
+import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from rtscope.errors import RtscopeError
-from rtscope.model import values
+from rtscope.errors import ProbeError, RtscopeError
+from rtscope.model import result, values
+from rtscope.targets import Target, worker
 from rtscope.targets.transport import Completed, Transport
 
 CPU_SYSFS = "/sys/devices/system/cpu"
 THP_SYSFS = "/sys/kernel/mm/transparent_hugepage"
 CLOCKSOURCE_SYSFS = "/sys/devices/system/clocksource/clocksource0"
 CPU_DMA_LATENCY = "/dev/cpu_dma_latency"
-# Files whose presence says the system runs in a container (Docker, Podman).
-CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")
+# What ``rtscope-probe system`` prints: the format name and version of its document.
+SYSTEM_FORMAT, SYSTEM_VERSION = "rtscope-system", 1
 # More idle states than any CPU has: a bound for reading state0, state1, … until one is missing.
 _MAX_IDLE_STATES = 32
 
@@ -32,10 +38,6 @@ Facts = dict[str, Any]
 # Every file the families read, as shell globs, fetched at once by :func:`gather` (one round trip to a
 # board, where one read at a time took 35).
 _FILES = (
-    "/proc/sys/kernel/osrelease",
-    "/proc/sys/kernel/version",
-    "/sys/kernel/realtime",
-    "/sys/kernel/debug/sched/preempt",
     "/proc/cmdline",
     "/proc/sys/kernel/sched_rt_runtime_us",
     "/proc/sys/kernel/sched_rt_period_us",
@@ -61,10 +63,17 @@ _FILES = (
     f"{CLOCKSOURCE_SYSFS}/available_clocksource",
     f"{CLOCKSOURCE_SYSFS}/current_clocksource",
     "/proc/self/timerslack_ns",
-    "/proc/cpuinfo",
-    "/sys/class/dmi/id/sys_vendor",
-    *CONTAINER_MARKERS,
 )
+
+
+class Source(Protocol):
+    """What the families read through: a transport's files and commands."""
+
+    name: str
+
+    def read_file(self, path: str) -> bytes: ...
+
+    def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed: ...
 
 
 class _Prefetched:
@@ -89,186 +98,194 @@ class _Prefetched:
         return self.transport.run(argv, timeout_s=timeout_s)
 
 
-def gather(transport: Transport) -> dict[str, Facts]:
-    """Every family of facts, by family name."""
-    transport = _Prefetched(transport)  # type: ignore[assignment]
+def gather(target: Target) -> dict[str, Facts]:
+    """Every family of facts, by family name: the transport's first (a target it cannot reach ends
+    the gathering there), then the probe's."""
+    source = _Prefetched(target.transport)
     return {
-        "kernel": kernel(transport),
-        "rt_throttling": rt_throttling(transport),
-        "cpus": cpus(transport),
-        "cpufreq": cpufreq(transport),
-        "idle": idle(transport),
-        "memory": memory(transport),
-        "clocksource": clocksource(transport),
-        "timer_slack": timer_slack(transport),
-        "virtualization": virtualization(transport),
-        "irqbalance": irqbalance(transport),
+        "kernel": kernel(source),
+        "rt_throttling": rt_throttling(source),
+        "cpus": cpus(source),
+        "cpufreq": cpufreq(source),
+        "idle": idle(source),
+        "memory": memory(source),
+        "clocksource": clocksource(source),
+        "timer_slack": timer_slack(source),
+        "irqbalance": irqbalance(source),
+        "probe": probe(target),
     }
 
 
-def kernel(transport: Transport) -> Facts:
-    """release and version (as uname -r and -v print them), realtime (/sys/kernel/realtime: True on a
-    PREEMPT_RT kernel), preempt_mode (the active mode of a PREEMPT_DYNAMIC kernel, from debugfs when
-    it is mounted: none, voluntary, full or lazy) and cmdline (the kernel command line)."""
-    realtime = read_int(transport, "/sys/kernel/realtime")
-    modes = read_text(transport, "/sys/kernel/debug/sched/preempt")
-    return {
-        "release": read_text(transport, "/proc/sys/kernel/osrelease"),
-        "version": read_text(transport, "/proc/sys/kernel/version"),
-        "realtime": None if realtime is None else realtime != 0,
-        # The active mode is the one in parentheses: "none (voluntary) full".
-        "preempt_mode": _parenthesised(modes) if modes is not None else None,
-        "cmdline": read_text(transport, "/proc/cmdline"),
-    }
+def probe(target: Target) -> Facts:
+    """system: what the probe there knows of the system, as every result records it (kernel,
+    preemption model, PREEMPT_RT, virtualisation, …: schema/result-v4.schema.json's ``system``);
+    None when the probe cannot run there, and error says why in one line (else None)."""
+    try:
+        return {"system": target.probe_system(), "error": None}
+    except RtscopeError as error:
+        return {"system": None, "error": str(error)}
 
 
-def rt_throttling(transport: Transport) -> Facts:
+def probe_system(transport: Transport, probe_path: str, who: str) -> dict[str, Any]:
+    """The system the probe at ``probe_path`` there reports (``rtscope-probe system``); ``who`` names
+    it in messages. ProbeError in one line when it fails or prints something else."""
+    return read_system(transport.run([probe_path, "system"], timeout_s=60), who)
+
+
+def read_system(completed: Completed, who: str) -> dict[str, Any]:
+    """The validated ``system`` of what ``rtscope-probe system`` printed, given how it ended."""
+    if completed.status != 0:
+        said = completed.stderr.decode(errors="replace") or completed.stdout.decode(errors="replace")
+        raise ProbeError(f"{who} system failed: {worker.last_line(said) or f'exit status {completed.status}'}")
+    try:
+        document = json.loads(completed.stdout.decode())
+    except ValueError:  # not UTF-8, or not JSON
+        raise ProbeError(f"{who} system printed no JSON document") from None
+    header = (document.get("format"), document.get("version")) if isinstance(document, dict) else None
+    if header != (SYSTEM_FORMAT, SYSTEM_VERSION):
+        raise ProbeError(f"{who} system printed no {SYSTEM_FORMAT} document of version {SYSTEM_VERSION}")
+    try:
+        return result.validate_system(document.get("system"), f"{who} system")
+    except RtscopeError as error:
+        raise ProbeError(str(error)) from None
+
+
+def kernel(source: Source) -> Facts:
+    """cmdline: the kernel command line, whole (the probe's copy may be cut)."""
+    return {"cmdline": read_text(source, "/proc/cmdline")}
+
+
+def rt_throttling(source: Source) -> Facts:
     """runtime_us of every period_us that real-time tasks may use (runtime_us -1: no throttling)."""
     return {
-        "runtime_us": read_int(transport, "/proc/sys/kernel/sched_rt_runtime_us"),
-        "period_us": read_int(transport, "/proc/sys/kernel/sched_rt_period_us"),
+        "runtime_us": read_int(source, "/proc/sys/kernel/sched_rt_runtime_us"),
+        "period_us": read_int(source, "/proc/sys/kernel/sched_rt_period_us"),
     }
 
 
-def cpus(transport: Transport) -> Facts:
+def cpus(source: Source) -> Facts:
     """online, isolated and nohz_full as the kernel lists CPUs ("0-3,6"; isolated "" when none);
     nohz_full is None when the kernel was built without it. smt_control (on, off, forceoff,
     notsupported…) and smt_active where the kernel has SMT control, else cpu0's thread siblings."""
-    nohz_full = read_text(transport, f"{CPU_SYSFS}/nohz_full")
+    nohz_full = read_text(source, f"{CPU_SYSFS}/nohz_full")
     return {
-        "online": read_text(transport, f"{CPU_SYSFS}/online"),
-        "isolated": read_text(transport, f"{CPU_SYSFS}/isolated"),
+        "online": read_text(source, f"{CPU_SYSFS}/online"),
+        "isolated": read_text(source, f"{CPU_SYSFS}/isolated"),
         # A kernel with NO_HZ_FULL but none of it in use prints "(null)".
         "nohz_full": "" if nohz_full == "(null)" else nohz_full,
-        "smt_control": read_text(transport, f"{CPU_SYSFS}/smt/control"),
-        "smt_active": _flag(read_int(transport, f"{CPU_SYSFS}/smt/active")),
-        "cpu0_thread_siblings": read_text(transport, f"{CPU_SYSFS}/cpu0/topology/thread_siblings_list"),
+        "smt_control": read_text(source, f"{CPU_SYSFS}/smt/control"),
+        "smt_active": _flag(read_int(source, f"{CPU_SYSFS}/smt/active")),
+        "cpu0_thread_siblings": read_text(source, f"{CPU_SYSFS}/cpu0/topology/thread_siblings_list"),
     }
 
 
-def cpufreq(transport: Transport) -> Facts:
+def cpufreq(source: Source) -> Facts:
     """governors: each online CPU's scaling governor by CPU number ({} when no CPU has a cpufreq
     policy, None when the online CPUs cannot be read); driver: cpu0's scaling driver; boost: whether
     frequency boost (turbo) is on, from cpufreq/boost or intel_pstate/no_turbo, None without either."""
     try:
-        online = values.cpu_list(read_text(transport, f"{CPU_SYSFS}/online") or "")
+        online = values.cpu_list(read_text(source, f"{CPU_SYSFS}/online") or "")
     except argparse.ArgumentTypeError:
         online = None  # not there, or not a CPU list
     governors = None
     if online is not None:
         governors = {}
         for cpu in online:
-            governor = read_text(transport, f"{CPU_SYSFS}/cpu{cpu}/cpufreq/scaling_governor")
+            governor = read_text(source, f"{CPU_SYSFS}/cpu{cpu}/cpufreq/scaling_governor")
             if governor is not None:
                 governors[str(cpu)] = governor
-    boost = _flag(read_int(transport, f"{CPU_SYSFS}/cpufreq/boost"))
+    boost = _flag(read_int(source, f"{CPU_SYSFS}/cpufreq/boost"))
     if boost is None:
-        no_turbo = _flag(read_int(transport, f"{CPU_SYSFS}/intel_pstate/no_turbo"))
+        no_turbo = _flag(read_int(source, f"{CPU_SYSFS}/intel_pstate/no_turbo"))
         boost = None if no_turbo is None else not no_turbo
     return {
         "governors": governors,
-        "driver": read_text(transport, f"{CPU_SYSFS}/cpu0/cpufreq/scaling_driver"),
+        "driver": read_text(source, f"{CPU_SYSFS}/cpu0/cpufreq/scaling_driver"),
         "boost": boost,
     }
 
 
-def idle(transport: Transport) -> Facts:
+def idle(source: Source) -> Facts:
     """driver: the cpuidle driver ("none" when there is none); states: cpu0's idle states in order,
     each with name, exit latency_us and disabled; cpu_dma_latency: whether /dev/cpu_dma_latency
     exists (through which rtscope holds idle states shallow while it measures)."""
     states = []
     for number in range(_MAX_IDLE_STATES):
         directory = f"{CPU_SYSFS}/cpu0/cpuidle/state{number}"
-        name = read_text(transport, f"{directory}/name")
+        name = read_text(source, f"{directory}/name")
         if name is None:
             break
         states.append(
             {
                 "name": name,
-                "latency_us": read_int(transport, f"{directory}/latency"),
-                "disabled": _flag(read_int(transport, f"{directory}/disable")),
+                "latency_us": read_int(source, f"{directory}/latency"),
+                "disabled": _flag(read_int(source, f"{directory}/disable")),
             }
         )
     return {
-        "driver": read_text(transport, f"{CPU_SYSFS}/cpuidle/current_driver"),
+        "driver": read_text(source, f"{CPU_SYSFS}/cpuidle/current_driver"),
         "states": states,
-        "cpu_dma_latency": exists(transport, CPU_DMA_LATENCY),
+        "cpu_dma_latency": exists(source, CPU_DMA_LATENCY),
     }
 
 
-def memory(transport: Transport) -> Facts:
+def memory(source: Source) -> Facts:
     """thp_enabled and thp_defrag: the selected transparent huge page modes; swaps: the active swap
     areas (name, size_kib), [] when none; swappiness."""
     return {
-        "thp_enabled": _bracketed(read_text(transport, f"{THP_SYSFS}/enabled")),
-        "thp_defrag": _bracketed(read_text(transport, f"{THP_SYSFS}/defrag")),
-        "swaps": _swaps(read_text(transport, "/proc/swaps")),
-        "swappiness": read_int(transport, "/proc/sys/vm/swappiness"),
+        "thp_enabled": _bracketed(read_text(source, f"{THP_SYSFS}/enabled")),
+        "thp_defrag": _bracketed(read_text(source, f"{THP_SYSFS}/defrag")),
+        "swaps": _swaps(read_text(source, "/proc/swaps")),
+        "swappiness": read_int(source, "/proc/sys/vm/swappiness"),
     }
 
 
-def clocksource(transport: Transport) -> Facts:
+def clocksource(source: Source) -> Facts:
     """current: the clocksource timestamps are read from; available: the ones the kernel could use."""
-    available = read_text(transport, f"{CLOCKSOURCE_SYSFS}/available_clocksource")
+    available = read_text(source, f"{CLOCKSOURCE_SYSFS}/available_clocksource")
     return {
-        "current": read_text(transport, f"{CLOCKSOURCE_SYSFS}/current_clocksource"),
+        "current": read_text(source, f"{CLOCKSOURCE_SYSFS}/current_clocksource"),
         "available": None if available is None else available.split(),
     }
 
 
-def timer_slack(transport: Transport) -> Facts:
+def timer_slack(source: Source) -> Facts:
     """ns: the timer slack of a process started there, as the probe is (the reader's own, which it
     inherited the way the probe inherits it)."""
-    return {"ns": read_int(transport, "/proc/self/timerslack_ns")}
+    return {"ns": read_int(source, "/proc/self/timerslack_ns")}
 
 
-def virtualization(transport: Transport) -> Facts:
-    """hypervisor: whether the CPU reports running under one (the cpuinfo flag; None where the CPU
-    has no such flag to show, as on arm64); vendor: the DMI system vendor; container: whether a
-    container runtime's marker file is there."""
-    cpuinfo = read_text(transport, "/proc/cpuinfo")
-    hypervisor = None
-    if cpuinfo is not None:
-        flags = re.search(r"^flags\s*:(.*)$", cpuinfo, re.MULTILINE)
-        hypervisor = None if flags is None else "hypervisor" in flags[1].split()
-    return {
-        "hypervisor": hypervisor,
-        "vendor": read_text(transport, "/sys/class/dmi/id/sys_vendor"),
-        "container": any(exists(transport, path) for path in CONTAINER_MARKERS),
-    }
-
-
-def irqbalance(transport: Transport) -> Facts:
+def irqbalance(source: Source) -> Facts:
     """running: whether an irqbalance daemon runs (pgrep); None when that cannot be asked."""
     try:
-        status = transport.run(["pgrep", "-x", "irqbalance"], timeout_s=30).status
+        status = source.run(["pgrep", "-x", "irqbalance"], timeout_s=30).status
     except RtscopeError:
         return {"running": None}  # no pgrep there
     return {"running": {0: True, 1: False}.get(status)}
 
 
-def read_text(transport: Transport, path: str) -> str | None:
+def read_text(source: Source, path: str) -> str | None:
     """The file's text without surrounding white space; None when it cannot be read."""
     try:
-        return transport.read_file(path).decode().strip()
+        return source.read_file(path).decode().strip()
     except (OSError, UnicodeDecodeError):
         return None
 
 
-def read_int(transport: Transport, path: str) -> int | None:
+def read_int(source: Source, path: str) -> int | None:
     """The integer the file holds; None when it cannot be read or holds no integer."""
-    text = read_text(transport, path)
+    text = read_text(source, path)
     try:
         return None if text is None else int(text)
     except ValueError:
         return None
 
 
-def exists(transport: Transport, path: str) -> bool:
+def exists(source: Source, path: str) -> bool:
     """Whether the file is there. A file that cannot be read still is: a root-only device read by
     another user fails with "Permission denied" (an SSH transport reports that as a plain OSError)."""
     try:
-        transport.read_file(path)
+        source.read_file(path)
     except (FileNotFoundError, NotADirectoryError):
         return False
     except OSError:
@@ -283,12 +300,6 @@ def _flag(value: int | None) -> bool | None:
 def _bracketed(text: str | None) -> str | None:
     """The selected choice of a sysfs choice list: "always [madvise] never" gives "madvise"."""
     match = re.search(r"\[([^\]]+)\]", text or "")
-    return match[1] if match else None
-
-
-def _parenthesised(text: str) -> str | None:
-    """The selected choice of a debugfs choice list: "none (voluntary) full" gives "voluntary"."""
-    match = re.search(r"\(([^)]+)\)", text)
     return match[1] if match else None
 
 

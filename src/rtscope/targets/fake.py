@@ -99,6 +99,10 @@ class FakeTarget:
         bench["elapsed_s"] = request.duration_s
         return bench
 
+    def probe_system(self) -> dict[str, Any]:
+        """The system of the first recording: what the replayed runs say they ran on (nothing runs)."""
+        return copy.deepcopy(self._recordings[0]["system"])
+
 
 def _recorded_bench(bench_id: str, recording: dict[str, Any]) -> Bench:
     bench = next(b for b in recording["benches"] if b["id"] == bench_id)

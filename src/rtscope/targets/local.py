@@ -10,7 +10,7 @@ from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Bench, Suite, parse_bench_list
 from rtscope.model.request import RunRequest
-from rtscope.targets import probes, worker
+from rtscope.targets import facts, probes, worker
 from rtscope.targets.transport import LocalTransport, Transport
 
 
@@ -51,6 +51,10 @@ class LocalTarget:
         if self.probe.is_dir() or not os.access(self.probe, os.X_OK):
             raise RtscopeError(f"probe at {self.probe} is not an executable file")
         return str(self.probe)
+
+    def probe_system(self) -> dict[str, Any]:
+        """What the probe knows of this machine (rtscope.targets.facts.probe_system)."""
+        return facts.probe_system(self.transport, self._executable(), str(self.probe))
 
 
 def bench_list(transport: Transport, probe: str, who: str) -> str:

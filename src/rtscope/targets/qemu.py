@@ -40,7 +40,7 @@ from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Bench, Suite
 from rtscope.model.request import RunRequest
-from rtscope.targets import debian_packages, guest_modules, probes, qemu_machine, worker
+from rtscope.targets import debian_packages, facts, guest_modules, probes, qemu_machine, worker
 from rtscope.targets.local import kept_catalogue, read_outcome
 from rtscope.targets.ssh import glob_script, parse_globbed
 from rtscope.targets.transport import Completed, Process
@@ -466,3 +466,7 @@ class QemuTarget:
             KERNEL_MODULE: (module.read_bytes(), 0o644),
             "bin/rtscope-kmod-wave": (guest_modules.LOADER.read_bytes(), 0o755),
         }
+
+    def probe_system(self) -> dict[str, Any]:
+        """What the probe knows of the guest, in a boot of its own (rtscope.targets.facts.probe_system)."""
+        return facts.probe_system(self.transport, GUEST_PROBE, self.name)

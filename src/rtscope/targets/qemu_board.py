@@ -31,7 +31,7 @@ from rtscope.errors import ProbeError, RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Bench, Suite, parse_bench_list
 from rtscope.model.request import RunRequest
-from rtscope.targets import local, qemu_machine, worker
+from rtscope.targets import facts, local, qemu_machine, worker
 from rtscope.targets.transport import Completed, Process
 
 # One instruction a nanosecond, as the Linux guests count (rtscope.targets.qemu); at most QEMU's 10.
@@ -185,6 +185,19 @@ class QemuBoardTarget:
             qemu_argv(qemu, self.machine, self._image, ["rtscope-probe", *args], console=console, shift=self.shift),
             timeout_s,
         )
+
+    def probe_system(self) -> dict[str, Any]:
+        """What the image knows of the board, booted on ``system``: its console is the answer
+        (rtscope.targets.facts.read_system)."""
+        with files.private_dir("rtscope-qemu-") as directory:
+            booted = subprocess.run(
+                self._command(["system"], BOOT_ALLOWANCE_S, console="stdio"),
+                cwd=directory,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                check=False,
+            )
+        return facts.read_system(Completed(booted.returncode, booted.stdout, booted.stderr), self.name)
 
 
 class BoardTransport:

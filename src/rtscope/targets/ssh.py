@@ -39,7 +39,7 @@ from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Bench, Suite
 from rtscope.model.request import RunRequest
-from rtscope.targets import probes, worker
+from rtscope.targets import facts, probes, worker
 from rtscope.targets.local import kept_catalogue, run_probe
 from rtscope.targets.transport import Completed
 
@@ -375,6 +375,11 @@ class SshTarget:
     @property
     def _build(self) -> str:
         return probes.identity(self._placement[0])
+
+    def probe_system(self) -> dict[str, Any]:
+        """What the probe there knows of the board, the probe copied there first if need be
+        (rtscope.targets.facts.probe_system)."""
+        return facts.probe_system(self.transport, self._probe, self.name)
 
 
 def connection_error(name: str, said: str) -> str:
