@@ -23,8 +23,8 @@ static void setup_memory(rts_run *run)
 }
 
 /* The supervisor's priority on a platform of one CPU, under the
- * watchdog's (99): see setup_policy. */
-#define ONE_CPU_SUPERVISOR_PRIORITY 98
+ * watchdog's (RTS_PRIORITY_MAX): see setup_policy. */
+#define ONE_CPU_SUPERVISOR_PRIORITY (RTS_PRIORITY_MAX - 1)
 
 /* Try the requested policy on this thread, then return it to normal: the
  * supervisor itself must not compete with the measuring threads. On one

@@ -88,6 +88,16 @@ typedef enum { RTS_POLICY_OTHER = 0, RTS_POLICY_FIFO, RTS_POLICY_RR } rts_policy
 /* "other", "fifo", "rr". */
 const char *rts_policy_name(rts_policy p);
 
+/* The priorities of fifo and rr, numbered as Linux numbers them (higher runs
+ * first): a port maps RTS_PRIORITY_MIN..RTS_PRIORITY_MAX onto its kernel's
+ * range and refuses others with RTS_EINVAL. The probe's watchdog takes the
+ * top one, its supervisor on one CPU the one below. */
+#define RTS_PRIORITY_MIN 1
+#define RTS_PRIORITY_MAX 99
+/* The measuring threads' priority (and a c-rt generator's) when the user
+ * names none: high, with room above for the supervisor and the watchdog. */
+#define RTS_PRIORITY_DEFAULT 80
+
 /* Number of CPUs the OS reports online (>= 1). */
 int rts_cpu_count(void);
 
@@ -122,7 +132,7 @@ typedef struct rts_thread rts_thread;
 typedef struct {
     const char *name;   /* for debuggers; may be NULL */
     rts_policy policy;
-    int priority;       /* 1..99 for FIFO/RR, ignored for OTHER */
+    int priority;       /* RTS_PRIORITY_MIN..MAX for FIFO/RR, ignored for OTHER */
     int cpu;            /* pin to this CPU; -1: any */
     size_t stack_size;  /* 0: port default */
     void *stack;        /* caller-allocated stack of stack_size bytes, or NULL */

@@ -11,7 +11,8 @@
  * (port.mk); main here brings the board up and runs it as the first task.
  * What FreeRTOS has no use for here (processes, files, pins, a ticker, GPIO,
  * scheduler statistics) is the common "not supported", and its setup of
- * one CPU the common one (port/common/).
+ * one CPU and its block pool (FreeRTOS has none; pool_lock.h is its
+ * critical section) the common ones (port/common/).
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,13 +22,12 @@
 #include "semphr.h"
 #include "task.h"
 
-#include "../common/free_list.h"
 #include "board.h"
 #include "port_time.h"
 #include "rtscope/port.h"
 
 /* What the port needs of a board's FreeRTOSConfig.h. */
-#if configMAX_PRIORITIES < 101
+#if configMAX_PRIORITIES < RTS_PRIORITY_MAX + 2
 #error "rtscope's FreeRTOS port maps priorities 1..99 to 2..100: configMAX_PRIORITIES must be at least 101"
 #endif
 #if configUSE_TIME_SLICING
@@ -139,7 +139,7 @@ static rts_status kernel_priority(rts_policy policy, int priority, UBaseType_t *
     }
     if (policy == RTS_POLICY_RR)
         return RTS_ENOTSUP;
-    if (priority < 1 || priority > 99)
+    if (priority < RTS_PRIORITY_MIN || priority > RTS_PRIORITY_MAX)
         return RTS_EINVAL;
     *out = (UBaseType_t)priority + 1;
     return RTS_OK;
@@ -423,66 +423,6 @@ void rts_queue_destroy(rts_queue *q)
         return;
     vQueueDelete(q->h);
     vPortFree(q);
-}
-
-/* ------------------------------------------------------ fixed-block pools */
-
-/* FreeRTOS has no block pool: a free list (port/common/free_list.h) under
- * a critical section (masking interrupts: the shortest one the kernel has). */
-struct rts_pool {
-    unsigned char *base;
-    size_t stride;
-    unsigned count;
-    void *free_list;
-};
-
-rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count)
-{
-    size_t stride = rts_free_list_stride(block_size, count);
-    if (!stride)
-        return RTS_EINVAL;
-    rts_pool *p = pvPortMalloc(sizeof *p);
-    if (!p)
-        return RTS_ENOMEM;
-    p->base = pvPortMalloc(stride * count);
-    if (!p->base) {
-        vPortFree(p);
-        return RTS_ENOMEM;
-    }
-    p->stride = stride;
-    p->count = count;
-    p->free_list = rts_free_list_link(p->base, stride, count);
-    *out = p;
-    return RTS_OK;
-}
-
-rts_status rts_pool_alloc(rts_pool *p, void **block)
-{
-    taskENTER_CRITICAL();
-    void *taken = rts_free_list_pop(&p->free_list);
-    taskEXIT_CRITICAL();
-    if (!taken)
-        return RTS_ENOMEM;
-    *block = taken;
-    return RTS_OK;
-}
-
-rts_status rts_pool_free(rts_pool *p, void *block)
-{
-    if (!rts_free_list_owns(p->base, p->stride, p->count, block))
-        return RTS_EINVAL;
-    taskENTER_CRITICAL();
-    rts_free_list_push(&p->free_list, block);
-    taskEXIT_CRITICAL();
-    return RTS_OK;
-}
-
-void rts_pool_destroy(rts_pool *p)
-{
-    if (!p)
-        return;
-    vPortFree(p->base);
-    vPortFree(p);
 }
 
 /* ---------------------------------------------------- software interrupt */
