@@ -45,7 +45,7 @@ const char *rts_status_str(rts_status st);
 enum {
     RTS_CAP_PRIORITY_SCHED = 1u << 0, /* strict-priority scheduling (fifo/rr) */
     RTS_CAP_AFFINITY       = 1u << 1, /* threads can be pinned to a CPU */
-    RTS_CAP_MLOCK          = 1u << 2, /* memory can be locked against paging */
+    RTS_CAP_MLOCK          = 1u << 2, /* memory pages, and can be locked against it */
     RTS_CAP_PI_MUTEX       = 1u << 3, /* priority-inheritance mutexes */
     RTS_CAP_SOFT_IRQ       = 1u << 4, /* a software interrupt can be raised */
     RTS_CAP_CYCLE_COUNTER  = 1u << 5, /* invariant CPU cycle counter readable */
@@ -114,12 +114,15 @@ rts_status rts_self_set_cpu(int cpu);
 /* The CPU the calling thread runs on now (-1 if unknown). */
 int rts_self_cpu(void);
 
-/* Lock current and future memory. RTS_EPERM / RTS_ENOMEM when refused. */
+/* Lock current and future memory. RTS_EPERM / RTS_ENOMEM when refused;
+ * RTS_ENOTSUP where memory never pages (RTS_CAP_MLOCK clear: there is no
+ * such setting, and a result records it as not applicable). */
 rts_status rts_mem_lock_all(void);
 
 /* Ask the platform to keep CPU wake-up latency at or below us microseconds
  * (deep idle states off) for the life of the process. RTS_ENOTSUP where
- * there is no such control, RTS_EPERM without the privilege for it. */
+ * there is no such control (a result records it as not applicable),
+ * RTS_EPERM without the privilege for it. */
 rts_status rts_cpu_latency_limit(int us);
 
 /* Touch bytes of the calling thread's stack so that it is resident. */

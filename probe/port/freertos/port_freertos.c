@@ -59,17 +59,16 @@ vTaskSuspend, vTaskDelete, vTaskPrioritySet and xTaskGetSchedulerState"
 
 static void soft_irq_entry(void *arg);
 
-/* No processes, files, cycle counter or scheduler statistics. What
- * FreeRTOS and the boards offer is strict priorities, inheriting mutexes,
- * memory that never pages, every board's periodic timer interrupt
+/* No processes, files, cycle counter or scheduler statistics, and no
+ * memory lock: memory never pages. What FreeRTOS and the boards offer is
+ * strict priorities, inheriting mutexes, every board's periodic timer interrupt
  * (board.h), and a software interrupt where the board has one (registering
  * the port's own entry again changes nothing). Affinity is claimed because
  * one CPU makes it exact: every thread is pinned to CPU 0, the only one,
  * which is what the benches that need it ask for; a CPU above 0 is refused. */
 unsigned rts_port_caps(void)
 {
-    unsigned caps = RTS_CAP_PRIORITY_SCHED | RTS_CAP_AFFINITY | RTS_CAP_MLOCK | RTS_CAP_PI_MUTEX | RTS_CAP_SYSINFO |
-                    RTS_CAP_TIMER_IRQ;
+    unsigned caps = RTS_CAP_PRIORITY_SCHED | RTS_CAP_AFFINITY | RTS_CAP_PI_MUTEX | RTS_CAP_SYSINFO | RTS_CAP_TIMER_IRQ;
     if (board_soft_irq_register(soft_irq_entry, NULL) == RTS_OK)
         caps |= RTS_CAP_SOFT_IRQ;
     return caps;
