@@ -9,7 +9,7 @@
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 "$repo/setup.sh" 2>/dev/null
-make -s -C "$repo/probe" all static
+make -s -C "$repo/probe" all static build/bare_clock
 probe=$repo/probe/build/rtscope-probe
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -20,8 +20,8 @@ median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 
 echo "== 1. timestamp cost (median back-to-back delta)"
-cc -O2 -o "$work/bare_clock" "$repo/bench/bare_clock.c"
-bare=$(median3 "$("$work/bare_clock")" "$("$work/bare_clock")" "$("$work/bare_clock")")
+bare_clock=$repo/probe/build/bare_clock
+bare=$(median3 "$("$bare_clock")" "$("$bare_clock")" "$("$bare_clock")")
 "$probe" run clock.read --duration 2 --quiet --json "$work/clock.json"
 probe_clock=$(json "$work/clock.json" "d['metrics'][0]['stats']['p50']")
 stamp=$(json "$work/clock.json" "round(d['timing']['cycle_overhead_cycles'] / d['timing']['cycles_per_ns'], 1) if d['timing']['cycles_per_ns'] else d['timing']['clock_overhead_ns']")
