@@ -439,6 +439,27 @@ rts_status rts_proc_self_path(char *buf, size_t size);
  * a path) can be run by rts_proc_spawn. */
 bool rts_proc_findable(const char *program);
 
+/* ------------------------------------------------------ shared libraries */
+
+/* A shared library loaded when a bench first needs it (the crypto benches'
+ * libcrypto), rather than linked: a linked library is mapped by every run,
+ * and under mlockall made resident whole, used or not. Once loaded, a
+ * library stays mapped for the life of the probe (one may have registered
+ * exit handlers: OpenSSL does). RTS_ENOTSUP where RTS_CAP_PROCESSES is
+ * missing (one program image) and in a static probe. */
+typedef struct rts_library rts_library;
+
+/* Load the library name (a file name, found as the system's loader finds
+ * it, e.g. "libcrypto.so.3"), with every symbol resolved now. On failure
+ * *out is NULL and why holds one line (the loader's reason). */
+rts_status rts_library_open(rts_library **out, const char *name, char *why, size_t whysize);
+
+/* The address of symbol in lib, or NULL when lib has none. */
+void *rts_library_symbol(rts_library *lib, const char *symbol);
+
+/* Release the handle lib (the library stays mapped). NULL: nothing. */
+void rts_library_close(rts_library *lib);
+
 /* -------------------------------------------------------- shared memory */
 
 /* A region of memory that the probe and processes it starts map alike
