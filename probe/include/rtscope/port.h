@@ -5,8 +5,10 @@
  * functions, and so does everything the probe itself needs: its memory,
  * its text (console and diagnostics), its result document (a sink) and
  * the end of the process. Porting the probe to an RTOS means writing one
- * file (see port/template/port_template.c); src/ and bench/ use the C
- * library only for what needs no OS (formatting, strings, math). Each function states its contract;
+ * file of its OS-facing part (see port/template/port_template.c), and a
+ * board for the machine under it (docs/porting.md); src/ and bench/ use
+ * the C library only for what needs no OS (formatting, strings, math:
+ * make check-cross holds it). Each function states its contract;
  * a port that cannot honour one clears the matching capability flag and
  * returns RTS_ENOTSUP, and benches that need it report "skipped", never a
  * number measured some other way.
