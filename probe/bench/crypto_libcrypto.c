@@ -23,10 +23,7 @@
 
 #include "rtscope/port.h"
 
-/* The library's file, as the loader finds it (the Makefile reads its SONAME). */
-#ifndef RTS_LIBCRYPTO_SONAME
-#define RTS_LIBCRYPTO_SONAME "libcrypto.so.3"
-#endif
+/* RTS_LIBCRYPTO_SONAME: the library's file, as the loader finds it (the Makefile reads its SONAME). */
 
 /* The functions the benches call, each a field of the same name. */
 #define LIBCRYPTO_FUNCTIONS(X)                                                                                    \

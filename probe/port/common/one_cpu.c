@@ -3,8 +3,9 @@
  * for ports that have nothing more to say: CPU 0 is the only one (every
  * thread runs there, so pinning to it is exact and any other is refused),
  * memory never pages and there is no idle-state control to hold (neither
- * setting exists: RTS_ENOTSUP, which a result records as not applicable). An SMP RTOS port pins with its own call instead
- * (vTaskCoreAffinitySet, k_thread_cpu_pin) and drops this file.
+ * setting exists: RTS_ENOTSUP, which a result records as not applicable).
+ * An SMP RTOS port pins with its own call instead (vTaskCoreAffinitySet,
+ * k_thread_cpu_pin) and drops this file.
  */
 #include "rtscope/port.h"
 
