@@ -26,7 +26,8 @@ probe=${RTSCOPE_PROBE:-$repo/probe/build/rtscope-probe}
 [[ -n ${RTSCOPE_PROBE:-} ]] || make -s -C "$repo/probe"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cc -O2 -o "$work/evp_loop" "$repo/bench/evp_loop.c" $(pkg-config --cflags --libs libcrypto)
+make -s -C "$repo/probe" build/evp_loop
+evp_loop=$repo/probe/build/evp_loop
 cpu=$(($(nproc) - 1))
 # bench id, the name openssl speed -evp takes (bench/crypto_algorithms.c has both) and, for the AEADs,
 # -aead: a message per buffer (IV, a 13-byte AAD, data, tag) as rtscope times it (without AAD); without
@@ -68,7 +69,7 @@ for size in "${sizes[@]}"; do
                 --duration "$seconds" --quiet --json "$work/$r.json"
             speed "$name" "$size" $flags >>"$work/openssl"
             speed "$name" "$size" $flags -elapsed >>"$work/elapsed"
-            taskset -c "$cpu" "$work/evp_loop" "$name" "$size" "$seconds" ${flags:+aead} >>"$work/loop"
+            taskset -c "$cpu" "$evp_loop" "$name" "$size" "$seconds" ${flags:+aead} >>"$work/loop"
         done
         row "$bench" "$size"
     done

@@ -3,13 +3,14 @@
 # same run (a benchmark, not a test: it asserts nothing, it prints).
 #   1. timestamp cost: the probe's clock read and cycle stamp vs a bare clock_gettime loop (goal <= 1.2x)
 #   2. stripped static probe size (goal <= 300 KiB)
-#   3. probe peak RSS while recording 10^7 samples (goal <= 8 MiB)
+#   3. probe peak RSS while recording 10^7 samples (goal <= 8 MiB), dynamic and static, and their ratio
+#      (the dynamic probe maps libc and libm, locked whole by mlockall; libcrypto only when a crypto bench runs)
 #   4. ctxsw.sem median beside `perf bench sched pipe` on one CPU, at normal and at fifo priority
 # Usage: bench/foundation.sh   (root gives the fifo rows real priority)
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 "$repo/setup.sh" 2>/dev/null
-make -s -C "$repo/probe" all static
+make -s -C "$repo/probe" all static build/bare_clock
 probe=$repo/probe/build/rtscope-probe
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -20,8 +21,8 @@ median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 
 echo "== 1. timestamp cost (median back-to-back delta)"
-cc -O2 -o "$work/bare_clock" "$repo/bench/bare_clock.c"
-bare=$(median3 "$("$work/bare_clock")" "$("$work/bare_clock")" "$("$work/bare_clock")")
+bare_clock=$repo/probe/build/bare_clock
+bare=$(median3 "$("$bare_clock")" "$("$bare_clock")" "$("$bare_clock")")
 "$probe" run clock.read --duration 2 --quiet --json "$work/clock.json"
 probe_clock=$(json "$work/clock.json" "d['metrics'][0]['stats']['p50']")
 stamp=$(json "$work/clock.json" "round(d['timing']['cycle_overhead_cycles'] / d['timing']['cycles_per_ns'], 1) if d['timing']['cycles_per_ns'] else d['timing']['clock_overhead_ns']")
@@ -35,12 +36,13 @@ size=$(stat -c %s "$repo/probe/build/rtscope-probe-static")
 printf '  %s bytes = %s KiB (goal <= 300 KiB)\n' "$size" "$((size / 1024))"
 
 echo "== 3. peak RSS recording 10^7 samples (clock.read samples=10000000, mlockall as default)"
-for bin in rtscope-probe rtscope-probe-static; do
-    rss=$(/usr/bin/time -f %M "$repo/probe/build/$bin" run clock.read --param samples=10000000 --duration 600 \
-          --quiet --json "$work/rss.json" 2>&1 >/dev/null | tail -1)
+declare -A rss
+for bin in rtscope-probe-static rtscope-probe; do
+    rss[$bin]=$(/usr/bin/time -f %M "$repo/probe/build/$bin" run clock.read --param samples=10000000 --duration 600 \
+                --quiet --json "$work/rss.json" 2>&1 >/dev/null | tail -1)
     count=$(json "$work/rss.json" "d['metrics'][0]['stats']['count']")
-    printf '  %-22s %6s KiB = %s MiB for %s samples (goal <= 8 MiB)\n' "$bin" "$rss" \
-        "$(python3 -c "print(f'{$rss / 1024:.1f}')")" "$count"
+    printf '  %-22s %6s KiB = %s MiB for %s samples (goal <= 8 MiB)   %sx static\n' "$bin" "${rss[$bin]}" \
+        "$(python3 -c "print(f'{${rss[$bin]} / 1024:.1f}')")" "$count" "$(ratio "${rss[$bin]}" "${rss[rtscope-probe-static]}")"
 done
 
 echo "== 4. context switch on one CPU: ctxsw.sem median vs perf bench sched pipe (threads, round trip / 2)"

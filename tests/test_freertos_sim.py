@@ -51,6 +51,19 @@ def test_a_simulator_run_is_recorded_and_shown_on_the_simulators_time_base(rtsco
     assert "local: an OS simulator's time, not the OS's" in shown.out
 
 
+def test_settings_freertos_does_not_have_are_not_applicable_not_warnings(rtscope, sim_probe, tmp_path):
+    out = tmp_path / "setup.json"
+    ran = rtscope("--probe", sim_probe, "run", "clock.read", "--duration", "0.1", "--json", out)
+    assert ran.status == 0, ran.err
+    config = result.load(out).doc["config"]
+    assert config["not_applicable"] == ["mlockall", "cpu_latency_us"]
+    assert not any("mlockall" in w or "latency" in w for w in config["warnings"]), config["warnings"]
+    shown = rtscope("show", "last").out
+    assert "mlockall           yes        not applicable" in shown
+    assert "CPU latency limit  0          not applicable" in shown
+    assert "not as requested" not in shown
+
+
 def test_a_simulators_result_without_a_recorded_target_is_still_the_simulators_time(rtscope, sim_probe, tmp_path):
     out = tmp_path / "alone.json"
     subprocess.run(

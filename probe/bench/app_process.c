@@ -70,7 +70,7 @@ int rts_app_process_main(int argc, char **argv)
          * policy it would wait for the CPU behind the other processes'
          * threads, which wait at the barrier for this one's. */
         if (h->policy != RTS_POLICY_OTHER)
-            rts_self_set_sched(h->policy, h->priority < 99 ? h->priority + 1 : 99);
+            rts_self_set_sched(h->policy, h->priority < RTS_PRIORITY_MAX ? h->priority + 1 : RTS_PRIORITY_MAX);
         unsigned started = start_group(h, (unsigned)g, mutex, workers);
         /* One that could not start stops them all: the bench counts the threads that did. */
         if (started < h->threads_per_group)

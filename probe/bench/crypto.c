@@ -109,7 +109,7 @@ static bool last_message_verified(crypto_state *s)
 
 static void record_checks(crypto_state *s)
 {
-    rts_metric_check_int(s->m, "library_version", crypto_library_version());
+    rts_metric_check_int(s->m, "library_version", crypto_library_version(s->session));
     rts_metric_check_bool(s->m, "known_answer", true);
     rts_metric_check_int(s->m, "messages", (long long)s->messages);
     rts_metric_check_int(s->m, "batch", (long long)s->batch);

@@ -65,9 +65,9 @@ typedef struct crypto_session crypto_session;
 /* The library's name, one word ("openssl"), or NULL when this build has none. */
 const char *crypto_library_name(void);
 
-/* The version of the library loaded at run time as major × 10000 + minor × 100
- * + patch (OpenSSL 3.0.19: 30019), or 0 when this build has none. */
-long crypto_library_version(void);
+/* The version of the library session s loaded at run time as major × 10000
+ * + minor × 100 + patch (OpenSSL 3.0.19: 30019), or 0 when this build has none. */
+long crypto_library_version(const crypto_session *s);
 
 /* A session of alg keyed with key (alg->key_bytes), or NULL with the reason
  * in why (also when this build has no library). Close it with crypto_close. */

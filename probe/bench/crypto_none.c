@@ -15,8 +15,9 @@ const char *crypto_library_name(void)
     return NULL;
 }
 
-long crypto_library_version(void)
+long crypto_library_version(const crypto_session *s)
 {
+    (void)s;
     return 0;
 }
 

@@ -39,8 +39,9 @@ const char *crypto_library_name(void)
     return "wolfcrypt";
 }
 
-long crypto_library_version(void)
+long crypto_library_version(const crypto_session *s)
 {
+    (void)s;
     /* 0xMMMmmmppp packed as 0x05005004 for 5.5.4: major, then three hex digits each. */
     unsigned long hex = wolfSSL_lib_version_hex();
     return (long)(hex >> 24) * 10000 + (long)((hex >> 12) & 0xfff) * 100 + (long)(hex & 0xfff);

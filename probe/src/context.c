@@ -118,7 +118,9 @@ rts_thread_attr rts_ctx_thread_attr(const rts_ctx *ctx, const char *name, int cp
     return (rts_thread_attr){
         .name = name,
         .policy = g->policy,
-        .priority = prio < 1 && g->policy != RTS_POLICY_OTHER ? 1 : prio > 99 ? 99 : prio,
+        .priority = prio < RTS_PRIORITY_MIN && g->policy != RTS_POLICY_OTHER ? RTS_PRIORITY_MIN
+                    : prio > RTS_PRIORITY_MAX                          ? RTS_PRIORITY_MAX
+                                                                       : prio,
         .cpu = cpu,
         .stack_size = RTS_THREAD_STACK_BYTES,
     };

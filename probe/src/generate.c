@@ -7,7 +7,7 @@
  *   c-file     pwrite of the pin's byte (a device file's write), then a
  *              relative sleep of a half-period, as the scripts do;
  *   c-mmap     a store to the mapped pin, then a relative sleep;
- *   c-rt       a store; SCHED_FIFO at RTSCOPE_PRIORITY (default 80),
+ *   c-rt       a store; SCHED_FIFO at RTSCOPE_PRIORITY (default RTS_PRIORITY_DEFAULT),
  *              mlockall, sleeps until absolute times on the monotonic clock;
  *   c-busy     a store; spins on the clock until each absolute time;
  *   c-timerfd  a store on each expiry of a periodic kernel timer (the
@@ -33,7 +33,6 @@
 #include "text.h"
 
 #define EXIT_USAGE 2
-#define DEFAULT_PRIORITY 80
 
 typedef enum { WAIT_RELATIVE, WAIT_ABSOLUTE, WAIT_BUSY, WAIT_TICKER } wait_kind;
 
@@ -100,9 +99,10 @@ static bool env_number(const char *name, uint64_t min, uint64_t max, uint64_t *o
 /* Real-time setup of c-rt: its point is that it holds. */
 static int setup_realtime(generator *g)
 {
-    uint64_t prio = DEFAULT_PRIORITY;
-    if (getenv("RTSCOPE_PRIORITY") && !env_number("RTSCOPE_PRIORITY", 1, 99, &prio))
-        return refuse(g, EXIT_USAGE, "RTSCOPE_PRIORITY must be a priority from 1 to 99");
+    uint64_t prio = RTS_PRIORITY_DEFAULT;
+    if (getenv("RTSCOPE_PRIORITY") && !env_number("RTSCOPE_PRIORITY", RTS_PRIORITY_MIN, RTS_PRIORITY_MAX, &prio))
+        return refuse(g, EXIT_USAGE, "RTSCOPE_PRIORITY must be a priority from %d to %d", RTS_PRIORITY_MIN,
+                      RTS_PRIORITY_MAX);
     rts_status st = rts_self_set_sched(RTS_POLICY_FIFO, (int)prio);
     if (st != RTS_OK)
         return refuse(g, 1, "SCHED_FIFO priority %d refused (%s)", (int)prio, rts_status_str(st));

@@ -20,6 +20,10 @@
 #include "version.h"
 
 #define EXIT_USAGE 2
+/* A number macro as text, for the usage. */
+#define TEXT(x) #x
+#define NUMBER_TEXT(x) TEXT(x)
+#define PRIORITIES NUMBER_TEXT(RTS_PRIORITY_MIN) ".." NUMBER_TEXT(RTS_PRIORITY_MAX)
 
 static const char usage[] =
     "usage: rtscope-probe list [--json]\n"
@@ -33,7 +37,8 @@ static const char usage[] =
     "  --param [BENCH:]KEY=VALUE  set a bench parameter (repeatable)\n"
     "  --duration SECONDS         measuring time per bench (default 5)\n"
     "  --policy other|fifo|rr     policy of the measuring threads (default fifo)\n"
-    "  --priority N               1..99 for fifo and rr (default 80); other has only 0\n"
+    "  --priority N               " PRIORITIES " for fifo and rr (default " NUMBER_TEXT(RTS_PRIORITY_DEFAULT)
+    "); other has only 0\n"
     "  --cpus LIST                CPUs for the measuring threads, e.g. 1 or 0,2-3\n"
     "  --no-mlock                 do not lock memory\n"
     "  --no-cpu-latency           leave CPU idle states alone (default: limit wake-up latency to 0 us)\n"
@@ -293,8 +298,8 @@ static int parse_option(int argc, char **argv, int *i, rts_run_request *req)
         if (!parse_policy(val, &req->requested.policy))
             return fail_usage("--policy: '%s' is not one of other, fifo, rr", val);
     } else if (strcmp(opt, "--priority") == 0) {
-        if (!parse_long(val, &n) || n < 0 || n > 99)
-            return fail_usage("--priority: '%s' is not between 0 and 99", val);
+        if (!parse_long(val, &n) || n < 0 || n > RTS_PRIORITY_MAX)
+            return fail_usage("--priority: '%s' is not between 0 and %d", val, RTS_PRIORITY_MAX);
         req->requested.priority = (int)n;
     } else if (strcmp(opt, "--cpus") == 0) {
         if (!parse_cpus(val, &req->requested, err, sizeof err))
@@ -353,8 +358,8 @@ static int parse_run_args(int argc, char **argv, rts_run_request *req)
     *req = (rts_run_request){
         .duration_s = 5.0,
         .grace_s = 10.0,
-        .requested = { .policy = RTS_POLICY_FIFO, .priority = 80, .mlockall = true, .stack_prefault = true,
-                       .cpu_latency_us = 0 },
+        .requested = { .policy = RTS_POLICY_FIFO, .priority = RTS_PRIORITY_DEFAULT, .mlockall = true,
+                       .stack_prefault = true, .cpu_latency_us = 0 },
         .argc = argc,
         .argv = argv,
     };
@@ -371,11 +376,11 @@ static int parse_run_args(int argc, char **argv, rts_run_request *req)
     }
     if (req->nbenches == 0)
         return fail_usage("run: name at least one bench (rtscope-probe list shows them)");
-    /* SCHED_OTHER has only priority 0; the real-time policies 1..99. */
+    /* SCHED_OTHER has only priority 0; the real-time policies RTS_PRIORITY_MIN..MAX. */
     if (req->requested.policy == RTS_POLICY_OTHER)
         req->requested.priority = 0;
     else if (req->requested.priority == 0)
-        return fail_usage("--priority 0 goes only with --policy other (fifo and rr take 1..99)");
+        return fail_usage("--priority 0 goes only with --policy other (fifo and rr take " PRIORITIES ")");
     return 0;
 }
 

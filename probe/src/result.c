@@ -112,14 +112,29 @@ static void write_rtconfig(rts_json *j, const char *key, const rts_rtconfig *c)
     rts_json_object_end(j);
 }
 
+/* The settings this platform does not have, by their keys in rtconfig. */
+static void write_not_applicable(rts_json *j, unsigned settings)
+{
+    static const struct {
+        unsigned bit;
+        const char *key;
+    } keys[] = { { RTS_SETTING_MLOCKALL, "mlockall" }, { RTS_SETTING_CPU_LATENCY, "cpu_latency_us" } };
+    rts_json_array_begin(j, "not_applicable", true);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (settings & keys[i].bit)
+            rts_json_string(j, NULL, keys[i].key);
+    rts_json_array_end(j);
+}
+
 static void write_config(rts_json *j, const rts_run *run)
 {
     rts_json_object_begin(j, "config", false);
     write_rtconfig(j, "requested", &run->req->requested);
     write_rtconfig(j, "granted", &run->granted);
+    write_not_applicable(j, run->granted.not_applicable);
     rts_json_array_begin(j, "warnings", false);
-    for (unsigned i = 0; i < run->nwarnings; i++)
-        rts_json_string(j, NULL, run->warnings[i]);
+    for (unsigned i = 0; i < run->warnings.count; i++)
+        rts_json_string(j, NULL, run->warnings.text[i]);
     rts_json_array_end(j);
     rts_json_object_end(j);
 }
@@ -467,7 +482,9 @@ void rts_result_print_summary(const rts_run *run, rts_text_fn out)
         snprintf(priority, sizeof priority, " %d", run->granted.priority);
     rts_text_fmt(out, "run %s  %s  %s %s  policy %s%s  mlockall %s\n", run->id, run_status_names[run->status],
                  run->sys.hostname, run->sys.kernel_release, rts_policy_name(run->granted.policy), priority,
-                 run->granted.mlockall ? "yes" : "no");
+                 run->granted.not_applicable & RTS_SETTING_MLOCKALL ? "not applicable"
+                 : run->granted.mlockall                            ? "yes"
+                                                                    : "no");
     rts_text_fmt(out, "%-*s %10s %10s %10s %10s %10s %10s  %s\n", width, "metric", "count", "min", "p50", "p99",
                  "p99.99", "max", "(overhead-adjusted)");
     for (unsigned b = 0; b < run->req->nbenches; b++) {

@@ -1,16 +1,40 @@
-/* Real-time setup: what the run asks of the platform, and what it grants. */
+/* Real-time setup: what a run asks of the platform, and what it grants. It
+ * knows nothing of the run (run.c holds the outcome): the run sits above it. */
 #ifndef RTSCOPE_RTSETUP_H
 #define RTSCOPE_RTSETUP_H
 
-#include "run.h"
+#include <stdbool.h>
 
-/* Apply the setup the run requests (memory lock, scheduling policy, CPU
- * wake-up latency limit; none of it with --refuse-privilege) as far as the
- * platform grants it. run->granted then holds what was granted, and the
- * run's warnings say what was not and what that does to the figures. The
+#include "rtscope/port.h"
+#include "text.h"
+
+/* Settings a platform may not have at all (the port answers RTS_ENOTSUP):
+ * the result records them as not applicable, not as refused. */
+enum {
+    RTS_SETTING_MLOCKALL = 1u << 0,    /* nothing pages (a microcontroller) */
+    RTS_SETTING_CPU_LATENCY = 1u << 1  /* no control of the CPU's idle states */
+};
+
+typedef struct {
+    rts_policy policy;
+    int priority;
+    int cpus[RTS_MAX_CPUS];
+    int ncpus;                /* 0: not pinned */
+    bool mlockall;
+    bool stack_prefault;
+    int cpu_latency_us;       /* wake-up latency limit; -1: none */
+    unsigned not_applicable;  /* RTS_SETTING_* this platform does not have (what was granted only) */
+} rts_rtconfig;
+
+/* Apply the setup want asks for (memory lock, scheduling policy, CPU
+ * wake-up latency limit; with refuse_privilege none of it) as far as the
+ * platform grants it. granted then holds what was granted and which
+ * settings the platform does not have, and warnings say what was refused
+ * and what that does to the figures (also RT throttling, from sys). The
  * calling thread tries the policy and returns to normal priority: it
  * supervises, it must not compete with the measuring threads. Call once,
- * before any measuring thread starts; run->sys must be read already. */
-void rts_rtsetup_apply(rts_run *run);
+ * before any measuring thread starts. */
+void rts_rtsetup_apply(const rts_rtconfig *want, bool refuse_privilege, const rts_sysinfo *sys,
+                       rts_rtconfig *granted, rts_warnings *warnings);
 
 #endif

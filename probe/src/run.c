@@ -2,25 +2,11 @@
  * The run loop: set up, measure each requested bench in turn under the
  * watchdog, conclude and publish (see run.h).
  */
-#include <stdarg.h>
 
 #include "context.h"
 #include "metrics.h"
 #include "rtsetup.h"
 #include "text.h"
-
-void rts_run_warn(rts_run *run, const char *fmt, ...)
-{
-    if (run->nwarnings >= RTS_MAX_WARNINGS)
-        return;
-    char *w = run->warnings[run->nwarnings++];
-    va_list ap;
-    va_start(ap, fmt);
-    rts_text_vinto(w, sizeof run->warnings[0], fmt, ap);
-    va_end(ap);
-    if (!run->req->quiet)
-        rts_text_fmt(rts_diag_write, "warning: %s\n", w);
-}
 
 /* ------------------------------------------------------------ conclude */
 
@@ -107,12 +93,13 @@ int rts_run_execute(rts_run *run)
 {
     rts_wallclock(&run->started_sec, &run->started_nsec);
     rts_sysinfo_read(&run->sys);
-    rts_rtsetup_apply(run);
+    run->warnings.quiet = run->req->quiet;
+    rts_rtsetup_apply(&run->req->requested, run->req->refuse_privilege, &run->sys, &run->granted, &run->warnings);
     rts_timing_calibrate(&run->timing, true);
     run->quiet_supervision = rts_cpu_count() == 1 && !run->stop_requests;
     if (!rts_watchdog_start(&run->watchdog, run->granted.policy, run->req->grace_s, run->quiet_supervision,
                             abandon_bench, run))
-        rts_run_warn(run, "the watchdog could not start: a hung bench would hang the probe");
+        rts_warn(&run->warnings, "the watchdog could not start: a hung bench would hang the probe");
     for (unsigned i = 0; i < run->req->nbenches; i++) {
         rts_bench_result *r = &run->results[i];
         if (rts_stop_requested()) {

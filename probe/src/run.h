@@ -5,17 +5,9 @@
 #include <stdatomic.h>
 
 #include "rtscope/bench.h"
+#include "rtsetup.h"
+#include "text.h"
 #include "watchdog.h"
-
-typedef struct {
-    rts_policy policy;
-    int priority;
-    int cpus[RTS_MAX_CPUS];
-    int ncpus;                /* 0: not pinned */
-    bool mlockall;
-    bool stack_prefault;
-    int cpu_latency_us;       /* wake-up latency limit; -1: none */
-} rts_rtconfig;
 
 /* --param [BENCH:]key=value, split into text. */
 typedef struct {
@@ -68,8 +60,7 @@ struct rts_run {
     rts_sysinfo sys;
     rts_timing timing;
     rts_rtconfig granted;
-    char warnings[RTS_MAX_WARNINGS][RTS_MESSAGE_TEXT];
-    unsigned nwarnings;
+    rts_warnings warnings;
     rts_bench_result results[RTS_MAX_RUN_BENCHES];
     rts_watchdog watchdog;
     /* Whether the user can ask the run to stop (rts_stop_requests_catch
@@ -95,9 +86,6 @@ struct rts_run {
  * and ends the process, which is the only way to stop a thread that is
  * stuck for good. */
 int rts_run_execute(rts_run *run);
-
-/* Add a warning to the run and print it (unless quiet). */
-void rts_run_warn(rts_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Free the run's metrics. */
 void rts_run_release(rts_run *run);

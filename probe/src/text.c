@@ -49,3 +49,16 @@ void rts_text_into(char *buf, size_t size, const char *fmt, ...)
 }
 
 void rts_text_puts(rts_text_fn out, const char *text) { out(text, strlen(text)); }
+
+void rts_warn(rts_warnings *w, const char *fmt, ...)
+{
+    if (w->count >= RTS_MAX_WARNINGS)
+        return;
+    char *line = w->text[w->count++];
+    va_list ap;
+    va_start(ap, fmt);
+    rts_text_vinto(line, sizeof w->text[0], fmt, ap);
+    va_end(ap);
+    if (!w->quiet)
+        rts_text_fmt(rts_diag_write, "warning: %s\n", line);
+}

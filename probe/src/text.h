@@ -7,6 +7,7 @@
 #define RTSCOPE_TEXT_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rtscope/config.h"
@@ -33,5 +34,16 @@ void rts_text_vinto(char *buf, size_t size, const char *fmt, va_list ap) __attri
 
 /* Hand the NUL-terminated text to out as it is. */
 void rts_text_puts(rts_text_fn out, const char *text);
+
+/* A run's warnings: one line each, the first RTS_MAX_WARNINGS kept. */
+typedef struct {
+    char text[RTS_MAX_WARNINGS][RTS_MESSAGE_TEXT];
+    unsigned count;
+    bool quiet; /* kept only, not also written to diagnostics */
+} rts_warnings;
+
+/* Add a warning formatted as printf does to w (dropped when w is full),
+ * and write it to diagnostics unless w is quiet. */
+void rts_warn(rts_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

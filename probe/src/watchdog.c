@@ -91,7 +91,7 @@ bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, bool
     rts_thread_attr attr = {
         .name = "watchdog",
         .policy = policy,
-        .priority = policy == RTS_POLICY_OTHER ? 0 : 99,
+        .priority = policy == RTS_POLICY_OTHER ? 0 : RTS_PRIORITY_MAX,
         .cpu = -1,
         .stack_size = RTS_THREAD_STACK_BYTES,
     };

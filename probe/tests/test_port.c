@@ -515,9 +515,26 @@ static void test_priority_sched(void)
     CHECK(rts_self_set_sched(RTS_POLICY_OTHER, 0) == RTS_OK, "back to the normal policy");
 }
 
-/* Last: it locks the memory of this test process for its remaining life. */
+/* A library that is not there is refused with the loader's reason, on
+ * every port (one without libraries refuses every name). */
+static void test_library_missing(void)
+{
+    char why[256] = "";
+    rts_library *lib = (rts_library *)&why;
+    rts_status st = rts_library_open(&lib, "librtscope-no-such-library.so", why, sizeof why);
+    CHECK(st != RTS_OK && !lib && strstr(why, "librtscope-no-such-library.so"), "refused: %s (%s)",
+          rts_status_str(st), why);
+}
+
+/* Last: it locks the memory of this test process for its remaining life.
+ * Where memory never pages, the setting does not exist: "not supported". */
 static void test_mlock(void)
 {
+    if (!(rts_port_caps() & RTS_CAP_MLOCK)) {
+        rts_status st = rts_mem_lock_all();
+        CHECK(st == RTS_ENOTSUP, "no memory lock: not supported, not %s", rts_status_str(st));
+        return;
+    }
     if (!have(RTS_CAP_MLOCK, "memory lock"))
         return;
     rts_status st = rts_mem_lock_all();
@@ -707,6 +724,7 @@ int main(int argc, char **argv)
     test_suspend_resume();
     test_queue();
     test_pool();
+    test_library_missing();
     test_soft_irq();
     test_sleep_and_mutex();
     test_affinity();

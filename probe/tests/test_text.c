@@ -1,4 +1,5 @@
 /* Formatted text through an output function: one call per text, any length. */
+#include <stdio.h>
 #include <string.h>
 
 #include "capture.h"
@@ -50,11 +51,25 @@ static void test_into(void)
     CHECK(strcmp(buf, "exactly 11c") == 0, "the last byte that fits: %s", buf);
 }
 
+/* Warnings are kept in order, the first RTS_MAX_WARNINGS of them. */
+static void test_warnings(void)
+{
+    rts_warnings w = { .quiet = true };
+    for (int i = 0; i <= RTS_MAX_WARNINGS; i++)
+        rts_warn(&w, "warning %d", i);
+    CHECK(w.count == RTS_MAX_WARNINGS, "kept %u of %d", w.count, RTS_MAX_WARNINGS + 1);
+    char last[32];
+    snprintf(last, sizeof last, "warning %d", RTS_MAX_WARNINGS - 1);
+    CHECK(strcmp(w.text[0], "warning 0") == 0 && strcmp(w.text[RTS_MAX_WARNINGS - 1], last) == 0, "kept: %s .. %s",
+          w.text[0], w.text[RTS_MAX_WARNINGS - 1]);
+}
+
 int main(void)
 {
     test_short_line();
     test_long_line();
     test_puts();
     test_into();
+    test_warnings();
     return check_report("test_text");
 }

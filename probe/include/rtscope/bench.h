@@ -196,13 +196,13 @@ int rts_ctx_last_allowed_cpu(void);
 /* ---- threads ---- */
 
 /* Start fn(arg) on cpu at the granted policy, at the granted priority plus
- * prio_offset (clamped to 1..99), stack prefaulted when granted. On failure
+ * prio_offset (clamped to RTS_PRIORITY_MIN..MAX), stack prefaulted when granted. On failure
  * the bench is marked failed with the reason and NULL is returned. */
 rts_thread *rts_ctx_spawn(rts_ctx *ctx, const char *name, int cpu, int prio_offset,
                           void (*fn)(void *), void *arg);
 
 /* The attributes rts_ctx_spawn gives a thread (granted policy, granted
- * priority plus prio_offset clamped to 1..99, cpu, the runner's stack size,
+ * priority plus prio_offset clamped to RTS_PRIORITY_MIN..MAX, cpu, the runner's stack size,
  * no caller stack), for a bench that must call rts_thread_create itself,
  * e.g. to time it or to give a stack of its own. Such a thread gets no
  * stack prefault: that is rts_ctx_spawn's. */

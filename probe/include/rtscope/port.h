@@ -5,8 +5,10 @@
  * functions, and so does everything the probe itself needs: its memory,
  * its text (console and diagnostics), its result document (a sink) and
  * the end of the process. Porting the probe to an RTOS means writing one
- * file (see port/template/port_template.c); src/ and bench/ use the C
- * library only for what needs no OS (formatting, strings, math). Each function states its contract;
+ * file of its OS-facing part (see port/template/port_template.c), and a
+ * board for the machine under it (docs/porting.md); src/ and bench/ use
+ * the C library only for what needs no OS (formatting, strings, math:
+ * make check-cross holds it). Each function states its contract;
  * a port that cannot honour one clears the matching capability flag and
  * returns RTS_ENOTSUP, and benches that need it report "skipped", never a
  * number measured some other way.
@@ -45,7 +47,7 @@ const char *rts_status_str(rts_status st);
 enum {
     RTS_CAP_PRIORITY_SCHED = 1u << 0, /* strict-priority scheduling (fifo/rr) */
     RTS_CAP_AFFINITY       = 1u << 1, /* threads can be pinned to a CPU */
-    RTS_CAP_MLOCK          = 1u << 2, /* memory can be locked against paging */
+    RTS_CAP_MLOCK          = 1u << 2, /* memory pages, and can be locked against it */
     RTS_CAP_PI_MUTEX       = 1u << 3, /* priority-inheritance mutexes */
     RTS_CAP_SOFT_IRQ       = 1u << 4, /* a software interrupt can be raised */
     RTS_CAP_CYCLE_COUNTER  = 1u << 5, /* invariant CPU cycle counter readable */
@@ -88,6 +90,16 @@ typedef enum { RTS_POLICY_OTHER = 0, RTS_POLICY_FIFO, RTS_POLICY_RR } rts_policy
 /* "other", "fifo", "rr". */
 const char *rts_policy_name(rts_policy p);
 
+/* The priorities of fifo and rr, numbered as Linux numbers them (higher runs
+ * first): a port maps RTS_PRIORITY_MIN..RTS_PRIORITY_MAX onto its kernel's
+ * range and refuses others with RTS_EINVAL. The probe's watchdog takes the
+ * top one, its supervisor on one CPU the one below. */
+#define RTS_PRIORITY_MIN 1
+#define RTS_PRIORITY_MAX 99
+/* The measuring threads' priority (and a c-rt generator's) when the user
+ * names none: high, with room above for the supervisor and the watchdog. */
+#define RTS_PRIORITY_DEFAULT 80
+
 /* Number of CPUs the OS reports online (>= 1). */
 int rts_cpu_count(void);
 
@@ -104,12 +116,15 @@ rts_status rts_self_set_cpu(int cpu);
 /* The CPU the calling thread runs on now (-1 if unknown). */
 int rts_self_cpu(void);
 
-/* Lock current and future memory. RTS_EPERM / RTS_ENOMEM when refused. */
+/* Lock current and future memory. RTS_EPERM / RTS_ENOMEM when refused;
+ * RTS_ENOTSUP where memory never pages (RTS_CAP_MLOCK clear: there is no
+ * such setting, and a result records it as not applicable). */
 rts_status rts_mem_lock_all(void);
 
 /* Ask the platform to keep CPU wake-up latency at or below us microseconds
  * (deep idle states off) for the life of the process. RTS_ENOTSUP where
- * there is no such control, RTS_EPERM without the privilege for it. */
+ * there is no such control (a result records it as not applicable),
+ * RTS_EPERM without the privilege for it. */
 rts_status rts_cpu_latency_limit(int us);
 
 /* Touch bytes of the calling thread's stack so that it is resident. */
@@ -122,7 +137,7 @@ typedef struct rts_thread rts_thread;
 typedef struct {
     const char *name;   /* for debuggers; may be NULL */
     rts_policy policy;
-    int priority;       /* 1..99 for FIFO/RR, ignored for OTHER */
+    int priority;       /* RTS_PRIORITY_MIN..MAX for FIFO/RR, ignored for OTHER */
     int cpu;            /* pin to this CPU; -1: any */
     size_t stack_size;  /* 0: port default */
     void *stack;        /* caller-allocated stack of stack_size bytes, or NULL */
@@ -425,6 +440,27 @@ rts_status rts_proc_self_path(char *buf, size_t size);
 /* Whether program (a name without '/', looked up on the search path, or
  * a path) can be run by rts_proc_spawn. */
 bool rts_proc_findable(const char *program);
+
+/* ------------------------------------------------------ shared libraries */
+
+/* A shared library loaded when a bench first needs it (the crypto benches'
+ * libcrypto), rather than linked: a linked library is mapped by every run,
+ * and under mlockall made resident whole, used or not. Once loaded, a
+ * library stays mapped for the life of the probe (one may have registered
+ * exit handlers: OpenSSL does). RTS_ENOTSUP where RTS_CAP_PROCESSES is
+ * missing (one program image) and in a static probe. */
+typedef struct rts_library rts_library;
+
+/* Load the library name (a file name, found as the system's loader finds
+ * it, e.g. "libcrypto.so.3"), with every symbol resolved now. On failure
+ * *out is NULL and why holds one line (the loader's reason). */
+rts_status rts_library_open(rts_library **out, const char *name, char *why, size_t whysize);
+
+/* The address of symbol in lib, or NULL when lib has none. */
+void *rts_library_symbol(rts_library *lib, const char *symbol);
+
+/* Release the handle lib (the library stays mapped). NULL: nothing. */
+void rts_library_close(rts_library *lib);
 
 /* -------------------------------------------------------- shared memory */
 

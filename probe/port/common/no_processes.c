@@ -1,7 +1,7 @@
 /*
- * The process functions of rtscope/port.h (processes and the memory they
- * share) for a port without processes (RTS_CAP_PROCESSES clear): an RTOS
- * runs one program, so every call says "not supported". wave.square, which
+ * The process functions of rtscope/port.h (processes, the memory they
+ * share, shared libraries) for a port without processes (RTS_CAP_PROCESSES
+ * clear): an RTOS runs one program image, so every call says "not supported". wave.square, which
  * starts a generator process, is then skipped; app.workload runs its
  * "processes" as thread groups. A port that can start programs implements
  * these itself (port/posix/proc_posix.c, shm_posix.c) instead.
@@ -49,6 +49,21 @@ bool rts_proc_findable(const char *program)
     (void)program;
     return false;
 }
+
+rts_status rts_library_open(rts_library **out, const char *name, char *why, size_t whysize)
+{
+    *out = NULL;
+    snprintf(why, whysize, "this port loads no shared library (%s): it runs one program image", name);
+    return RTS_ENOTSUP;
+}
+
+void *rts_library_symbol(rts_library *lib, const char *symbol)
+{
+    (void)lib, (void)symbol;
+    return NULL;
+}
+
+void rts_library_close(rts_library *lib) { (void)lib; }
 
 rts_status rts_shm_create(rts_shm **out, size_t bytes, char *why, size_t whysize)
 {

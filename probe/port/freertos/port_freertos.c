@@ -11,7 +11,8 @@
  * (port.mk); main here brings the board up and runs it as the first task.
  * What FreeRTOS has no use for here (processes, files, pins, a ticker, GPIO,
  * scheduler statistics) is the common "not supported", and its setup of
- * one CPU the common one (port/common/).
+ * one CPU and its block pool (FreeRTOS has none; pool_lock.h is its
+ * critical section) the common ones (port/common/).
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,13 +22,12 @@
 #include "semphr.h"
 #include "task.h"
 
-#include "../common/free_list.h"
 #include "board.h"
 #include "port_time.h"
 #include "rtscope/port.h"
 
 /* What the port needs of a board's FreeRTOSConfig.h. */
-#if configMAX_PRIORITIES < 101
+#if configMAX_PRIORITIES < RTS_PRIORITY_MAX + 2
 #error "rtscope's FreeRTOS port maps priorities 1..99 to 2..100: configMAX_PRIORITIES must be at least 101"
 #endif
 #if configUSE_TIME_SLICING
@@ -59,17 +59,16 @@ vTaskSuspend, vTaskDelete, vTaskPrioritySet and xTaskGetSchedulerState"
 
 static void soft_irq_entry(void *arg);
 
-/* No processes, files, cycle counter or scheduler statistics. What
- * FreeRTOS and the boards offer is strict priorities, inheriting mutexes,
- * memory that never pages, every board's periodic timer interrupt
+/* No processes, files, cycle counter or scheduler statistics, and no
+ * memory lock: memory never pages. What FreeRTOS and the boards offer is
+ * strict priorities, inheriting mutexes, every board's periodic timer interrupt
  * (board.h), and a software interrupt where the board has one (registering
  * the port's own entry again changes nothing). Affinity is claimed because
  * one CPU makes it exact: every thread is pinned to CPU 0, the only one,
  * which is what the benches that need it ask for; a CPU above 0 is refused. */
 unsigned rts_port_caps(void)
 {
-    unsigned caps = RTS_CAP_PRIORITY_SCHED | RTS_CAP_AFFINITY | RTS_CAP_MLOCK | RTS_CAP_PI_MUTEX | RTS_CAP_SYSINFO |
-                    RTS_CAP_TIMER_IRQ;
+    unsigned caps = RTS_CAP_PRIORITY_SCHED | RTS_CAP_AFFINITY | RTS_CAP_PI_MUTEX | RTS_CAP_SYSINFO | RTS_CAP_TIMER_IRQ;
     if (board_soft_irq_register(soft_irq_entry, NULL) == RTS_OK)
         caps |= RTS_CAP_SOFT_IRQ;
     return caps;
@@ -139,7 +138,7 @@ static rts_status kernel_priority(rts_policy policy, int priority, UBaseType_t *
     }
     if (policy == RTS_POLICY_RR)
         return RTS_ENOTSUP;
-    if (priority < 1 || priority > 99)
+    if (priority < RTS_PRIORITY_MIN || priority > RTS_PRIORITY_MAX)
         return RTS_EINVAL;
     *out = (UBaseType_t)priority + 1;
     return RTS_OK;
@@ -423,66 +422,6 @@ void rts_queue_destroy(rts_queue *q)
         return;
     vQueueDelete(q->h);
     vPortFree(q);
-}
-
-/* ------------------------------------------------------ fixed-block pools */
-
-/* FreeRTOS has no block pool: a free list (port/common/free_list.h) under
- * a critical section (masking interrupts: the shortest one the kernel has). */
-struct rts_pool {
-    unsigned char *base;
-    size_t stride;
-    unsigned count;
-    void *free_list;
-};
-
-rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count)
-{
-    size_t stride = rts_free_list_stride(block_size, count);
-    if (!stride)
-        return RTS_EINVAL;
-    rts_pool *p = pvPortMalloc(sizeof *p);
-    if (!p)
-        return RTS_ENOMEM;
-    p->base = pvPortMalloc(stride * count);
-    if (!p->base) {
-        vPortFree(p);
-        return RTS_ENOMEM;
-    }
-    p->stride = stride;
-    p->count = count;
-    p->free_list = rts_free_list_link(p->base, stride, count);
-    *out = p;
-    return RTS_OK;
-}
-
-rts_status rts_pool_alloc(rts_pool *p, void **block)
-{
-    taskENTER_CRITICAL();
-    void *taken = rts_free_list_pop(&p->free_list);
-    taskEXIT_CRITICAL();
-    if (!taken)
-        return RTS_ENOMEM;
-    *block = taken;
-    return RTS_OK;
-}
-
-rts_status rts_pool_free(rts_pool *p, void *block)
-{
-    if (!rts_free_list_owns(p->base, p->stride, p->count, block))
-        return RTS_EINVAL;
-    taskENTER_CRITICAL();
-    rts_free_list_push(&p->free_list, block);
-    taskEXIT_CRITICAL();
-    return RTS_OK;
-}
-
-void rts_pool_destroy(rts_pool *p)
-{
-    if (!p)
-        return;
-    vPortFree(p->base);
-    vPortFree(p);
 }
 
 /* ---------------------------------------------------- software interrupt */

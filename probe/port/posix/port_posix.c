@@ -6,7 +6,6 @@
 #include "rtscope/port.h"
 #include "port_time.h"
 #include "timer_irq_posix.h"
-#include "../common/free_list.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -547,68 +546,6 @@ void rts_queue_destroy(rts_queue *q)
     pthread_mutex_destroy(&q->lock);
     free(q->slots);
     free(q);
-}
-
-/* ------------------------------------------------------ fixed-block pools */
-
-/* A free list (port/common/free_list.h) under a mutex. */
-struct rts_pool {
-    pthread_mutex_t lock;
-    unsigned char *base;
-    size_t stride;
-    unsigned count;
-    void *free_list;
-};
-
-rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count)
-{
-    size_t stride = rts_free_list_stride(block_size, count);
-    if (!stride)
-        return RTS_EINVAL;
-    rts_pool *p = calloc(1, sizeof *p);
-    if (!p)
-        return RTS_ENOMEM;
-    p->base = calloc(count, stride);
-    if (!p->base || pthread_mutex_init(&p->lock, NULL) != 0) {
-        free(p->base);
-        free(p);
-        return RTS_ENOMEM;
-    }
-    p->stride = stride;
-    p->count = count;
-    p->free_list = rts_free_list_link(p->base, stride, count);
-    *out = p;
-    return RTS_OK;
-}
-
-rts_status rts_pool_alloc(rts_pool *p, void **block)
-{
-    pthread_mutex_lock(&p->lock);
-    void *taken = rts_free_list_pop(&p->free_list);
-    pthread_mutex_unlock(&p->lock);
-    if (!taken)
-        return RTS_ENOMEM;
-    *block = taken;
-    return RTS_OK;
-}
-
-rts_status rts_pool_free(rts_pool *p, void *block)
-{
-    if (!rts_free_list_owns(p->base, p->stride, p->count, block))
-        return RTS_EINVAL;
-    pthread_mutex_lock(&p->lock);
-    rts_free_list_push(&p->free_list, block);
-    pthread_mutex_unlock(&p->lock);
-    return RTS_OK;
-}
-
-void rts_pool_destroy(rts_pool *p)
-{
-    if (!p)
-        return;
-    pthread_mutex_destroy(&p->lock);
-    free(p->base);
-    free(p);
 }
 
 /* ------------------------------------------------------------- signals */

@@ -15,7 +15,8 @@
  * include/rtscope/config.h with -D in this folder's port.mk.
  *
  * What most RTOS ports lack comes ready-made from port/common/ (this
- * folder's port.mk lists it): the status names, the setup of one CPU
+ * folder's port.mk lists it): the status names, a block pool (pool.c, under
+ * the lock of this folder's pool_lock.h), the setup of one CPU
  * (one_cpu.c), and "not supported" for
  * processes and shared memory, files and pins, the ticker, GPIO lines and
  * scheduler statistics, each file saying how a port that can would do it.
@@ -209,38 +210,6 @@ rts_status rts_queue_receive(rts_queue *q, void *msg, uint64_t timeout_ns)
 }
 
 void rts_queue_destroy(rts_queue *q) { (void)q; }
-
-/* ------------------------------------------------------ fixed-block pools */
-
-/* Zephyr: k_mem_slab; FreeRTOS has none: a free list under a critical
- * section (port/common/free_list.h, as port/freertos uses it). */
-struct rts_pool {
-    int unused;
-};
-
-rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count)
-{
-    (void)out;
-    (void)block_size;
-    (void)count;
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_pool_alloc(rts_pool *p, void **block)
-{
-    (void)p;
-    (void)block;
-    return RTS_ENOTSUP;
-}
-
-rts_status rts_pool_free(rts_pool *p, void *block)
-{
-    (void)p;
-    (void)block;
-    return RTS_ENOTSUP;
-}
-
-void rts_pool_destroy(rts_pool *p) { (void)p; }
 
 /* ---------------------------------------------------- software interrupt */
 

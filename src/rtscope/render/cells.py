@@ -1,5 +1,5 @@
-"""Cells that several sections make from a result document: statuses, validity, the system's kernel and
-CPU, and a metric's name with its labels."""
+"""Cells that several sections make from a result document: statuses, validity, the real-time setup not
+granted, the system's kernel and CPU, and a metric's name with its labels."""
 
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -19,6 +19,14 @@ def status(text: str) -> Cell:
 def validity(metric_doc: dict[str, Any]) -> Cell:
     """ "valid", or "invalid: REASON" marked bad."""
     return Cell("valid") if metric_doc["valid"] else Cell(f"invalid: {result.invalid_reason(metric_doc)}", "bad")
+
+
+def not_granted(config: dict[str, Any]) -> list[str]:
+    """The real-time settings a run asked for and did not get: those whose granted value differs, but for
+    the ones its platform does not have (``not_applicable``, absent from results before 2026-11-26)."""
+    requested, granted = config["requested"], config["granted"]
+    not_applicable = config.get("not_applicable", ())
+    return [key for key in requested if key not in not_applicable and granted[key] != requested[key]]
 
 
 def kernel_text(system: dict[str, Any]) -> str:

@@ -1,7 +1,9 @@
-"""The real-time setup the run asked for and what it was granted, a difference marked."""
+"""The real-time setup the run asked for and what it was granted, a difference marked, a setting its
+platform does not have said so."""
 
 from typing import Any
 
+from rtscope.render import cells
 from rtscope.render.document import Cell, Section, heading, table
 from rtscope.render.subjects import OneRun
 
@@ -13,17 +15,20 @@ FIELDS = (
     ("stack prefault", "stack_prefault"),
     ("CPU latency limit", "cpu_latency_us"),
 )
+NOT_APPLICABLE = "not applicable"
 
 
 def build(subject: OneRun) -> Section:
-    """A row per setting: requested, granted and, when they differ, "! not as requested"."""
+    """A row per setting: requested, granted ("not applicable" where the platform has no such setting)
+    and, when the run did not get it, "! not as requested"."""
     config = subject.doc["config"]
+    not_applicable, not_granted = config.get("not_applicable", ()), cells.not_granted(config)
     rows = []
     for name, key in FIELDS:
-        requested, granted = config["requested"][key], config["granted"][key]
-        row = [name, _value(requested), _value(granted)]
+        granted = NOT_APPLICABLE if key in not_applicable else _value(config["granted"][key])
+        row = [name, _value(config["requested"][key]), granted]
         rows.append(
-            [*row, ""] if requested == granted else [Cell(text, "warn") for text in (*row, "! not as requested")]
+            [Cell(text, "warn") for text in (*row, "! not as requested")] if key in not_granted else [*row, ""]
         )
     return Section(heading("Configuration"), (table(["", "requested", "granted", ""], rows, "llll"),))
 

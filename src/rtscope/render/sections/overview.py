@@ -23,7 +23,7 @@ def build(report: Report) -> Section:
                 system["hostname"],
                 cells.kernel_text(system),
                 cells.cpu_text(system),
-                Cell(granted) if config["requested"] == config["granted"] else Cell(f"! {granted}", "warn"),
+                Cell(f"! {granted}", "warn") if cells.not_granted(config) else Cell(granted),
                 fmt.local_time(doc["run"]["started"]),
                 cells.status(doc["run"]["status"]),
                 f"{campaign['name']}: {campaign['cell']} #{campaign['repetition']}" if campaign else MISSING,
@@ -46,7 +46,7 @@ def build(report: Report) -> Section:
         "warnings",
     ]
     parts: list[Part] = [table(header, rows, "l" * len(header))]
-    if any(run.doc["config"]["requested"] != run.doc["config"]["granted"] for run in report.runs):
+    if any(cells.not_granted(run.doc["config"]) for run in report.runs):
         parts.append(
             Paragraph(
                 ("! granted: the run did not get all the real-time setup it asked for; its details say what it got.",)
