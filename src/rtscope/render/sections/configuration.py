@@ -27,9 +27,7 @@ def build(subject: OneRun) -> Section:
     for name, key in FIELDS:
         granted = NOT_APPLICABLE if key in not_applicable else _value(config["granted"][key])
         row = [name, _value(config["requested"][key]), granted]
-        rows.append(
-            [Cell(text, "warn") for text in (*row, "! not as requested")] if key in not_granted else [*row, ""]
-        )
+        rows.append([Cell(text, "warn") for text in (*row, "! not as requested")] if key in not_granted else [*row, ""])
     return Section(heading("Configuration"), (table(["", "requested", "granted", ""], rows, "llll"),))
 
 
