@@ -33,8 +33,10 @@ def assert_one_line_error(outcome, message):
         ([], "the following arguments are required: COMMAND"),
         (
             ["--target", "mars", "list"],
-            "unknown target 'mars' (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
-            "qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos or fake:DIR)",
+            (
+                "unknown target 'mars' (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
+                "qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos or fake:DIR)"
+            ),
         ),
         (["--probe", "/nonexistent/rtscope-probe", "list"], "probe not built at /nonexistent/rtscope-probe"),
     ],
@@ -53,6 +55,14 @@ def test_bad_input(rtscope_process, args, message):
 )
 def test_bad_run_requests(rtscope_process, recorded_dir, db_path, args, message):
     assert_one_line_error(rtscope_process("--target", f"fake:{recorded_dir}", *args), message)
+    assert not db_path.exists()
+
+
+def test_a_load_on_a_board_that_runs_none_is_refused_before_anything_starts(rtscope, db_path, tmp_path, monkeypatch):
+    # Without a kernel the board's image cannot be built: the load's refusal comes before anything is.
+    monkeypatch.setenv("FREERTOS_KERNEL", str(tmp_path / "nowhere"))
+    outcome = rtscope("--target", "qemu:mps2-an385:freertos", "run", "heap.ops", "--load", "cpu")
+    assert_one_line_error(outcome, "--load cpu: qemu:mps2-an385:freertos cannot run loads: it runs only the probe's")
     assert not db_path.exists()
 
 

@@ -10,6 +10,8 @@ import pytest
 import builders
 from rtscope.render import fmt, markdown, svg, text
 from rtscope.render.document import Cell, Figure, Items, Paragraph, Section, heading, table
+from test_qemu_board import SPEC as BOARD
+from test_qemu_board import needs_board
 
 
 def store_runs(fake, *labels):
@@ -24,6 +26,18 @@ def test_list_shows_benches_metrics_and_params(fake):
     assert outcome.status == 0
     assert "ctxsw.sem" in outcome.out and "metrics: ctxsw.sem" in outcome.out
     assert "param" in outcome.out and "cpu" in outcome.out
+
+
+@needs_board
+def test_list_on_a_board_lists_its_images_catalogue_and_says_why_it_runs_no_loads(rtscope):
+    outcome = rtscope("--target", BOARD, "list")
+    assert outcome.status == 0, outcome.err
+    assert "tm.basic" in outcome.out and "threadmetric" in outcome.out
+    loads = outcome.out[outcome.out.index("Loads") :].splitlines()
+    assert all(line.endswith("not available there") for line in loads if line.split()[0] in ("cpu", "net", "sched"))
+    assert loads[-1] == (
+        f"  {BOARD} cannot run loads: it runs only the probe's image, with no shell or processes beside it"
+    )
 
 
 def test_runs_lists_newest_first_with_short_ids(fake):

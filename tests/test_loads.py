@@ -14,8 +14,10 @@ import pytest
 
 from conftest import process_env
 from rtscope.errors import RtscopeError
+from rtscope.execution.measure import check_loads
 from rtscope.loads import kinds, session
 from rtscope.loads.kinds import LoadKind, Place
+from rtscope.targets import InGuest, Nowhere, OnTransport, make_target
 from rtscope.targets.transport import LocalTransport
 
 LOCAL = LocalTransport()
@@ -134,9 +136,12 @@ def test_a_load_that_does_not_really_run_is_refused(monkeypatch):
         "cpu", "sleeps instead of loading", "sleep", "coreutils", {}, lambda s, w: [["sleep", "30"]], lambda s, w: 1.0
     )
     monkeypatch.setitem(kinds.KINDS, "cpu", idle_tool)
-    with pytest.raises(RtscopeError, match=r"load cpu is not really running: its processes used 0 CPUs"):
-        with session.Session(LOCAL, settle_s=0.2) as loads, loads.hold(kinds.parse(["cpu"])):
-            pass
+    with (
+        pytest.raises(RtscopeError, match=r"load cpu is not really running: its processes used 0 CPUs"),
+        session.Session(LOCAL, settle_s=0.2) as loads,
+        loads.hold(kinds.parse(["cpu"])),
+    ):
+        pass
     assert not await_gone(("sleep 30",), timeout_s=2)
 
 
@@ -150,6 +155,26 @@ def test_a_missing_tool_names_its_package(monkeypatch):
         r"local \(Debian package iperf3; ./setup.sh installs it here\)",
     ):
         kinds.check_tools(LOCAL, kinds.parse(["net"]))
+
+
+@pytest.mark.parametrize(
+    ("spec", "place"),
+    [("local", OnTransport), ("qemu:aarch64:stock", InGuest), ("qemu:mps2-an385:freertos", Nowhere)],
+)
+def test_each_target_says_where_its_loads_run(spec, place):
+    target = make_target(spec, Path("unused"))
+    assert isinstance(target.load_place(), place)
+
+
+def test_a_target_that_runs_no_loads_takes_idle_and_refuses_the_others():
+    board = make_target("qemu:mps2-an385:freertos", Path("unused"))
+    check_loads(board, kinds.parse(["idle"]))  # idle starts nothing
+    with pytest.raises(
+        RtscopeError,
+        match=r"^--load sched: qemu:mps2-an385:freertos cannot run loads: it runs only the probe's image, "
+        r"with no shell or processes beside it$",
+    ):
+        check_loads(board, kinds.parse(["sched"]))
 
 
 def test_a_session_keeps_a_load_across_runs_and_checks_it_for_each():
@@ -186,9 +211,11 @@ def test_a_kept_load_that_ended_is_refused_before_the_next_run(monkeypatch):
         with loads.hold(kinds.parse(["cpu"])):
             pass
         time.sleep(1.5)
-        with pytest.raises(RtscopeError, match="load cpu ended since the run before: sh exited with status"):
-            with loads.hold(kinds.parse(["cpu"])):
-                pass
+        with (
+            pytest.raises(RtscopeError, match="load cpu ended since the run before: sh exited with status"),
+            loads.hold(kinds.parse(["cpu"])),
+        ):
+            pass
 
 
 def test_a_run_under_load_records_it(probe, rtscope, tmp_path):

@@ -238,15 +238,6 @@ def test_a_run_says_how_long_an_instruction_is():
     )
 
 
-@needs_board
-def test_loads_are_refused_on_the_board_in_one_line(rtscope):
-    outcome = rtscope("--target", FAST, "run", "heap.ops", "--load", "cpu")
-    assert outcome.status == 2
-    assert outcome.err == (
-        f"rtscope: {FAST} runs only the probe's image: no commands, processes or files there (cannot run sh)\n"
-    )
-
-
 def test_compare_names_instruction_times_of_different_rates():
     def doc(shift: int) -> dict:
         return {

@@ -146,7 +146,7 @@ def test_local_run_interrupted_before_writing_anything(stub, monkeypatch):
 
 
 def test_local_list(stub):
-    (bench,) = stub.list_benches()
+    (bench,) = stub.catalogue.benches
     assert bench.id == "ctxsw.sem"
     assert bench.param("cpu").range_text() == "-1..255"
 
@@ -155,7 +155,7 @@ def test_local_list_rejects_a_bad_bench_list(stub, monkeypatch):
     bad_list = {"format": "rtscope-bench-list", "version": 1, "benches": [{}]}
     monkeypatch.setenv("STUB_LIST", json.dumps(bad_list))
     with pytest.raises(ProbeError, match="no valid bench list \\(missing field"):
-        stub.list_benches()
+        _ = stub.catalogue
 
 
 def test_a_missing_probe(tmp_path):
@@ -164,7 +164,7 @@ def test_a_missing_probe(tmp_path):
 
 
 def test_fake_lists_recorded_benches(recorded_dir):
-    benches = FakeTarget(recorded_dir).list_benches()
+    benches = FakeTarget(recorded_dir).catalogue.benches
     assert [b.id for b in benches] == ["ctxsw.sem", "lat.wakeup", "clock.read", "mutex.lock"]
     assert benches[0].param("cpu").type == "int"
 

@@ -3,7 +3,7 @@
 import os
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Self, TextIO
 
 from rtscope.model import result
 from rtscope.render import fmt
@@ -29,7 +29,7 @@ class Context:
         self.style = fmt.Style.for_stream(self.out)
         self._store: Store | None = None
 
-    def __enter__(self) -> "Context":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

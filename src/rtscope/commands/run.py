@@ -59,7 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--priority",
         type=values.priority,
         metavar="N",
-        help=f"real-time priority, 1..99 (default {DEFAULT_RT_PRIORITY}; 0 with --policy other)",
+        help=f"real-time priority, {values.RT_PRIORITIES[0]}..{values.RT_PRIORITIES[-1]} "
+        f"(default {DEFAULT_RT_PRIORITY}; 0 with --policy other)",
     )
     parser.add_argument(
         "--cpus",
@@ -134,10 +135,10 @@ def run(args: argparse.Namespace, context: Context) -> int:
     a bench failed, 130 when it was interrupted (what was measured is stored and shown all the same).
     """
     target = context.target()
-    request = _request(args, expand_suites(tuple(args.benches) or DEFAULT_BENCHES, target.list_suites()))
-    check_against_catalogue(request, target.list_benches())
     load_specs = kinds.parse(args.load)
     check_loads(target, load_specs)
+    request = _request(args, expand_suites(tuple(args.benches) or DEFAULT_BENCHES, target.catalogue.suites))
+    check_against_catalogue(request, target.catalogue.benches)
     with AtomicFile(args.json) if args.json else contextlib.nullcontext() as json_file:
         store = context.store(create=True) if args.store else None
         with Session(target.transport, args.settle, note) as session:

@@ -6,6 +6,7 @@ each run stored tagged with its cell as it ends — and the progress line."""
 import secrets
 import sys
 import time
+from typing import Any
 
 from rtscope.errors import RtscopeError
 from rtscope.execution import campaign_spec
@@ -26,8 +27,8 @@ _OVERHEAD_PER_RUN_S = 1.0
 def requests_for(spec: campaign_spec.Spec, target: Target) -> dict[str, "RequestFor"]:
     """For each cell, how to make its request for a repetition; each is checked against the target's
     benches before anything runs, so that a typing mistake in the last cell does not end a long campaign."""
-    benches = expand_suites(spec.benches, target.list_suites())
-    catalogue = target.list_benches()
+    benches = expand_suites(spec.benches, target.catalogue.suites)
+    catalogue = target.catalogue.benches
     made = {}
     for cell in spec.cells:
         make = RequestFor(spec, cell, benches)
@@ -104,7 +105,7 @@ def open_campaign(
     return previous, store.campaign_cells(previous.id)
 
 
-def plan_change(old: dict | None, new: dict) -> str:
+def plan_change(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
     """What differs between two plans, in words ("repetitions was 3, target was 'local'")."""
     if old is None:
         return "its plan was not stored"

@@ -11,7 +11,8 @@ from rtscope.loads.session import ActiveLoad, Session
 from rtscope.model import result
 from rtscope.model.catalogue import Bench
 from rtscope.model.request import RunRequest
-from rtscope.targets import Target
+from rtscope.model.values import RT_PRIORITIES
+from rtscope.targets import InGuest, Nowhere, OnTransport, Target
 
 # cyclictest's convention: high, but below the kernel's own threads at 99.
 DEFAULT_RT_PRIORITY = 80
@@ -23,8 +24,9 @@ def measure(target: Target, request: RunRequest, load_specs: tuple[LoadSpec, ...
     kept from the run before and checked again); the result records the target, the loads, and a
     warning for each load that did not hold until the probe ended. A target that runs its loads inside
     its guest (rtscope.loads.guest) has them started and stopped there, around the probe, in one boot."""
-    if guest.inside(target):
-        run_result, in_guest = guest.measure(target, request, load_specs, session.settle_s)  # type: ignore[arg-type]
+    place = target.load_place()
+    if isinstance(place, InGuest):
+        run_result, in_guest = guest.measure(place.guest, request, load_specs, session.settle_s)
         return _annotated(run_result, target, in_guest if load_specs else [])
     with session.hold(load_specs) as active:
         run_result = target.run(request)
@@ -59,22 +61,30 @@ def _annotated(run_result: result.Result, target: Target, active: list[ActiveLoa
 
 def check_loads(target: Target, load_specs: tuple[LoadSpec, ...]) -> None:
     """RtscopeError naming what is missing when a load cannot run on ``target``: its tool (the package to
-    install), or in a guest, a setting its busybox version does not have."""
-    if guest.inside(target):
-        guest.check(load_specs, target.cpus)  # type: ignore[attr-defined]
-    else:
-        kinds.check_tools(target.transport, load_specs)
+    install); in a guest, a setting its busybox version does not have; on a target that runs no loads,
+    any load but idle (which starts nothing)."""
+    match target.load_place():
+        case OnTransport():
+            kinds.check_tools(target.transport, load_specs)
+        case InGuest(guest=booted):
+            guest.check(load_specs, booted.cpus)
+        case Nowhere(reason=reason):
+            for spec in load_specs:
+                if spec.kind.tool:
+                    raise RtscopeError(f"--load {spec}: {target.name} cannot run loads: {reason}")
 
 
 def priority_for(policy: str, priority: int | None) -> int:
-    """The priority to request: SCHED_OTHER has only priority 0, the real-time policies 1..99."""
+    """The priority to request: SCHED_OTHER has only priority 0, the real-time policies RT_PRIORITIES."""
     if policy == "other":
         if priority not in (None, 0):
             raise RtscopeError(f"--priority {priority} does not go with --policy other (its only priority is 0)")
         return 0
-    if priority == 0:
-        raise RtscopeError(f"--priority must be 1..99 with --policy {policy}")
-    return DEFAULT_RT_PRIORITY if priority is None else priority
+    if priority is None:
+        return DEFAULT_RT_PRIORITY
+    if priority not in RT_PRIORITIES:
+        raise RtscopeError(f"--priority must be {RT_PRIORITIES[0]}..{RT_PRIORITIES[-1]} with --policy {policy}")
+    return priority
 
 
 def check_against_catalogue(request: RunRequest, catalogue: list[Bench]) -> None:

@@ -21,7 +21,8 @@ def run_workers(targets: Sequence[str], argv_for: Callable[[str], list[str]]) ->
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            preexec_fn=die_with_parent,
+            # Safe here: every worker starts before the relay threads do.
+            preexec_fn=die_with_parent,  # noqa: PLW1509
         )
         for target in targets
     }

@@ -12,37 +12,19 @@ did not hold), its CPUs' worth of time during the run and, for net, its loopback
 """
 
 import shlex
-from typing import Any, Protocol
 
 from rtscope.errors import RtscopeError
 from rtscope.loads.kinds import LoadSpec, Place
 from rtscope.loads.session import MIN_EXPECTED_SHARE, ActiveLoad, Snapshot, groups_cpu_s, loopback_bytes, parse_stats
 from rtscope.model import result
 from rtscope.model.request import RunRequest
+from rtscope.targets import GuestTarget
 
 SCRATCH = "/tmp/loads"
 PORT = 5201
 # The snapshots the guest's shell takes, in order, each a file load-NAME in the job's output directory.
 _SNAPSHOTS = ("settle-mid", "settle-end", "run-start", "run-end", "stopped")
 _STOP_GRACE_S = 1
-
-
-class GuestTarget(Protocol):
-    """A target whose probe runs in a guest booted per run, with shell text around it."""
-
-    name: str
-    cpus: int
-    out_dir: str
-
-    def run_with(
-        self, request: RunRequest, before: str, after: str, guest_s: float
-    ) -> tuple[result.Result, dict[str, bytes]]:
-        """Run ``request`` between ``before`` and ``after``; the result and the files left in out_dir."""
-
-
-def inside(target: Any) -> bool:
-    """Whether ``target`` runs its loads inside its guest (a GuestTarget) rather than through its transport."""
-    return callable(getattr(target, "run_with", None))
 
 
 def check(specs: tuple[LoadSpec, ...], cpus: int) -> None:

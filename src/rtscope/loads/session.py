@@ -15,11 +15,11 @@ import signal
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from rtscope.errors import RtscopeError
 from rtscope.loads.kinds import LoadSpec, Place
-from rtscope.targets.transport import Process, Transport, cpu_count
+from rtscope.targets.transport import ASK_TIMEOUT_S, Process, Transport, cpu_count
 
 DEFAULT_SETTLE_S = 2.0
 STOP_TIMEOUT_S = 5.0
@@ -81,7 +81,7 @@ class Session:
         self._active: list[ActiveLoad] = []
         self._scratch: contextlib.ExitStack | None = None
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -230,7 +230,7 @@ Snapshot = list[tuple[int, str, int]]  # each process: its group, its state lett
 
 def _processes(transport: Transport) -> Snapshot:
     """Every process on the target now (/proc/PID/stat)."""
-    return parse_stats(transport.run(_ALL_STATS, timeout_s=30).stdout.decode(errors="replace"))
+    return parse_stats(transport.run(_ALL_STATS, timeout_s=ASK_TIMEOUT_S).stdout.decode(errors="replace"))
 
 
 def parse_stats(text: str, *, reaped: bool = False) -> Snapshot:

@@ -2,7 +2,7 @@
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from rtscope.errors import ProbeError
 from rtscope.model.values import exact
@@ -92,7 +92,14 @@ class Suite:
     benches: tuple[str, ...]
 
 
-def parse_bench_list(text: str, source: str) -> tuple[list[Bench], list[Suite]]:
+class Catalogue(NamedTuple):
+    """What a target offers: its benches and its suites."""
+
+    benches: list[Bench]
+    suites: list[Suite]
+
+
+def parse_bench_list(text: str, source: str) -> Catalogue:
     """The benches and suites of a bench-list document (what ``rtscope-probe list --json`` prints).
 
     Raises ProbeError naming ``source`` when the text is not such a document.
@@ -102,7 +109,7 @@ def parse_bench_list(text: str, source: str) -> tuple[list[Bench], list[Suite]]:
         if doc.get("format") != LIST_FORMAT or doc.get("version") != LIST_VERSION:
             raise ValueError(f"expected format {LIST_FORMAT} version {LIST_VERSION}")
         suites = [Suite(entry["id"], entry["summary"], tuple(entry["benches"])) for entry in doc.get("suites", [])]
-        return [_bench(entry) for entry in doc["benches"]], suites
+        return Catalogue([_bench(entry) for entry in doc["benches"]], suites)
     except KeyError as error:
         raise ProbeError(f"{source} gave no valid bench list (missing field {error})") from None
     except (ValueError, TypeError, AttributeError) as error:

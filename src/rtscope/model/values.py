@@ -56,11 +56,15 @@ def duration(text: str) -> float:
     return seconds
 
 
+# The priorities of Linux's real-time policies (SCHED_FIFO, SCHED_RR); SCHED_OTHER has only 0.
+RT_PRIORITIES = range(1, 100)
+
+
 def priority(text: str) -> int:
-    """A real-time priority, 0..99."""
+    """A scheduling priority: 0 (SCHED_OTHER's) or a real-time one."""
     value = _integer(text, "priority")
-    if not 0 <= value <= 99:
-        raise argparse.ArgumentTypeError(f"priority must be 0..99, not {value}")
+    if value != 0 and value not in RT_PRIORITIES:
+        raise argparse.ArgumentTypeError(f"priority must be 0..{RT_PRIORITIES[-1]}, not {value}")
     return value
 
 

@@ -1,32 +1,76 @@
-"""Where the probe runs. A target lists its benches and runs a request, returning a validated result;
-its transport (rtscope.targets.transport) is how rtscope reaches the machine, for the probe, the loads
-and the facts about the system alike.
+"""Where the probe runs. A target offers a catalogue of benches and suites, says where disturbance loads
+run beside its probe (through its transport, inside its guest in the same boot, or nowhere), and runs a
+request, returning a validated result; its transport (rtscope.targets.transport) is how rtscope reaches
+the machine, for the probe, the loads and the facts about the system alike.
 
 LocalTarget runs the probe on this machine; FakeTarget replays recorded result files, so that everything
 above it can be tested deterministically without measuring anything.
 """
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from rtscope.errors import RtscopeError
 from rtscope.model import result
-from rtscope.model.catalogue import Bench, Suite
+from rtscope.model.catalogue import Catalogue
 from rtscope.model.request import RunRequest
 from rtscope.targets.transport import Transport
+
+
+class GuestTarget(Protocol):
+    """A target whose probe runs in a guest booted per run, with shell text around it."""
+
+    name: str
+    cpus: int
+    out_dir: str
+
+    def run_with(
+        self, request: RunRequest, before: str, after: str, guest_s: float
+    ) -> tuple[result.Result, dict[str, bytes]]:
+        """Run ``request`` between ``before`` and ``after``; the result and the files left in out_dir."""
+
+
+@dataclass(frozen=True)
+class OnTransport:
+    """Loads run beside the probe through the target's transport: started before it, stopped after
+    (rtscope.loads.session)."""
+
+
+@dataclass(frozen=True)
+class InGuest:
+    """Loads run inside the guest, started and stopped by its shell around the probe in the same boot
+    (rtscope.loads.guest)."""
+
+    guest: GuestTarget
+
+
+@dataclass(frozen=True)
+class Nowhere:
+    """The target cannot run loads: ``reason`` says why, in words that follow "cannot run loads: "."""
+
+    reason: str
+
+
+# Where a target's disturbance loads run.
+LoadPlace = OnTransport | InGuest | Nowhere
 
 
 class Target(Protocol):
     """A machine the probe runs on."""
 
     name: str
-    transport: Transport
 
-    def list_benches(self) -> list[Bench]:
-        """The benches this target can run."""
+    @property
+    def transport(self) -> Transport:
+        """How rtscope reaches the machine: for the probe, the loads and the facts about the system."""
 
-    def list_suites(self) -> list[Suite]:
-        """The named sets of benches this target offers."""
+    @property
+    def catalogue(self) -> Catalogue:
+        """The benches this target can run and the named sets of them it offers."""
+
+    def load_place(self) -> LoadPlace:
+        """Where the disturbance loads of a run on this target run, if anywhere."""
 
     def run(self, request: RunRequest) -> result.Result:
         """Run ``request`` and return its validated result.

@@ -3,6 +3,7 @@ above the target."""
 
 import copy
 import dataclasses
+import functools
 import hashlib
 import json
 from datetime import UTC, datetime, timedelta
@@ -11,8 +12,9 @@ from typing import Any
 
 from rtscope.errors import RtscopeError
 from rtscope.model import result
-from rtscope.model.catalogue import Bench, Param, Suite, param_type_of
+from rtscope.model.catalogue import Bench, Catalogue, Param, param_type_of
 from rtscope.model.request import RunRequest
+from rtscope.targets import OnTransport
 from rtscope.targets.transport import LocalTransport
 
 # Fake runs all start at this moment, so that replaying is deterministic.
@@ -41,16 +43,16 @@ class FakeTarget:
         if not self._recordings:
             raise RtscopeError(f"fake target directory {directory} holds no result files (*.json)")
 
-    def list_benches(self) -> list[Bench]:
-        """The recorded benches; recorded parameter values stand in as defaults."""
-        return [
-            _recorded_bench(bench_id, self._recording_of(bench_id))
-            for bench_id in dict.fromkeys(b["id"] for doc in self._recordings for b in doc["benches"])
-        ]
+    @functools.cached_property
+    def catalogue(self) -> Catalogue:
+        """The recorded benches, recorded parameter values standing in as defaults; no suites (recordings
+        hold benches, not the suites they were run as)."""
+        benches = dict.fromkeys(b["id"] for doc in self._recordings for b in doc["benches"])
+        return Catalogue([_recorded_bench(bench_id, self._recording_of(bench_id)) for bench_id in benches], [])
 
-    def list_suites(self) -> list[Suite]:
-        """None: recordings hold benches, not the suites they were run as."""
-        return []
+    def load_place(self) -> OnTransport:
+        """This machine: the loads asked for run here, though nothing is measured under them."""
+        return OnTransport()
 
     def record(self) -> dict[str, Any]:
         """Replayed figures: measured once, elsewhere."""
@@ -90,7 +92,7 @@ class FakeTarget:
 
     def _replayed_bench(self, bench_id: str, request: RunRequest) -> dict[str, Any]:
         recording = self._recording_of(bench_id)
-        bench = copy.deepcopy(next(b for b in recording["benches"] if b["id"] == bench_id))
+        bench: dict[str, Any] = copy.deepcopy(next(b for b in recording["benches"] if b["id"] == bench_id))
         catalogue = _recorded_bench(bench_id, recording)
         for setting in request.params:
             param = catalogue.param(setting.key)

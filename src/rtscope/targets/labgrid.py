@@ -59,7 +59,8 @@ class LabgridTransport(SshTransport):
             return
         try:
             self._driver.target.activate(self._driver)
-        except Exception as error:  # labgrid raises a bare Exception when its connection attempts run out
+        # labgrid raises a bare Exception when its connection attempts run out.
+        except Exception as error:  # noqa: BLE001
             raise RtscopeError(connection_error(self.name, _ssh_said(error))) from None
         service = self._driver.networkservice
         # ssh_prefix: labgrid's key, "-F none" and its master's ControlPath. BatchMode: nothing ever asks,

@@ -8,10 +8,10 @@ from typing import Any
 
 from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model import result
-from rtscope.model.catalogue import Bench, Suite, parse_bench_list
+from rtscope.model.catalogue import Catalogue, parse_bench_list
 from rtscope.model.request import RunRequest
-from rtscope.targets import facts, probes, worker
-from rtscope.targets.transport import LocalTransport, Transport
+from rtscope.targets import OnTransport, facts, probes, worker
+from rtscope.targets.transport import FETCH_TIMEOUT_S, LocalTransport, Transport
 
 
 class LocalTarget:
@@ -23,23 +23,20 @@ class LocalTarget:
         self.probe = probe
         self.transport = transport or LocalTransport()
 
-    def list_benches(self) -> list[Bench]:
-        """The benches of ``rtscope-probe list --json``."""
-        return self._catalogue[0]
+    @functools.cached_property
+    def catalogue(self) -> Catalogue:
+        """What ``rtscope-probe list --json`` lists."""
+        return parse_bench_list(
+            bench_list(self.transport, self._executable(), str(self.probe)), f"{self.probe} list --json"
+        )
 
-    def list_suites(self) -> list[Suite]:
-        """The suites of ``rtscope-probe list --json``."""
-        return self._catalogue[1]
+    def load_place(self) -> OnTransport:
+        """Here, beside the probe."""
+        return OnTransport()
 
     def record(self) -> dict[str, Any]:
         """This machine, on its own clocks."""
         return {"name": self.name, "kind": "local", "time_base": "hardware"}
-
-    @functools.cached_property
-    def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
-        return parse_bench_list(
-            bench_list(self.transport, self._executable(), str(self.probe)), f"{self.probe} list --json"
-        )
 
     def run(self, request: RunRequest) -> result.Result:
         """Run the probe on ``request``: see run_probe."""
@@ -59,14 +56,14 @@ class LocalTarget:
 
 def bench_list(transport: Transport, probe: str, who: str) -> str:
     """What ``probe list --json`` prints there; ProbeError "WHO list failed: why" when it fails."""
-    completed = transport.run([probe, "list", "--json"], timeout_s=60)
+    completed = transport.run([probe, "list", "--json"], timeout_s=FETCH_TIMEOUT_S)
     if completed.status != 0:
         reason = worker.last_line(completed.stderr.decode(errors="replace")) or f"exit status {completed.status}"
         raise ProbeError(f"{who} list failed: {reason}")
     return completed.stdout.decode(errors="replace")
 
 
-def kept_catalogue(transport: Transport, probe: str, build: str, who: str) -> tuple[list[Bench], list[Suite]]:
+def kept_catalogue(transport: Transport, probe: str, build: str, who: str) -> Catalogue:
     """The benches and suites of the probe at ``probe`` there, whose build has the sha256 ``build``: a
     function of the build, so asked there once per build and kept beside the builds here
     (probe/build/catalogue-HASH.json). ``who`` names the target in messages."""

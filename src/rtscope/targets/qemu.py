@@ -38,9 +38,9 @@ from typing import Any
 
 from rtscope.errors import RtscopeError
 from rtscope.model import result
-from rtscope.model.catalogue import Bench, Suite
+from rtscope.model.catalogue import Catalogue
 from rtscope.model.request import RunRequest
-from rtscope.targets import debian_packages, facts, guest_modules, probes, qemu_machine, worker
+from rtscope.targets import InGuest, debian_packages, facts, guest_modules, probes, qemu_machine, worker
 from rtscope.targets.local import kept_catalogue, read_outcome
 from rtscope.targets.ssh import glob_script, parse_globbed
 from rtscope.targets.transport import Completed, Process
@@ -411,11 +411,14 @@ class QemuTarget:
         self.cpus = self.spec.cpus
         self.out_dir = GUEST_OUT
 
-    def list_benches(self) -> list[Bench]:
-        return self._catalogue[0]
+    @functools.cached_property
+    def catalogue(self) -> Catalogue:
+        """What the guest's probe lists, asked in a boot once per build."""
+        return kept_catalogue(self.transport, GUEST_PROBE, probes.identity(self.guest.probe), self.name)
 
-    def list_suites(self) -> list[Suite]:
-        return self._catalogue[1]
+    def load_place(self) -> InGuest:
+        """In the guest, by its shell around the probe: nothing else outlives a boot."""
+        return InGuest(self)
 
     def record(self) -> dict[str, Any]:
         """The guest, in instruction time (or the host's noisy clock with time=host), and its machine."""
@@ -425,10 +428,6 @@ class QemuTarget:
             "time_base": "instructions" if self.spec.time == "icount" else "emulated",
             "detail": self.guest.record(),
         }
-
-    @functools.cached_property
-    def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
-        return kept_catalogue(self.transport, GUEST_PROBE, probes.identity(self.guest.probe), self.name)
 
     def run(self, request: RunRequest) -> result.Result:
         """Boot, run the probe on ``request``, power off: :meth:`run_with` with nothing around it."""
@@ -447,7 +446,7 @@ class QemuTarget:
         if generators:  # loaded before the probe starts: see probe/kmod/rtscope_wave.c
             before = f"insmod /{KERNEL_MODULE} || exit 1\n{before}"
         script = f"{before}\n{shlex.join(argv)}\nstatus=$?\n{after}\nexit $status\n"
-        asked_s = qemu_machine.request_guest_s(request, self.list_benches(), self.list_suites())
+        asked_s = qemu_machine.request_guest_s(request, self.catalogue.benches, self.catalogue.suites)
         files = self.guest.boot_files(["sh", "-c", script], BOOT_BUDGET_S + SLOWDOWN * (asked_s + guest_s), generators)
         job = completed(self.name, files)
         said = job.stderr.decode(errors="replace")

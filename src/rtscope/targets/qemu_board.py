@@ -29,9 +29,9 @@ from typing import Any
 from rtscope import files, paths
 from rtscope.errors import ProbeError, RtscopeError
 from rtscope.model import result
-from rtscope.model.catalogue import Bench, Suite, parse_bench_list
+from rtscope.model.catalogue import Catalogue, parse_bench_list
 from rtscope.model.request import RunRequest
-from rtscope.targets import facts, local, qemu_machine, worker
+from rtscope.targets import Nowhere, facts, local, qemu_machine, worker
 from rtscope.targets.transport import Completed, Process
 
 # One instruction a nanosecond, as the Linux guests count (rtscope.targets.qemu); at most QEMU's 10.
@@ -91,16 +91,9 @@ class QemuBoardTarget:
             },
         }
 
-    def list_benches(self) -> list[Bench]:
-        """The benches the image lists."""
-        return self._catalogue[0]
-
-    def list_suites(self) -> list[Suite]:
-        """The suites the image lists."""
-        return self._catalogue[1]
-
     @functools.cached_property
-    def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
+    def catalogue(self) -> Catalogue:
+        """What the image lists, booted once for it."""
         with files.private_dir("rtscope-qemu-") as directory:
             completed = subprocess.run(
                 self._command(["list", "--json"], BOOT_ALLOWANCE_S, console="stdio"),
@@ -115,10 +108,14 @@ class QemuBoardTarget:
             raise ProbeError(f"{self.name}: list failed: {why or f'exit status {completed.returncode}'}")
         return parse_bench_list(console, f"{self.name} list --json")
 
+    def load_place(self) -> Nowhere:
+        """Nowhere: the board runs the probe's image and nothing beside it."""
+        return Nowhere("it runs only the probe's image, with no shell or processes beside it")
+
     def run(self, request: RunRequest) -> result.Result:
         """Boot the image on ``request``, written to result.json in a directory of its own (QEMU's
         working directory: the path the probe records is the same on every rerun)."""
-        guest_s = qemu_machine.request_guest_s(request, self.list_benches(), self.list_suites())
+        guest_s = qemu_machine.request_guest_s(request, self.catalogue.benches, self.catalogue.suites)
         instructions = guest_s * 1e9 / 2**self.shift
         timeout_s = round(BOOT_ALLOWANCE_S + WALL_S_PER_GIGA_INSTRUCTION * instructions / 1e9)
         started = qemu_machine.utc_now()

@@ -37,11 +37,11 @@ from typing import Any
 
 from rtscope.errors import RtscopeError
 from rtscope.model import result
-from rtscope.model.catalogue import Bench, Suite
+from rtscope.model.catalogue import Catalogue
 from rtscope.model.request import RunRequest
-from rtscope.targets import facts, probes, worker
+from rtscope.targets import OnTransport, facts, probes, worker
 from rtscope.targets.local import kept_catalogue, run_probe
-from rtscope.targets.transport import Completed
+from rtscope.targets.transport import ASK_TIMEOUT_S, FETCH_TIMEOUT_S, Completed
 
 CONNECT_TIMEOUT_S = 10
 # ssh gives up on a silent connection after 3 unanswered probes 5 s apart: a dropped network ends a run
@@ -274,11 +274,12 @@ class SshTransport:
 
     def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
         token = secrets.token_hex(16)
-        return parse_globbed(self.run(["sh", "-c", glob_script(), "sh", token, *patterns], timeout_s=60).stdout, token)
+        globbed = self.run(["sh", "-c", glob_script(), "sh", token, *patterns], timeout_s=FETCH_TIMEOUT_S)
+        return parse_globbed(globbed.stdout, token)
 
     @contextlib.contextmanager
     def temp_dir(self) -> Iterator[str]:
-        made = self.run(["mktemp", "-d", "-t", "rtscope-XXXXXX"], timeout_s=30)
+        made = self.run(["mktemp", "-d", "-t", "rtscope-XXXXXX"], timeout_s=ASK_TIMEOUT_S)
         directory = made.stdout.decode(errors="replace").strip()
         if made.status != 0 or not directory.startswith("/"):
             raise RtscopeError(
@@ -289,7 +290,7 @@ class SshTransport:
             yield directory
         finally:
             with contextlib.suppress(RtscopeError):
-                self.run(["rm", "-rf", "--", directory], timeout_s=30)
+                self.run(["rm", "-rf", "--", directory], timeout_s=ASK_TIMEOUT_S)
 
     def put_probe(self, local: Path, remote: str) -> None:
         """Copy the executable ``local`` to ``remote`` (…/rtscope-probe-HASH) there, whole or not at all,
@@ -331,19 +332,18 @@ class SshTarget:
         self.name = spec
         self.transport = transport or SshTransport(spec)
 
-    def list_benches(self) -> list[Bench]:
-        return self._catalogue[0]
+    @functools.cached_property
+    def catalogue(self) -> Catalogue:
+        """What the probe placed there lists, asked once per build."""
+        return kept_catalogue(self.transport, self._probe, self._build, self.name)
 
-    def list_suites(self) -> list[Suite]:
-        return self._catalogue[1]
+    def load_place(self) -> OnTransport:
+        """On the board, beside the probe, over the same connection."""
+        return OnTransport()
 
     def record(self) -> dict[str, Any]:
         """The board, on its own clocks."""
         return {"name": self.name, "kind": "ssh", "time_base": "hardware"}
-
-    @functools.cached_property
-    def _catalogue(self) -> tuple[list[Bench], list[Suite]]:
-        return kept_catalogue(self.transport, self._probe, self._build, self.name)
 
     def run(self, request: RunRequest) -> result.Result:
         """Run the probe there on ``request``: see rtscope.targets.local.run_probe."""
@@ -354,7 +354,7 @@ class SshTarget:
         """The build for the board's architecture, and its path there: copied unless already there. One
         round trip asks the architecture, makes the directory and lists it."""
         script = 'd="${XDG_CACHE_HOME:-$HOME/.cache}/rtscope" && mkdir -p "$d" && cd "$d" && uname -m && pwd && ls -A'
-        asked = self.transport.run(["sh", "-c", script], timeout_s=30)
+        asked = self.transport.run(["sh", "-c", script], timeout_s=ASK_TIMEOUT_S)
         lines = asked.stdout.decode(errors="replace").splitlines()
         if asked.status != 0 or len(lines) < 2 or not lines[1].startswith("/"):
             raise RtscopeError(

@@ -24,6 +24,14 @@ from rtscope.targets import worker
 
 _PR_SET_PDEATHSIG = 1
 
+# Bounds on commands there that answer at once, only so that a hung machine or connection ends in an error
+# rather than a wait without end: each is many times what a slow board behind a busy link takes.
+# A command that asks something (command -v, mktemp, uname, a snapshot of /proc).
+ASK_TIMEOUT_S = 30
+# A command whose answer is data to bring back (a file, the files of a set of globs, the probe's catalogue):
+# twice as long, as a slow link takes longer over more bytes.
+FETCH_TIMEOUT_S = 60
+
 
 @dataclass(frozen=True)
 class Completed:
@@ -127,7 +135,8 @@ class LocalTransport:
                     stdout=output,
                     stderr=output,
                     start_new_session=True,
-                    preexec_fn=die_with_parent,
+                    # Safe here: no other thread runs when a load starts (worker.run joins its reader).
+                    preexec_fn=die_with_parent,  # noqa: PLW1509
                 )
             except OSError as error:
                 raise RtscopeError(f"cannot start {argv[0]}: {error.strerror}") from None
@@ -162,7 +171,7 @@ def die_with_parent() -> None:
 def has_command(transport: Transport, tool: str) -> bool:
     """Whether ``tool`` is an executable on the PATH there. The name travels as an argument, not as
     shell text."""
-    return transport.run(["sh", "-c", 'command -v "$1" >/dev/null', "sh", tool], timeout_s=30).status == 0
+    return transport.run(["sh", "-c", 'command -v "$1" >/dev/null', "sh", tool], timeout_s=ASK_TIMEOUT_S).status == 0
 
 
 def cpu_count(transport: Transport) -> int:
