@@ -21,6 +21,7 @@ from rtscope.model.values import ParamSetting
 from rtscope.render.sections.run import measured_on
 from rtscope.targets import make_target, qemu_board
 from rtscope.targets.qemu_board import QemuBoardTarget
+from test_qemu import qemu_processes_with
 
 SPEC = "qemu:mps2-an385:freertos"
 KERNEL = qemu_board._kernel_path(os.environ, REPO / "probe")
@@ -68,9 +69,7 @@ def test_each_argument_travels_percent_encoded(arg: str, encoded: str):
 
 
 def test_qemu_counts_instructions_without_sleeping():
-    argv = qemu_board.qemu_argv(
-        "qemu-system-arm", "mps2-an385", Path("image"), ["rtscope-probe", "list"], console="stdio", shift=5
-    )
+    argv = qemu_board.qemu_args("mps2-an385", Path("image"), ["rtscope-probe", "list"], shift=5)
     assert argv[argv.index("-icount") + 1] == "shift=5,align=off,sleep=off"
     assert argv[argv.index("-semihosting-config") + 1] == "enable=on,target=native,arg=rtscope-probe,arg=list"
 
@@ -193,19 +192,6 @@ def test_a_guest_that_faults_is_a_failed_run_with_where_it_faulted(board: QemuBo
     assert time.monotonic() - started < 30
 
 
-def _qemu_processes_with(label: str) -> list[str]:
-    """The QEMU processes booting a request labelled ``label`` (a word unique to one test run)."""
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            argv = cmdline.read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if any(b"qemu-system-arm" in arg for arg in argv) and any(label.encode() in arg for arg in argv):
-            found.append(cmdline.parent.name)
-    return found
-
-
 def _unique_label() -> str:
     return f"t{os.getpid()}x{time.monotonic_ns()}"
 
@@ -223,7 +209,7 @@ def test_a_guest_that_outlives_its_time_is_stopped(board: QemuBoardTarget, monke
     ):
         board.run(request("lat.wakeup", duration_s=1000, label=label))
     assert time.monotonic() - started < 20
-    assert _qemu_processes_with(label) == []
+    assert qemu_processes_with(label) == []
 
 
 def test_a_run_says_how_long_an_instruction_is():
@@ -277,12 +263,12 @@ def test_a_killed_rtscope_leaves_no_qemu():
         env={**os.environ, "PYTHONPATH": str(REPO / "src")},
     )
     deadline = time.monotonic() + 30
-    while not _qemu_processes_with(label) and time.monotonic() < deadline:
+    while not qemu_processes_with(label) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _qemu_processes_with(label), "QEMU did not start"
+    assert qemu_processes_with(label), "QEMU did not start"
     runner.kill()
     runner.wait()
     deadline = time.monotonic() + 10
-    while _qemu_processes_with(label) and time.monotonic() < deadline:
+    while qemu_processes_with(label) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _qemu_processes_with(label) == []
+    assert qemu_processes_with(label) == []

@@ -159,6 +159,22 @@ def die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
+def read_with_cat(transport: Transport, path: str, *, timeout_s: float) -> bytes:
+    """The bytes of the file at ``path`` there, read by ``cat`` through the transport's run (a target
+    reached through its shell): FileNotFoundError when there is none, PermissionError when it may not be
+    read, OSError naming the file, the target and cat's reason otherwise."""
+    completed = transport.run(["cat", "--", path], timeout_s=timeout_s)
+    if completed.status == 0:
+        return completed.stdout
+    reason = worker.last_line(completed.stderr.decode(errors="replace"))
+    if "No such file" in reason:
+        raise FileNotFoundError(path)
+    message = f"cannot read {path} on {transport.name}: {reason}"
+    if "Permission denied" in reason:
+        raise PermissionError(message)
+    raise OSError(message)
+
+
 def has_command(transport: Transport, tool: str) -> bool:
     """Whether ``tool`` is an executable on the PATH there. The name travels as an argument, not as
     shell text."""
