@@ -362,7 +362,7 @@ def test_a_request_bounds_its_boot_by_each_benchs_own_time():
         request = RunRequest(("both",), 0.5, "fifo", 80, params=params, grace_s=grace_s)
         return qemu_machine.request_guest_time(request, benches, suites)
 
-    assert asked() == qemu_machine.GuestTime((30 * 3 + 1) + 0.5, 2 * grace)
+    assert asked() == qemu_machine.GuestTime(30 * 3 + 0.5, 1 + 2 * grace)
     assert asked().bound_s == (30 * 3 + 1 + grace) + (0.5 + grace)
     assert asked(ParamSetting("tm.basic", "periods", "2"), grace_s=1).bound_s == (30 * 2 + 1 + 1) + (0.5 + 1)
 

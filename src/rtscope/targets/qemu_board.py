@@ -219,15 +219,16 @@ def sized_for_instruction_time(
     if not request.duration_given and len(reporting) < len(bench_ids):
         duration_s = SIZED_DURATION_S
         said.append(f"--duration {exact(duration_s)} s")
-    for key, value, unit in (("period", SIZED_PERIOD_S, " s"), ("periods", SIZED_PERIODS, "")):
-        open_to_size = [
-            bench_id
-            for bench_id in reporting
-            if not any(setting.key == key and setting.applies_to(bench_id) for setting in request.params)
-        ]
-        params += [ParamSetting(bench_id, key, exact(value)) for bench_id in open_to_size]
-        if open_to_size:
-            said.append(f"{key} {exact(value)}{unit} for {', '.join(open_to_size)}")
+    open_keys: dict[str, list[str]] = {}  # bench: its period settings left open
+    for bench_id in reporting:
+        given = {setting.key for setting in request.params if setting.applies_to(bench_id)}
+        open_keys[bench_id] = [key for key in ("period", "periods") if key not in given]
+    sizes = {"period": exact(SIZED_PERIOD_S), "periods": exact(SIZED_PERIODS)}
+    params += [ParamSetting(bench_id, key, sizes[key]) for bench_id, keys in open_keys.items() for key in keys]
+    for keys in dict.fromkeys(tuple(keys) for keys in open_keys.values() if keys):
+        sized_here = [bench_id for bench_id, open_here in open_keys.items() if tuple(open_here) == keys]
+        setting = ", ".join(f"{key} {sizes[key]}{' s' if key == 'period' else ''}" for key in keys)
+        said.append(f"{setting} for {', '.join(sized_here)}")
     if not said:
         return request, ""
     return dataclasses.replace(request, duration_s=duration_s, params=tuple(params)), (

@@ -32,8 +32,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,6 +51,8 @@ _POLL_S = 0.05
 _SERIAL_ID = "rtscope-serial"
 # The probe's default --grace (src/main.c): how long the watchdog lets a bench take to stop.
 PROBE_GRACE_S = 10.0
+# What the probe allows a bench with a reporting period to start its threads (TM_START_S, bench/thread_metric.c).
+REPORTING_START_S = 1.0
 # How long `qemu-system-ARCH --version` may take.
 _VERSION_TIMEOUT_S = 30
 # The progress line: shown once a run has lasted this long; on a terminal redrawn this often, in a log
@@ -151,7 +154,7 @@ class Machine:
         echo: bool = False,
     ) -> Ending:
         """Wait until QEMU ends, ``done`` is true of the serial output so far, or ``timeout_s`` passes;
-        QEMU is stopped in the last two cases. Ctrl-C stops it too (KeyboardInterrupt goes on up).
+        QEMU is stopped in the last two cases. Ctrl-C or SIGTERM stops it too (KeyboardInterrupt goes on up).
         ``plan``: the guest time asked, for the progress line; ``echo``: the serial output is copied to
         rtscope's stderr as it comes."""
         assert self._process is not None, "start() first"
@@ -162,25 +165,26 @@ class Machine:
         progress = _Progress(self.name, plan, clock.guest_s, sys.stderr)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         echoed = 0
-        try:
-            while time.monotonic() < deadline:
-                status = self._process.poll()
-                serial = self._serial()
-                if echo:
-                    progress.write(decoder.decode(serial[echoed:]))
-                    echoed = len(serial)
-                if status is not None:
-                    why = "powered off" if status == 0 else "qemu failed"
-                    break
-                if done(serial):
-                    why = "done"
-                    break
-                progress.update(serial)
-                time.sleep(_POLL_S)
-        finally:
-            progress.close()
-            clock.close()
-            self.stop()
+        with _terminate_as_interrupt():
+            try:
+                while time.monotonic() < deadline:
+                    status = self._process.poll()
+                    serial = self._serial()
+                    if echo:
+                        progress.write(decoder.decode(serial[echoed:]))
+                        echoed = len(serial)
+                    if status is not None:
+                        why = "powered off" if status == 0 else "qemu failed"
+                        break
+                    if done(serial):
+                        why = "done"
+                        break
+                    progress.update(serial)
+                    time.sleep(_POLL_S)
+            finally:
+                progress.close()
+                clock.close()
+                self.stop()
         serial = self._serial()
         if echo:
             sys.stderr.write(decoder.decode(serial[echoed:], final=True))
@@ -215,6 +219,22 @@ class Machine:
             lines = self._stderr_path.read_text(errors="replace").split("\n")
             return next((line.strip() for line in reversed(lines) if line.strip()), "")
         return ""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM sent to rtscope stops a machine's run as Ctrl-C does (QEMU stopped, its directory removed,
+    KeyboardInterrupt going on up), as it stops a local probe (rtscope.targets.worker). Python handles
+    signals in its main thread only: elsewhere (a campaign's parallel targets) the default stays, and
+    QEMU dies with rtscope."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class _HostClock:
@@ -399,30 +419,30 @@ def on_host_clock(doc: dict[str, Any], started: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class GuestTime:
-    """The guest time a request takes: ``asked_s`` what its benches measure, ``grace_s`` what the
-    probe's watchdog allows them beyond it; ``bound_s`` both, the most it may take."""
+    """The guest time a request takes: ``asked_s`` what its benches measure, ``allowance_s`` what they
+    may take beyond it (starting, the probe watchdog's grace); ``bound_s`` both, the most it may take."""
 
     asked_s: float
-    grace_s: float
+    allowance_s: float
 
     @property
     def bound_s(self) -> float:
-        return self.asked_s + self.grace_s
+        return self.asked_s + self.allowance_s
 
 
 def request_guest_time(request: RunRequest, benches: list[Bench], suites: list[Suite]) -> GuestTime:
     """The guest time ``request`` takes, for a target to bound its boot by and to show its progress
-    against: each bench's own (one with a reporting period, as Thread-Metric's, its period × periods and
-    a second, the defaults the bench lists; the others the request's duration) and the grace the probe's
-    watchdog allows it. Suites count as their benches."""
+    against: each bench's own (one with a reporting period, as Thread-Metric's, its period × periods,
+    the defaults the bench lists, and a second to start; the others the request's duration) and the
+    grace the probe's watchdog allows it. Suites count as their benches."""
     members = {suite.id: suite.benches for suite in suites}
     grace = PROBE_GRACE_S if request.grace_s is None else request.grace_s
-    asked, count = 0.0, 0
+    asked = allowance = 0.0
     for bench_id in (b for name in request.benches for b in members.get(name, (name,))):
         periods = reporting_periods(request, bench_id, benches)
-        asked += request.duration_s if periods is None else periods[0] * periods[1] + 1
-        count += 1
-    return GuestTime(asked, grace * count)
+        asked += request.duration_s if periods is None else periods[0] * periods[1]
+        allowance += grace + (0 if periods is None else REPORTING_START_S)
+    return GuestTime(asked, allowance)
 
 
 def reporting_periods(request: RunRequest, bench_id: str, benches: list[Bench]) -> tuple[float, float] | None:
