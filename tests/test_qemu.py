@@ -9,6 +9,7 @@ import hashlib
 import json
 import shutil
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -118,7 +119,11 @@ def test_machine_reports_qemu_failure_and_removes_its_directory() -> None:
 def test_machine_stops_a_guest_that_never_ends() -> None:
     with qemu_machine.Machine("qemu-system-aarch64", "test", None) as machine:
         machine.start(["-M", "virt", "-cpu", "cortex-a57"])  # no kernel: the CPU idles forever
-        assert qemu_processes_with(str(machine.serial_path))
+        # Its command line can read empty for a moment as it starts (setpriv turning into QEMU).
+        deadline = time.monotonic() + 10
+        while not qemu_processes_with(str(machine.serial_path)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert qemu_processes_with(str(machine.serial_path)), "QEMU did not start"
         ending = machine.run(1.0)
         assert ending.why == "timeout"
         assert qemu_processes_with(str(machine.serial_path)) == []

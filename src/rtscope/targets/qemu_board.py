@@ -134,9 +134,9 @@ class QemuBoardTarget:
         if ending.why == "timeout":
             raise ProbeError(f"{self.name}: {_why(ending, timeout_s)}")
         assert ending.status is not None  # QEMU ended by itself, with the guest's exit status
-        last_line = _why(ending, timeout_s)
+        last_line = _last_words(ending)
         if ending.status == GUEST_FAULT_STATUS:
-            raise ProbeError(f"{self.name}: {last_line}")
+            raise ProbeError(f"{self.name}: {last_line or 'the guest faulted'}")
         measured = local.read_outcome(ending.status, last_line, output)
         doc = qemu_machine.on_host_clock(measured.doc, started)
         if sized:
@@ -238,12 +238,16 @@ def sized_for_instruction_time(
 
 
 def _why(ending: qemu_machine.Ending, timeout_s: float) -> str:
-    """Why a boot ended as it did, in a line: stopped at its deadline, else QEMU's own last word or the
-    guest's last line on its console, else its exit status."""
+    """Why a boot ended as it did, in a line: stopped at its deadline, else its last words, else its exit
+    status."""
     if ending.why == "timeout":
         return f"the guest did not finish within {timeout_s:g} s (QEMU stopped)"
-    console = ending.serial.decode(errors="replace")
-    return ending.said or worker.last_line(console) or f"exit status {ending.status}"
+    return _last_words(ending) or f"exit status {ending.status}"
+
+
+def _last_words(ending: qemu_machine.Ending) -> str:
+    """QEMU's own last line on its stderr (why it failed), else the guest's last line on its console."""
+    return ending.said or worker.last_line(ending.serial.decode(errors="replace"))
 
 
 def qemu_args(machine: str, image: Path, argv: list[str], *, shift: int) -> list[str]:

@@ -5,8 +5,8 @@ A :class:`Machine` is a ``with`` block: it makes a private directory here for wh
 (images, the serial log, a file the guest writes through semihosting: QEMU runs there), starts
 ``qemu-system-ARCH`` with the caller's arguments, its first serial port written to a file there, and on
 leaving the block — normally, on an error or on Ctrl-C — stops QEMU (SIGTERM, SIGKILL a moment later)
-and removes the directory. QEMU also dies with rtscope (util-linux setpriv --pdeathsig), so a killed rtscope leaves
-no machine running.
+and removes the directory. QEMU also dies with rtscope (util-linux setpriv --pdeathsig), so a killed
+rtscope leaves no machine running.
 
 :meth:`Machine.run` waits, for a bounded time, until QEMU ends by itself (the guest powered off, with
 its exit status) or the serial output says the run is over (``done``), and returns what the guest
@@ -51,7 +51,8 @@ _POLL_S = 0.05
 _SERIAL_ID = "rtscope-serial"
 # The probe's default --grace (src/main.c): how long the watchdog lets a bench take to stop.
 PROBE_GRACE_S = 10.0
-# What the probe allows a bench with a reporting period to start its threads (TM_START_S, bench/thread_metric.c).
+# What the probe allows a bench with a reporting period to start its threads (bench/thread_metric.c's
+# TM_START_S).
 REPORTING_START_S = 1.0
 # How long `qemu-system-ARCH --version` may take.
 _VERSION_TIMEOUT_S = 30
@@ -69,13 +70,12 @@ class Ending:
     """How a machine's run ended: ``why`` is "powered off" (QEMU exited 0), "done" (the serial output
     said so), "timeout" or "qemu failed" (QEMU exited otherwise: on a board, the guest's own exit status
     too); ``status`` QEMU's exit status, ``serial`` everything the guest wrote on its first serial port,
-    ``said`` QEMU's own last line on stderr, ``elapsed_s`` the host time from start to end."""
+    ``said`` QEMU's own last line on stderr."""
 
     why: str
     status: int | None
     serial: bytes
     said: str
-    elapsed_s: float
 
 
 @dataclass(frozen=True)
@@ -158,8 +158,7 @@ class Machine:
         ``plan``: the guest time asked, for the progress line; ``echo``: the serial output is copied to
         rtscope's stderr as it comes."""
         assert self._process is not None, "start() first"
-        started = time.monotonic()
-        deadline = started + timeout_s
+        deadline = time.monotonic() + timeout_s
         why = "timeout"
         clock = _HostClock() if self.ns_per_instruction is None else _Qmp(self._qmp_path, self.ns_per_instruction)
         progress = _Progress(self.name, plan, clock.guest_s, sys.stderr)
@@ -189,7 +188,7 @@ class Machine:
         if echo:
             sys.stderr.write(decoder.decode(serial[echoed:], final=True))
             sys.stderr.flush()
-        return Ending(why, self._process.returncode, serial, self._said(), time.monotonic() - started)
+        return Ending(why, self._process.returncode, serial, self._said())
 
     def stop(self) -> None:
         """Stop QEMU if it runs: SIGTERM, SIGKILL when it lingers."""
