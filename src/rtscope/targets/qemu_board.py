@@ -58,7 +58,7 @@ EMULATOR = "qemu-system-arm"
 BOARDS = {("mps2-an385", "freertos"): "mps2-an385"}
 _SAFE_ARG_BYTES = re.compile(rb"[A-Za-z0-9_./:=+@^-]")
 # What a request leaves to the defaults, sized to instruction time: Thread-Metric's period and periods
-# (3 periods, Thread-Metric's own number, so that the counts show they repeat; 0.1 s holds about 10^5 to
+# (3 periods, Thread-Metric's own number, so that the counts show they repeat; 0.1 s holds about 10^4 to
 # 10^6 iterations of each test, and every check of theirs held there) and the duration of the others
 # (an operation of hundreds of instructions is then timed thousands of times and more).
 SIZED_PERIOD_S = 0.1

@@ -223,9 +223,9 @@ class Machine:
 @contextlib.contextmanager
 def _terminate_as_interrupt() -> Iterator[None]:
     """SIGTERM sent to rtscope stops a machine's run as Ctrl-C does (QEMU stopped, its directory removed,
-    KeyboardInterrupt going on up), as it stops a local probe (rtscope.targets.worker). Python handles
-    signals in its main thread only: elsewhere (a campaign's parallel targets) the default stays, and
-    QEMU dies with rtscope."""
+    KeyboardInterrupt going on up), as it stops a local probe (rtscope.targets.worker). Python sets
+    handlers in its main thread only: a machine run from another thread keeps the default, and its QEMU
+    dies with rtscope."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
