@@ -1,4 +1,5 @@
-"""--target qemu:mps2-an385:freertos: the FreeRTOS image built and booted on QEMU's Cortex-M3 board. The
+"""--target qemu:mps2-an385:freertos: the FreeRTOS image built and booted on QEMU's Cortex-M3 board, the
+defaults a request leaves sized to instruction time, and the progress line of a long run. The
 request's encoding and the bad input need nothing installed; the runs need qemu-system-arm,
 arm-none-eabi-gcc and a FreeRTOS kernel (FREERTOS_KERNEL or ../shared/vendor/FreeRTOS-Kernel), and skip
 saying which is missing."""
