@@ -37,8 +37,10 @@ def _rtscope(db_path: Path, *args: str, block_labgrid: bool = False) -> Outcome:
     if block_labgrid:
         start = [
             "-c",
-            "import runpy, sys; sys.modules['labgrid'] = None; "
-            "runpy.run_module('rtscope', run_name='__main__', alter_sys=True)",
+            (
+                "import runpy, sys; sys.modules['labgrid'] = None; "
+                "runpy.run_module('rtscope', run_name='__main__', alter_sys=True)"
+            ),
         ]
     ran = subprocess.run(
         [sys.executable, *start, *args],
@@ -154,8 +156,10 @@ BAD_ENVIRONMENTS = {
     "no targets": ("options: {}\n", "no target 'main' in {env} (it describes none)"),
     "no NetworkService": (
         "targets:\n  main:\n    drivers:\n      SSHDriver: {}\n",
-        "target 'main' lacks what its drivers need (binding SSHDriver failed: no NetworkService "
-        "resource found in 'main')",
+        (
+            "target 'main' lacks what its drivers need (binding SSHDriver failed: no NetworkService "
+            "resource found in 'main')"
+        ),
     ),
     "no SSHDriver": (
         "targets:\n  main:\n    resources:\n      NetworkService: {address: 127.0.0.1, username: root}\n",

@@ -1,7 +1,7 @@
 """--target qemu:ARCH:FLAVOUR: the spec, the initramfs and the framing of the guest's output, the QEMU
-process's bounds (rtscope.targets.qemu_machine), and — marked ``kernels``, since the first run downloads
-Debian's kernels into ~/.cache/rtscope/debian — real boots of each architecture and flavour, the
-determinism of two runs, a guest that panics and one that hangs."""
+process's bounds (rtscope.targets.qemu_machine), reading a file through a target's shell, and — marked
+``kernels``, since the first run downloads Debian's kernels into ~/.cache/rtscope/debian — real boots of
+each architecture and flavour, the determinism of two runs, a guest that panics and one that hangs."""
 
 import base64
 import dataclasses
@@ -9,6 +9,7 @@ import hashlib
 import json
 import shutil
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
 from rtscope.targets import make_target, qemu_machine
 from rtscope.targets.qemu import QemuTarget, frames, initramfs, parse_spec
+from rtscope.targets.transport import LocalTransport, read_with_cat
 
 
 def _frame(name: str, content: bytes) -> bytes:
@@ -91,8 +93,21 @@ def test_frames_keep_only_whole_blocks() -> None:
     assert found == {"stdout": b'{"a": 1}\n' * 40, "stderr": b""}  # status failed its checksum
 
 
+def qemu_processes_with(text: str) -> list[str]:
+    """The pids of the QEMU processes with ``text`` in an argument (a word unique to one machine)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(b"qemu-system-" in arg for arg in argv) and any(text.encode() in arg for arg in argv):
+            found.append(cmdline.parent.name)
+    return found
+
+
 def test_machine_reports_qemu_failure_and_removes_its_directory() -> None:
-    with qemu_machine.Machine("qemu-system-aarch64", "test") as machine:
+    with qemu_machine.Machine("qemu-system-aarch64", "test", None) as machine:
         directory = machine.directory
         machine.start(["-M", "virt", "-kernel", "/nonexistent"])
         ending = machine.run(30)
@@ -102,17 +117,24 @@ def test_machine_reports_qemu_failure_and_removes_its_directory() -> None:
 
 
 def test_machine_stops_a_guest_that_never_ends() -> None:
-    with qemu_machine.Machine("qemu-system-aarch64", "test") as machine:
+    with qemu_machine.Machine("qemu-system-aarch64", "test", None) as machine:
         machine.start(["-M", "virt", "-cpu", "cortex-a57"])  # no kernel: the CPU idles forever
-        pid = machine._process.pid  # type: ignore[union-attr]
+        # Its command line can read empty for a moment as it starts (setpriv turning into QEMU).
+        deadline = time.monotonic() + 10
+        while not qemu_processes_with(str(machine.serial_path)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert qemu_processes_with(str(machine.serial_path)), "QEMU did not start"
         ending = machine.run(1.0)
-    assert ending.why == "timeout"
-    assert not Path(f"/proc/{pid}").exists()
+        assert ending.why == "timeout"
+        assert qemu_processes_with(str(machine.serial_path)) == []
 
 
 def test_a_missing_emulator_is_one_line() -> None:
-    with qemu_machine.Machine("qemu-system-nonesuch", "qemu:nonesuch:rt") as machine, pytest.raises(
-        RtscopeError, match="qemu-system-nonesuch is not installed .Debian: apt install qemu-system-nonesuch."
+    with (
+        qemu_machine.Machine("qemu-system-nonesuch", "qemu:nonesuch:rt", None) as machine,
+        pytest.raises(
+            RtscopeError, match="qemu-system-nonesuch is not installed .Debian: apt install qemu-system-nonesuch."
+        ),
     ):
         machine.start([])
 
@@ -341,9 +363,33 @@ def test_a_request_bounds_its_boot_by_each_benchs_own_time():
     suites = [Suite("both", "", ("tm.basic", "lat.wakeup"))]
     grace = qemu_machine.PROBE_GRACE_S
 
-    def asked(*params: ParamSetting, grace_s: float | None = None) -> float:
+    def asked(*params: ParamSetting, grace_s: float | None = None) -> qemu_machine.GuestTime:
         request = RunRequest(("both",), 0.5, "fifo", 80, params=params, grace_s=grace_s)
-        return qemu_machine.request_guest_s(request, benches, suites)
+        return qemu_machine.request_guest_time(request, benches, suites)
 
-    assert asked() == (30 * 3 + 1 + grace) + (0.5 + grace)
-    assert asked(ParamSetting("tm.basic", "periods", "2"), grace_s=1) == (30 * 2 + 1 + 1) + (0.5 + 1)
+    assert asked() == qemu_machine.GuestTime(30 * 3 + 0.5, 1 + 2 * grace)
+    assert asked().bound_s == (30 * 3 + 1 + grace) + (0.5 + grace)
+    assert asked(ParamSetting("tm.basic", "periods", "2"), grace_s=1).bound_s == (30 * 2 + 1 + 1) + (0.5 + 1)
+
+
+def test_a_file_read_through_a_shell_says_why_it_could_not_be(tmp_path: Path) -> None:
+    """read_with_cat, behind the SSH and QEMU transports' read_file, through this machine's own cat."""
+    (tmp_path / "here").write_bytes(b"content\n")
+    assert read_with_cat(LocalTransport(), str(tmp_path / "here"), timeout_s=30) == b"content\n"
+    with pytest.raises(FileNotFoundError):
+        read_with_cat(LocalTransport(), str(tmp_path / "nowhere"), timeout_s=30)
+    # Write-only even for root: the kernel refuses to read it.
+    with pytest.raises(PermissionError, match=r"^cannot read /proc/sys/vm/drop_caches on local: .*Permission denied"):
+        read_with_cat(LocalTransport(), "/proc/sys/vm/drop_caches", timeout_s=30)
+    with pytest.raises(OSError, match=rf"^cannot read {tmp_path} on local: .*Is a directory") as raised:
+        read_with_cat(LocalTransport(), str(tmp_path), timeout_s=30)
+    assert type(raised.value) is OSError
+
+
+@pytest.mark.kernels
+def test_a_guest_reads_a_file_or_says_why_it_could_not() -> None:
+    transport = QemuTarget("qemu:aarch64:stock").transport
+    with pytest.raises(FileNotFoundError):
+        transport.read_file("/nowhere")
+    with pytest.raises(PermissionError, match=r"^cannot read /proc/sys/vm/drop_caches on qemu:aarch64:stock: "):
+        transport.read_file("/proc/sys/vm/drop_caches")

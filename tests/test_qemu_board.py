@@ -1,9 +1,13 @@
-"""--target qemu:mps2-an385:freertos: the FreeRTOS image built and booted on QEMU's Cortex-M3 board. The
+"""--target qemu:mps2-an385:freertos: the FreeRTOS image built and booted on QEMU's Cortex-M3 board, the
+defaults a request leaves sized to instruction time, and the progress line of a long run. The
 request's encoding and the bad input need nothing installed; the runs need qemu-system-arm,
 arm-none-eabi-gcc and a FreeRTOS kernel (FREERTOS_KERNEL or ../shared/vendor/FreeRTOS-Kernel), and skip
 saying which is missing."""
 
+import contextlib
+import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -19,8 +23,9 @@ from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
 from rtscope.render.sections.run import measured_on
-from rtscope.targets import make_target, qemu_board
+from rtscope.targets import make_target, qemu_board, qemu_machine
 from rtscope.targets.qemu_board import QemuBoardTarget
+from test_qemu import qemu_processes_with
 
 SPEC = "qemu:mps2-an385:freertos"
 KERNEL = qemu_board._kernel_path(os.environ, REPO / "probe")
@@ -68,9 +73,7 @@ def test_each_argument_travels_percent_encoded(arg: str, encoded: str):
 
 
 def test_qemu_counts_instructions_without_sleeping():
-    argv = qemu_board.qemu_argv(
-        "qemu-system-arm", "mps2-an385", Path("image"), ["rtscope-probe", "list"], console="stdio", shift=5
-    )
+    argv = qemu_board.qemu_args("mps2-an385", Path("image"), ["rtscope-probe", "list"], shift=5)
     assert argv[argv.index("-icount") + 1] == "shift=5,align=off,sleep=off"
     assert argv[argv.index("-semihosting-config") + 1] == "enable=on,target=native,arg=rtscope-probe,arg=list"
 
@@ -193,19 +196,6 @@ def test_a_guest_that_faults_is_a_failed_run_with_where_it_faulted(board: QemuBo
     assert time.monotonic() - started < 30
 
 
-def _qemu_processes_with(label: str) -> list[str]:
-    """The QEMU processes booting a request labelled ``label`` (a word unique to one test run)."""
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            argv = cmdline.read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if any(b"qemu-system-arm" in arg for arg in argv) and any(label.encode() in arg for arg in argv):
-            found.append(cmdline.parent.name)
-    return found
-
-
 def _unique_label() -> str:
     return f"t{os.getpid()}x{time.monotonic_ns()}"
 
@@ -223,7 +213,7 @@ def test_a_guest_that_outlives_its_time_is_stopped(board: QemuBoardTarget, monke
     ):
         board.run(request("lat.wakeup", duration_s=1000, label=label))
     assert time.monotonic() - started < 20
-    assert _qemu_processes_with(label) == []
+    assert qemu_processes_with(label) == []
 
 
 def test_a_run_says_how_long_an_instruction_is():
@@ -268,12 +258,77 @@ def test_a_killed_rtscope_leaves_no_qemu():
         env={**os.environ, "PYTHONPATH": str(REPO / "src")},
     )
     deadline = time.monotonic() + 30
-    while not _qemu_processes_with(label) and time.monotonic() < deadline:
+    while not qemu_processes_with(label) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _qemu_processes_with(label), "QEMU did not start"
+    assert qemu_processes_with(label), "QEMU did not start"
     runner.kill()
     runner.wait()
     deadline = time.monotonic() + 10
-    while _qemu_processes_with(label) and time.monotonic() < deadline:
+    while qemu_processes_with(label) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _qemu_processes_with(label) == []
+    assert qemu_processes_with(label) == []
+
+
+@needs_board
+def test_a_run_at_defaults_is_sized_to_instruction_time_and_says_so(rtscope, tmp_path: Path):
+    outcome = rtscope("--target", FAST, "run", "tm.basic", "mutex.ops", "--no-store", "--json", tmp_path / "a.json")
+    assert outcome.status == 0, outcome.err
+    said = [line for line in outcome.err.splitlines() if "sized" in line]
+    assert said == [
+        (
+            f"rtscope: {FAST}: instruction time repeats itself here, so what the request left to the defaults is "
+            "sized to what the board delivers: --duration 0.5 s; period 0.1 s, periods 3 for tm.basic (set them to "
+            "measure longer)"
+        )
+    ]
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert said[0].removeprefix(f"rtscope: {FAST}: ") in doc["config"]["warnings"]
+    params = {bench["id"]: bench["params"] for bench in doc["benches"]}
+    assert (params["tm.basic"]["period"], params["tm.basic"]["periods"]) == (0.1, 3)
+    assert doc["run"]["argv"][doc["run"]["argv"].index("--duration") + 1] == "0.5"
+    # Thread-Metric's checks hold at that size.
+    assert all(metric["valid"] for metric in doc["metrics"]), [m.get("invalid_reason") for m in doc["metrics"]]
+
+    # What the user sets is measured as set, and only the rest is sized.
+    outcome = rtscope(
+        "--target", FAST, "run", "tm.basic", "--param", "period=0.2", "--no-store", "--json", tmp_path / "b.json"
+    )
+    assert outcome.status == 0, outcome.err
+    assert "sized to what the board delivers: periods 3 for tm.basic (set" in outcome.err
+    [bench] = json.loads((tmp_path / "b.json").read_text())["benches"]
+    assert (bench["params"]["period"], bench["params"]["periods"]) == (0.2, 3)
+    outcome = rtscope("--target", FAST, "run", "mutex.ops", "--duration", "0.3", "--no-store")
+    assert outcome.status == 0, outcome.err
+    assert "sized" not in outcome.err
+
+
+@needs_board
+def test_a_run_longer_than_a_few_seconds_shows_its_progress(rtscope, monkeypatch: pytest.MonkeyPatch):
+    # A second of guest time at one instruction a nanosecond is several seconds of emulation; the line is
+    # asked for sooner than usual, so that a faster machine shows it too.
+    monkeypatch.setattr(qemu_machine, "PROGRESS_AFTER_S", 1.0)
+    outcome = rtscope("--target", SPEC, "run", "mutex.ops", "--duration", "1", "--no-store")
+    assert outcome.status == 0, outcome.err
+    lines = [line for line in outcome.err.splitlines() if line.startswith(f"rtscope: {SPEC}: guest time ")]
+    # Not a terminal: a log gets a line now and then, not one a second.
+    assert len(lines) == 1, outcome.err
+    assert re.fullmatch(rf"rtscope: {SPEC}: guest time \d+\.\d s of 1\.0 s, .* \(\d+:\d\d so far\)", lines[0])
+
+
+@needs_board
+def test_on_a_terminal_the_progress_line_redraws_itself_around_the_console(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(qemu_machine, "PROGRESS_AFTER_S", 1.0)
+    leader, follower = os.openpty()
+    with open(follower, "w", encoding="utf-8") as terminal, monkeypatch.context() as patch:
+        patch.setattr(sys, "stderr", terminal)
+        QemuBoardTarget(SPEC).run(request("mutex.ops", "sem.ops", duration_s=0.5))
+    shown = b""
+    with contextlib.suppress(OSError):  # the terminal is read to its end
+        while chunk := os.read(leader, 65536):
+            shown += chunk
+    os.close(leader)
+    text = shown.decode()
+    assert "\r\x1b[Krtscope: qemu:mps2-an385:freertos: guest time " in text
+    # The console's lines stay whole: the line is taken away before each and drawn again after it.
+    assert "\r\x1b[Krtscope-probe: sem.ops for 0.5 s\r\n" in text
+    assert text.endswith("\r\x1b[K")  # and taken away at the end

@@ -139,9 +139,11 @@ def test_loads_run_on_the_board_and_are_stopped_there(db_path, server, tmp_path)
         ("unknown user", r"ssh://nosuchuser@127\.0\.0\.1:\d+: the login was refused \(.*Permission denied.*\)"),
         (
             "changed host key",
-            r"ssh://root@127\.0\.0\.1:\d+: host key verification failed: its key is not in "
-            r"known_hosts or has changed \(rtscope never bypasses that; check the key, then update "
-            r"known_hosts\)",
+            (
+                r"ssh://root@127\.0\.0\.1:\d+: host key verification failed: its key is not in "
+                r"known_hosts or has changed \(rtscope never bypasses that; check the key, then update "
+                r"known_hosts\)"
+            ),
         ),
     ],
 )

@@ -45,7 +45,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--duration",
         type=values.duration,
-        default=DEFAULT_DURATION_S,
         metavar="S",
         help=f"measuring time per bench, in seconds or with a unit: 500ms, 2m (default {DEFAULT_DURATION_S:g})",
     )
@@ -162,7 +161,8 @@ def note(line: str) -> None:
 def _request(args: argparse.Namespace, benches: tuple[str, ...]) -> RunRequest:
     return RunRequest(
         benches=benches,
-        duration_s=args.duration,
+        duration_s=DEFAULT_DURATION_S if args.duration is None else args.duration,
+        duration_given=args.duration is not None,
         policy=args.policy,
         priority=priority_for(args.policy, args.priority),
         cpus=args.cpus,

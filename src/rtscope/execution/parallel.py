@@ -10,19 +10,17 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 
-from rtscope.targets.transport import die_with_parent
+from rtscope.targets.transport import dying_with_rtscope
 
 
 def run_workers(targets: Sequence[str], argv_for: Callable[[str], list[str]]) -> dict[str, int]:
     """Run ``argv_for(target)`` for every target at once; each one's exit status, by target."""
     workers = {
         target: subprocess.Popen(
-            argv_for(target),
+            dying_with_rtscope(argv_for(target)),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            # Safe here: every worker starts before the relay threads do.
-            preexec_fn=die_with_parent,  # noqa: PLW1509
         )
         for target in targets
     }

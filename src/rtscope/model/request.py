@@ -7,7 +7,9 @@ from rtscope.model.values import ParamSetting, exact
 
 @dataclass(frozen=True)
 class RunRequest:
-    """A validated request to run benches; ``probe_args`` turns it into the probe's arguments."""
+    """A validated request to run benches; ``probe_args`` turns it into the probe's arguments.
+    ``duration_given``: whether the user gave the duration; one left to the default a target may size to
+    what it delivers (an emulated board in instruction time)."""
 
     benches: tuple[str, ...]
     duration_s: float
@@ -21,6 +23,7 @@ class RunRequest:
     cpu_latency: bool = True
     refuse_privilege: bool = False
     grace_s: float | None = None
+    duration_given: bool = True
 
     def probe_args(self) -> list[str]:
         """The arguments of ``rtscope-probe run`` for this request, output options excepted."""

@@ -11,6 +11,9 @@ A board tells its architecture by ``uname -m``, in one of several spellings. The
   compiler or a failed build raises RtscopeError with one line (the Debian packages to install, or the
   compiler's first error). Safe to call from several threads or processes at once: builds are serialised
   by a lock file, and make renames a finished build into place, so a reader never sees half a file.
+- ``make(goals, what)``: ``make -s -C probe GOALS…``, the one way rtscope builds a probe image (the
+  static probes above, the FreeRTOS image of rtscope.targets.qemu_board), one at a time, with the same
+  one-line errors.
 - ``identity(path)``: what a build is, cheaply: the sha256 of the file in hex, as ``sha256sum``
   prints it (about 2 ms for 1 MB). A remote target can keep the probe under a name that includes it and
   skip the copy when that file is already there.
@@ -29,7 +32,8 @@ from rtscope.paths import REPO_DIR
 
 PROBE_DIR = REPO_DIR / "probe"
 BUILD_DIR = PROBE_DIR / "build"
-BUILD_TIMEOUT_S = 300
+# A bound, not an estimate: a cross build takes about 6 s, the FreeRTOS image about 12 s.
+BUILD_TIMEOUT_S = 900
 
 # uname -m values (and Debian's names for the same) to the probe build that runs there.
 MACHINES = {
@@ -70,32 +74,38 @@ def probe_for(machine: str, build_dir: Path = BUILD_DIR) -> Path:
     arch = arch_for(machine)
     build_dir = build_dir.resolve()
     probe = build_dir / f"rtscope-probe-{arch}"
+    make([f"BUILD={build_dir}", str(probe)], f"the {arch} probe", build_dir)
+    return probe
+
+
+def make(goals: list[str], what: str, build_dir: Path = BUILD_DIR) -> None:
+    """``make -s -C probe GOALS…`` (variables and targets), building ``what`` (named so in messages),
+    one build at a time in ``build_dir``.
+
+    Raises RtscopeError (one line) without make, when the build outlasts BUILD_TIMEOUT_S or when it
+    fails (the Makefile's message or the compiler's first error).
+    """
     build_dir.mkdir(parents=True, exist_ok=True)
+    command = ["make", "-s", "-C", str(PROBE_DIR), *goals]
     # make's rules share the generated bench registry: one build at a time in a build directory.
     with open(build_dir / ".probes.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        _make(probe, arch)
-    return probe
+        try:
+            completed = subprocess.run(
+                command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False
+            )
+        except FileNotFoundError:
+            raise RtscopeError(f"building {what} needs make (apt-get install make)") from None
+        except subprocess.TimeoutExpired:
+            raise RtscopeError(f"building {what} took more than {BUILD_TIMEOUT_S} s") from None
+    if completed.returncode != 0:
+        raise RtscopeError(f"building {what} failed: {_first_error(completed.stderr)}")
 
 
 def identity(path: Path) -> str:
     """The sha256 of the probe file at ``path``, in hex: equal for the same build, wherever it is."""
     with open(path, "rb") as file:
         return hashlib.file_digest(file, "sha256").hexdigest()
-
-
-def _make(probe: Path, arch: str) -> None:
-    command = ["make", "-s", "-C", str(PROBE_DIR), f"BUILD={probe.parent}", str(probe)]
-    try:
-        completed = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
-    except FileNotFoundError:
-        raise RtscopeError(f"building the {arch} probe needs make (apt-get install make)") from None
-    except subprocess.TimeoutExpired:
-        raise RtscopeError(
-            f"building the {arch} probe took more than {BUILD_TIMEOUT_S} s (make -C probe build/{probe.name})"
-        ) from None
-    if completed.returncode != 0:
-        raise RtscopeError(f"building the {arch} probe failed: {_first_error(completed.stderr)}")
 
 
 def _first_error(stderr: str) -> str:

@@ -43,7 +43,7 @@ from rtscope.model.request import RunRequest
 from rtscope.targets import InGuest, debian_packages, facts, guest_modules, probes, qemu_machine, worker
 from rtscope.targets.local import kept_catalogue, read_outcome
 from rtscope.targets.ssh import glob_script, parse_globbed
-from rtscope.targets.transport import Completed, Process
+from rtscope.targets.transport import Completed, Process, read_with_cat
 
 # Each flavour's kernel metapackage, by Debian architecture.
 FLAVOURS = {"stock": "linux-image-{debarch}", "rt": "linux-image-rt-{debarch}"}
@@ -63,6 +63,8 @@ KERNEL_MODULE = "rtscope/rtscope_wave.ko"
 BOOT_BUDGET_S = 120.0
 SLOWDOWN = 60.0
 _MARK = "RTSCOPE-FRAME"
+# What the init writes on the console as the job starts: the guest time a run asked for counts from there.
+_JOB_STARTS = f"{_MARK} job"
 _PARTS = ("status", "stdout", "stderr")
 # Where a job leaves more files for the host: each comes back framed like its output.
 GUEST_OUT = "/tmp/out"
@@ -79,6 +81,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 ip link set lo up 2>/dev/null
 mkdir -p /tmp/out /tmp/work && cd /tmp/work
+echo "{_JOB_STARTS}"
 sh /rtscope/job </dev/null >/tmp/out/stdout 2>/tmp/out/stderr
 echo $? >/tmp/out/status
 cd /tmp/out
@@ -223,13 +226,19 @@ class Guest:
         return completed(self.spec.text, self.boot_files(argv, timeout_s))
 
     def boot_files(
-        self, argv: Sequence[str], timeout_s: float, extra: dict[str, tuple[bytes, int]] | None = None
+        self,
+        argv: Sequence[str],
+        timeout_s: float,
+        extra: dict[str, tuple[bytes, int]] | None = None,
+        asked_s: float | None = None,
     ) -> dict[str, bytes]:
         """Like :meth:`boot`, with ``extra`` files in the initramfs (path: (content, mode)): the job's
-        status, stdout and stderr, and every file it left in GUEST_OUT, by name."""
+        status, stdout and stderr, and every file it left in GUEST_OUT, by name. ``asked_s``: the guest
+        time the job asks for, which the progress line counts down."""
         vmlinuz = self.kernel[1]
         name = self.spec.text
-        with qemu_machine.Machine(self.arch.emulator, name) as machine:
+        plan = None if asked_s is None else qemu_machine.Plan(asked_s, start=_JOB_STARTS.encode())
+        with qemu_machine.Machine(self.arch.emulator, name, 1.0 if self.spec.time == "icount" else None) as machine:
             initrd = machine.directory / "initramfs.cpio"
             initrd.write_bytes(
                 initramfs(
@@ -243,7 +252,7 @@ class Guest:
                 )
             )
             machine.start(self._qemu_args(vmlinuz, initrd))
-            ending = machine.run(timeout_s, done=lambda serial: f"{_MARK} done".encode() in serial)
+            ending = machine.run(timeout_s, done=lambda serial: f"{_MARK} done".encode() in serial, plan=plan)
         parts = frames(ending.serial)
         if not set(_PARTS) <= set(parts) or f"{_MARK} done".encode() not in ending.serial:
             raise RtscopeError(f"{name}: {failure(ending, timeout_s)}")
@@ -362,24 +371,15 @@ class QemuTransport:
         return self.guest.boot(argv, BOOT_BUDGET_S + (timeout_s or 0.0))
 
     def run_streaming(self, argv: Sequence[str]) -> tuple[int, str, bytes]:
-        """Run ``argv`` in a boot of its own; its stderr is copied to rtscope's when the guest is done
-        (nothing crosses while it measures)."""
-        completed = self.guest.boot(argv, self.budget(argv))
-        said = completed.stderr.decode(errors="replace")
-        sys.stderr.write(said)
-        return completed.status, worker.last_line(said), completed.stdout
+        raise RtscopeError(
+            f"{self.name}: a QEMU guest hands a command's output back when it powers off, not as it comes"
+        )
 
     def spawn(self, argv: Sequence[str], log: str) -> Process:
         raise RtscopeError(f"{self.name}: a QEMU guest runs one command per boot; {argv[0]} cannot run beside it")
 
     def read_file(self, path: str) -> bytes:
-        completed = self.run(["cat", "--", path], timeout_s=0)
-        if completed.status != 0:
-            reason = worker.last_line(completed.stderr.decode(errors="replace"))
-            if "No such file" in reason:
-                raise FileNotFoundError(path)
-            raise OSError(f"cannot read {path} on {self.name}: {reason}")
-        return completed.stdout
+        return read_with_cat(self, path, timeout_s=0)
 
     def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
         token = secrets.token_hex(16)
@@ -387,17 +387,6 @@ class QemuTransport:
 
     def temp_dir(self) -> contextlib.AbstractContextManager[str]:
         raise RtscopeError(f"{self.name}: a QEMU guest keeps no files from one boot to the next")
-
-    def budget(self, argv: Sequence[str]) -> float:
-        """Host seconds a command may take: the boot's, and SLOWDOWN per second of guest time its --duration
-        asks of each bench it names (a run of a request is bounded by qemu_machine.request_guest_s)."""
-        guest_s = 1.0
-        words = list(argv)
-        if "--duration" in words[:-1]:
-            with contextlib.suppress(ValueError):
-                benches = [word for word in words[2 : words.index("--duration")] if not word.startswith("-")]
-                guest_s += float(words[words.index("--duration") + 1]) * max(len(benches), 1) * 2
-        return BOOT_BUDGET_S + SLOWDOWN * guest_s
 
 
 class QemuTarget:
@@ -446,8 +435,13 @@ class QemuTarget:
         if generators:  # loaded before the probe starts: see probe/kmod/rtscope_wave.c
             before = f"insmod /{KERNEL_MODULE} || exit 1\n{before}"
         script = f"{before}\n{shlex.join(argv)}\nstatus=$?\n{after}\nexit $status\n"
-        asked_s = qemu_machine.request_guest_s(request, self.catalogue.benches, self.catalogue.suites)
-        files = self.guest.boot_files(["sh", "-c", script], BOOT_BUDGET_S + SLOWDOWN * (asked_s + guest_s), generators)
+        asked = qemu_machine.request_guest_time(request, self.catalogue.benches, self.catalogue.suites)
+        files = self.guest.boot_files(
+            ["sh", "-c", script],
+            BOOT_BUDGET_S + SLOWDOWN * (asked.bound_s + guest_s),
+            generators,
+            asked.asked_s + guest_s,
+        )
         job = completed(self.name, files)
         said = job.stderr.decode(errors="replace")
         sys.stderr.write(said)

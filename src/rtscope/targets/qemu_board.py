@@ -5,7 +5,14 @@ kernel from $FREERTOS_KERNEL or ../shared/vendor/FreeRTOS-Kernel beside the repo
 under QEMU with instruction counting: the request travels as the semihosting command line (each
 argument percent-encoded, since QEMU joins them with spaces), the board's UART is the probe's console
 (copied to rtscope's stderr), the result comes back as a file written through semihosting, and the
-guest's exit status is QEMU's. Every run is bounded in time: QEMU is stopped when it outlives it.
+guest's exit status is QEMU's. QEMU runs as every QEMU machine does (rtscope.targets.qemu_machine):
+bounded in time, stopped when it outlives it, on Ctrl-C and with rtscope.
+
+Instruction time repeats itself here: a Thread-Metric period counts the same iterations as the one
+before (to within 2 in 100,000) and an operation costs the same instructions every time, so long
+measurements buy nothing but emulation time. What a request leaves to the defaults — Thread-Metric's
+period and periods, the duration of the others — is sized to what the board delivers (SIZED_*), said in
+one line and kept in the result's warnings; what the user sets is measured as set.
 
 Time on this target is instruction time: one instruction every 2^shift ns, exception entry and memory
 waits free. The shift is 0 by default, as for the Linux guests (rtscope.targets.qemu): a nanosecond is an
@@ -16,22 +23,23 @@ image give the same figures to the bit; only the run id differs (it is drawn fro
 """
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import os
 import re
 import shutil
-import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rtscope import files, paths
 from rtscope.errors import ProbeError, RtscopeError
 from rtscope.model import result
-from rtscope.model.catalogue import Catalogue, parse_bench_list
+from rtscope.model.catalogue import Bench, Catalogue, Suite, parse_bench_list
 from rtscope.model.request import RunRequest
-from rtscope.targets import Nowhere, facts, local, qemu_machine, worker
+from rtscope.model.values import ParamSetting, exact
+from rtscope.targets import Nowhere, facts, local, probes, qemu_machine, worker
 from rtscope.targets.transport import Completed, Process
 
 # One instruction a nanosecond, as the Linux guests count (rtscope.targets.qemu); at most QEMU's 10.
@@ -39,11 +47,8 @@ DEFAULT_ICOUNT_SHIFT = 0
 MAX_ICOUNT_SHIFT = 10
 # The status the image exits with when the guest faults (board.c): neither the probe's nor QEMU's own.
 GUEST_FAULT_STATUS = 3
-# coreutils timeout's status when it stopped QEMU.
-TIMEOUT_STATUS = 124
-# QEMU's and the build's bounds, beyond the request's own time.
+# QEMU's bound beyond the request's own time.
 BOOT_ALLOWANCE_S = 60
-BUILD_TIMEOUT_S = 900
 # Wall-clock seconds allowed per 10^9 guest instructions: TCG with -icount runs this board at about
 # 140 million instructions a second on this shared 2-CPU machine; this is a bound, not an estimate.
 WALL_S_PER_GIGA_INSTRUCTION = 60
@@ -52,21 +57,26 @@ EMULATOR = "qemu-system-arm"
 # The boards rtscope can boot, their OS and QEMU machine: (board, os) -> QEMU's -M.
 BOARDS = {("mps2-an385", "freertos"): "mps2-an385"}
 _SAFE_ARG_BYTES = re.compile(rb"[A-Za-z0-9_./:=+@^-]")
+# What a request leaves to the defaults, sized to instruction time: Thread-Metric's period and periods
+# (3 periods, Thread-Metric's own number, so that the counts show they repeat; 0.1 s holds about 10^4 to
+# 10^6 iterations of each test, and every check of theirs held there) and the duration of the others
+# (an operation of hundreds of instructions is then timed thousands of times and more).
+SIZED_PERIOD_S = 0.1
+SIZED_PERIODS = 3
+SIZED_DURATION_S = 0.5
 
 
 class QemuBoardTarget:
     """FreeRTOS on QEMU's mps2-an385 (Cortex-M3): the probe image built here, booted per request."""
 
-    def __init__(self, spec: str, *, kernel: Path | None = None, probe_dir: Path | None = None):
+    def __init__(self, spec: str):
         board, os_name, self.shift = _parse(spec)
         self.name = spec
         self.board = board
         self.machine = BOARDS[(board, os_name)]
         self.transport = BoardTransport(spec)
-        self.probe_dir = probe_dir or paths.REPO_DIR / "probe"
-        self.kernel = kernel or _kernel_path(os.environ, self.probe_dir)
-        self.build_dir = self.probe_dir / "build" / f"freertos-{board}"
-        self.image = self.build_dir / "rtscope-probe"
+        self.kernel = _kernel_path(os.environ, probes.PROBE_DIR)
+        self.image = probes.BUILD_DIR / f"freertos-{board}" / "rtscope-probe"
 
     def record(self) -> dict[str, Any]:
         """Emulated hardware on instruction time, with what makes a run repeatable: QEMU's version, the
@@ -94,47 +104,60 @@ class QemuBoardTarget:
     @functools.cached_property
     def catalogue(self) -> Catalogue:
         """What the image lists, booted once for it."""
-        with files.private_dir("rtscope-qemu-") as directory:
-            completed = subprocess.run(
-                self._command(["list", "--json"], BOOT_ALLOWANCE_S, console="stdio"),
-                cwd=directory,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                check=False,
-            )
-        console = completed.stdout.decode(errors="replace")
-        if completed.returncode != 0:
-            why = worker.last_line(console + completed.stderr.decode(errors="replace"))
-            raise ProbeError(f"{self.name}: list failed: {why or f'exit status {completed.returncode}'}")
-        return parse_bench_list(console, f"{self.name} list --json")
+        ending = self._boot(["list", "--json"], BOOT_ALLOWANCE_S)[0]
+        if ending.why != "powered off":
+            raise ProbeError(f"{self.name}: list failed: {_why(ending, BOOT_ALLOWANCE_S)}")
+        return parse_bench_list(ending.serial.decode(errors="replace"), f"{self.name} list --json")
 
     def load_place(self) -> Nowhere:
         """Nowhere: the board runs the probe's image and nothing beside it."""
         return Nowhere("it runs only the probe's image, with no shell or processes beside it")
 
     def run(self, request: RunRequest) -> result.Result:
-        """Boot the image on ``request``, written to result.json in a directory of its own (QEMU's
-        working directory: the path the probe records is the same on every rerun)."""
-        guest_s = qemu_machine.request_guest_s(request, self.catalogue.benches, self.catalogue.suites)
-        instructions = guest_s * 1e9 / 2**self.shift
+        """Boot the image on ``request`` (what it leaves to the defaults sized to instruction time), written
+        to result.json in QEMU's working directory (the path the probe records is the same on every
+        rerun)."""
+        request, sized = sized_for_instruction_time(request, self.catalogue.benches, self.catalogue.suites)
+        if sized:
+            print(f"rtscope: {self.name}: {sized}", file=sys.stderr, flush=True)
+        guest = qemu_machine.request_guest_time(request, self.catalogue.benches, self.catalogue.suites)
+        instructions = guest.bound_s * 1e9 / 2**self.shift
         timeout_s = round(BOOT_ALLOWANCE_S + WALL_S_PER_GIGA_INSTRUCTION * instructions / 1e9)
         started = qemu_machine.utc_now()
-        with files.private_dir("rtscope-qemu-") as directory:
-            # The console streams to rtscope's stderr, as a local probe's diagnostics do.
-            command = self._command(
-                ["run", *request.probe_args(), "--json", "result.json"], timeout_s, console="file:/dev/stderr"
-            )
-            status, last_line, _ = worker.run(command, cwd=directory)
-            output_path = Path(directory) / "result.json"
-            output = output_path.read_bytes() if output_path.is_file() else b""
-        if status == TIMEOUT_STATUS:
-            raise ProbeError(f"{self.name}: the guest did not finish within {timeout_s:g} s (QEMU stopped)")
-        if status == GUEST_FAULT_STATUS:
+        ending, output = self._boot(
+            ["run", *request.probe_args(), "--json", "result.json"], timeout_s, qemu_machine.Plan(guest.asked_s)
+        )
+        if ending.why == "timeout":
+            raise ProbeError(f"{self.name}: {_why(ending, timeout_s)}")
+        assert ending.status is not None  # QEMU ended by itself, with the guest's exit status
+        last_line = _last_words(ending)
+        if ending.status == GUEST_FAULT_STATUS:
             raise ProbeError(f"{self.name}: {last_line or 'the guest faulted'}")
-        if status == 0 and not output and "terminating on signal" in last_line:
-            raise KeyboardInterrupt  # Ctrl-C stopped QEMU; the guest cannot be asked to write what it has
-        measured = local.read_outcome(status, last_line, output)
-        return result.from_doc(qemu_machine.on_host_clock(measured.doc, started), "the board's result")
+        measured = local.read_outcome(ending.status, last_line, output)
+        doc = qemu_machine.on_host_clock(measured.doc, started)
+        if sized:
+            doc["config"] = dict(doc["config"], warnings=[*doc["config"]["warnings"], sized])
+        return result.from_doc(doc, "the board's result")
+
+    def probe_system(self) -> dict[str, Any]:
+        """What the image knows of the board, booted on ``system``: its console is the answer
+        (rtscope.targets.facts.read_system)."""
+        ending = self._boot(["system"], BOOT_ALLOWANCE_S)[0]
+        if ending.why != "powered off":
+            raise ProbeError(f"{self.name}: system failed: {_why(ending, BOOT_ALLOWANCE_S)}")
+        return facts.read_system(Completed(0, ending.serial, b""), self.name)
+
+    def _boot(
+        self, args: list[str], timeout_s: float, plan: qemu_machine.Plan | None = None
+    ) -> tuple[qemu_machine.Ending, bytes]:
+        """Boot the image on the probe's ``args``, its console copied to rtscope's stderr when there is a
+        ``plan`` (a run), for at most ``timeout_s``: how it ended, and the result.json it left."""
+        image = self._image
+        with qemu_machine.Machine(EMULATOR, self.name, 2**self.shift) as machine:
+            machine.start(qemu_args(self.machine, image, ["rtscope-probe", *args], shift=self.shift))
+            ending = machine.run(timeout_s, plan=plan, echo=plan is not None)
+            output_path = machine.directory / "result.json"
+            return ending, output_path.read_bytes() if output_path.is_file() else b""
 
     @functools.cached_property
     def _image(self) -> Path:
@@ -149,52 +172,12 @@ class QemuBoardTarget:
                 "arm-none-eabi-gcc not found (apt-get install gcc-arm-none-eabi "
                 "libnewlib-arm-none-eabi, or run setup.sh)"
             )
-        make = [
-            "make",
-            "-s",
-            "-C",
-            str(self.probe_dir),
-            "PORT=freertos",
-            f"BOARD={self.board}",
-            f"FREERTOS_KERNEL={self.kernel}",
-        ]
-        try:
-            completed = subprocess.run(
-                make, stdin=subprocess.DEVNULL, capture_output=True, timeout=BUILD_TIMEOUT_S, check=False
-            )
-        except subprocess.TimeoutExpired:
-            raise RtscopeError(f"building the {self.board} image took longer than {BUILD_TIMEOUT_S} s") from None
-        if completed.returncode != 0 or not self.image.is_file():
-            why = worker.last_line(completed.stderr.decode(errors="replace")) or f"exit status {completed.returncode}"
-            raise RtscopeError(f"cannot build the {self.board} image: {why}")
-        return self.image
-
-    def _command(self, args: list[str], timeout_s: float, *, console: str) -> list[str]:
-        """QEMU booting the image on ``args``, its UART on ``console``, stopped (TERM, then KILL) once
-        it outlives ``timeout_s``."""
-        qemu = shutil.which(EMULATOR)
-        if qemu is None:
-            raise RtscopeError(
-                f"{self.name}: {EMULATOR} is not installed (Debian: apt install "
-                f"{qemu_machine.emulator_package(EMULATOR)}, or run setup.sh)"
-            )
-        return bounded(
-            qemu_argv(qemu, self.machine, self._image, ["rtscope-probe", *args], console=console, shift=self.shift),
-            timeout_s,
+        probes.make(
+            ["PORT=freertos", f"BOARD={self.board}", f"FREERTOS_KERNEL={self.kernel}"], f"the {self.board} image"
         )
-
-    def probe_system(self) -> dict[str, Any]:
-        """What the image knows of the board, booted on ``system``: its console is the answer
-        (rtscope.targets.facts.read_system)."""
-        with files.private_dir("rtscope-qemu-") as directory:
-            booted = subprocess.run(
-                self._command(["system"], BOOT_ALLOWANCE_S, console="stdio"),
-                cwd=directory,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                check=False,
-            )
-        return facts.read_system(Completed(booted.returncode, booted.stdout, booted.stderr), self.name)
+        if not self.image.is_file():
+            raise RtscopeError(f"building the {self.board} image left no {self.image}")
+        return self.image
 
 
 class BoardTransport:
@@ -226,34 +209,64 @@ class BoardTransport:
         raise RtscopeError(self._refusal)
 
 
-def bounded(command: list[str], timeout_s: float) -> list[str]:
-    """``command`` under coreutils timeout: TERM after ``timeout_s``, KILL 5 s later. In the foreground,
-    so that a Ctrl-C at the terminal still reaches QEMU. Each of the two is killed when its parent ends
-    (util-linux setpriv --pdeathsig): a killed rtscope leaves no QEMU behind."""
-    die_with_parent = ["setpriv", "--pdeathsig", "KILL"]
-    return [*die_with_parent, "timeout", "--foreground", "--kill-after=5", f"{timeout_s:g}", *die_with_parent, *command]
+def sized_for_instruction_time(
+    request: RunRequest, benches: list[Bench], suites: list[Suite]
+) -> tuple[RunRequest, str]:
+    """``request`` with what it leaves to the defaults sized to instruction time (SIZED_*): the duration
+    when the user gave none, each reporting bench's (Thread-Metric's) period and periods that no --param
+    sets. With it, what was sized in one line ("" when nothing was)."""
+    members = {suite.id: suite.benches for suite in suites}
+    bench_ids = [bench_id for name in request.benches for bench_id in members.get(name, (name,))]
+    reporting = [bench_id for bench_id in bench_ids if qemu_machine.reporting_periods(request, bench_id, benches)]
+    said, params = [], list(request.params)
+    duration_s = request.duration_s
+    if not request.duration_given and len(reporting) < len(bench_ids):
+        duration_s = SIZED_DURATION_S
+        said.append(f"--duration {exact(duration_s)} s")
+    open_keys: dict[str, list[str]] = {}  # bench: its period settings left open
+    for bench_id in reporting:
+        given = {setting.key for setting in request.params if setting.applies_to(bench_id)}
+        open_keys[bench_id] = [key for key in ("period", "periods") if key not in given]
+    sizes = {"period": exact(SIZED_PERIOD_S), "periods": exact(SIZED_PERIODS)}
+    params += [ParamSetting(bench_id, key, sizes[key]) for bench_id, keys in open_keys.items() for key in keys]
+    for keys in dict.fromkeys(tuple(keys) for keys in open_keys.values() if keys):
+        sized_here = [bench_id for bench_id, open_here in open_keys.items() if tuple(open_here) == keys]
+        setting = ", ".join(f"{key} {sizes[key]}{' s' if key == 'period' else ''}" for key in keys)
+        said.append(f"{setting} for {', '.join(sized_here)}")
+    if not said:
+        return request, ""
+    return dataclasses.replace(request, duration_s=duration_s, params=tuple(params)), (
+        "instruction time repeats itself here, so what the request left to the defaults is sized to what "
+        f"the board delivers: {'; '.join(said)} (set them to measure longer)"
+    )
 
 
-def qemu_argv(qemu: str, machine: str, image: Path, argv: list[str], *, console: str, shift: int) -> list[str]:
-    """QEMU booting ``image`` on ``machine`` with ``argv`` as the semihosting command line, under
-    deterministic instruction counting (an instruction every 2^shift ns, no sleeping to catch up with
-    real time), the board's UART on ``console`` (a QEMU character device: stdio, file:PATH) and nothing
-    else: no display, no monitor, no default devices. The board's own Ethernet controller, which the probe
-    never uses, is given a user network that reaches nothing (restrict=on, no IPv6 router adverts), or
-    QEMU warns that it has no peer."""
+def _why(ending: qemu_machine.Ending, timeout_s: float) -> str:
+    """Why a boot ended as it did, in a line: stopped at its deadline, else its last words, else its exit
+    status."""
+    if ending.why == "timeout":
+        return f"the guest did not finish within {timeout_s:g} s (QEMU stopped)"
+    return _last_words(ending) or f"exit status {ending.status}"
+
+
+def _last_words(ending: qemu_machine.Ending) -> str:
+    """QEMU's own last line on its stderr (why it failed), else the guest's last line on its console."""
+    return ending.said or worker.last_line(ending.serial.decode(errors="replace"))
+
+
+def qemu_args(machine: str, image: Path, argv: list[str], *, shift: int) -> list[str]:
+    """QEMU's arguments booting ``image`` on ``machine`` with ``argv`` as the semihosting command line,
+    under deterministic instruction counting (an instruction every 2^shift ns, no sleeping to catch up
+    with real time), and no default devices (qemu_machine.Machine adds the console, its first serial
+    port: the board's UART). The board's own Ethernet controller, which the probe never uses, is given a
+    user network that reaches nothing (restrict=on, no IPv6 router adverts), or QEMU warns that it has no
+    peer."""
     return [
-        qemu,
         "-M",
         machine,
         "-nodefaults",
         "-nic",
         "user,restrict=on,ipv6=off,model=lan9118",
-        "-display",
-        "none",
-        "-monitor",
-        "none",
-        "-serial",
-        console,
         "-icount",
         f"shift={shift},align=off,sleep=off",
         "-semihosting-config",

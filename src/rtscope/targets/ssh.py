@@ -41,7 +41,7 @@ from rtscope.model.catalogue import Catalogue
 from rtscope.model.request import RunRequest
 from rtscope.targets import OnTransport, facts, probes, worker
 from rtscope.targets.local import kept_catalogue, run_probe
-from rtscope.targets.transport import ASK_TIMEOUT_S, FETCH_TIMEOUT_S, Completed
+from rtscope.targets.transport import ASK_TIMEOUT_S, FETCH_TIMEOUT_S, Completed, read_with_cat
 
 CONNECT_TIMEOUT_S = 10
 # ssh gives up on a silent connection after 3 unanswered probes 5 s apart: a dropped network ends a run
@@ -262,15 +262,7 @@ class SshTransport:
         return SshProcess(process, int(line))
 
     def read_file(self, path: str) -> bytes:
-        completed = self.run(["cat", "--", path], timeout_s=60)
-        if completed.status != 0:
-            reason = worker.last_line(completed.stderr.decode(errors="replace"))
-            if "No such file" in reason:
-                raise FileNotFoundError(path)
-            if "Permission denied" in reason:
-                raise PermissionError(f"cannot read {path} on {self.name}: {reason}")
-            raise OSError(f"cannot read {path} on {self.name}: {reason}")
-        return completed.stdout
+        return read_with_cat(self, path, timeout_s=60)
 
     def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
         token = secrets.token_hex(16)

@@ -8,10 +8,8 @@ this machine; SSH and QEMU transports implement the same protocol.
 """
 
 import contextlib
-import ctypes
 import glob
 import os
-import signal
 import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -21,8 +19,6 @@ from typing import Protocol
 from rtscope import files
 from rtscope.errors import RtscopeError
 from rtscope.targets import worker
-
-_PR_SET_PDEATHSIG = 1
 
 # Bounds on commands there that answer at once, only so that a hung machine or connection ends in an error
 # rather than a wait without end: each is many times what a slow board behind a busy link takes.
@@ -130,13 +126,11 @@ class LocalTransport:
         with open(log, "wb") as output:
             try:
                 popen = subprocess.Popen(
-                    list(argv),
+                    dying_with_rtscope(argv),
                     stdin=subprocess.DEVNULL,
                     stdout=output,
                     stderr=output,
                     start_new_session=True,
-                    # Safe here: no other thread runs when a load starts (worker.run joins its reader).
-                    preexec_fn=die_with_parent,  # noqa: PLW1509
                 )
             except OSError as error:
                 raise RtscopeError(f"cannot start {argv[0]}: {error.strerror}") from None
@@ -162,10 +156,27 @@ class LocalTransport:
             yield str(directory)
 
 
-def die_with_parent() -> None:
-    """In the child before exec: SIGKILL it when rtscope ends, however it ends (Linux)."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+def dying_with_rtscope(argv: Sequence[str]) -> list[str]:
+    """``argv`` started so that it is SIGKILLed when rtscope ends, however rtscope ends (Linux): util-linux
+    setpriv sets the parent-death signal and then becomes ``argv``, so nothing runs in Python between fork
+    and exec (unsafe in a process with threads) and the process keeps its pid."""
+    return ["setpriv", "--pdeathsig", "KILL", *argv]
+
+
+def read_with_cat(transport: Transport, path: str, *, timeout_s: float) -> bytes:
+    """The bytes of the file at ``path`` there, read by ``cat`` through the transport's run (a target
+    reached through its shell): FileNotFoundError when there is none, PermissionError when it may not be
+    read, OSError naming the file, the target and cat's reason otherwise."""
+    completed = transport.run(["cat", "--", path], timeout_s=timeout_s)
+    if completed.status == 0:
+        return completed.stdout
+    reason = worker.last_line(completed.stderr.decode(errors="replace"))
+    if "No such file" in reason:
+        raise FileNotFoundError(path)
+    message = f"cannot read {path} on {transport.name}: {reason}"
+    if "Permission denied" in reason:
+        raise PermissionError(message)
+    raise OSError(message)
 
 
 def has_command(transport: Transport, tool: str) -> bool:
