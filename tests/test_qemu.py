@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import builders
-from conftest import Outcome
+from conftest import Outcome, slow_fixture
 from rtscope.errors import RtscopeError
 from rtscope.loads import guest, kinds
 from rtscope.model import result
@@ -91,6 +91,7 @@ def test_frames_keep_only_whole_blocks() -> None:
     assert found == {"stdout": b'{"a": 1}\n' * 40, "stderr": b""}  # status failed its checksum
 
 
+@pytest.mark.slow
 def test_machine_reports_qemu_failure_and_removes_its_directory() -> None:
     with qemu_machine.Machine("qemu-system-aarch64", "test") as machine:
         directory = machine.directory
@@ -101,6 +102,7 @@ def test_machine_reports_qemu_failure_and_removes_its_directory() -> None:
     assert not directory.exists()
 
 
+@pytest.mark.slow
 def test_machine_stops_a_guest_that_never_ends() -> None:
     with qemu_machine.Machine("qemu-system-aarch64", "test") as machine:
         machine.start(["-M", "virt", "-cpu", "cortex-a57"])  # no kernel: the CPU idles forever
@@ -125,7 +127,7 @@ WITH_TIMERLAT = dataclasses.replace(SHORT, benches=("lat.wakeup", "lat.timerlat"
 SPECS = ("qemu:x86_64:stock", "qemu:x86_64:rt", "qemu:aarch64:stock", "qemu:aarch64:rt")
 
 
-@pytest.fixture(scope="module")
+@slow_fixture(scope="module")
 def short_runs() -> dict[str, dict]:
     """One short run per architecture and flavour (lat.timerlat too on aarch64), and a second on
     aarch64 stock."""
