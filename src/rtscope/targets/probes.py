@@ -11,6 +11,9 @@ A board tells its architecture by ``uname -m``, in one of several spellings. The
   compiler or a failed build raises RtscopeError with one line (the Debian packages to install, or the
   compiler's first error). Safe to call from several threads or processes at once: builds are serialised
   by a lock file, and make renames a finished build into place, so a reader never sees half a file.
+- ``native()``: this machine's own probe, ``BUILD_DIR/rtscope-probe`` (make's default build), brought up
+  to date the same way: the local target's, unless --probe or RTSCOPE_PROBE names another. BUILD_DIR is
+  probe/build in a clone, a directory in the user's cache for an installed package (rtscope.paths).
 - ``identity(path)``: what a build is, cheaply: the sha256 of the file in hex, as ``sha256sum``
   prints it (about 2 ms for 1 MB). A remote target can keep the probe under a name that includes it and
   skip the copy when that file is already there.
@@ -21,14 +24,16 @@ Adding an architecture (docs/targets.md): CROSS_ARCHES, TRIPLET_ and DEBARCH_ in
 
 import fcntl
 import hashlib
+import os
+import shutil
 import subprocess
 from pathlib import Path
 
+from rtscope import paths
 from rtscope.errors import RtscopeError
-from rtscope.paths import REPO_DIR
 
-PROBE_DIR = REPO_DIR / "probe"
-BUILD_DIR = PROBE_DIR / "build"
+PROBE_DIR = paths.PROBE_DIR
+BUILD_DIR = paths.probe_build_dir()
 BUILD_TIMEOUT_S = 300
 
 # uname -m values (and Debian's names for the same) to the probe build that runs there.
@@ -68,13 +73,25 @@ def probe_for(machine: str, build_dir: Path = BUILD_DIR) -> Path:
     or a build that fails.
     """
     arch = arch_for(machine)
-    build_dir = build_dir.resolve()
-    probe = build_dir / f"rtscope-probe-{arch}"
-    build_dir.mkdir(parents=True, exist_ok=True)
-    # make's rules share the generated bench registry: one build at a time in a build directory.
-    with open(build_dir / ".probes.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        _make(probe, arch)
+    probe = build_dir.resolve() / f"rtscope-probe-{arch}"
+    _build(probe, f"the {arch} probe")
+    return probe
+
+
+def native() -> Path:
+    """rtscope's own probe for this machine (make's default build, ``BUILD_DIR/rtscope-probe``), built when
+    it is missing or stale: how rtscope installed as a package gets the probe it runs here.
+
+    Raises RtscopeError (one line) when it is missing and there is no C compiler, without make, or when the
+    build fails.
+    """
+    probe = BUILD_DIR.resolve() / "rtscope-probe"
+    compiler = (os.environ.get("CC") or "cc").split()[0]  # make's, which CC may give with its options
+    if not probe.exists() and shutil.which(compiler) is None:
+        raise RtscopeError(
+            f"building the probe needs a C compiler: no {compiler} (Debian: apt-get install build-essential)"
+        )
+    _build(probe, "the probe")
     return probe
 
 
@@ -84,18 +101,26 @@ def identity(path: Path) -> str:
         return hashlib.file_digest(file, "sha256").hexdigest()
 
 
-def _make(probe: Path, arch: str) -> None:
+def _build(probe: Path, what: str) -> None:
+    probe.parent.mkdir(parents=True, exist_ok=True)
+    # make's rules share the generated bench registry: one build at a time in a build directory.
+    with open(probe.parent / ".probes.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _make(probe, what)
+
+
+def _make(probe: Path, what: str) -> None:
     command = ["make", "-s", "-C", str(PROBE_DIR), f"BUILD={probe.parent}", str(probe)]
     try:
         completed = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
     except FileNotFoundError:
-        raise RtscopeError(f"building the {arch} probe needs make (apt-get install make)") from None
+        raise RtscopeError(f"building {what} needs make (apt-get install make)") from None
     except subprocess.TimeoutExpired:
         raise RtscopeError(
-            f"building the {arch} probe took more than {BUILD_TIMEOUT_S} s (make -C probe build/{probe.name})"
+            f"building {what} took more than {BUILD_TIMEOUT_S} s (make -C probe build/{probe.name})"
         ) from None
     if completed.returncode != 0:
-        raise RtscopeError(f"building the {arch} probe failed: {_first_error(completed.stderr)}")
+        raise RtscopeError(f"building {what} failed: {_first_error(completed.stderr)}")
 
 
 def _first_error(stderr: str) -> str:
