@@ -2,7 +2,8 @@
 two tiers of the suite.
 
 A test is slow when a fixture it uses, directly or through another, is a ``slow_fixture``: the probe, an
-sshd, QEMU, the FreeRTOS build, Chromium (or when it is marked ``slow`` or ``kernels``). ``pytest --fast``
+sshd, QEMU, the FreeRTOS build, Chromium, the loads' tools, an installed package (or when it is marked
+``slow`` or ``kernels``). ``pytest --fast``
 (./test.sh --fast) runs the others, with RTSCOPE_PROBE and the QEMU emulators replaced by stubs that fail
 the test that starts them: a test that needs them without saying so fails there, instead of slowing the
 fast tier down or passing on what happened to be built.
@@ -50,7 +51,9 @@ def slow_fixture(*args: Any, **kwargs: Any) -> Any:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--fast", action="store_true", help="the fast tier: no test that needs the probe, an emulator, sshd or Chromium"
+        "--fast",
+        action="store_true",
+        help="the fast tier: no test needing the probe, an emulator, a daemon or a browser",
     )
 
 
