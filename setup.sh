@@ -70,14 +70,19 @@ if ((${#missing[@]})); then
     fi
 fi
 
-# The launcher prepares .venv/ and builds the probe on first use.
+# The launcher prepares .venv/ (requirements.txt) and builds the probe on first use.
 "$repo/rtscope" --version >/dev/null
-# labgrid (--target labgrid:ENV.yaml) is optional for rtscope's users; installed here, again when its
-# requirements change, so that its tests run.
-labgrid_stamp=$repo/.venv/.labgrid.stamp
-if [[ $repo/requirements-labgrid.txt -nt $labgrid_stamp ]]; then
-    echo "setup: installing labgrid into .venv/" >&2
-    "$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check -r "$repo/requirements-labgrid.txt" >&2
-    touch "$labgrid_stamp"
-fi
+# What the tests need beside it, installed again when a requirements file changes: requirements-dev.txt
+# (pytest, selenium, the pinned lint and type gate) and labgrid (--target labgrid:ENV.yaml, optional for
+# rtscope's users), resolved together so that labgrid's own wish for pytest stays within the pins.
+stamp=$repo/.venv/.dev.stamp
+for requirements in "$repo"/requirements*.txt; do
+    if [[ $requirements -nt $stamp ]]; then
+        echo "setup: installing the test tools and labgrid into .venv/" >&2
+        "$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check -r "$repo/requirements.txt" \
+            -r "$repo/requirements-dev.txt" -r "$repo/requirements-labgrid.txt" >&2
+        touch "$stamp"
+        break
+    fi
+done
 echo "setup: ready ($("$repo/probe/build/rtscope-probe" version))" >&2

@@ -1,11 +1,23 @@
-"""Shared fixtures: recorded results for the fake target, an isolated database, ways to run the CLI."""
+"""Shared fixtures: recorded results for the fake target, an isolated database, ways to run the CLI; and the
+two tiers of the suite.
+
+A test is slow when a fixture it uses, directly or through another, is a ``slow_fixture``: the probe, an
+sshd, QEMU, the FreeRTOS build, Chromium, the loads' tools, an installed package (or when it is marked
+``slow`` or ``kernels``). ``pytest --fast``
+(./test.sh --fast) runs the others, with RTSCOPE_PROBE and the QEMU emulators replaced by stubs that fail
+the test that starts them: a test that needs them without saying so fails there, instead of slowing the
+fast tier down or passing on what happened to be built.
+"""
 
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +27,90 @@ from rtscope import cli
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 GOLDEN = sorted((REPO / "tests" / "golden").glob("*.json"))
+
+SLOW = "slow"
+_SLOW_FIXTURE = "rtscope_slow_fixture"
+# What a test of the fast tier must not start: the probe (through RTSCOPE_PROBE) and the emulators (on PATH).
+STUBBED_EMULATORS = ("qemu-system-x86_64", "qemu-system-aarch64", "qemu-system-arm")
+STUB = """#!/bin/sh
+echo "$(basename "$0") $*" >> "{started}"
+echo "$(basename "$0"): a stub of the fast tier (tests/conftest.py)" >&2
+exit 70
+"""
+
+
+def slow_fixture(*args: Any, **kwargs: Any) -> Any:
+    """``pytest.fixture`` for a fixture that makes every test using it slow (``@slow_fixture(scope=...)``)."""
+
+    def mark(function: Callable[..., Any]) -> Any:
+        setattr(function, _SLOW_FIXTURE, True)
+        return pytest.fixture(*args, **kwargs)(function)
+
+    return mark
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the fast tier: no test needing the probe, an emulator, a daemon or a browser",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("fast"):
+        config.pluginmanager.register(_FastTier(), "rtscope-fast-tier")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        assert isinstance(item, pytest.Function)
+        # name2fixturedefs holds the fixtures a test uses through other fixtures too; the last one of a name
+        # is the one it gets.
+        fixtures = (definitions[-1].func for definitions in item._fixtureinfo.name2fixturedefs.values())
+        if item.get_closest_marker("kernels") or any(getattr(func, _SLOW_FIXTURE, False) for func in fixtures):
+            item.add_marker(SLOW)
+    if config.getoption("fast"):
+        slow = [item for item in items if item.get_closest_marker(SLOW)]
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker(SLOW)]
+
+
+class _FastTier:
+    """The stubs of the fast tier, and the failure of any test that ran one."""
+
+    def __init__(self) -> None:
+        self.directory = Path(tempfile.mkdtemp(prefix="rtscope-fast-tier-"))
+        self.started = self.directory / "started"
+        stub = self.directory / "rtscope-probe"
+        stub.write_text(STUB.format(started=self.started))
+        stub.chmod(0o755)
+        for name in STUBBED_EMULATORS:
+            (self.directory / name).symlink_to(stub)
+        self.saved = {name: os.environ.get(name) for name in ("RTSCOPE_PROBE", "PATH")}
+        os.environ["RTSCOPE_PROBE"] = str(stub)
+        os.environ["PATH"] = f"{self.directory}{os.pathsep}{os.environ.get('PATH', '')}"
+
+    def pytest_unconfigure(self) -> None:
+        for name, value in self.saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self) -> Iterator[None]:
+        outcome = yield
+        if self.started.exists():
+            started = self.started.read_text().strip()
+            self.started.unlink()
+            report = outcome.get_result()
+            report.outcome = "failed"
+            report.longrepr = (
+                f"this test of the fast tier started {started!r}: let it use the fixture that provides it (probe,"
+                " or another slow_fixture of tests/conftest.py)"
+            )
 
 
 @dataclass
@@ -96,7 +192,7 @@ def rtscope_process(db_path: Path) -> Callable[..., Outcome]:
     return run
 
 
-@pytest.fixture(scope="session")
+@slow_fixture(scope="session")
 def probe() -> Path:
     """The real probe binary, built with ``make -C probe`` when needed; skips when it cannot be built."""
     if os.environ.get("RTSCOPE_PROBE"):

@@ -272,6 +272,7 @@ def _probes_of(spec_name: str) -> list[int]:
     return found
 
 
+@pytest.mark.usefixtures("probe")
 def test_a_campaign_killed_hard_resumes_with_nothing_lost_and_nothing_twice(tmp_path, db_path):
     spec = spec_file(tmp_path, REAL_SPEC.format(duration="1s"))
     killed = _campaign_process(db_path, spec)
@@ -297,6 +298,7 @@ def test_a_campaign_killed_hard_resumes_with_nothing_lost_and_nothing_twice(tmp_
     assert _stored(db_path) == 4  # no run twice, none lost
 
 
+@pytest.mark.usefixtures("probe")
 def test_ctrl_c_keeps_the_interrupted_run_and_resume_measures_it_again(tmp_path, db_path):
     spec = spec_file(tmp_path, REAL_SPEC.format(duration="3s"))
     interrupted = _campaign_process(db_path, spec)

@@ -97,6 +97,7 @@ def test_version_and_help_exit_0(rtscope_process):
     assert rtscope_process("run", "--help").status == 0
 
 
+@pytest.mark.usefixtures("probe")
 def test_input_only_the_probe_can_reject_is_reported_once(rtscope_process):
     # rtscope cannot know a target's CPUs; the probe refuses them in its own single line.
     outcome = rtscope_process("run", "lat.wakeup", "--cpus", "4000", "--duration", "0.2")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, slow_fixture
 from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.targets import probes
@@ -62,7 +62,7 @@ def _require_compiler(arch: str) -> None:
         pytest.skip(f"{compiler} missing (./setup.sh installs Debian's cross compilers)")
 
 
-@pytest.fixture(scope="session", params=probes.ARCHES)
+@slow_fixture(scope="session", params=probes.ARCHES)
 def built(request: pytest.FixtureRequest) -> tuple[str, Path]:
     """Each architecture's probe, built (when stale) once per session in probe/build."""
     arch = request.param
@@ -125,6 +125,7 @@ def test_a_cross_built_probe_measures_a_valid_result(built: tuple[str, Path], tm
     assert metrics["ctxsw.sem"]["stats"]["count"] > 0
 
 
+@pytest.mark.usefixtures("probe")
 def test_a_missing_or_stale_probe_is_built_and_an_up_to_date_one_is_not(tmp_path: Path):
     if NATIVE_ARCH is None:
         pytest.skip(f"no probe build for this machine ({platform.machine()})")

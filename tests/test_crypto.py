@@ -71,6 +71,7 @@ def test_the_run_and_show_give_throughput_in_mb_per_s(measured):
         assert all("library=openssl" in row and row.split()[-1] == "valid" for row in rows)
 
 
+@pytest.mark.usefixtures("probe")
 def test_a_probe_built_without_a_library_says_the_benches_are_not_available(tmp_path):
     # The probe with a small board's sizes is built without libcrypto, like the static and cross ones.
     built = subprocess.run(
@@ -153,6 +154,7 @@ def test_cbc_refuses_a_size_that_is_not_whole_blocks(probe, tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.usefixtures("probe")
 def test_a_probe_built_with_wolfcrypt_checks_and_times_every_algorithm_through_it(tmp_path):
     build = tmp_path / "wolfcrypt"
     built = subprocess.run(

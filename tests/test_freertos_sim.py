@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, slow_fixture
 from rtscope.analysis import compare
 from rtscope.model import result
 
@@ -27,7 +27,7 @@ def make(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture(scope="module")
+@slow_fixture(scope="module")
 def sim_probe() -> Path:
     """The probe built on FreeRTOS's POSIX simulator."""
     if not (KERNEL / "tasks.c").exists():

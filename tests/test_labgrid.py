@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import sshd
-from conftest import Outcome, process_env
+from conftest import Outcome, process_env, slow_fixture
 from rtscope.model import result
 
 needs_labgrid = pytest.mark.skipif(
@@ -24,7 +24,7 @@ needs_labgrid = pytest.mark.skipif(
 needs_sshd = pytest.mark.skipif(sshd.unavailable() is not None, reason=sshd.unavailable() or "")
 
 
-@pytest.fixture(scope="module")
+@slow_fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sshd.Server]:
     with sshd.server(tmp_path_factory.mktemp("sshd")) as running:
         yield running

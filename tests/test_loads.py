@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import process_env
+from conftest import process_env, slow_fixture
 from rtscope.errors import RtscopeError
 from rtscope.execution.measure import check_loads
 from rtscope.loads import kinds, session
@@ -52,7 +52,8 @@ def needs(*tools: str) -> None:
         pytest.skip(f"{', '.join(missing)} not installed (./setup.sh installs it)")
 
 
-@pytest.fixture(autouse=True)
+# Slow: the loads take whole CPUs, which a busy machine gives them late (the fast tier runs beside other work).
+@slow_fixture(autouse=True)
 def no_load_tools_running():
     """Tests count processes by name: none may be left from elsewhere."""
     assert not await_gone(("stress-ng", "iperf3", "hackbench"))

@@ -17,6 +17,8 @@ import builders
 REPO = Path(__file__).resolve().parent.parent
 PROBE = REPO / "probe" / "build" / "rtscope-probe"
 NOBODY = 65534
+# PROBE is the probe fixture's build.
+pytestmark = pytest.mark.usefixtures("probe")
 
 
 def run_probe(*extra: str, user: list[str] | None = None) -> dict:

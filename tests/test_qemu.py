@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import builders
-from conftest import Outcome
+from conftest import Outcome, slow_fixture
 from rtscope.errors import RtscopeError
 from rtscope.loads import guest, kinds
 from rtscope.model import result
@@ -106,6 +106,7 @@ def qemu_processes_with(text: str) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_machine_reports_qemu_failure_and_removes_its_directory() -> None:
     with qemu_machine.Machine("qemu-system-aarch64", "test", None) as machine:
         directory = machine.directory
@@ -116,6 +117,7 @@ def test_machine_reports_qemu_failure_and_removes_its_directory() -> None:
     assert not directory.exists()
 
 
+@pytest.mark.slow
 def test_machine_stops_a_guest_that_never_ends() -> None:
     with qemu_machine.Machine("qemu-system-aarch64", "test", None) as machine:
         machine.start(["-M", "virt", "-cpu", "cortex-a57"])  # no kernel: the CPU idles forever
@@ -147,7 +149,7 @@ WITH_TIMERLAT = dataclasses.replace(SHORT, benches=("lat.wakeup", "lat.timerlat"
 SPECS = ("qemu:x86_64:stock", "qemu:x86_64:rt", "qemu:aarch64:stock", "qemu:aarch64:rt")
 
 
-@pytest.fixture(scope="module")
+@slow_fixture(scope="module")
 def short_runs() -> dict[str, dict]:
     """One short run per architecture and flavour (lat.timerlat too on aarch64), and a second on
     aarch64 stock."""

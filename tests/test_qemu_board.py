@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, slow_fixture
 from rtscope.analysis import compare
 from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model.request import RunRequest
@@ -113,7 +113,7 @@ def test_a_missing_kernel_is_one_line_before_anything_runs(tmp_path: Path, rtsco
 FAST = f"{SPEC}:shift=5"
 
 
-@pytest.fixture(scope="module")
+@slow_fixture(scope="module")
 def board() -> QemuBoardTarget:
     return QemuBoardTarget(FAST)
 
@@ -244,6 +244,7 @@ def test_compare_names_instruction_times_of_different_rates():
 
 
 @needs_board
+@pytest.mark.usefixtures("board")
 def test_a_killed_rtscope_leaves_no_qemu():
     label = _unique_label()
     script = (

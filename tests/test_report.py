@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import builders
-from conftest import GOLDEN, REPO
+from conftest import GOLDEN, REPO, slow_fixture
 from rtscope.analysis.grouping import LETTERS
 from rtscope.commands.context import Context
 from rtscope.render import svg
@@ -424,7 +424,7 @@ def test_a_log_axis_places_values_and_keeps_them_inside():
     assert [pixel(value) for value in (1, 10, 1000, 0.001, 1e9)] == pytest.approx([0, 100, 300, 0, 300])
 
 
-@pytest.fixture
+@slow_fixture()
 def chromium(tmp_path):
     """Headless Chromium driven by selenium, cut off from the network it would otherwise keep calling."""
     if not CHROMIUM.exists() or not CHROMEDRIVER.exists():

@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 
 import sshd
-from conftest import Outcome, process_env
+from conftest import Outcome, process_env, slow_fixture
 from rtscope.model import result
 from rtscope.store.database import Store
 
 pytestmark = pytest.mark.skipif(sshd.unavailable() is not None, reason=sshd.unavailable() or "")
 
 
-@pytest.fixture(scope="module")
+@slow_fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sshd.Server]:
     with sshd.server(tmp_path_factory.mktemp("sshd")) as running:
         yield running

@@ -21,4 +21,8 @@ Loads may use targets (their transport); exporters may use render (markdown) and
 use analysis. Nothing imports commands/.
 """
 
-__version__ = "0.1.0"
+from rtscope import paths
+
+# One version for the probe and the analyzer: the probe's, which builds without Python (pyproject.toml reads it
+# from here).
+__version__ = paths.probe_version()

@@ -43,6 +43,8 @@ class LocalTarget:
         return run_probe(self.transport, self._executable(), request)
 
     def _executable(self) -> str:
+        if self.probe == probes.BUILD_DIR / "rtscope-probe":
+            probes.native()  # rtscope's own, kept up to date; one that --probe or RTSCOPE_PROBE names is the user's
         if not self.probe.exists():
             raise RtscopeError(f"probe not built at {self.probe} (run make -C probe)")
         if self.probe.is_dir() or not os.access(self.probe, os.X_OK):

@@ -14,6 +14,9 @@ A board tells its architecture by ``uname -m``, in one of several spellings. The
 - ``make(goals, what)``: ``make -s -C probe GOALS…``, the one way rtscope builds a probe image (the
   static probes above, the FreeRTOS image of rtscope.targets.qemu_board), one at a time, with the same
   one-line errors.
+- ``native()``: this machine's own probe, ``BUILD_DIR/rtscope-probe`` (make's default build), brought up
+  to date the same way: the local target's, unless --probe or RTSCOPE_PROBE names another. BUILD_DIR is
+  probe/build in a clone, a directory in the user's cache for an installed package (rtscope.paths).
 - ``identity(path)``: what a build is, cheaply: the sha256 of the file in hex, as ``sha256sum``
   prints it (about 2 ms for 1 MB). A remote target can keep the probe under a name that includes it and
   skip the copy when that file is already there.
@@ -24,14 +27,16 @@ Adding an architecture (docs/targets.md): CROSS_ARCHES, TRIPLET_ and DEBARCH_ in
 
 import fcntl
 import hashlib
+import os
+import shutil
 import subprocess
 from pathlib import Path
 
+from rtscope import paths
 from rtscope.errors import RtscopeError
-from rtscope.paths import REPO_DIR
 
-PROBE_DIR = REPO_DIR / "probe"
-BUILD_DIR = PROBE_DIR / "build"
+PROBE_DIR = paths.PROBE_DIR
+BUILD_DIR = paths.probe_build_dir()
 # A bound, not an estimate: a cross build takes about 6 s, the FreeRTOS image about 12 s.
 BUILD_TIMEOUT_S = 900
 
@@ -100,6 +105,23 @@ def make(goals: list[str], what: str, build_dir: Path = BUILD_DIR) -> None:
             raise RtscopeError(f"building {what} took more than {BUILD_TIMEOUT_S} s") from None
     if completed.returncode != 0:
         raise RtscopeError(f"building {what} failed: {_first_error(completed.stderr)}")
+
+
+def native() -> Path:
+    """rtscope's own probe for this machine (make's default build, ``BUILD_DIR/rtscope-probe``), built when
+    it is missing or stale: how rtscope installed as a package gets the probe it runs here.
+
+    Raises RtscopeError (one line) when it is missing and there is no C compiler, without make, or when the
+    build fails.
+    """
+    probe = BUILD_DIR.resolve() / "rtscope-probe"
+    compiler = (os.environ.get("CC") or "cc").split()[0]  # make's, which CC may give with its options
+    if not probe.exists() and shutil.which(compiler) is None:
+        raise RtscopeError(
+            f"building the probe needs a C compiler: no {compiler} (Debian: apt-get install build-essential)"
+        )
+    make([f"BUILD={probe.parent}", str(probe)], "the probe", probe.parent)
+    return probe
 
 
 def identity(path: Path) -> str:

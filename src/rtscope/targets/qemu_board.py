@@ -172,8 +172,10 @@ class QemuBoardTarget:
                 "arm-none-eabi-gcc not found (apt-get install gcc-arm-none-eabi "
                 "libnewlib-arm-none-eabi, or run setup.sh)"
             )
+        # BUILD as probes.BUILD_DIR has it: probe/build in a clone, the user's cache for an installed rtscope.
         probes.make(
-            ["PORT=freertos", f"BOARD={self.board}", f"FREERTOS_KERNEL={self.kernel}"], f"the {self.board} image"
+            ["PORT=freertos", f"BOARD={self.board}", f"FREERTOS_KERNEL={self.kernel}", f"BUILD={self.image.parent}"],
+            f"the {self.board} image",
         )
         if not self.image.is_file():
             raise RtscopeError(f"building the {self.board} image left no {self.image}")
