@@ -23,6 +23,7 @@ import pytest
 
 import builders
 from rtscope import cli
+from rtscope.targets import qemu_board
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
@@ -202,3 +203,21 @@ def probe() -> Path:
     if built.returncode != 0 or not binary.exists():
         pytest.skip(f"the probe cannot be built: {built.stderr.strip()[-300:]}")
     return binary
+
+
+@slow_fixture(scope="session")
+def board_tools() -> None:
+    """What the emulated RTOS board (--target qemu:mps2-an385:freertos) needs: its emulator, the Cortex-M
+    compiler and a FreeRTOS kernel; skips the test without them."""
+    kernel = qemu_board.kernel_path(os.environ, REPO / "probe")
+    missing = [
+        what
+        for what, present in (
+            ("qemu-system-arm", shutil.which("qemu-system-arm")),
+            ("arm-none-eabi-gcc", shutil.which("arm-none-eabi-gcc")),
+            (f"a FreeRTOS kernel at {kernel} (set FREERTOS_KERNEL)", (kernel / "tasks.c").is_file()),
+        )
+        if not present
+    ]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)}")

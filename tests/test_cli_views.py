@@ -11,7 +11,6 @@ import builders
 from rtscope.render import fmt, markdown, svg, text
 from rtscope.render.document import Cell, Figure, Items, Paragraph, Section, heading, table
 from test_qemu_board import SPEC as BOARD
-from test_qemu_board import needs_board
 
 
 def store_runs(fake, *labels):
@@ -28,7 +27,7 @@ def test_list_shows_benches_metrics_and_params(fake):
     assert "param" in outcome.out and "cpu" in outcome.out
 
 
-@needs_board
+@pytest.mark.usefixtures("board_tools")
 def test_list_on_a_board_lists_its_images_catalogue_and_says_why_it_runs_no_loads(rtscope):
     outcome = rtscope("--target", BOARD, "list")
     assert outcome.status == 0, outcome.err

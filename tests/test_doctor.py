@@ -22,7 +22,6 @@ from rtscope.errors import ProbeError, RtscopeError
 from rtscope.targets import debian_packages, facts
 from rtscope.targets.transport import Completed
 from test_cli_errors import assert_one_line_error
-from test_qemu_board import needs_board
 
 TREES = FIXTURES / "doctor"
 CHECK_IDS = [
@@ -458,7 +457,7 @@ def test_a_probe_answer_that_is_not_a_system_is_one_line(completed, message):
         facts.read_system(completed, "board")
 
 
-@needs_board
+@pytest.mark.usefixtures("board_tools")
 def test_doctor_on_the_rtos_board_says_what_applies(rtscope):
     outcome = rtscope("--target", "qemu:mps2-an385:freertos", "doctor", "--format", "json")
     assert outcome.status == 0, outcome

@@ -13,8 +13,9 @@ import pytest
 from conftest import REPO, slow_fixture
 from rtscope.analysis import compare
 from rtscope.model import result
+from rtscope.targets import qemu_board
 
-KERNEL = Path(os.environ.get("FREERTOS_KERNEL") or REPO.parent / "shared" / "vendor" / "FreeRTOS-Kernel")
+KERNEL = qemu_board.kernel_path(os.environ, REPO / "probe")
 
 
 def make(*args: str) -> subprocess.CompletedProcess:

@@ -8,7 +8,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
@@ -28,19 +27,6 @@ from rtscope.targets.qemu_board import QemuBoardTarget
 from test_qemu import qemu_processes_with
 
 SPEC = "qemu:mps2-an385:freertos"
-KERNEL = qemu_board._kernel_path(os.environ, REPO / "probe")
-MISSING = [
-    what
-    for what, present in (
-        ("qemu-system-arm", shutil.which("qemu-system-arm")),
-        ("arm-none-eabi-gcc", shutil.which("arm-none-eabi-gcc")),
-        (f"a FreeRTOS kernel at {KERNEL} (set FREERTOS_KERNEL)", (KERNEL / "tasks.c").is_file()),
-    )
-    if not present
-]
-needs_board = pytest.mark.skipif(bool(MISSING), reason=f"needs {', '.join(MISSING)}")
-
-
 # Thread-Metric's periods are its own (30 s by default), not --duration.
 SHORT_THREADMETRIC = (ParamSetting(None, "period", "0.2"), ParamSetting(None, "periods", "2"))
 
@@ -114,11 +100,11 @@ FAST = f"{SPEC}:shift=5"
 
 
 @slow_fixture(scope="module")
-def board() -> QemuBoardTarget:
+def board(board_tools: None) -> QemuBoardTarget:
     return QemuBoardTarget(FAST)
 
 
-@needs_board
+@pytest.mark.usefixtures("board_tools")
 def test_micro_and_threadmetric_run_on_the_emulated_board(board: QemuBoardTarget):
     doc = board.run(request("micro", "threadmetric", "lat.irq", "lat.preempt")).doc
     assert doc["run"]["status"] == "complete"
@@ -149,7 +135,7 @@ def test_micro_and_threadmetric_run_on_the_emulated_board(board: QemuBoardTarget
     assert record["detail"]["clock"] == "-icount shift=5,sleep=off"
 
 
-@needs_board
+@pytest.mark.usefixtures("board_tools")
 def test_two_runs_of_one_image_are_identical_to_the_bit_but_for_their_id_and_times(board: QemuBoardTarget):
     first, second = (board.run(request("ctxsw.sem", "mutex.ops", "tm.basic", "lat.irq")).doc for _ in range(2))
     assert first["run"].pop("id") != second["run"].pop("id")  # both can be stored
@@ -159,7 +145,7 @@ def test_two_runs_of_one_image_are_identical_to_the_bit_but_for_their_id_and_tim
     assert first == second
 
 
-@needs_board
+@pytest.mark.usefixtures("board_tools")
 def test_a_request_longer_than_the_image_holds_is_refused_in_one_line(board: QemuBoardTarget):
     with pytest.raises(ProbeRejected, match=r"^rtscope-probe: the request is longer than the image holds"):
         board.run(request("heap.ops", label="x" * 3000))
@@ -182,7 +168,7 @@ def _with_undefined_instruction(image: Path, symbol: str, into: Path) -> Path:
     raise AssertionError(f"{symbol} is in no load segment of {image}")
 
 
-@needs_board
+@pytest.mark.usefixtures("board_tools")
 def test_a_guest_that_faults_is_a_failed_run_with_where_it_faulted(board: QemuBoardTarget, tmp_path: Path):
     faulty = QemuBoardTarget(FAST)
     faulty.__dict__["_image"] = _with_undefined_instruction(board._image, "rts_run_execute", tmp_path / "faulty")
@@ -200,7 +186,7 @@ def _unique_label() -> str:
     return f"t{os.getpid()}x{time.monotonic_ns()}"
 
 
-@needs_board
+@pytest.mark.usefixtures("board_tools")
 def test_a_guest_that_outlives_its_time_is_stopped(board: QemuBoardTarget, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(qemu_board, "BOOT_ALLOWANCE_S", 2)
     monkeypatch.setattr(qemu_board, "WALL_S_PER_GIGA_INSTRUCTION", 0)
@@ -243,7 +229,7 @@ def test_compare_names_instruction_times_of_different_rates():
     assert (time_base(doc(0)), time_base(doc(5))) == ("instructions (1 ns each)", "instructions (32 ns each)")
 
 
-@needs_board
+@pytest.mark.usefixtures("board_tools")
 @pytest.mark.usefixtures("board")
 def test_a_killed_rtscope_leaves_no_qemu():
     label = _unique_label()
@@ -270,7 +256,7 @@ def test_a_killed_rtscope_leaves_no_qemu():
     assert qemu_processes_with(label) == []
 
 
-@needs_board
+@pytest.mark.usefixtures("board_tools")
 def test_a_run_at_defaults_is_sized_to_instruction_time_and_says_so(rtscope, tmp_path: Path):
     outcome = rtscope("--target", FAST, "run", "tm.basic", "mutex.ops", "--no-store", "--json", tmp_path / "a.json")
     assert outcome.status == 0, outcome.err
@@ -303,7 +289,7 @@ def test_a_run_at_defaults_is_sized_to_instruction_time_and_says_so(rtscope, tmp
     assert "sized" not in outcome.err
 
 
-@needs_board
+@pytest.mark.usefixtures("board_tools")
 def test_a_run_longer_than_a_few_seconds_shows_its_progress(rtscope, monkeypatch: pytest.MonkeyPatch):
     # A second of guest time at one instruction a nanosecond is several seconds of emulation; the line is
     # asked for sooner than usual, so that a faster machine shows it too.
@@ -316,7 +302,7 @@ def test_a_run_longer_than_a_few_seconds_shows_its_progress(rtscope, monkeypatch
     assert re.fullmatch(rf"rtscope: {SPEC}: guest time \d+\.\d s of 1\.0 s, .* \(\d+:\d\d so far\)", lines[0])
 
 
-@needs_board
+@pytest.mark.usefixtures("board_tools")
 def test_on_a_terminal_the_progress_line_redraws_itself_around_the_console(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(qemu_machine, "PROGRESS_AFTER_S", 1.0)
     leader, follower = os.openpty()

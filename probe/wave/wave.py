@@ -4,6 +4,7 @@
 The pin's byte is written in place with os.pwrite, and each half-period is
 slept with time.sleep (relative): the way a Python script toggles a line.
 """
+
 import os
 import signal
 import time

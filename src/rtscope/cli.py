@@ -8,7 +8,7 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -50,8 +50,10 @@ def main(argv: list[str] | None = None) -> int:
         arguments = sys.argv[1:] if argv is None else argv
         args = build_parser(_command_in(arguments)).parse_args(arguments)
         context = Context(args.db or paths.default_db_path(), args.probe or paths.default_probe_path(), args.target)
+        # Every module of rtscope.commands has this run (argparse keeps the module untyped).
+        run: Callable[[argparse.Namespace, Context], int] = args.command.run
         with context:
-            return args.command.run(args, context)
+            return run(args, context)
     except RtscopeError as error:
         if not error.already_reported:
             print(f"rtscope: {error}", file=sys.stderr)

@@ -75,7 +75,7 @@ class QemuBoardTarget:
         self.board = board
         self.machine = BOARDS[(board, os_name)]
         self.transport = BoardTransport(spec)
-        self.kernel = _kernel_path(os.environ, probes.PROBE_DIR)
+        self.kernel = kernel_path(os.environ, probes.PROBE_DIR)
         self.image = probes.BUILD_DIR / f"freertos-{board}" / "rtscope-probe"
 
     def record(self) -> dict[str, Any]:
@@ -306,7 +306,7 @@ def _parse(spec: str) -> tuple[str, str, int]:
     return parts[1], parts[2], shift
 
 
-def _kernel_path(env: Any, probe_dir: Path) -> Path:
+def kernel_path(env: Any, probe_dir: Path) -> Path:
     """$FREERTOS_KERNEL, else the vendored kernel beside the repository (probe/Makefile's default)."""
     if env.get("FREERTOS_KERNEL"):
         return Path(env["FREERTOS_KERNEL"]).resolve()
