@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from rtscope.errors import ProbeError, RtscopeError
 from rtscope.model import result, values
 from rtscope.targets import Target, worker
-from rtscope.targets.transport import Completed, Transport
+from rtscope.targets.transport import ASK_TIMEOUT_S, FETCH_TIMEOUT_S, Completed, Transport
 
 CPU_SYSFS = "/sys/devices/system/cpu"
 THP_SYSFS = "/sys/kernel/mm/transparent_hugepage"
@@ -129,7 +129,7 @@ def probe(target: Target) -> Facts:
 def probe_system(transport: Transport, probe_path: str, who: str) -> dict[str, Any]:
     """The system the probe at ``probe_path`` there reports (``rtscope-probe system``); ``who`` names
     it in messages. ProbeError in one line when it fails or prints something else."""
-    return read_system(transport.run([probe_path, "system"], timeout_s=60), who)
+    return read_system(transport.run([probe_path, "system"], timeout_s=FETCH_TIMEOUT_S), who)
 
 
 def read_system(completed: Completed, who: str) -> dict[str, Any]:
@@ -258,7 +258,7 @@ def timer_slack(source: Source) -> Facts:
 def irqbalance(source: Source) -> Facts:
     """running: whether an irqbalance daemon runs (pgrep); None when that cannot be asked."""
     try:
-        status = source.run(["pgrep", "-x", "irqbalance"], timeout_s=30).status
+        status = source.run(["pgrep", "-x", "irqbalance"], timeout_s=ASK_TIMEOUT_S).status
     except RtscopeError:
         return {"running": None}  # no pgrep there
     return {"running": {0: True, 1: False}.get(status)}

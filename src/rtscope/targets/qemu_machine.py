@@ -44,7 +44,7 @@ from rtscope import files
 from rtscope.errors import RtscopeError
 from rtscope.model.catalogue import Bench, Suite
 from rtscope.model.request import RunRequest
-from rtscope.targets.transport import dying_with_rtscope
+from rtscope.targets.transport import ASK_TIMEOUT_S, dying_with_rtscope
 
 # How long QEMU gets to end after SIGTERM before SIGKILL.
 _STOP_GRACE_S = 2.0
@@ -55,8 +55,6 @@ PROBE_GRACE_S = 10.0
 # What the probe allows a bench with a reporting period to start its threads (bench/thread_metric.c's
 # TM_START_S).
 REPORTING_START_S = 1.0
-# How long `qemu-system-ARCH --version` may take.
-_VERSION_TIMEOUT_S = 30
 # The progress line: shown once a run has lasted this long; on a terminal redrawn this often, in a log
 # written this often.
 PROGRESS_AFTER_S = 5.0
@@ -394,7 +392,7 @@ def version(binary: str) -> str:
     """The emulator's version ("7.2.19"), or "" when it cannot tell."""
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):
         said = subprocess.run(
-            [binary, "--version"], capture_output=True, text=True, timeout=_VERSION_TIMEOUT_S, check=False
+            [binary, "--version"], capture_output=True, text=True, timeout=ASK_TIMEOUT_S, check=False
         ).stdout
         words = said.split()
         if "version" in words and words.index("version") + 1 < len(words):

@@ -262,7 +262,7 @@ class SshTransport:
         return SshProcess(process, int(line))
 
     def read_file(self, path: str) -> bytes:
-        return read_with_cat(self, path, timeout_s=60)
+        return read_with_cat(self, path, timeout_s=FETCH_TIMEOUT_S)
 
     def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
         token = secrets.token_hex(16)
