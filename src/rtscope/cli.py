@@ -110,10 +110,10 @@ def _add_global_options(parser: argparse.ArgumentParser, *, after_command: bool)
     group = parser.add_argument_group("global options")
     group.add_argument(
         "--db",
-        type=Path,
-        metavar="PATH",
+        metavar="PATH|URL",
         default=default(None),
-        help="results database (default: $RTSCOPE_DB, else $XDG_DATA_HOME/rtscope/results.sqlite)",
+        help="results store: a SQLite file or a postgresql://[user@]host[:port]/dbname URL (default: $RTSCOPE_DB, "
+        "else $XDG_DATA_HOME/rtscope/results.sqlite)",
     )
     group.add_argument(
         "--probe",

@@ -20,7 +20,7 @@ class Context:
     Use as a ``with`` block: the store, if opened, is closed at its end.
     """
 
-    def __init__(self, db_path: Path, probe: Path, target_spec: str, out: TextIO | None = None):
+    def __init__(self, db_path: str | Path, probe: Path, target_spec: str, out: TextIO | None = None):
         """``out`` is where commands print (default: sys.stdout as it is when the context is made)."""
         self.db_path = db_path
         self.probe = probe
@@ -41,7 +41,8 @@ class Context:
         return make_target(spec or self.target_spec, self.probe)
 
     def store(self, *, create: bool = False) -> Store:
-        """The results database, opened on first use (created too, with ``create``)."""
+        """The results store (a SQLite file or a PostgreSQL URL), opened on first use (created too, with
+        ``create``)."""
         if self._store is None:
             self._store = Store.open(self.db_path, create=create)
         return self._store
