@@ -322,3 +322,16 @@ def test_a_postgres_database_that_is_not_a_store_is_refused(postgres):
         connection.execute("UPDATE meta SET value = '4'")
     with pytest.raises(RtscopeError, match="schema version 4 is not supported \\(this rtscope reads 1 to 3"):
         Store.open(postgres.url(database))
+
+
+def test_credentials_from_a_password_file_and_tls_settings_reach_libpq(postgres, tmp_path, monkeypatch):
+    database = postgres.new_database()
+    passfile = tmp_path / "pgpass"
+    passfile.write_text(f"127.0.0.1:{postgres.port}:*:{pg.WRITER}:{pg.PASSWORD}\n")
+    passfile.chmod(0o600)
+    monkeypatch.setenv("PGPASSFILE", str(passfile))
+    with Store.open(postgres.url(database, password=None), create=True) as store:
+        assert store.path == postgres.url(database, password=None)
+    # The test cluster has no TLS: a URL that requires it is refused by libpq, in one line.
+    with pytest.raises(RtscopeError, match="server does not support SSL, but SSL was required"):
+        Store.open(postgres.url(database) + "?sslmode=require")

@@ -2,10 +2,13 @@
 filters and JSON; the store's messages never show a password."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
 import postgres as pg
+from conftest import process_env
 from rtscope.store.database import Store
 from test_campaign import FAKE_SPEC, spec_file
 
@@ -76,3 +79,24 @@ def test_a_store_that_cannot_be_reached_is_one_line_without_its_password(rtscope
     outcome = rtscope("runs")
     assert outcome.status == 2 and outcome.err.count("\n") == 1 and message in outcome.err, outcome.err
     assert pg.PASSWORD not in outcome.err and "someone:***@127.0.0.1:1" in outcome.err
+
+
+def test_a_campaign_on_two_targets_stores_into_postgres_by_one_url(postgres, recorded_dir, tmp_path, db_path):
+    url = postgres.url(postgres.new_database())
+    spec = spec_file(
+        tmp_path, FAKE_SPEC.replace("repetitions = 3", f'repetitions = 1\ntargets = ["fake:{recorded_dir}", "fake:."]')
+    )
+    env = {key: value for key, value in process_env(db_path).items() if key != "RTSCOPE_DB"}
+    ran = subprocess.run(
+        [sys.executable, "-m", "rtscope", "--db", url, "campaign", spec],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=recorded_dir,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    with Store.open(url) as store:
+        assert len(store.campaign_runs("replayed")) == 4
+    assert not db_path.exists()
