@@ -12,7 +12,7 @@ import postgres as pg
 from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.store import schema
-from rtscope.store.database import Campaign, Provenance, RunFilter, Store
+from rtscope.store.database import Campaign, Provenance, RunFilter, Store, copy_runs
 
 
 def stored(run_id: str, **fields) -> result.Result:
@@ -335,3 +335,18 @@ def test_credentials_from_a_password_file_and_tls_settings_reach_libpq(postgres,
     # The test cluster has no TLS: a URL that requires it is refused by libpq, in one line.
     with pytest.raises(RtscopeError, match="server does not support SSL, but SSL was required"):
         Store.open(postgres.url(database) + "?sslmode=require")
+
+
+def test_copied_runs_keep_who_stored_them_and_their_campaign(store, tmp_path):
+    store.add_campaign(Campaign("c000000000000001", "study", "2024-05-01T10:00:00Z", {"cells": 2}))
+    store.add(in_campaign("1000000000000000", "idle", 1), Provenance("alice", "desk-1", "1.0"))
+    store.add(stored("2000000000000000"), Provenance(None, None, None))
+    with Store.open(tmp_path / "copy.sqlite", create=True) as copy:
+        # A run of the campaign there already, stored without its plan, gets the plan.
+        copy.add(in_campaign("3000000000000000", "idle", 2))
+        assert copy_runs(store, copy, ["1000000000000000", "2000000000000000"]) == (2, 0)
+        assert copy_runs(store, copy, ["1000000000000000", "2000000000000000"]) == (0, 2)
+        assert copy.provenance("1000000000000000") == Provenance("alice", "desk-1", "1.0")
+        assert copy.provenance("2000000000000000") == Provenance(None, None, None)
+        assert copy.campaign("study").plan == {"cells": 2}
+        assert copy.get("1000").text == store.get("1000").text

@@ -100,3 +100,28 @@ def test_a_campaign_on_two_targets_stores_into_postgres_by_one_url(postgres, rec
     with Store.open(url) as store:
         assert len(store.campaign_runs("replayed")) == 4
     assert not db_path.exists()
+
+
+def test_push_and_pull_copy_runs_once_with_their_campaigns(fake, store_url, tmp_path):
+    spec = spec_file(tmp_path, FAKE_SPEC)
+    assert fake("campaign", spec).status == 0
+    assert fake("run", "--label", "alone").status == 0
+    other = tmp_path / "other.sqlite"
+    pushed = fake("push", "campaign:replayed", "--to", other)
+    assert pushed.status == 0 and pushed.out.startswith(f"pushed 6 runs to {other} (0 already there)"), pushed.err
+    assert fake("push", "--all", "--to", other).out.startswith("pushed 1 runs to")  # the campaign's are there
+    assert fake("push", "--all", "--to", other).out.startswith("pushed 0 runs to")
+    with Store.open(other) as copy, Store.open(store_url) as original:
+        assert copy.campaign("replayed").plan == original.campaign("replayed").plan
+        assert sorted((r.id, r.measured_by, r.analyzer_host) for r in copy.runs()) == sorted(
+            (r.id, r.measured_by, r.analyzer_host) for r in original.runs()
+        )
+    # Back the other way, into an empty store, and the campaign goes on there.
+    empty = tmp_path / "empty.sqlite"
+    pulled = fake("--db", empty, "pull", "campaign:replayed", "--from", store_url)
+    assert pulled.status == 0 and pulled.out.startswith("pulled 6 runs from"), pulled.err
+    assert pg.PASSWORD not in pulled.out
+    resumed = fake("--db", empty, "campaign", spec, "--resume")
+    assert resumed.status == 0 and "is complete: nothing left to measure" in resumed.out
+    refused = fake("push", "--to", other)
+    assert refused.status == 2 and "name the runs to copy" in refused.err

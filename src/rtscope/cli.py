@@ -26,6 +26,8 @@ COMMANDS = {
     "show": "show one run: system, configuration, warnings and metrics",
     "compare": "compare runs or groups of runs (campaign cells, labels, loads): values, ratios, real differences",
     "report": "write runs as one HTML page: the verdict, systems, configuration, tables and plots",
+    "push": "copy stored runs (with their campaigns) to another store, a lab's PostgreSQL: what is there already stays",
+    "pull": "copy runs (with their campaigns) from another store into this one: what is here already stays",
     "export": "write one run as CSV, JSON, a cyclictest histogram, LAVA result lines or JUnit XML",
     "check": "CI gate: exit 1 when RUN is worse than a baseline run, beyond a threshold and significantly",
     "score": "score runs with the Metrics Number: 1 / Σ(time × weight) over a profile's metrics (higher is better)",

@@ -71,6 +71,19 @@ class Context:
                 runs.append(self.load_run(ref))
         return runs
 
+    def stored_ids(self, refs: list[str], *, every: bool = False) -> list[str]:
+        """The ids of the stored runs that RUN and ``campaign:NAME`` arguments name (as :meth:`load_runs`
+        reads them, but no result file), each once; with ``every``, of every stored run."""
+        if every:
+            return [row.id for row in self.store().runs()]
+        ids: list[str] = []
+        for ref in refs:
+            if ref.startswith(CAMPAIGN_PREFIX):
+                ids += [run.run_id for run in self.store().campaign_runs(ref.removeprefix(CAMPAIGN_PREFIX))]
+            else:
+                ids.append(self.store().latest().run_id if ref == LATEST else self.store().get(ref).run_id)
+        return list(dict.fromkeys(ids))
+
     def print(self, lines: list[str]) -> None:
         """Write ``lines`` to the output, one per line."""
         for line in lines:

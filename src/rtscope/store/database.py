@@ -62,11 +62,12 @@ class RunFilter:
 
 @dataclass(frozen=True)
 class Provenance:
-    """Who stored a run: the analyzer's user, the machine it ran on, and rtscope's version."""
+    """Who stored a run: the analyzer's user, the machine it ran on, and rtscope's version (None: not
+    recorded, for a run stored before rtscope recorded it)."""
 
-    user: str
-    host: str
-    version: str
+    user: str | None
+    host: str | None
+    version: str | None
 
     @classmethod
     def here(cls) -> "Provenance":
@@ -179,6 +180,33 @@ class Store:
                 f"repetition {campaign['repetition']}"
             ) from None
 
+    def has(self, run_id: str) -> bool:
+        """Whether the run with this (whole) id is stored."""
+        return self._db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is not None
+
+    def provenance(self, run_id: str) -> Provenance:
+        """Who stored the run with this (whole) id."""
+        return Provenance(
+            *self._db.execute(
+                "SELECT measured_by, analyzer_host, rtscope_version FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
+        )
+
+    def keep_campaign(self, campaign: Campaign) -> None:
+        """Record a campaign copied from another store: added when missing, its plan filled in when only its
+        runs' tags had named it, left as it is otherwise."""
+        with self._db.transaction():
+            self._db.execute(
+                "INSERT INTO campaigns (id, name, started, plan) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE"
+                " SET plan = COALESCE(campaigns.plan, excluded.plan)",
+                (
+                    campaign.id,
+                    campaign.name,
+                    campaign.started,
+                    None if campaign.plan is None else json.dumps(campaign.plan),
+                ),
+            )
+
     def add_campaign(self, campaign: Campaign) -> None:
         """Record a new campaign and its plan; an id already stored raises RtscopeError."""
         try:
@@ -267,9 +295,8 @@ class Store:
             "SELECT id, started, label, hostname, kernel, status, benches,"
             " (SELECT COUNT(*) FROM metrics WHERE run_id = runs.id AND valid = 0), warnings,"
             " target, campaign_id, measured_by, analyzer_host, rtscope_version"
-            f" FROM runs WHERE {' AND '.join(conditions)} {self._newest_first}"
-            + ("" if limit is None else f" LIMIT {int(limit)}"),
-            parameters,
+            f" FROM runs WHERE {' AND '.join(conditions)} {self._newest_first}" + ("" if limit is None else " LIMIT ?"),
+            parameters if limit is None else [*parameters, limit],
         )
         return [
             RunRow(
@@ -413,3 +440,18 @@ def _metric_row(run_id: str, metric: dict[str, Any]) -> tuple[Any, ...]:
 def utc_now() -> str:
     """Now in UTC, to the second, as the store writes times: "2026-11-22T08:30:00Z"."""
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def copy_runs(source: Store, destination: Store, run_ids: list[str]) -> tuple[int, int]:
+    """Copy the runs of ``run_ids`` that ``destination`` lacks from ``source``, each whole with its campaign
+    and who stored it; (how many were copied, how many were there already). Copying again copies nothing."""
+    copied = 0
+    for run_id in run_ids:
+        if destination.has(run_id):
+            continue
+        run = source.get(run_id)
+        if "campaign" in run.doc:
+            destination.keep_campaign(source.campaign(run.doc["campaign"]["id"]))
+        destination.add(run, source.provenance(run_id))
+        copied += 1
+    return copied, len(run_ids) - copied

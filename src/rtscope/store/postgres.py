@@ -110,7 +110,8 @@ class PostgresConnection(Connection):
             ) from None
 
     def _reason(self, error: psycopg.Error) -> str:
-        reason = " ".join(str(error).split())
+        # The server's own message without the statement it quotes; a failed connection has only its text.
+        reason = " ".join((error.diag.message_primary or str(error)).split())
         return reason.replace(self._secret, MASK) if self._secret else reason
 
 
