@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ sys.path[:0] = [str(REPO / "src"), str(REPO / "tests")]
 import postgres as pg
 from rtscope.model import result
 from rtscope.store import schema
-from rtscope.store.database import Store
+from rtscope.store.database import RunFilter, Store
 
 COMPARED = 20
 
@@ -35,7 +36,7 @@ COMPARED = 20
 def measure(work: Path, name: str, *extra: str) -> dict[str, Any]:
     path = work / f"{name}.json"
     subprocess.run(
-        [str(REPO / "rtscope"), "run", "ctxsw.sem", "lat.wakeup", "--duration", "1", "--no-store", "--json", path]
+        [str(REPO / "rtscope"), "run", "ctxsw.sem", "lat.wakeup", "--duration", "1", "--no-store", "--json", str(path)]
         + list(extra),
         check=True,
         capture_output=True,
@@ -77,6 +78,19 @@ def best(location: str, tries: int, *args: str) -> float:
         started = time.monotonic()
         subprocess.run([str(REPO / "rtscope"), *args], check=True, capture_output=True, env=env)
         times.append(time.monotonic() - started)
+    return min(times)
+
+
+def in_process(location: str, tries: int, query: Callable[[Store], object] | None) -> float:
+    """The best time of ``query`` on the store, or of opening it when there is none."""
+    times = []
+    for _ in range(tries):
+        started = time.perf_counter()
+        with Store.open(location) as store:
+            opened = time.perf_counter()
+            if query is not None:
+                query(store)
+            times.append(time.perf_counter() - opened if query is not None else opened - started)
     return min(times)
 
 
@@ -147,6 +161,18 @@ def main() -> None:
                 f" {times['postgresql'] / times['sqlite']:>5.2f}x"
             )
         print(f"  {'compare + report':<28} {totals['sqlite']:>7.2f}s {totals['postgresql']:>10.2f}s (goal < 2 s)")
+        print(f"\nthe store alone, in one process (best of {tries}): opening it, then its queries")
+        for name, query in (
+            ("open", None),
+            ("runs", lambda store: store.runs(20)),
+            ("runs --user --since", lambda store: store.runs(20, RunFilter(user="root", since="2026-01-01"))),
+            (f"the {COMPARED} raw runs' documents", lambda store: [store.get(run_id) for run_id in ids]),
+        ):
+            times = {backend: in_process(location, tries, query) for backend, location in stores.items()}
+            print(
+                f"  {name:<28} {times['sqlite'] * 1e3:>6.1f}ms {times['postgresql'] * 1e3:>9.1f}ms"
+                f" {times['postgresql'] / times['sqlite']:>5.2f}x"
+            )
         print(f"\n{writers} writers storing {each} runs each at once:")
         for backend, location in (
             ("sqlite", str(work / "writers.sqlite")),

@@ -350,3 +350,14 @@ def test_copied_runs_keep_who_stored_them_and_their_campaign(store, tmp_path):
         assert copy.provenance("2000000000000000") == Provenance(None, None, None)
         assert copy.campaign("study").plan == {"cells": 2}
         assert copy.get("1000").text == store.get("1000").text
+
+
+def test_an_upgrade_that_fails_leaves_the_store_as_it_was(db_path):
+    db_path.parent.mkdir(parents=True)
+    with sqlite3.connect(db_path) as connection:
+        connection.executescript(_VERSION_1)
+        connection.execute("INSERT INTO runs VALUES ('1', 's', 'f', NULL, 'h', 'k', 'complete', 'b', 0, 's', '[1]')")
+    before = db_path.read_bytes()
+    with pytest.raises(RtscopeError, match="cannot upgrade .*: the document of run 1 is not a result"):
+        Store.open(db_path)
+    assert db_path.read_bytes() == before

@@ -92,9 +92,11 @@ def target_name(document: str) -> str | None:
 
 def _compress_documents(db: Connection) -> None:
     for run_id, text in db.execute("SELECT id, document FROM runs").fetchall():
-        db.execute(
-            "UPDATE runs SET document_zlib = ?, target = ? WHERE id = ?", (compress(text), target_name(text), run_id)
-        )
+        try:
+            target = target_name(text)
+        except (ValueError, TypeError, KeyError, AttributeError):  # changed by hand since rtscope stored it
+            raise RtscopeError(f"cannot upgrade {db.name}: the document of run {run_id} is not a result") from None
+        db.execute("UPDATE runs SET document_zlib = ?, target = ? WHERE id = ?", (compress(text), target, run_id))
 
 
 Step = tuple[str | Callable[[Connection], None], ...]
