@@ -25,6 +25,7 @@ COMMANDS = {
     "runs": "list the stored runs, newest first",
     "show": "show one run: system, configuration, warnings and metrics",
     "compare": "compare runs or groups of runs (campaign cells, labels, loads): values, ratios, real differences",
+    "trend": "a metric's statistic across the stored runs, in time order, by kernel, label or week: table, CSV, JSON or HTML",
     "report": "write runs as one HTML page: the verdict, systems, configuration, tables and plots",
     "export": "write one run as CSV, JSON, a cyclictest histogram, LAVA result lines or JUnit XML",
     "check": "CI gate: exit 1 when RUN is worse than a baseline run, beyond a threshold and significantly",
