@@ -28,7 +28,7 @@ COMMANDS = {
     "trend": "a metric's statistic across the stored runs, in time order, by kernel, label or week: table, CSV, JSON or HTML",
     "report": "write runs as one HTML page: the verdict, systems, configuration, tables and plots",
     "export": "write one run as CSV, JSON, a cyclictest histogram, LAVA result lines or JUnit XML",
-    "check": "CI gate: exit 1 when RUN is worse than a baseline run, beyond a threshold and significantly",
+    "check": "CI gate: exit 1 when RUN is worse than a baseline run or group of runs, beyond a threshold and significantly",
     "score": "score runs with the Metrics Number: 1 / Σ(time × weight) over a profile's metrics (higher is better)",
     "profile": "run a program on the target and write a score profile from its context switches, preemptions and interrupts",
     "doctor": "check the target's real-time readiness, one setting at a time; exit 1 when one would distort measurements",
