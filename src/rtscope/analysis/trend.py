@@ -39,7 +39,7 @@ class Group:
     points: tuple[Point, ...]
     median: float | None  # over its valid runs that have a value
     spread: float | None  # half their range relative to the median; None for fewer than two
-    change: float | None  # how much worse than the first group, as a fraction (negative: better)
+    change: float | None  # how much worse than the first group, as a fraction (negative: better); None from 0
     beyond_spread: bool | None  # whether its valid runs and the first group's do not overlap; None for the first
 
     @property
@@ -88,7 +88,8 @@ def build(metric: str, stat: str, unit: Unit, points: list[Point], by: str) -> T
     for index, (name, group) in enumerate(members.items()):
         values = figures[name]
         middle, spread = median_and_spread(values)
-        change = None if middle is None or first_median is None else unit.worse_by(first_median, middle)
+        # No change from a first figure of 0, as compare gives no ratio to one.
+        change = None if middle is None or not first_median else unit.worse_by(first_median, middle)
         beyond = None if index == 0 or not values or not first else max(values) < min(first) or min(values) > max(first)
         groups.append(Group(name, tuple(group), middle, spread, change, beyond))
     return Trend(metric, stat, unit, by, tuple(groups))
