@@ -9,6 +9,8 @@ import pytest
 
 import builders
 from rtscope.analysis import judge
+from rtscope.model import result
+from rtscope.store.database import Store
 from test_cli_errors import assert_one_line_error
 
 # One latency distribution, skewed as latencies are: a body around 15 µs and a tail.
@@ -233,10 +235,10 @@ def throughput_doc(periods: list[float], *, stddev: float = 0.0) -> dict:
 
 def test_the_judge_holds_a_figure_to_the_way_its_unit_is_better():
     baseline = throughput_doc([100e6] * 8)
-    (slower,) = judge.Judge(baseline=baseline).verdicts(throughput_doc([50e6] * 8))
+    (slower,) = judge.Judge(baselines=(baseline,)).verdicts(throughput_doc([50e6] * 8))
     assert slower.failed and slower.changes[0].verdict == "REGRESSED"
     assert slower.findings[0].message.startswith("p50 50.0 % worse (more than 10 %, p<0.001 MW)")
-    (faster,) = judge.Judge(baseline=baseline).verdicts(throughput_doc([200e6] * 8))
+    (faster,) = judge.Judge(baselines=(baseline,)).verdicts(throughput_doc([200e6] * 8))
     assert not faster.failed and faster.changes[0].verdict == "ok"
     # A limit on a throughput is a minimum; on its spread, in any unit, a maximum.
     limits = (judge.limit("crypto.aes:p50=80000000"), judge.limit("crypto.aes:stddev=1000000"))
@@ -248,3 +250,64 @@ def test_the_judge_holds_a_figure_to_the_way_its_unit_is_better():
         ("stddev", "stddev 2.00 MB/s is above the limit 1.00 MB/s"),
     ]
     assert broken.fails("p50") and not broken.fails("max")
+
+
+def store_sampled(db_path, runs):
+    """Store runs of lat.wakeup: (run id, start day in November 2026, scale of SAMPLES, hostname, label)."""
+    with Store.open(db_path, create=True) as store:
+        for run_id, day, scale, hostname, label in runs:
+            doc = builders.result_doc(
+                run_id=run_id, started=f"2026-11-{day:02d}T10:00:00Z", hostname=hostname, label=label, benches={}
+            )
+            doc["benches"] = [{"id": "lat.wakeup", "params": {}, "status": "ok", "elapsed_s": 1.0, "error": None}]
+            doc["metrics"] = [sampled_metric("lat.wakeup", [round(value * scale) for value in SAMPLES])]
+            store.add(result.from_doc(doc, "test"))
+
+
+# Five runs of a board a few percent apart, a much slower one of another board, a slower one of the
+# first board (newest) and one after it.
+HISTORY = [
+    *((f"a{n:015x}", n, 1 + (n - 3) / 100, "board", "stable") for n in range(1, 6)),
+    ("b000000000000001", 6, 3.0, "other-board", "stable"),
+    ("c000000000000001", 7, 1.3, "board", "candidate"),
+    ("d000000000000001", 8, 1.0, "board", None),
+]
+
+
+def test_a_baseline_of_the_last_runs_of_the_same_host_and_benches(rtscope, db_path):
+    store_sampled(db_path, HISTORY)
+    outcome = rtscope("check", "c0", "--baseline", "last:5")
+    assert outcome.status == 1, outcome.out
+    baselines = [line.split()[1] for line in outcome.out.splitlines() if line.strip().startswith("baseline ")]
+    # Newest first; the other board's run and the run after c0 are not among them.
+    assert baselines == [f"a{n:015x}"[:8] for n in (5, 4, 3, 2, 1)]
+    assert verdict(outcome, "lat.wakeup") == "REGRESSED"
+    assert "+30.0 %" in outcome.out  # against the five runs' median, the middle one's p99
+    assert rtscope("check", "a000000000000005", "--baseline", "last:2").status == 0
+
+
+def test_a_baseline_of_a_labels_runs(rtscope, db_path):
+    store_sampled(db_path, HISTORY)
+    outcome = rtscope("check", "d0", "--baseline", "label:stable")
+    assert outcome.status == 0, outcome.out
+    assert (
+        sum(line.startswith("  baseline ") for line in outcome.out.splitlines()) == 6
+    )  # the other board's run too: a label is the user's group
+    assert "ok" in verdict(outcome, "lat.wakeup")
+
+
+@pytest.mark.parametrize(
+    ("baseline", "message"),
+    [
+        ("last:0", "--baseline last:0: must be one or more, not 0"),
+        ("last:x", "--baseline last:x:"),
+        ("label:nightly", "--baseline label:nightly: no stored run other than a0000000 labelled 'nightly'"),
+    ],
+)
+def test_a_baseline_query_that_finds_nothing_is_one_line(rtscope, db_path, baseline, message):
+    store_sampled(db_path, HISTORY[:1])
+    assert_one_line_error(rtscope("check", "a0", "--baseline", baseline), message)
+    assert_one_line_error(
+        rtscope("check", "a0", "--baseline", "last:3"),
+        "--baseline last:3: no stored run other than a0000000 of host board with benches lat.wakeup started before it",
+    )

@@ -8,12 +8,14 @@ deliberate change of a format, regenerate them and review the diff:
 
 import csv
 import io
+import json
 import os
 import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+import kcidb_io
 import pytest
 
 import builders
@@ -369,3 +371,58 @@ def test_cyclictest_reads_buckets_in_their_histogram_step(rtscope, tmp_path):
     doc["metrics"][0].update(labels={})
     doc["metrics"][0]["histogram"]["resolution"] = 2
     assert cyclictest_rows(rtscope, tmp_path, doc) == ({5: 4, 8: 2}, 0)
+
+
+def kcidb(rtscope, path, *args):
+    """A KCIDB export, validated against KernelCI's own schema (kcidb-io) of the version it names."""
+    data = json.loads(export(rtscope, path, "--format", "kcidb", *args))
+    assert data["version"] == {"major": 5, "minor": 3}
+    kcidb_io.schema.V5_3.validate_exactly(data)
+    return data
+
+
+@pytest.mark.parametrize("golden", sorted(GOLDEN.glob("result-v*.json")), ids=lambda path: path.stem)
+def test_kcidb_is_valid_against_kcidbs_schema_for_every_format_version(rtscope, golden):
+    data = kcidb(rtscope, golden)
+    doc = result.load(golden).doc
+    run_id = f"rtscope:{doc['run']['id']}"
+    assert [c["id"] for c in data["checkouts"]] == [b["id"] for b in data["builds"]] == [run_id]
+    assert data["builds"][0]["architecture"] == doc["system"]["arch"]
+    assert all(test["build_id"] == run_id and test["origin"] == "rtscope" for test in data["tests"])
+    assert len({test["id"] for test in data["tests"]}) == len(data["tests"])
+
+
+def test_kcidb_gives_p50_p99_and_max_of_a_time_and_the_median_period_of_a_count(rtscope):
+    tests = {test["path"]: test for test in kcidb(rtscope, THREADMETRIC)["tests"]}
+    doc = result.load(THREADMETRIC).doc
+    sem = result.summary(result.metric(doc, "ctxsw.sem"))
+    assert {stat: tests[f"rtscope.ctxsw.sem.{stat}"]["number"] for stat in ("p50", "p99", "max")} == {
+        stat: {"value": sem[stat], "unit": "ns"} for stat in ("p50", "p99", "max")
+    }
+    assert tests["rtscope.tm.basic.p50"]["number"] == {"value": result.metric(doc, "tm.basic")["stats"]["p50"]}
+    assert "rtscope.tm.basic.p99" not in tests
+    assert {test["status"] for test in tests.values()} == {"DONE"}
+    assert tests["rtscope.ctxsw.sem.p99"]["misc"]["figures"] == "overhead-adjusted"
+    assert tests["rtscope.ctxsw.sem.p99"]["environment"]["misc"]["hostname"] == doc["system"]["hostname"]
+
+
+def test_kcidb_reads_a_throughputs_tail_on_its_low_side_and_names_its_labels(rtscope, tmp_path):
+    doc = builders.throughput_doc("crypto.sha256", [100_000, 120_000, 130_000])
+    tests = {test["path"]: test for test in kcidb(rtscope, builders.write(tmp_path / "r.json", doc))["tests"]}
+    assert list(tests) == [f"rtscope.crypto.sha256.size_1024.library_openssl.{stat}" for stat in ("p50", "p1", "min")]
+    assert tests["rtscope.crypto.sha256.size_1024.library_openssl.min"]["number"] == {
+        "value": 100_000,
+        "unit": "B/s",
+        "prefix": "metric",
+    }
+
+
+def test_kcidb_errors_an_invalid_metric_and_fails_what_the_judge_fails(rtscope, tmp_path):
+    path = builders.write(tmp_path / "r.json", builders.result_doc(invalid=("ctxsw.sem",)))
+    data = kcidb(rtscope, path, "--limit", "lat.wakeup:p99.9=20us", "--limit", "lat.irq:max=1ms")
+    status = {test["path"]: (test["status"], test.get("comment")) for test in data["tests"]}
+    assert status["rtscope.ctxsw.sem.p99"] == ("ERROR", "invalid: the partner thread did not run on the same CPU")
+    assert status["rtscope.lat.wakeup.p99"] == ("DONE", None)
+    assert status["rtscope.lat.wakeup.p99_9"] == ("FAIL", "p99.9 46.5 µs is above the limit 20.0 µs")
+    assert status["rtscope.lat.irq"] == ("FAIL", "not measured in this run")
+    assert "number" not in next(test for test in data["tests"] if test["path"] == "rtscope.lat.irq")

@@ -82,7 +82,8 @@ def as_metric(samples: list[int], *, raw: bool) -> dict:
 def test_equal_distributions_are_not_called_different(raw):
     rng = random.Random(2026)
     verdicts = [
-        stats.compare(as_metric(skewed(rng, 2000), raw=raw), as_metric(skewed(rng, 2000), raw=raw)) for _ in range(10)
+        stats.compare_groups([as_metric(skewed(rng, 2000), raw=raw)], [as_metric(skewed(rng, 2000), raw=raw)])
+        for _ in range(10)
     ]
     assert {v.test for v in verdicts} == {"MW" if raw else "CI"}
     assert sum(v.real for v in verdicts) <= 1  # a 5 % test: at most one false alarm in ten is expected
@@ -92,16 +93,16 @@ def test_equal_distributions_are_not_called_different(raw):
 def test_a_shift_of_a_few_percent_is_detected(raw):
     rng = random.Random(7)
     a, b = skewed(rng, 5000), skewed(rng, 5000, shift=500)  # medians ≈ 11.1 µs and 11.6 µs
-    verdict = stats.compare(as_metric(a, raw=raw), as_metric(b, raw=raw))
+    verdict = stats.compare_groups([as_metric(a, raw=raw)], [as_metric(b, raw=raw)])
     assert verdict.real and verdict.p_value < 0.001
 
 
 def test_count_metrics_compare_their_periods():
     same = builders.count_metric("tm.basic", [100, 101, 99])
-    assert not stats.compare(same, same).real
-    faster = stats.compare(
-        builders.count_metric("tm.basic", [100, 101, 99, 100, 102, 98]),
-        builders.count_metric("tm.basic", [200, 201, 199, 200, 202, 198]),
+    assert not stats.compare_groups([same], [same]).real
+    faster = stats.compare_groups(
+        [builders.count_metric("tm.basic", [100, 101, 99, 100, 102, 98])],
+        [builders.count_metric("tm.basic", [200, 201, 199, 200, 202, 198])],
     )
     assert faster.real and faster.beyond_spread is None  # one run each: the spread is unknown
     assert math.isfinite(stats.mann_whitney([1.0] * 30, [2.0] * 30))
@@ -146,7 +147,9 @@ def test_equal_tails_are_not_called_different():
     rng = random.Random(31)
     for key in ("p99", "max"):
         verdicts = [
-            stats.compare(as_metric(skewed(rng, 5000), raw=False), as_metric(skewed(rng, 5000), raw=False), key)
+            stats.compare_groups(
+                [as_metric(skewed(rng, 5000), raw=False)], [as_metric(skewed(rng, 5000), raw=False)], key
+            )
             for _ in range(10)
         ]
         assert {v.test for v in verdicts} == {"tail"}
@@ -156,12 +159,12 @@ def test_equal_tails_are_not_called_different():
 def test_a_heavier_tail_is_found():
     rng = random.Random(32)
     a, b = skewed(rng, 20000), with_tail(rng, 20000, share=0.02, factor=3)
-    verdict = stats.compare(as_metric(a, raw=True), as_metric(b, raw=True), "p99")
+    verdict = stats.compare_groups([as_metric(a, raw=True)], [as_metric(b, raw=True)], "p99")
     assert verdict.real and verdict.test == "tail" and verdict.p_value < 0.001
     # Ten samples beyond the largest of 20,000 (none of a's is): a worse maximum. One is no evidence.
     body = skewed(rng, 19990)
-    assert stats.compare(as_metric(a, raw=False), as_metric(body + [max(a) * 2] * 10, raw=False), "max").real
-    assert not stats.compare(as_metric(a, raw=False), as_metric(body + [max(a) * 2], raw=False), "max").real
+    assert stats.compare_groups([as_metric(a, raw=False)], [as_metric(body + [max(a) * 2] * 10, raw=False)], "max").real
+    assert not stats.compare_groups([as_metric(a, raw=False)], [as_metric(body + [max(a) * 2], raw=False)], "max").real
 
 
 def test_the_binomial_test_matches_reference_values():

@@ -361,3 +361,11 @@ def test_an_upgrade_that_fails_leaves_the_store_as_it_was(db_path):
     with pytest.raises(RtscopeError, match="cannot upgrade .*: the document of run 1 is not a result"):
         Store.open(db_path)
     assert db_path.read_bytes() == before
+
+
+def test_a_metrics_history_is_one_query_on_both_backends(store):
+    store.add(stored("1000000000000001", started="2026-11-02T10:00:00Z"))
+    store.add(stored("1000000000000002", started="2026-11-03T10:00:00Z", invalid=("lat.wakeup",)))
+    history = store.metric_history("lat.wakeup", "p99", since="2026-11-01")
+    assert [(row[0], row[5]) for row in history] == [("1000000000000001", True), ("1000000000000002", False)]
+    assert all(isinstance(row[6], float) for row in history)

@@ -43,6 +43,9 @@ def test_every_command_works_the_same_on_both_stores(fake, store_url, tmp_path):
         ["score", first, second, "--profile", profile],
         ["check", "last", "--baseline", first],
         ["export", first, "--format", "csv"],
+        ["export", first, "--format", "kcidb"],
+        ["trend", "ctxsw.sem", "--format", "json"],
+        ["check", "last", "--baseline", "label:one"],
     ):
         outcome = fake(*command)
         assert outcome.status in (0, 1) and not outcome.err.startswith("rtscope:"), (command, outcome.err)

@@ -247,12 +247,7 @@ def _period_rows(metric_id: str, per_group: list[Members]) -> list[Row]:
 
 def _figures(values: list[list[float | None]], per_group: list[Members]) -> tuple[Figure, ...]:
     """Each group's median of its runs' values, their spread, and the ratio to the first group."""
-    medians, spreads = [], []
-    for each in values:
-        known = [v for v in each if v is not None]
-        middle = median(known) if known else None
-        medians.append(middle)
-        spreads.append((max(known) - min(known)) / 2 / middle if len(known) > 1 and middle else None)
+    medians, spreads = zip(*(median_and_spread([v for v in each if v is not None]) for each in values), strict=True)
     first = medians[0]
     return tuple(
         Figure(
@@ -263,6 +258,15 @@ def _figures(values: list[list[float | None]], per_group: list[Members]) -> tupl
         )
         for middle, spread, members in zip(medians, spreads, per_group, strict=True)
     )
+
+
+def median_and_spread(values: list[float]) -> tuple[float | None, float | None]:
+    """A group's figure: the median of its runs' values, and their spread (half the range, relative to
+    the median; None for fewer than two runs or a median of 0). None and None for no values."""
+    if not values:
+        return None, None
+    middle = median(values)
+    return middle, (max(values) - min(values)) / 2 / middle if len(values) > 1 and middle else None
 
 
 def _verdicts(per_group: list[Members], key: str) -> tuple[stats.Difference | None, ...]:

@@ -1,5 +1,5 @@
-"""Whether a run passes: the one judge behind rtscope check (a run against a baseline run) and the LAVA
-and JUnit exports (a run against a user's limits).
+"""Whether a run passes: the one judge behind rtscope check (a run against one or more baseline runs) and
+the LAVA, JUnit and KCIDB exports (a run against a user's limits).
 
 A metric fails when
 - it is not measured, though a limit names it or the baseline measured it;
@@ -9,7 +9,8 @@ A metric fails when
 - a statistic is worse than a limit on it;
 - a statistic is worse than the baseline's by more than ``max_regression`` AND the two runs really
   differ in it (rtscope.analysis.stats): a worse figure that chance could explain passes — a gate that
-  fails on noise is soon ignored.
+  fails on noise is soon ignored. Against several baseline runs, as compare has a group: their figure is
+  the median over them, and the test pools their samples (stats.compare_groups).
 
 Worse is as the statistic's unit has it (rtscope.model.units): a time higher, iterations or a
 throughput lower; in any unit a spread is worse higher and a number of samples lower. So is the tail
@@ -24,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rtscope.analysis import stats
+from rtscope.analysis.compare import median_and_spread
 from rtscope.errors import RtscopeError
 from rtscope.model import result, units, values
 
@@ -131,21 +133,21 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Judge:
-    """The rules a run is held to: limits, the threshold (when ``fail_on_threshold``) and a baseline run,
-    any of them; figures overhead-adjusted unless ``adjusted`` is False."""
+    """The rules a run is held to: limits, the threshold (when ``fail_on_threshold``) and baseline runs
+    (none, one or a group), any of them; figures overhead-adjusted unless ``adjusted`` is False."""
 
     limits: tuple[Limit, ...] = ()
     fail_on_threshold: bool = False
-    baseline: dict[str, Any] | None = None
+    baselines: tuple[dict[str, Any], ...] = ()
     statistics: tuple[str, ...] = DEFAULT_STATISTICS  # held to the baseline (per-period metrics: their median)
     max_regression: float = DEFAULT_MAX_REGRESSION
     adjusted: bool = True
 
     def verdicts(self, doc: dict[str, Any], metric_ids: Iterable[str] = ()) -> list[Verdict]:
         """The verdict on each metric of result document ``doc`` to judge: ``metric_ids`` (by default the
-        baseline's metrics and then the run's others, or without a baseline the run's), then any other
+        baselines' metrics and then the run's others, or without a baseline the run's), then any other
         metric a limit names — measured or not: a limit on a metric the run lacks is a failure."""
-        ids = list(metric_ids) or [m["id"] for source in (self.baseline, doc) if source for m in source["metrics"]]
+        ids = list(metric_ids) or [m["id"] for source in (*self.baselines, doc) for m in source["metrics"]]
         return [
             self._verdict(metric_id, result.metric(doc, metric_id))
             for metric_id in dict.fromkeys([*ids, *(each.metric for each in self.limits)])
@@ -154,17 +156,19 @@ class Judge:
     def _verdict(self, metric_id: str, metric_doc: dict[str, Any] | None) -> Verdict:
         if metric_doc is None:
             return Verdict(metric_id, None, "MISSING from the run", (), (Finding(None, "not measured in this run"),))
-        before = None if self.baseline is None else result.metric(self.baseline, metric_id)
+        measured = [m for baseline in self.baselines if (m := result.metric(baseline, metric_id)) is not None]
+        # A baseline run whose metric is invalid says nothing of what the run should reach.
+        before = [m for m in measured if m["valid"]]
         status, changes, findings = "", (), []
-        if self.baseline is not None and before is None:
+        if self.baselines and not measured:
             status = "new: not in the baseline"
-        elif before is not None and not before["valid"]:
-            status = f"not checked: invalid in the baseline ({result.invalid_reason(before)})"
+        elif measured and not before:
+            status = f"not checked: invalid in the baseline ({result.invalid_reason(measured[0])})"
         elif not metric_doc["valid"]:
             status = f"INVALID: {result.invalid_reason(metric_doc)}"
             findings.append(Finding(None, f"invalid: {result.invalid_reason(metric_doc)}"))
-        elif before is not None:
-            keys = (PERIODIC_STATISTIC,) if result.is_periodic(before) else self.statistics
+        elif before:
+            keys = (PERIODIC_STATISTIC,) if result.is_periodic(before[0]) else self.statistics
             changes, regressions = zip(*(self._change(before, metric_doc, key) for key in keys))
             findings += filter(None, regressions)
         findings += filter(
@@ -176,13 +180,15 @@ class Judge:
         )
         return Verdict(metric_id, metric_doc, status, tuple(changes), tuple(findings))
 
-    def _change(self, before: dict[str, Any], after: dict[str, Any], asked: str) -> tuple[Change, Finding | None]:
-        """Statistic ``asked`` of a metric (its bad side) against the baseline's, and the finding when it
-        regressed."""
-        key = stats.bad_side(asked, statistic_unit(before, asked).lower_is_better)
-        old, new = (stats.statistic(m, key, adjusted=self.adjusted) for m in (before, after))
-        unit = statistic_unit(before, key)
-        difference = stats.compare(before, after, key)
+    def _change(self, before: list[dict[str, Any]], after: dict[str, Any], asked: str) -> tuple[Change, Finding | None]:
+        """Statistic ``asked`` of a metric (its bad side) against the baseline runs' (their median), and
+        the finding when it regressed."""
+        key = stats.bad_side(asked, statistic_unit(before[0], asked).lower_is_better)
+        figures = [stats.statistic(m, key, adjusted=self.adjusted) for m in before]
+        old = median_and_spread([v for v in figures if v is not None])[0]
+        new = stats.statistic(after, key, adjusted=self.adjusted)
+        unit = statistic_unit(before[0], key)
+        difference = stats.compare_groups(before, [after], key)
         if old is None or new is None:
             return Change(key, unit, old, new, difference, "not compared: no figure"), None
         worse_by, allowed = unit.worse_by(old, new), f"{100 * self.max_regression:g} %"

@@ -265,12 +265,6 @@ def _median_ranks(n: int, confidence: float) -> tuple[int, int]:
 # --- Verdicts -------------------------------------------------------------------------------------------
 
 
-def compare(a: dict[str, Any], b: dict[str, Any], key: str = "p50") -> Difference | None:
-    """Whether statistic ``key`` of metric b in one run differs from a in another (see
-    :func:`compare_groups`)."""
-    return compare_groups([a], [b], key)
-
-
 def compare_groups(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key: str = "p50") -> Difference | None:
     """Whether a metric measured by the runs of group b differs from group a in statistic ``key``.
 

@@ -1,9 +1,11 @@
-"""rtscope check: a CI gate — exit 1 when RUN regressed against a baseline run, else 0.
+"""rtscope check: a CI gate — exit 1 when RUN regressed against a baseline, else 0.
 
-A metric regresses when its statistic is worse than the baseline's by more than --max-regression AND
-the two distributions really differ; a metric that the baseline measured and RUN did not, or measured
-invalidly, fails too. rtscope.analysis.judge decides (the judge the LAVA and JUnit exports use); this
-command reads the options and prints the judge's table.
+The baseline is one run, or a group of them as compare has one: a campaign's runs, the N newest stored
+runs before RUN of its host and benches (last:N), or the stored runs of a label (label:NAME). A metric
+regresses when its statistic is worse than the baseline's (the median over its runs) by more than
+--max-regression AND the distributions really differ; a metric that the baseline measured and RUN did
+not, or measured invalidly, fails too. rtscope.analysis.judge decides (the judge the LAVA, JUnit and
+KCIDB exports use); this command reads the options, finds the baseline runs and prints the judge's table.
 """
 
 import argparse
@@ -12,13 +14,16 @@ from typing import Any
 
 from rtscope.analysis import judge, stats
 from rtscope.analysis.grouping import SHORT_ID
-from rtscope.commands.context import Context
+from rtscope.commands.context import CAMPAIGN_PREFIX, Context
 from rtscope.commands.show import add_raw_times_option
+from rtscope.errors import RtscopeError
 from rtscope.model import result, values
 from rtscope.render import fmt
 from rtscope.render.fmt import MISSING, Style
 
 REGRESSED = 1
+# Baselines that are queries on the store rather than runs named one by one.
+_LAST, _LABEL = "last:", "label:"
 _PERCENTAGE = re.compile(r"(?P<number>[-+]?[0-9]*\.?[0-9]+)\s*%?")
 
 
@@ -27,7 +32,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "run", metavar="RUN", help="the run to check: a stored run's id or id prefix, 'last', or a result file"
     )
-    parser.add_argument("--baseline", required=True, metavar="RUN", help="the run to check it against")
+    parser.add_argument(
+        "--baseline",
+        required=True,
+        metavar="RUN|QUERY",
+        help=f"what to check it against: a run (as RUN), {CAMPAIGN_PREFIX}NAME (its runs), {_LAST}N (the N newest "
+        f"stored runs before RUN of its host and benches) or {_LABEL}NAME (the stored runs so labelled, RUN aside); "
+        "several runs are one group, as compare has them: their median, their samples pooled",
+    )
     parser.add_argument(
         "--max-regression",
         type=percentage,
@@ -69,9 +81,13 @@ def gated_statistics(text: str) -> tuple[str, ...]:
 
 def run(args: argparse.Namespace, context: Context) -> int:
     """Print the runs, the rule, a row per metric and statistic, and the verdict; exit 1 on a failure."""
-    baseline, checked = context.load_run(args.baseline).doc, context.load_run(args.run).doc
+    checked = context.load_run(args.run).doc
+    baselines = _baselines(args.baseline, checked, context)
     verdicts = judge.Judge(
-        baseline=baseline, statistics=args.stat, max_regression=args.max_regression, adjusted=not args.raw_times
+        baselines=tuple(baselines),
+        statistics=args.stat,
+        max_regression=args.max_regression,
+        adjusted=not args.raw_times,
     ).verdicts(checked)
     style = context.style
     rule = (
@@ -89,14 +105,15 @@ def run(args: argparse.Namespace, context: Context) -> int:
         ]
     else:
         outcome = [f"check passed: {counted}, none worse than allowed"]
-    context.print([*_runs(baseline, checked, style), rule, "", *_table(verdicts, style), "", *_LEGEND, "", *outcome])
+    context.print([*_runs(baselines, checked, style), rule, "", *_table(verdicts, style), "", *_LEGEND, "", *outcome])
     return REGRESSED if failed else 0
 
 
 _LEGEND = (
     (
-        "change: (run − baseline) / baseline; worse is as the unit has it: higher for a time, lower for "
-        "iterations and throughput."
+        "baseline: the baseline run's figure, the median over them when there are several (their samples "
+        "pooled for the test); change: (run − baseline) / baseline; worse is as the unit has it: higher for a "
+        "time, lower for iterations and throughput."
     ),
     (
         "difference: p-value that the distributions are one in this statistic; MW: Mann–Whitney U on raw "
@@ -106,7 +123,39 @@ _LEGEND = (
 )
 
 
-def _runs(baseline: dict[str, Any], checked: dict[str, Any], style: Style) -> list[str]:
+def _baselines(ref: str, checked: dict[str, Any], context: Context) -> list[dict[str, Any]]:
+    """The documents of the baseline runs ``ref`` names; RtscopeError when it names none."""
+    if not ref.startswith((_LAST, _LABEL)):
+        return [run_result.doc for run_result in context.load_runs([ref])]
+    run = checked["run"]
+    if ref.startswith(_LAST):
+        try:
+            count = values.positive(ref.removeprefix(_LAST))
+        except argparse.ArgumentTypeError as error:
+            raise RtscopeError(f"--baseline {ref}: {error}") from None
+        host, benches = checked["system"]["hostname"], {bench["id"] for bench in checked["benches"]}
+        # Newest first, as the store lists them: the N before RUN of the same host and benches.
+        rows = [
+            row
+            for row in context.store().runs()
+            if row.started <= run["started"]
+            and row.hostname == host
+            and set(row.benches) == benches
+            and row.status != "interrupted"
+        ]
+        what = f"of host {host} with benches {' '.join(sorted(benches))} started before it"
+    else:
+        label = ref.removeprefix(_LABEL)
+        rows = [row for row in context.store().runs() if row.label == label]
+        what = f"labelled {label!r}"
+        count = len(rows)
+    chosen = [row.id for row in rows if row.id != run["id"]][:count]
+    if not chosen:
+        raise RtscopeError(f"--baseline {ref}: no stored run other than {run['id'][:SHORT_ID]} {what}")
+    return [context.store().get(run_id).doc for run_id in chosen]
+
+
+def _runs(baselines: list[dict[str, Any]], checked: dict[str, Any], style: Style) -> list[str]:
     rows = [
         [
             role,
@@ -116,7 +165,7 @@ def _runs(baseline: dict[str, Any], checked: dict[str, Any], style: Style) -> li
             doc["system"]["kernel_release"],
             fmt.local_time(doc["run"]["started"]),
         ]
-        for role, doc in (("run", checked), ("baseline", baseline))
+        for role, doc in (("run", checked), *(("baseline", doc) for doc in baselines))
     ]
     return [style.heading("Check"), *("  " + line for line in fmt.columns(rows, "llllll"))]
 

@@ -1,6 +1,6 @@
 """rtscope export: one run in a format other tools read — CSV, its JSON document, cyclictest's histogram,
-LAVA result lines or JUnit XML (rtscope.exporters writes them; rtscope.analysis.judge judges the
-metrics for LAVA and JUnit)."""
+LAVA result lines, JUnit XML or KCIDB (rtscope.exporters writes them; rtscope.analysis.judge judges the
+metrics for LAVA, JUnit and KCIDB)."""
 
 import argparse
 from pathlib import Path
@@ -16,11 +16,11 @@ from rtscope.model import values
 
 # Options that only some formats take: (argument, option, the formats that take it).
 _FORMAT_OPTIONS = (
-    ("raw_times", "--raw-times", ("csv", "cyclictest", "lava", "junit")),
-    ("metric", "--metric", ("csv", "cyclictest", "lava", "junit")),
+    ("raw_times", "--raw-times", ("csv", "cyclictest", "lava", "junit", "kcidb")),
+    ("metric", "--metric", ("csv", "cyclictest", "lava", "junit", "kcidb")),
     ("hist_us", "--hist-us", ("cyclictest",)),
-    ("limit", "--limit", ("lava", "junit")),
-    ("fail_on_threshold", "--fail-on-threshold", ("lava", "junit")),
+    ("limit", "--limit", ("lava", "junit", "kcidb")),
+    ("fail_on_threshold", "--fail-on-threshold", ("lava", "junit", "kcidb")),
 )
 
 
@@ -64,7 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="METRIC:STAT=VALUE",
-        help="lava, junit: fail METRIC when STAT is worse than VALUE, e.g. lat.wakeup:max=100us "
+        help="lava, junit, kcidb: fail METRIC when STAT is worse than VALUE, e.g. lat.wakeup:max=100us "
         "(times with ns, us, ms or s; other figures as plain numbers in the metric's unit; "
         "a figure may be no worse than VALUE, as its unit has it: a time at most VALUE, "
         "a count at least VALUE). Repeatable. A metric the run lacks fails",
@@ -72,14 +72,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--fail-on-threshold",
         action="store_true",
-        help="lava, junit: fail a metric when any sample passed its bench's threshold (lat.wakeup's threshold_us)",
+        help="lava, junit, kcidb: fail a metric when any sample passed its bench's threshold (lat.wakeup's threshold_us)",
     )
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
     """Write RUN in the chosen format to standard output or, with -o, atomically to FILE.
 
-    Exits 0 whether or not metrics fail in a LAVA or JUnit export: judging them is the reader's job
+    Exits 0 whether or not metrics fail in a LAVA, JUnit or KCIDB export: judging them is the reader's job
     (rtscope check gates on a baseline)."""
     for argument, option, formats in _FORMAT_OPTIONS:
         if getattr(args, argument) and args.format not in formats:

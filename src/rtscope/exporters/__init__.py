@@ -2,11 +2,11 @@
 a name, a file suffix, and a write function giving the whole text).
 
 Runs (:data:`RUN_EXPORTERS`, rtscope export): CSV, the JSON document, cyclictest's histogram, LAVA
-result lines and JUnit XML — the last two judged by rtscope.analysis.judge. Comparisons
+result lines, JUnit XML and KCIDB — the last three judged by rtscope.analysis.judge. Comparisons
 (rtscope.exporters.comparison, rtscope compare): markdown, CSV and JSON.
 """
 
-from rtscope.exporters import cyclictest, junit, lava, run_csv
+from rtscope.exporters import cyclictest, junit, kcidb, lava, run_csv
 from rtscope.exporters.base import Exporter, RunExport
 
 
@@ -35,5 +35,12 @@ RUN_EXPORTERS: dict[str, Exporter[RunExport]] = {
             lava.write,
         ),
         Exporter("junit", ".junit.xml", "JUnit XML, a testcase per metric", junit.write),
+        Exporter(
+            "kcidb",
+            ".kcidb.json",
+            "KernelCI's KCIDB v5.3 JSON (kcidb-submit): the kernel as checkout and build, a test per "
+            "metric's p50, p99 and max (a throughput's p1 and min; a per-period metric's median)",
+            kcidb.write,
+        ),
     )
 }

@@ -413,6 +413,34 @@ class Store:
             temporary.unlink(missing_ok=True)
         return cls._open_existing(path)
 
+    def metric_history(
+        self, metric_id: str, stat: str, *, host: str | None = None, since: str | None = None
+    ) -> list[tuple[str, str, str | None, str, str, bool, float | None]]:
+        """Statistic ``stat`` (p50, p99, max or mean: what the metrics table keeps, overhead-adjusted) of
+        ``metric_id`` in every stored run that measured it, oldest first, as (run id, started, label,
+        hostname, kernel, valid, value); only runs measured on ``host`` and started at or after ``since``
+        (an ISO date or time, compared as the store writes times) when given. One query on the metrics
+        table, no document read; standard SQL with parameters only, for SQLite and PostgreSQL alike."""
+        columns = {"p50": "metrics.p50", "p99": "metrics.p99", "max": "metrics.max", "mean": "metrics.mean"}
+        if stat not in columns:
+            raise ValueError(f"the store keeps {', '.join(columns)} of a run's metric, not {stat!r}")
+        # The column comes from the table above, never from the caller's text; every value is a parameter.
+        query = (
+            f"SELECT runs.id, runs.started, runs.label, runs.hostname, runs.kernel, metrics.valid, {columns[stat]}"
+            " FROM metrics JOIN runs ON runs.id = metrics.run_id WHERE metrics.metric_id = ?"
+        )
+        parameters = [metric_id]
+        for condition, value in (("runs.hostname = ?", host), ("runs.started >= ?", since)):
+            if value is not None:
+                query += f" AND {condition}"
+                parameters.append(value)
+        return [
+            (run_id, started, label, hostname, kernel, bool(valid), value)
+            for run_id, started, label, hostname, kernel, valid, value in self._db.execute(
+                query + " ORDER BY runs.started, runs.id", parameters
+            )
+        ]
+
 
 # SQLite allows at most 32766 parameters in one statement.
 _QUERY_IDS = 1000

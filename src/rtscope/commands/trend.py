@@ -1,0 +1,127 @@
+"""rtscope trend: a metric's statistic across the stored runs, in time order, grouped by kernel release,
+label or week — as a text table, CSV or JSON, or one HTML page with a point per run.
+
+The figures come from the store's metrics table in one query (Store.metric_history), so a store of
+thousands of runs answers at once; only the newest run's document is read, for the metric's unit. That
+table keeps p50, p99, max and mean of each run; any other statistic is in the documents (compare).
+"""
+
+import argparse
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rtscope import files
+from rtscope.analysis import trend
+from rtscope.commands.context import Context
+from rtscope.errors import RtscopeError
+from rtscope.exporters.trend import TREND_EXPORTERS
+from rtscope.model import result, units, values
+from rtscope.render import page, text
+from rtscope.render.sections import trend as trend_section
+
+# What the store's metrics table keeps of every run's metric (Store.metric_history).
+STORED_STATISTICS = ("p50", "p99", "max", "mean")
+# The statistics of the high tail: a throughput's (or count's) hurts on its low side, which the store lacks.
+_HIGH_TAIL = ("p99", "max")
+FORMATS = ("text", "html", *TREND_EXPORTERS)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """METRIC, --stat, --host, --by, --since, --format, -o."""
+    parser.add_argument("metric", metavar="METRIC", help="a metric id, e.g. lat.wakeup")
+    parser.add_argument(
+        "--stat",
+        type=stored_statistic,
+        default="p99",
+        metavar="STAT",
+        help=f"the statistic: {', '.join(STORED_STATISTICS)} (default p99; what the store keeps of every run)",
+    )
+    parser.add_argument("--host", metavar="HOST", help="only runs measured on this host (its hostname)")
+    parser.add_argument(
+        "--by",
+        choices=trend.GROUPINGS,
+        default="kernel",
+        help="how runs form groups: their kernel release (default), label, or the ISO week they started in",
+    )
+    parser.add_argument(
+        "--since", type=since, metavar="DATE", help="only runs started at or after DATE (2026-11-01, or a time; UTC)"
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="text (the default on standard output), html (the default with -o: a page with a point per run), "
+        "csv or json (one entry per run)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="write to FILE, complete or not at all (default: standard output)",
+    )
+
+
+def stored_statistic(text: str) -> str:
+    """A statistic the store keeps of every run, by the names compare takes."""
+    keys = values.statistics(text)
+    if len(keys) != 1 or keys[0] not in STORED_STATISTICS:
+        raise argparse.ArgumentTypeError(
+            f"the store keeps {', '.join(STORED_STATISTICS)} of every run, not {text!r} "
+            "(rtscope compare reads the others from the runs' documents)"
+        )
+    return keys[0]
+
+
+def since(text: str) -> str:
+    """A date or time as the store's start times compare with it: "2026-11-01", or "2026-11-01T10:00:00" in UTC."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad date {text!r} (e.g. 2026-11-01 or 2026-11-01T10:00)") from None
+    if "T" not in text and " " not in text.strip():
+        return moment.strftime("%Y-%m-%d")
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def run(args: argparse.Namespace, context: Context) -> int:
+    """Print or write the metric's trend; one line and exit 2 when no run matches."""
+    chosen = args.format or ("html" if args.output else "text")
+    if chosen == "text" and args.output:
+        raise RtscopeError("-o writes html, csv or json, not text (--format)")
+    if args.output is None:
+        context.out.write(_render(args, context, chosen))
+        return 0
+    # Claimed first, so that an unwritable FILE is reported before any work.
+    with files.AtomicFile(args.output) as output:
+        output.commit(_render(args, context, chosen))
+    context.print([f"wrote {args.output}"])
+    return 0
+
+
+def _render(args: argparse.Namespace, context: Context, chosen: str) -> str:
+    store = context.store()
+    points = [
+        trend.Point(*row) for row in store.metric_history(args.metric, args.stat, host=args.host, since=args.since)
+    ]
+    if not points:
+        where = "".join(
+            f" {what} {value}" for what, value in (("on host", args.host), ("since", args.since)) if value is not None
+        )
+        raise RtscopeError(f"no stored run{where} measured {args.metric} (rtscope runs lists the runs)")
+    metric_doc = result.metric(store.get(points[-1].run_id).doc, args.metric)
+    assert metric_doc is not None  # the store's metrics table lists the run's metrics
+    unit = units.get(metric_doc["unit"])
+    if args.stat in _HIGH_TAIL and not unit.lower_is_better:
+        raise RtscopeError(
+            f"{args.metric} is {unit.quantity} (higher is better): its tail is the low side, p1 and min, which the "
+            f"store does not keep; --stat p50 or mean, or rtscope compare on its runs"
+        )
+    made = trend.build(args.metric, args.stat, unit, points, args.by)
+    if chosen in TREND_EXPORTERS:
+        return TREND_EXPORTERS[chosen].write(made)
+    section = trend_section.build(made, figure=chosen == "html")
+    if chosen == "html":
+        return page.render(f"rtscope trend: {args.metric}", (), [section])
+    return "\n".join(text.render([section], context.style)) + "\n"
