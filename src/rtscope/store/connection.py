@@ -2,6 +2,7 @@
 database a lab shares (rtscope.store.postgres). Statements are written once, with "?" parameters; transactions
 are explicit; a driver's error reaches the user as one line naming the store, never its password."""
 
+import abc
 import contextlib
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -47,11 +48,13 @@ class StoreError(RtscopeError):
         self.reason = reason
 
 
-class Connection:
+class Connection(abc.ABC):
     """An open store database. ``name`` says where it is in messages (a URL without its password)."""
 
     dialect: Dialect
-    # What the driver raises when a statement breaks a key: the store turns it into its own message.
+    # What the driver raises: any refusal, and (a kind of it) a statement that breaks a key, which the store
+    # turns into its own message.
+    driver_error: type[Exception]
     integrity_error: type[Exception]
 
     def __init__(self, name: str):
@@ -60,11 +63,13 @@ class Connection:
 
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Rows:
         """Run one statement; StoreError (one line) when the database refuses it."""
-        raise NotImplementedError
+        with self._translated():
+            return self._execute(sql, parameters)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement once per row of parameters."""
-        raise NotImplementedError
+        with self._translated():
+            self._executemany(sql, rows)
 
     def script(self, sql: str) -> None:
         """Run statements separated by ";" (the schema's, which hold no other ";")."""
@@ -78,33 +83,55 @@ class Connection:
         is "no permission to write runs in NAME"."""
         self._writing = True
         try:
-            with self._transaction():
+            with self._translated(), self._transaction():
                 yield
         finally:
             self._writing = False
 
     def lock(self) -> None:
-        """Within a transaction: wait until no other process is changing the schema (making or upgrading it)."""
+        """Within a transaction: wait until no other process is changing the schema (making or upgrading it).
+        Nothing to do where a transaction holds the database's one write lock (SQLite's)."""
 
+    @abc.abstractmethod
     def close(self) -> None:
         """Close the connection."""
-        raise NotImplementedError
 
-    def _transaction(self) -> contextlib.AbstractContextManager[None]:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _execute(self, sql: str, parameters: Sequence[Any]) -> Rows: ...
 
-    def _refused(self, reason: str, *, permission: bool) -> StoreError:
-        reason = " ".join(reason.split())
-        if permission:
-            what = "write" if self._writing else "read"
-            return StoreError(f"no permission to {what} runs in {self.name} ({reason})", reason)
-        return StoreError(f"results database {self.name}: {reason}", reason)
+    @abc.abstractmethod
+    def _executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+    @abc.abstractmethod
+    def _transaction(self) -> contextlib.AbstractContextManager[object]: ...
+
+    @abc.abstractmethod
+    def _reason(self, error: Exception) -> str:
+        """The driver's message for ``error``, on one line, with nothing secret in it."""
+
+    @abc.abstractmethod
+    def _denied(self, error: Exception) -> bool:
+        """Whether ``error`` says the role or the file lacks the right to do it."""
+
+    @contextlib.contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except self.integrity_error:
+            raise
+        except self.driver_error as error:
+            reason = self._reason(error)
+            if self._denied(error):
+                what = "write" if self._writing else "read"
+                raise StoreError(f"no permission to {what} runs in {self.name} ({reason})", reason) from None
+            raise StoreError(f"results database {self.name}: {reason}", reason) from None
 
 
 class SqliteConnection(Connection):
     """A store in one SQLite file."""
 
     dialect = SQLITE
+    driver_error = sqlite3.Error
     integrity_error = sqlite3.IntegrityError
 
     def __init__(self, database: str, name: str, *, uri: bool = False):
@@ -118,32 +145,28 @@ class SqliteConnection(Connection):
             raise RtscopeError(f"cannot open results database {name}: {error}") from None
         self._db.execute("PRAGMA foreign_keys = ON")
 
-    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Rows:
-        try:
-            return self._db.execute(sql, parameters)
-        except sqlite3.IntegrityError:
-            raise
-        except sqlite3.Error as error:
-            raise self._refused(str(error), permission=error.sqlite_errorname == "SQLITE_READONLY") from None
-
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        try:
-            self._db.executemany(sql, rows)
-        except sqlite3.IntegrityError:
-            raise
-        except sqlite3.Error as error:
-            raise self._refused(str(error), permission=error.sqlite_errorname == "SQLITE_READONLY") from None
-
     def close(self) -> None:
         self._db.close()
+
+    def _execute(self, sql: str, parameters: Sequence[Any]) -> Rows:
+        return self._db.execute(sql, parameters)
+
+    def _executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self._db.executemany(sql, rows)
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
         # IMMEDIATE takes the write lock at once: what the transaction reads stays true until it commits.
-        self.execute("BEGIN IMMEDIATE")
+        self._db.execute("BEGIN IMMEDIATE")
         try:
             yield
-        except BaseException:
+            self._db.execute("COMMIT")
+        except BaseException:  # a failed COMMIT too: the next transaction must not start inside this one
             self._db.rollback()
             raise
-        self.execute("COMMIT")
+
+    def _reason(self, error: Exception) -> str:
+        return " ".join(str(error).split())
+
+    def _denied(self, error: Exception) -> bool:
+        return isinstance(error, sqlite3.Error) and error.sqlite_errorname == "SQLITE_READONLY"

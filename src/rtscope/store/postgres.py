@@ -7,7 +7,7 @@ the store by its URL with the password masked.
 """
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -17,17 +17,11 @@ from psycopg import conninfo, errors
 from rtscope.errors import RtscopeError
 from rtscope.store.connection import POSTGRES, Connection, Rows
 
-SCHEMES = ("postgresql", "postgres")
 # Without it libpq waits for an unreachable server as long as the network lets it.
 CONNECT_TIMEOUT_S = 10
 MASK = "***"
 # Any number: the key of the advisory lock that makes one process at a time create or upgrade a store.
 _SCHEMA_LOCK = 0x72747363
-
-
-def is_url(location: str) -> bool:
-    """Whether ``location`` is a PostgreSQL URL rather than a file's path."""
-    return urlsplit(location).scheme in SCHEMES
 
 
 def masked(url: str) -> str:
@@ -48,6 +42,7 @@ class PostgresConnection(Connection):
     """A connection to a PostgreSQL database, in autocommit but for :meth:`transaction`."""
 
     dialect = POSTGRES
+    driver_error = psycopg.Error
     integrity_error = psycopg.IntegrityError
 
     def __init__(self, url: str):
@@ -66,27 +61,6 @@ class PostgresConnection(Connection):
         except psycopg.Error as error:
             raise RtscopeError(f"cannot connect to results database {self.name}: {self._reason(error)}") from None
 
-    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Rows:
-        try:
-            return self._db.execute(_placeholders(sql), parameters)
-        except psycopg.IntegrityError:
-            raise
-        except psycopg.Error as error:
-            raise self._refused(
-                self._reason(error), permission=isinstance(error, errors.InsufficientPrivilege)
-            ) from None
-
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        try:
-            with self._db.cursor() as cursor:
-                cursor.executemany(_placeholders(sql), rows)
-        except psycopg.IntegrityError:
-            raise
-        except psycopg.Error as error:
-            raise self._refused(
-                self._reason(error), permission=isinstance(error, errors.InsufficientPrivilege)
-            ) from None
-
     def lock(self) -> None:
         self.execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
 
@@ -97,22 +71,24 @@ class PostgresConnection(Connection):
     def close(self) -> None:
         self._db.close()
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[None]:
-        try:
-            with self._db.transaction():
-                yield
-        except psycopg.IntegrityError:
-            raise
-        except psycopg.Error as error:  # raised by the commit itself
-            raise self._refused(
-                self._reason(error), permission=isinstance(error, errors.InsufficientPrivilege)
-            ) from None
+    def _execute(self, sql: str, parameters: Sequence[Any]) -> Rows:
+        return self._db.execute(_placeholders(sql), parameters)
 
-    def _reason(self, error: psycopg.Error) -> str:
+    def _executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self._db.cursor() as cursor:
+            cursor.executemany(_placeholders(sql), rows)
+
+    def _transaction(self) -> contextlib.AbstractContextManager[object]:
+        return self._db.transaction()
+
+    def _reason(self, error: Exception) -> str:
         # The server's own message without the statement it quotes; a failed connection has only its text.
-        reason = " ".join((error.diag.message_primary or str(error)).split())
+        primary = error.diag.message_primary if isinstance(error, psycopg.Error) else None
+        reason = " ".join((primary or str(error)).split())
         return reason.replace(self._secret, MASK) if self._secret else reason
+
+    def _denied(self, error: Exception) -> bool:
+        return isinstance(error, errors.InsufficientPrivilege)
 
 
 def _placeholders(sql: str) -> str:
