@@ -13,6 +13,7 @@ from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.store import schema
 from rtscope.store.database import Campaign, Provenance, RunFilter, Store, copy_runs
+from rtscope.store.postgres import PostgresConnection
 
 
 def stored(run_id: str, **fields) -> result.Result:
@@ -297,9 +298,19 @@ def test_postgres_faults_are_one_line_each(postgres):
         assert [r.id for r in reader.runs()] == ["1000000000000000"]
         with pytest.raises(RtscopeError, match="no permission to write runs in postgresql://rtscope_reader:\\*\\*\\*@"):
             reader.add(in_campaign("2000000000000000", "idle", 1))
+    # One that may write the campaign and the run but not its metrics: the run is stored whole or not at all.
+    with postgres.admin(database) as admin:
+        admin.execute(f"GRANT INSERT ON campaigns, runs TO {pg.READER}")
+    with (
+        Store.open(postgres.url(database, role=pg.READER)) as reader,
+        pytest.raises(RtscopeError, match="no permission to write runs in .*metrics"),
+    ):
+        reader.add(in_campaign("2000000000000000", "idle", 1))
     with Store.open(postgres.url(database)) as store:
         assert [r.id for r in store.runs()] == ["1000000000000000"]
         assert store.campaign_cells("c000000000000001") == set()
+        with pytest.raises(RtscopeError, match="no stored campaign"):
+            store.campaign("study")
     # Nobody listening: one line, within connect_timeout.
     started = time.monotonic()
     with pytest.raises(RtscopeError, match="cannot connect to results database .*Connection refused"):
@@ -369,3 +380,24 @@ def test_a_metrics_history_is_one_query_on_both_backends(store):
     history = store.metric_history("lat.wakeup", "p99", since="2026-11-01")
     assert [(row[0], row[5]) for row in history] == [("1000000000000001", True), ("1000000000000002", False)]
     assert all(isinstance(row[6], float) for row in history)
+
+
+def test_an_older_postgres_store_is_upgraded_in_place(postgres):
+    url = postgres.url(postgres.new_database())
+    old = stored("1000000000000000")
+    db = PostgresConnection(url)
+    with db.transaction():
+        schema.migrate(db, 0, to=2)
+        db.execute(
+            "INSERT INTO runs (id, started, finished, hostname, kernel, status, benches, warnings, stored_at, document)"
+            " VALUES (?, ?, ?, 'h', 'k', 'complete', 'ctxsw.sem', 0, ?, ?)",
+            (old.run_id, old.doc["run"]["started"], old.doc["run"]["finished"], old.doc["run"]["started"], old.text),
+        )
+    db.close()
+    with Store.open(url) as upgraded:
+        assert upgraded.get("1000").text == old.text
+        assert upgraded.provenance(old.run_id) == Provenance(None, None, None)
+        upgraded.add(in_campaign("2000000000000000", "idle", 1))
+        assert [r.id for r in upgraded.runs()] == ["2000000000000000", "1000000000000000"]
+    with psycopg.connect(url) as connection:
+        assert connection.execute("SELECT value FROM meta").fetchone() == (str(schema.SCHEMA_VERSION),)

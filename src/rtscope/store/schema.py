@@ -120,11 +120,11 @@ def stored_version(db: Connection) -> int:
     return int(row[0])
 
 
-def migrate(db: Connection, version: int) -> None:
-    """Bring a store of ``version`` (0: an empty database) to SCHEMA_VERSION; call within a transaction
+def migrate(db: Connection, version: int, to: int = SCHEMA_VERSION) -> None:
+    """Bring a store of ``version`` (0: an empty database) to version ``to``; call within a transaction
     holding :meth:`Connection.lock`, so that a crash or a concurrent upgrade leaves one version or the other."""
     dialect = db.dialect
-    for number in range(version, SCHEMA_VERSION):
+    for number in range(version, to):
         for part in _STEPS[number]:
             if isinstance(part, str):
                 db.script(part.format(blob=dialect.blob, real=dialect.real, order_column=dialect.order_column))
