@@ -1,6 +1,7 @@
 """The results store, in SQLite and in PostgreSQL: the same tests on both, and each one's own faults."""
 
 import multiprocessing
+import socket
 import sqlite3
 import time
 
@@ -401,3 +402,15 @@ def test_an_older_postgres_store_is_upgraded_in_place(postgres):
         assert [r.id for r in upgraded.runs()] == ["2000000000000000", "1000000000000000"]
     with psycopg.connect(url) as connection:
         assert connection.execute("SELECT value FROM meta").fetchone() == (str(schema.SCHEMA_VERSION),)
+
+
+def test_a_server_that_never_answers_is_given_up_after_connect_timeout():
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()  # the kernel completes the connection; nobody ever answers on it
+        url = f"postgresql://someone:{pg.PASSWORD}@127.0.0.1:{silent.getsockname()[1]}/x?connect_timeout=2"
+        started = time.monotonic()
+        with pytest.raises(RtscopeError, match="cannot connect to results database .*timeout expired") as refused:
+            Store.open(url)
+    assert time.monotonic() - started < 6
+    assert pg.PASSWORD not in str(refused.value)
