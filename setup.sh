@@ -27,13 +27,14 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 #                         and busybox-static are fetched by rtscope itself with apt-get download, per
 #                         architecture, into ~/.cache/rtscope/debian: docs/targets.md)
 #   cpio                  the QEMU target's test lists the initramfs rtscope writes
+#   postgresql            the store's tests start a throwaway PostgreSQL cluster of their own (not as a service)
 #   linux-headers-amd64 linux-headers-rt-amd64  wave.square's kernel generators (probe/kmod) built for the
 #                         QEMU guests' kernels: natively for x86_64, and their kbuild tools and common
 #                         headers for the aarch64 cross build (rtscope fetches the arm64 headers itself)
 packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux
           stress-ng iperf3 chromium chromium-driver nodejs sigrok-cli qemu-user-static
           gcc-arm-none-eabi libnewlib-arm-none-eabi openssh-client openssh-server libssl-dev pkg-config
-          openssl libwolfssl-dev qemu-system-x86 qemu-system-arm cpio linux-headers-amd64 linux-headers-rt-amd64)
+          openssl libwolfssl-dev qemu-system-x86 qemu-system-arm cpio postgresql linux-headers-amd64 linux-headers-rt-amd64)
 
 # The static probes rtscope copies to boards (make -C probe cross) need Debian's cross compiler for each
 # architecture, gcc-TRIPLET and libc6-dev-DEBARCH-cross (probe/Makefile's TRIPLET_ and DEBARCH_ lines);
@@ -67,6 +68,11 @@ if ((${#missing[@]})); then
     if [[ " ${missing[*]} " == *" openssh-server "* ]] && command -v systemctl >/dev/null &&
        systemctl is-active --quiet ssh 2>/dev/null; then
         "${sudo[@]}" systemctl disable --now ssh >/dev/null 2>&1 || true
+    fi
+    # The same for the cluster Debian's postgresql package makes and starts.
+    if [[ " ${missing[*]} " == *" postgresql "* ]] && command -v systemctl >/dev/null &&
+       systemctl is-active --quiet postgresql 2>/dev/null; then
+        "${sudo[@]}" systemctl disable --now postgresql >/dev/null 2>&1 || true
     fi
 fi
 

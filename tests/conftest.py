@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 import builders
+import postgres as pg
 from rtscope import cli
 from rtscope.targets import qemu_board
 
@@ -221,3 +222,14 @@ def board_tools() -> None:
     ]
     if missing:
         pytest.skip(f"needs {', '.join(missing)}")
+
+
+@slow_fixture(scope="session")
+def postgres() -> Iterator["pg.Cluster"]:
+    """A throwaway PostgreSQL cluster (tests/postgres.py) for the session; skips when PostgreSQL is not
+    installed. ``postgres.new_database()`` gives each test its own database."""
+    reason = pg.unavailable()
+    if reason:
+        pytest.skip(reason)
+    with pg.cluster() as cluster:
+        yield cluster

@@ -42,7 +42,18 @@ def test_list_on_a_board_lists_its_images_catalogue_and_says_why_it_runs_no_load
 def test_runs_lists_newest_first_with_short_ids(fake):
     first, _ = store_runs(fake, "one", "two")
     lines = fake("runs").out.splitlines()
-    assert lines[0].split() == ["id", "started", "label", "host", "kernel", "benches", "status", "invalid", "warnings"]
+    assert lines[0].split() == [
+        "id",
+        "started",
+        "label",
+        "host",
+        "kernel",
+        "benches",
+        "status",
+        "invalid",
+        "warnings",
+        "by",
+    ]
     assert "two" in lines[1] and "one" in lines[2]
     assert len(first) == 8
     assert len(fake("runs", "--limit", "1").out.splitlines()) == 2

@@ -1,21 +1,43 @@
-"""The SQLite results database."""
+"""The results store, in SQLite and in PostgreSQL: the same tests on both, and each one's own faults."""
 
+import multiprocessing
+import socket
 import sqlite3
+import time
 
+import psycopg
 import pytest
 
 import builders
+import postgres as pg
 from rtscope.errors import RtscopeError
 from rtscope.model import result
-from rtscope.store.database import Campaign, Store
+from rtscope.store import schema
+from rtscope.store.database import Campaign, Provenance, RunFilter, Store, copy_runs
+from rtscope.store.postgres import PostgresConnection
 
 
 def stored(run_id: str, **fields) -> result.Result:
     return result.from_doc(builders.result_doc(run_id=run_id, **fields), "test")
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def location(request, db_path):
+    """Where a new store goes: a SQLite file, or a new database of the test cluster (its writer's URL)."""
+    if request.param == "sqlite":
+        return db_path
+    cluster = request.getfixturevalue("postgres")
+    return cluster.url(cluster.new_database())
+
+
 @pytest.fixture
-def store(db_path):
+def store(location):
+    with Store.open(location, create=True) as opened:
+        yield opened
+
+
+@pytest.fixture
+def sqlite_store(db_path):
     with Store.open(db_path, create=True) as opened:
         yield opened
 
@@ -73,8 +95,8 @@ def test_a_missing_database_is_not_created_unless_asked(db_path):
     assert not db_path.exists()
 
 
-def test_the_database_uses_wal_and_can_be_reopened(store, db_path):
-    store.add(stored("1000000000000000"))
+def test_the_database_uses_wal_and_can_be_reopened(sqlite_store, db_path):
+    sqlite_store.add(stored("1000000000000000"))
     with Store.open(db_path) as reopened:
         assert reopened.latest().run_id == "1000000000000000"
     with sqlite3.connect(db_path) as connection:
@@ -108,10 +130,10 @@ def test_a_foreign_file_is_refused_and_left_alone(tmp_path, make, create):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["foreign.db"]
 
 
-def test_a_newer_schema_version_is_refused(store, db_path):
+def test_a_newer_schema_version_is_refused(sqlite_store, db_path):
     with sqlite3.connect(db_path) as connection:
-        connection.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
-    with pytest.raises(RtscopeError, match="schema version 3 is not supported \\(this rtscope reads 1 and 2\\)"):
+        connection.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    with pytest.raises(RtscopeError, match="schema version 4 is not supported \\(this rtscope reads 1 to 3; a newer"):
         Store.open(db_path)
 
 
@@ -205,4 +227,190 @@ def test_a_version_1_database_is_upgraded_keeping_its_runs(db_path):
         upgraded.add(in_campaign("2000000000000000", "idle", 1))
         assert [r.id for r in upgraded.runs()] == ["2000000000000000", "1000000000000000"]
     with sqlite3.connect(db_path) as connection:
-        assert connection.execute("SELECT value FROM meta").fetchone() == ("2",)
+        assert connection.execute("SELECT value FROM meta").fetchone() == ("3",)
+        (compressed,) = connection.execute("SELECT document_zlib FROM runs WHERE id = ?", (old.run_id,)).fetchone()
+    assert schema.decompress(compressed) == old.text
+
+
+def test_a_run_records_who_stored_it_and_runs_filter_by_it(store):
+    store.add(stored("1000000000000000", label="stock"), Provenance("alice", "desk-1", "9.9"))
+    store.add(stored("2000000000000000", started="2024-06-01T10:00:00Z"), Provenance("bob", "desk-2", "9.9"))
+    store.add(in_campaign("3000000000000000", "idle", 1))
+    first = store.runs(only=RunFilter(user="alice"))
+    assert [(r.id, r.measured_by, r.analyzer_host, r.rtscope_version) for r in first] == [
+        ("1000000000000000", "alice", "desk-1", "9.9")
+    ]
+    assert [r.id for r in store.runs(only=RunFilter(label="stock"))] == ["1000000000000000"]
+    assert [r.id for r in store.runs(only=RunFilter(since="2024-05-15"))] == ["2000000000000000"]
+    assert [r.id for r in store.runs(only=RunFilter(campaign="study"))] == ["3000000000000000"]
+    # A filter is a parameter, never SQL: quotes match nothing and break nothing.
+    assert store.runs(only=RunFilter(kernel="x' OR '1'='1")) == []
+    assert store.runs(only=RunFilter(target="local")) == []
+    assert len(store.runs()) == 3
+
+
+def test_raw_samples_are_stored_compactly(store):
+    doc = builders.result_doc(run_id="1000000000000000")
+    doc["metrics"][0]["raw"] = [1000 + (i * 7919) % 5000 for i in range(100_000)]
+    doc["metrics"][0]["raw_dropped"] = 0
+    run = result.from_doc(doc, "test")
+    store.add(run)
+    assert store.get("1000").text == run.text
+    assert len(schema.compress(run.text)) < len(run.text) / 3
+
+
+def _writer(location: str, first: int, count: int) -> None:
+    with Store.open(location, create=True) as store:
+        for number in range(first, first + count):
+            store.add(stored(f"{number:016x}"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_many_writers_at_once_store_every_run_once(backend, db_path, request):
+    if backend == "sqlite":
+        location = str(db_path)
+    else:
+        cluster = request.getfixturevalue("postgres")
+        location = cluster.url(cluster.new_database())
+    writers = [multiprocessing.Process(target=_writer, args=(location, 1000 * w + 1, 25)) for w in range(4)]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(60)
+    assert [writer.exitcode for writer in writers] == [0] * 4
+    with Store.open(location) as store:
+        ids = [row.id for row in store.runs()]
+    assert len(ids) == len(set(ids)) == 100
+
+
+def test_postgres_faults_are_one_line_each(postgres):
+    database = postgres.new_database()
+    with pytest.raises(RtscopeError, match=f"no results store in postgresql://{pg.WRITER}:\\*\\*\\*@.* yet"):
+        Store.open(postgres.url(database))
+    with Store.open(postgres.url(database), create=True) as store:
+        store.add(stored("1000000000000000"))
+    # A wrong password: refused, and masked.
+    with pytest.raises(RtscopeError, match="password authentication failed") as refused:
+        Store.open(postgres.url(database, password="wrong-secret"))
+    assert "wrong-secret" not in str(refused.value) and "***" in str(refused.value)
+    # A role that may only read: reads, and is refused writing in one line with nothing half-written.
+    with Store.open(postgres.url(database, role=pg.READER)) as reader:
+        assert [r.id for r in reader.runs()] == ["1000000000000000"]
+        with pytest.raises(RtscopeError, match="no permission to write runs in postgresql://rtscope_reader:\\*\\*\\*@"):
+            reader.add(in_campaign("2000000000000000", "idle", 1))
+    # One that may write the campaign and the run but not its metrics: the run is stored whole or not at all.
+    with postgres.admin(database) as admin:
+        admin.execute(f"GRANT INSERT ON campaigns, runs TO {pg.READER}")
+    with (
+        Store.open(postgres.url(database, role=pg.READER)) as reader,
+        pytest.raises(RtscopeError, match="no permission to write runs in .*metrics"),
+    ):
+        reader.add(in_campaign("2000000000000000", "idle", 1))
+    with Store.open(postgres.url(database)) as store:
+        assert [r.id for r in store.runs()] == ["1000000000000000"]
+        assert store.campaign_cells("c000000000000001") == set()
+        with pytest.raises(RtscopeError, match="no stored campaign"):
+            store.campaign("study")
+    # Nobody listening: one line, within connect_timeout.
+    started = time.monotonic()
+    with pytest.raises(RtscopeError, match="cannot connect to results database .*Connection refused"):
+        Store.open(f"postgresql://{pg.WRITER}:{pg.PASSWORD}@127.0.0.1:1/{database}?connect_timeout=2")
+    assert time.monotonic() - started < 5
+
+
+def test_a_postgres_database_that_is_not_a_store_is_refused(postgres):
+    database = postgres.new_database()
+    with psycopg.connect(postgres.url(database), autocommit=True) as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+    for create in (False, True):
+        with pytest.raises(RtscopeError, match='is not an rtscope results database \\(relation "meta" does not exist'):
+            Store.open(postgres.url(database), create=create)
+    with psycopg.connect(postgres.url(database), autocommit=True) as connection:
+        connection.execute("DROP TABLE notes")
+    with Store.open(postgres.url(database), create=True):
+        pass
+    with psycopg.connect(postgres.url(database), autocommit=True) as connection:
+        connection.execute("UPDATE meta SET value = '4'")
+    with pytest.raises(RtscopeError, match="schema version 4 is not supported \\(this rtscope reads 1 to 3"):
+        Store.open(postgres.url(database))
+
+
+def test_credentials_from_a_password_file_and_tls_settings_reach_libpq(postgres, tmp_path, monkeypatch):
+    database = postgres.new_database()
+    passfile = tmp_path / "pgpass"
+    passfile.write_text(f"127.0.0.1:{postgres.port}:*:{pg.WRITER}:{pg.PASSWORD}\n")
+    passfile.chmod(0o600)
+    monkeypatch.setenv("PGPASSFILE", str(passfile))
+    with Store.open(postgres.url(database, password=None), create=True) as store:
+        assert store.path == postgres.url(database, password=None)
+    # The test cluster has no TLS: a URL that requires it is refused by libpq, in one line.
+    with pytest.raises(RtscopeError, match="server does not support SSL, but SSL was required"):
+        Store.open(postgres.url(database) + "?sslmode=require")
+
+
+def test_copied_runs_keep_who_stored_them_and_their_campaign(store, tmp_path):
+    store.add_campaign(Campaign("c000000000000001", "study", "2024-05-01T10:00:00Z", {"cells": 2}))
+    store.add(in_campaign("1000000000000000", "idle", 1), Provenance("alice", "desk-1", "1.0"))
+    store.add(stored("2000000000000000"), Provenance(None, None, None))
+    with Store.open(tmp_path / "copy.sqlite", create=True) as copy:
+        # A run of the campaign there already, stored without its plan, gets the plan.
+        copy.add(in_campaign("3000000000000000", "idle", 2))
+        assert copy_runs(store, copy, ["1000000000000000", "2000000000000000"]) == (2, 0)
+        assert copy_runs(store, copy, ["1000000000000000", "2000000000000000"]) == (0, 2)
+        assert copy.provenance("1000000000000000") == Provenance("alice", "desk-1", "1.0")
+        assert copy.provenance("2000000000000000") == Provenance(None, None, None)
+        assert copy.campaign("study").plan == {"cells": 2}
+        assert copy.get("1000").text == store.get("1000").text
+
+
+def test_an_upgrade_that_fails_leaves_the_store_as_it_was(db_path):
+    db_path.parent.mkdir(parents=True)
+    with sqlite3.connect(db_path) as connection:
+        connection.executescript(_VERSION_1)
+        connection.execute("INSERT INTO runs VALUES ('1', 's', 'f', NULL, 'h', 'k', 'complete', 'b', 0, 's', '[1]')")
+    before = db_path.read_bytes()
+    with pytest.raises(RtscopeError, match="cannot upgrade .*: the document of run 1 is not a result"):
+        Store.open(db_path)
+    assert db_path.read_bytes() == before
+
+
+def test_a_metrics_history_is_one_query_on_both_backends(store):
+    store.add(stored("1000000000000001", started="2026-11-02T10:00:00Z"))
+    store.add(stored("1000000000000002", started="2026-11-03T10:00:00Z", invalid=("lat.wakeup",)))
+    history = store.metric_history("lat.wakeup", "p99", since="2026-11-01")
+    assert [(row[0], row[5]) for row in history] == [("1000000000000001", True), ("1000000000000002", False)]
+    assert all(isinstance(row[6], float) for row in history)
+
+
+def test_an_older_postgres_store_is_upgraded_in_place(postgres):
+    url = postgres.url(postgres.new_database())
+    old = stored("1000000000000000")
+    db = PostgresConnection(url)
+    with db.transaction():
+        schema.migrate(db, 0, to=2)
+        db.execute(
+            "INSERT INTO runs (id, started, finished, hostname, kernel, status, benches, warnings, stored_at, document)"
+            " VALUES (?, ?, ?, 'h', 'k', 'complete', 'ctxsw.sem', 0, ?, ?)",
+            (old.run_id, old.doc["run"]["started"], old.doc["run"]["finished"], old.doc["run"]["started"], old.text),
+        )
+    db.close()
+    with Store.open(url) as upgraded:
+        assert upgraded.get("1000").text == old.text
+        assert upgraded.provenance(old.run_id) == Provenance(None, None, None)
+        upgraded.add(in_campaign("2000000000000000", "idle", 1))
+        assert [r.id for r in upgraded.runs()] == ["2000000000000000", "1000000000000000"]
+    with psycopg.connect(url) as connection:
+        assert connection.execute("SELECT value FROM meta").fetchone() == (str(schema.SCHEMA_VERSION),)
+
+
+def test_a_server_that_never_answers_is_given_up_after_connect_timeout():
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()  # the kernel completes the connection; nobody ever answers on it
+        url = f"postgresql://someone:{pg.PASSWORD}@127.0.0.1:{silent.getsockname()[1]}/x?connect_timeout=2"
+        started = time.monotonic()
+        with pytest.raises(RtscopeError, match="cannot connect to results database .*timeout expired") as refused:
+            Store.open(url)
+    assert time.monotonic() - started < 6
+    assert pg.PASSWORD not in str(refused.value)

@@ -10,7 +10,7 @@ run (tests/test_layers.py holds them to it):
 - execution/  measuring a request under loads on a target; campaigns (spec, matrix, resume, progress)
 - targets/    where the probe runs and the transport that reaches it (the only way to touch that machine)
 - loads/      disturbance loads: their kinds, and a session that runs them through the target's transport
-- store/      the results database (SQLite)
+- store/      the results store: SQLite by default, a lab's PostgreSQL, one interface
 - analysis/   statistics, grouping (the one rule), the comparison with verdicts, the judge, the score
 - render/     text, HTML and SVG: what commands and the report draw from the result documents
 - exporters/  runs and comparisons in other tools' formats (CSV, JSON, cyclictest, LAVA, JUnit)

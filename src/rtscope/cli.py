@@ -27,6 +27,8 @@ COMMANDS = {
     "compare": "compare runs or groups of runs (campaign cells, labels, loads): values, ratios, real differences",
     "trend": "a metric's statistic across the stored runs, in time order, by kernel, label or week: table, CSV, JSON or HTML",
     "report": "write runs as one HTML page: the verdict, systems, configuration, tables and plots",
+    "push": "copy stored runs (with their campaigns) to another store, a lab's PostgreSQL: what is there already stays",
+    "pull": "copy runs (with their campaigns) from another store into this one: what is here already stays",
     "export": "write one run as CSV, JSON, a cyclictest histogram, LAVA result lines or JUnit XML",
     "check": "CI gate: exit 1 when RUN is worse than a baseline run or group of runs, beyond a threshold and significantly",
     "score": "score runs with the Metrics Number: 1 / Σ(time × weight) over a profile's metrics (higher is better)",
@@ -111,10 +113,10 @@ def _add_global_options(parser: argparse.ArgumentParser, *, after_command: bool)
     group = parser.add_argument_group("global options")
     group.add_argument(
         "--db",
-        type=Path,
-        metavar="PATH",
+        metavar="PATH|URL",
         default=default(None),
-        help="results database (default: $RTSCOPE_DB, else $XDG_DATA_HOME/rtscope/results.sqlite)",
+        help="results store: a SQLite file or a postgresql://[user@]host[:port]/dbname URL (default: $RTSCOPE_DB, "
+        "else $XDG_DATA_HOME/rtscope/results.sqlite)",
     )
     group.add_argument(
         "--probe",

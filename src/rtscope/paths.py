@@ -48,18 +48,19 @@ def schema_path(version: int) -> Path:
     return SCHEMA_DIR / f"result-v{version}.schema.json"
 
 
-def default_db_path(env: Mapping[str, str] = os.environ) -> Path:
-    """The results database: $RTSCOPE_DB, else $XDG_DATA_HOME/rtscope/results.sqlite.
+def default_db_path(env: Mapping[str, str] = os.environ) -> str:
+    """The results store: $RTSCOPE_DB (a SQLite file's path or a postgresql:// URL), else
+    $XDG_DATA_HOME/rtscope/results.sqlite.
 
     XDG_DATA_HOME falls back to ~/.local/share when unset, empty or relative, as the XDG base
     directory specification asks.
     """
     if env.get("RTSCOPE_DB"):
-        return Path(env["RTSCOPE_DB"])
+        return env["RTSCOPE_DB"]
     data_home = env.get("XDG_DATA_HOME", "")
     if not os.path.isabs(data_home):
         data_home = os.path.join(env.get("HOME") or os.path.expanduser("~"), ".local", "share")
-    return Path(data_home) / "rtscope" / "results.sqlite"
+    return os.path.join(data_home, "rtscope", "results.sqlite")
 
 
 def default_probe_path(env: Mapping[str, str] = os.environ) -> Path:

@@ -7,6 +7,7 @@ progress, and ``--resume`` measures exactly the (cell, repetition) pairs that ha
 """
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -91,14 +92,15 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
         return 0
     store = context.store(create=True)
     this, done = open_campaign(store, spec, context.target_spec, resume=args.resume)
+    # The store's URL may hold a password: the workers find it in their environment, which only this user
+    # can read, not on their command lines, which every user can.
+    os.environ["RTSCOPE_DB"] = str(context.db_path)
     statuses = run_workers(
         spec.targets,
         lambda target: [
             sys.executable,
             "-m",
             "rtscope",
-            "--db",
-            str(context.db_path),
             "--probe",
             str(context.probe),
             "--target",

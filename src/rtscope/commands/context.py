@@ -20,7 +20,7 @@ class Context:
     Use as a ``with`` block: the store, if opened, is closed at its end.
     """
 
-    def __init__(self, db_path: Path, probe: Path, target_spec: str, out: TextIO | None = None):
+    def __init__(self, db_path: str | Path, probe: Path, target_spec: str, out: TextIO | None = None):
         """``out`` is where commands print (default: sys.stdout as it is when the context is made)."""
         self.db_path = db_path
         self.probe = probe
@@ -41,7 +41,8 @@ class Context:
         return make_target(spec or self.target_spec, self.probe)
 
     def store(self, *, create: bool = False) -> Store:
-        """The results database, opened on first use (created too, with ``create``)."""
+        """The results store (a SQLite file or a PostgreSQL URL), opened on first use (created too, with
+        ``create``)."""
         if self._store is None:
             self._store = Store.open(self.db_path, create=create)
         return self._store
@@ -69,6 +70,19 @@ class Context:
             else:
                 runs.append(self.load_run(ref))
         return runs
+
+    def stored_ids(self, refs: list[str], *, every: bool = False) -> list[str]:
+        """The ids of the stored runs that RUN and ``campaign:NAME`` arguments name (as :meth:`load_runs`
+        reads them, but no result file), each once; with ``every``, of every stored run."""
+        if every:
+            return [row.id for row in self.store().runs()]
+        ids: list[str] = []
+        for ref in refs:
+            if ref.startswith(CAMPAIGN_PREFIX):
+                ids += [run.run_id for run in self.store().campaign_runs(ref.removeprefix(CAMPAIGN_PREFIX))]
+            else:
+                ids.append(self.store().latest().run_id if ref == LATEST else self.store().get(ref).run_id)
+        return list(dict.fromkeys(ids))
 
     def print(self, lines: list[str]) -> None:
         """Write ``lines`` to the output, one per line."""

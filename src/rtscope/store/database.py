@@ -1,80 +1,34 @@
-"""The results database: one SQLite file holding every stored run's exact result document.
-
-``runs`` keeps each document whole (so what is shown or exported is exactly what the probe wrote) next
-to the columns that listing needs; ``metrics`` keeps a few figures per metric for listing and queries;
-``campaigns`` the plan of each campaign, whose runs carry its id, their cell and repetition. A file that
-is not an rtscope database is refused without being touched; one of schema version 1 is upgraded.
+"""The results store: every stored run's exact result document, its campaign, and who stored it, in one
+SQLite file (the default: one person's) or a PostgreSQL database a lab shares (a postgresql:// URL), through
+one interface. The schema and its migrations are rtscope.store.schema's. A database that is not an rtscope
+store is refused without being touched; an older store is upgraded in place, in one transaction; a newer one
+is refused.
 """
 
 import contextlib
+import getpass
 import json
 import os
 import re
-import sqlite3
+import socket
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
+from rtscope import __version__
 from rtscope.errors import RtscopeError
 from rtscope.model import result
+from rtscope.store import schema
+from rtscope.store.connection import Connection, SqliteConnection
 
-SCHEMA_VERSION = 2
-
-# Version 2 added campaigns. A cell's repetition is measured once: an interrupted run is kept (what it
-# measured is worth having) but does not count, so the campaign runs that cell again.
-_CAMPAIGNS = """
-CREATE TABLE campaigns (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    started TEXT NOT NULL,
-    plan TEXT                     -- JSON: what the campaign runs (null when only its runs were stored)
-);
-CREATE UNIQUE INDEX runs_by_cell ON runs (campaign_id, cell, repetition)
-    WHERE campaign_id IS NOT NULL AND status != 'interrupted';
-"""
-_SCHEMA = (
-    """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE runs (
-    id TEXT PRIMARY KEY,
-    started TEXT NOT NULL,
-    finished TEXT NOT NULL,
-    label TEXT,
-    hostname TEXT NOT NULL,
-    kernel TEXT NOT NULL,
-    status TEXT NOT NULL,
-    benches TEXT NOT NULL,        -- bench ids, space-separated
-    warnings INTEGER NOT NULL,    -- how many configuration warnings the run has
-    stored_at TEXT NOT NULL,
-    document TEXT NOT NULL,       -- the result document, exactly as read
-    campaign_id TEXT, cell TEXT, repetition INTEGER    -- from the document's "campaign", when it has one
-);
-CREATE INDEX runs_by_start ON runs (started);
-CREATE TABLE metrics (
-    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-    metric_id TEXT NOT NULL,
-    valid INTEGER NOT NULL,
-    count INTEGER NOT NULL,
-    p50 REAL, p99 REAL, max REAL, mean REAL,    -- overhead-adjusted, as rtscope shows them
-    PRIMARY KEY (run_id, metric_id)
-);
-"""
-    + _CAMPAIGNS
-)
-
-_UPGRADE_FROM_1 = (
-    "ALTER TABLE runs ADD COLUMN campaign_id TEXT; ALTER TABLE runs ADD COLUMN cell TEXT; "
-    "ALTER TABLE runs ADD COLUMN repetition INTEGER;" + _CAMPAIGNS
-)
-
-_NEWEST_FIRST = "ORDER BY started DESC, rowid DESC"
 _ID = re.compile(r"[0-9a-fA-F]{1,16}")
+_POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
 @dataclass(frozen=True)
 class RunRow:
-    """A stored run as the run list shows it."""
+    """A stored run as the run list shows it, with who stored it (None: stored before rtscope recorded it)."""
 
     id: str
     started: str
@@ -85,6 +39,44 @@ class RunRow:
     benches: tuple[str, ...]
     invalid_metrics: int
     warnings: int
+    target: str | None
+    campaign_id: str | None
+    measured_by: str | None
+    analyzer_host: str | None
+    rtscope_version: str | None
+
+
+@dataclass(frozen=True)
+class RunFilter:
+    """Which runs :meth:`Store.runs` lists: each field given must match exactly; ``since`` is the earliest
+    start ("2026-11-01" or "2026-11-01T08:00:00", UTC); ``campaign`` a name or id as :meth:`Store.campaign`
+    finds it."""
+
+    target: str | None = None
+    kernel: str | None = None
+    label: str | None = None
+    user: str | None = None
+    campaign: str | None = None
+    since: str | None = None
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Who stored a run: the analyzer's user, the machine it ran on, and rtscope's version (None: not
+    recorded, for a run stored before rtscope recorded it)."""
+
+    user: str | None
+    host: str | None
+    version: str | None
+
+    @classmethod
+    def here(cls) -> "Provenance":
+        """This process's."""
+        try:
+            user = getpass.getuser()
+        except OSError:  # no name for this uid (a container's)
+            user = str(os.getuid())
+        return cls(user, socket.gethostname(), __version__)
 
 
 @dataclass(frozen=True)
@@ -98,21 +90,27 @@ class Campaign:
 
 
 class Store:
-    """An open results database. Use :meth:`open`; close with :meth:`close` or a ``with`` block."""
+    """An open results store. Use :meth:`open`; close with :meth:`close` or a ``with`` block."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path):
-        """Wrap a connection to a checked rtscope database (use :meth:`open` to get one)."""
+    def __init__(self, connection: Connection):
+        """Wrap a connection to a checked rtscope store (use :meth:`open` to get one)."""
         self._db = connection
-        self._db.execute("PRAGMA foreign_keys = ON")
-        self.path = path
+        # Where the store is, as messages name it (a URL without its password).
+        self.path = connection.name
+        self._order = connection.dialect.insertion_order
+        self._newest_first = f"ORDER BY started DESC, {self._order} DESC"
 
     @classmethod
-    def open(cls, path: Path, *, create: bool = False) -> "Store":
-        """Open the database at ``path``; with ``create``, make it (and its directory) if missing.
+    def open(cls, location: str | Path, *, create: bool = False) -> "Store":
+        """Open the store at ``location``: a SQLite file's path, or a ``postgresql://`` URL. With ``create``,
+        make it (a file and its directory; in PostgreSQL, the tables in an empty database) if missing.
 
-        Raises RtscopeError when it is missing (and not to be created), or is not an rtscope database
-        of a schema version this rtscope reads; such a file is left exactly as it was.
+        Raises RtscopeError when it is missing (and not to be created), unreachable, or not an rtscope store
+        of a schema version this rtscope reads; such a database is left exactly as it was.
         """
+        if str(location).startswith(_POSTGRES_SCHEMES):
+            return cls._open_postgres(str(location), create=create)
+        path = Path(location)
         if path.is_dir():
             raise RtscopeError(f"{path} is a directory, not a results database")
         if path.exists():
@@ -122,7 +120,7 @@ class Store:
         return cls._create(path)
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the store."""
         self._db.close()
 
     def __enter__(self) -> Self:
@@ -131,21 +129,23 @@ class Store:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def add(self, run: result.Result) -> None:
-        """Store a validated result, in one transaction. A run id already stored raises RtscopeError."""
+    def add(self, run: result.Result, provenance: Provenance | None = None) -> None:
+        """Store a validated result whole, in one transaction, as stored by ``provenance`` (default: this
+        process's user, host and rtscope). A run id already stored raises RtscopeError."""
         doc = run.doc
         campaign = doc.get("campaign") or {}
+        by = provenance or Provenance.here()
         try:
-            with self._db:
+            with self._db.transaction():
                 if campaign:
                     self._db.execute(
-                        "INSERT OR IGNORE INTO campaigns (id, name, started) VALUES (?, ?, ?)",
+                        "INSERT INTO campaigns (id, name, started) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                         (campaign["id"], campaign["name"], doc["run"]["started"]),
                     )
                 self._db.execute(
-                    "INSERT INTO runs (id, started, finished, label, hostname, kernel, status, benches,"
-                    " warnings, stored_at, document, campaign_id, cell, repetition)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO runs (id, started, finished, label, hostname, kernel, status, benches, warnings,"
+                    " stored_at, document_zlib, campaign_id, cell, repetition, target, measured_by, analyzer_host,"
+                    " rtscope_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         run.run_id,
                         doc["run"]["started"],
@@ -157,10 +157,14 @@ class Store:
                         " ".join(b["id"] for b in doc["benches"]),
                         len(doc["config"]["warnings"]),
                         utc_now(),
-                        run.text,
+                        schema.compress(run.text),
                         campaign.get("id"),
                         campaign.get("cell"),
                         campaign.get("repetition"),
+                        (doc.get("target") or {}).get("name"),
+                        by.user,
+                        by.host,
+                        by.version,
                     ),
                 )
                 self._db.executemany(
@@ -168,7 +172,7 @@ class Store:
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [_metric_row(run.run_id, m) for m in doc["metrics"]],
                 )
-        except sqlite3.IntegrityError:
+        except self._db.integrity_error:
             if self._db.execute("SELECT 1 FROM runs WHERE id = ?", (run.run_id,)).fetchone():
                 raise RtscopeError(f"run {run.run_id} is already stored") from None
             raise RtscopeError(
@@ -176,20 +180,47 @@ class Store:
                 f"repetition {campaign['repetition']}"
             ) from None
 
+    def has(self, run_id: str) -> bool:
+        """Whether the run with this (whole) id is stored."""
+        return self._db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is not None
+
+    def provenance(self, run_id: str) -> Provenance:
+        """Who stored the run with this (whole) id."""
+        return Provenance(
+            *self._db.execute(
+                "SELECT measured_by, analyzer_host, rtscope_version FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
+        )
+
+    def keep_campaign(self, campaign: Campaign) -> None:
+        """Record a campaign copied from another store: added when missing, its plan filled in when only its
+        runs' tags had named it, left as it is otherwise."""
+        with self._db.transaction():
+            self._db.execute(
+                "INSERT INTO campaigns (id, name, started, plan) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE"
+                " SET plan = COALESCE(campaigns.plan, excluded.plan)",
+                (
+                    campaign.id,
+                    campaign.name,
+                    campaign.started,
+                    None if campaign.plan is None else json.dumps(campaign.plan),
+                ),
+            )
+
     def add_campaign(self, campaign: Campaign) -> None:
         """Record a new campaign and its plan; an id already stored raises RtscopeError."""
         try:
-            with self._db:
+            with self._db.transaction():
                 self._db.execute(
                     "INSERT INTO campaigns (id, name, started, plan) VALUES (?, ?, ?, ?)",
                     (campaign.id, campaign.name, campaign.started, json.dumps(campaign.plan)),
                 )
-        except sqlite3.IntegrityError:
+        except self._db.integrity_error:
             raise RtscopeError(f"campaign {campaign.id} is already stored") from None
 
     def set_campaign_plan(self, campaign_id: str, plan: dict[str, Any]) -> None:
         """Replace a stored campaign's plan (a resumed campaign extended to more repetitions)."""
-        with self._db:
+        with self._db.transaction():
             self._db.execute("UPDATE campaigns SET plan = ? WHERE id = ?", (json.dumps(plan), campaign_id))
 
     def campaign(self, name_or_id: str) -> Campaign:
@@ -209,8 +240,7 @@ class Store:
             raise RtscopeError(f"campaign id prefix {name_or_id} is ambiguous: {len(rows)} campaigns start with it")
         if not rows:
             rows = self._db.execute(
-                "SELECT id, name, started, plan FROM campaigns WHERE name = ?"
-                " ORDER BY started DESC, rowid DESC LIMIT 1",
+                f"SELECT id, name, started, plan FROM campaigns WHERE name = ? {self._newest_first} LIMIT 1",
                 (name_or_id,),
             ).fetchall()
         if not rows:
@@ -220,11 +250,12 @@ class Store:
 
     def campaign_cells(self, campaign_id: str) -> set[tuple[str, int]]:
         """The (cell, repetition) pairs of a campaign that have a run that counts (not interrupted)."""
-        return set(
-            self._db.execute(
+        return {
+            (cell, repetition)
+            for cell, repetition in self._db.execute(
                 "SELECT cell, repetition FROM runs WHERE campaign_id = ? AND status != 'interrupted'", (campaign_id,)
             )
-        )
+        }
 
     def campaign_runs(self, name_or_id: str) -> list[result.Result]:
         """The runs that count of the campaign :meth:`campaign` finds: cell by cell in the order the
@@ -235,36 +266,54 @@ class Store:
             row[0]
             for row in self._db.execute(
                 "SELECT id FROM runs AS run WHERE campaign_id = ? AND status != 'interrupted' ORDER BY"
-                " (SELECT MIN(rowid) FROM runs WHERE campaign_id = run.campaign_id AND cell = run.cell),"
+                f" (SELECT MIN({self._order}) FROM runs WHERE campaign_id = run.campaign_id AND cell = run.cell),"
                 " repetition",
                 (campaign.id,),
             )
         ]
         if not ids:
             raise RtscopeError(f"campaign {campaign.name} ({campaign.id}) has no measured runs yet")
-        return [self._document(run_id) for run_id in ids]
+        return self._documents(ids)
 
-    def runs(self, limit: int | None = None) -> list[RunRow]:
-        """Stored runs, newest first; at most ``limit`` of them when given."""
-        cursor = self._db.cursor()
-        cursor.row_factory = sqlite3.Row
-        rows = cursor.execute(
-            "SELECT id, started, label, hostname, kernel, status, benches, warnings,"
-            " (SELECT COUNT(*) FROM metrics WHERE run_id = runs.id AND NOT valid) AS invalid"
-            f" FROM runs {_NEWEST_FIRST} LIMIT ?",
-            (-1 if limit is None else limit,),
+    def runs(self, limit: int | None = None, only: RunFilter = RunFilter()) -> list[RunRow]:
+        """Stored runs that ``only`` lets through, newest first; at most ``limit`` of them when given."""
+        conditions, parameters = ["TRUE"], list[Any]()
+        for column, value in (
+            ("target", only.target),
+            ("kernel", only.kernel),
+            ("label", only.label),
+            ("measured_by", only.user),
+            ("campaign_id", None if only.campaign is None else self.campaign(only.campaign).id),
+        ):
+            if value is not None:
+                conditions.append(f"{column} = ?")
+                parameters.append(value)
+        if only.since is not None:
+            conditions.append("started >= ?")
+            parameters.append(only.since)
+        rows = self._db.execute(
+            "SELECT id, started, label, hostname, kernel, status, benches,"
+            " (SELECT COUNT(*) FROM metrics WHERE run_id = runs.id AND valid = 0), warnings,"
+            " target, campaign_id, measured_by, analyzer_host, rtscope_version"
+            f" FROM runs WHERE {' AND '.join(conditions)} {self._newest_first}" + ("" if limit is None else " LIMIT ?"),
+            parameters if limit is None else [*parameters, limit],
         )
         return [
             RunRow(
-                id=row["id"],
-                started=row["started"],
-                label=row["label"],
-                hostname=row["hostname"],
-                kernel=row["kernel"],
-                status=row["status"],
-                benches=tuple(row["benches"].split()),
-                invalid_metrics=row["invalid"],
-                warnings=row["warnings"],
+                id=row[0],
+                started=row[1],
+                label=row[2],
+                hostname=row[3],
+                kernel=row[4],
+                status=row[5],
+                benches=tuple(row[6].split()),
+                invalid_metrics=row[7],
+                warnings=row[8],
+                target=row[9],
+                campaign_id=row[10],
+                measured_by=row[11],
+                analyzer_host=row[12],
+                rtscope_version=row[13],
             )
             for row in rows
         ]
@@ -284,34 +333,61 @@ class Store:
             raise RtscopeError(f"no stored run has an id starting with {prefix} (rtscope runs lists them)")
         if len(ids) > 1:
             raise RtscopeError(f"run id prefix {prefix} is ambiguous: {len(ids)} stored runs start with it")
-        return self._document(ids[0])
+        return self._documents(ids)[0]
 
     def latest(self) -> result.Result:
         """The newest stored run; RtscopeError when there is none."""
-        row = self._db.execute(f"SELECT id FROM runs {_NEWEST_FIRST} LIMIT 1").fetchone()
+        row = self._db.execute(f"SELECT id FROM runs {self._newest_first} LIMIT 1").fetchone()
         if row is None:
             raise RtscopeError(f"no runs stored in {self.path} yet (rtscope run stores them)")
-        return self._document(row[0])
+        return self._documents([row[0]])[0]
 
-    def _document(self, run_id: str) -> result.Result:
-        (text,) = self._db.execute("SELECT document FROM runs WHERE id = ?", (run_id,)).fetchone()
+    def _documents(self, run_ids: list[str]) -> list[result.Result]:
+        # One query for them all: a round trip to a server costs more than reading a document.
+        found: dict[str, str] = {}
+        for start in range(0, len(run_ids), _QUERY_IDS):
+            chunk = run_ids[start : start + _QUERY_IDS]
+            found.update(
+                (run_id, schema.decompress(data))
+                for run_id, data in self._db.execute(
+                    f"SELECT id, document_zlib FROM runs WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+                )
+            )
         # Validated when stored: parsing is enough.
-        return result.Result(json.loads(text), text)
+        return [result.Result(json.loads(found[run_id]), found[run_id]) for run_id in run_ids]
+
+    @classmethod
+    def _open_postgres(cls, url: str, *, create: bool) -> "Store":
+        from rtscope.store import postgres  # psycopg is imported only for a PostgreSQL store
+
+        db = postgres.PostgresConnection(url)
+        try:
+            # Under the schema's lock: two processes that find an empty or old store make or upgrade it once.
+            with db.transaction():
+                db.lock()
+                if not db.is_empty():
+                    schema.migrate(db, schema.stored_version(db))
+                elif create:
+                    schema.migrate(db, 0)
+                else:
+                    raise RtscopeError(f"no results store in {db.name} yet (rtscope run creates it)")
+        except RtscopeError:
+            db.close()
+            raise
+        return cls(db)
 
     @classmethod
     def _open_existing(cls, path: Path) -> "Store":
         # mode=rw never creates a file; nothing is written before the meta table has been checked.
+        db = SqliteConnection(f"file:{_uri_path(path)}?mode=rw", str(path), uri=True)
         try:
-            connection = _connect(f"file:{_uri_path(path)}?mode=rw", uri=True)
-        except sqlite3.Error as error:
-            raise RtscopeError(f"cannot open results database {path}: {error}") from None
-        try:
-            if _schema_version(connection, path) == 1:
-                _upgrade_from_1(connection, path)
+            if schema.stored_version(db) < schema.SCHEMA_VERSION:
+                with db.transaction():  # the write lock: another process may have upgraded it meanwhile
+                    schema.migrate(db, schema.stored_version(db))
         except RtscopeError:
-            connection.close()
+            db.close()
             raise
-        return cls(connection, path)
+        return cls(db)
 
     @classmethod
     def _create(cls, path: Path) -> "Store":
@@ -321,18 +397,17 @@ class Store:
         temporary = path.parent / f".{path.name}.{os.getpid()}.tmp"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            connection = _connect(str(temporary))
+            db = SqliteConnection(str(temporary), str(path))
             try:
                 # WAL lets readers and a writer work at once; the mode is kept in the file.
-                connection.execute("PRAGMA journal_mode = WAL")
-                connection.executescript(
-                    f"BEGIN; {_SCHEMA} INSERT INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}'); COMMIT;"
-                )
+                db.execute("PRAGMA journal_mode = WAL")
+                with db.transaction():
+                    schema.migrate(db, 0)
             finally:
-                connection.close()  # its write-ahead log is checkpointed into the file and removed
+                db.close()  # its write-ahead log is checkpointed into the file and removed
             with contextlib.suppress(FileExistsError):
                 os.link(temporary, path)
-        except (OSError, sqlite3.Error) as error:
+        except OSError as error:
             raise RtscopeError(f"cannot create results database {path}: {error}") from None
         finally:
             temporary.unlink(missing_ok=True)
@@ -367,39 +442,8 @@ class Store:
         ]
 
 
-def _connect(database: str, *, uri: bool = False) -> sqlite3.Connection:
-    # A writer holds the lock only for one short transaction: waiting for it is better than failing.
-    return sqlite3.connect(database, uri=uri, timeout=10)
-
-
-def _schema_version(connection: sqlite3.Connection, path: Path) -> int:
-    """The schema version of an rtscope database: RtscopeError unless it is one this rtscope reads."""
-    try:
-        row = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    except sqlite3.DatabaseError as error:
-        raise RtscopeError(f"{path} is not an rtscope results database ({error})") from None
-    if row is None:
-        raise RtscopeError(f"{path} is not an rtscope results database (no schema version)")
-    if row[0] not in ("1", str(SCHEMA_VERSION)):
-        raise RtscopeError(
-            f"{path}: results database schema version {row[0]} is not supported "
-            f"(this rtscope reads 1 and {SCHEMA_VERSION})"
-        )
-    return int(row[0])
-
-
-def _upgrade_from_1(connection: sqlite3.Connection, path: Path) -> None:
-    """Add what version 2 has: the campaign columns and table. Version-1 runs belong to no campaign."""
-    try:
-        # One transaction: a concurrent upgrade or a crash leaves version 1 or version 2, nothing between.
-        connection.executescript(
-            f"BEGIN IMMEDIATE; {_UPGRADE_FROM_1} UPDATE meta SET value = "
-            f"'{SCHEMA_VERSION}' WHERE key = 'schema_version' AND value = '1'; COMMIT;"
-        )
-    except sqlite3.OperationalError as error:
-        connection.rollback()
-        if _schema_version(connection, path) != SCHEMA_VERSION:  # else another process upgraded it first
-            raise RtscopeError(f"cannot upgrade results database {path}: {error}") from None
+# SQLite allows at most 32766 parameters in one statement.
+_QUERY_IDS = 1000
 
 
 def _uri_path(path: Path) -> str:
@@ -412,7 +456,7 @@ def _metric_row(run_id: str, metric: dict[str, Any]) -> tuple[Any, ...]:
     return (
         run_id,
         metric["id"],
-        metric["valid"],
+        int(metric["valid"]),
         metric["stats"]["count"],
         figures["p50"],
         figures["p99"],
@@ -424,3 +468,18 @@ def _metric_row(run_id: str, metric: dict[str, Any]) -> tuple[Any, ...]:
 def utc_now() -> str:
     """Now in UTC, to the second, as the store writes times: "2026-11-22T08:30:00Z"."""
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def copy_runs(source: Store, destination: Store, run_ids: list[str]) -> tuple[int, int]:
+    """Copy the runs of ``run_ids`` that ``destination`` lacks from ``source``, each whole with its campaign
+    and who stored it; (how many were copied, how many were there already). Copying again copies nothing."""
+    copied = 0
+    for run_id in run_ids:
+        if destination.has(run_id):
+            continue
+        run = source.get(run_id)
+        if "campaign" in run.doc:
+            destination.keep_campaign(source.campaign(run.doc["campaign"]["id"]))
+        destination.add(run, source.provenance(run_id))
+        copied += 1
+    return copied, len(run_ids) - copied

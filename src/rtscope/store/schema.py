@@ -1,0 +1,133 @@
+"""The store's schema, as one history of migrations that serves SQLite and PostgreSQL alike: step N turns a
+store of version N into version N + 1, and a new store is made by all of them in turn (step 0 makes the
+tables). ``{blob}``, ``{real}`` and ``{order_column}`` are spelled by the database's dialect.
+
+``runs`` keeps each document whole, zlib-compressed (so what is shown or exported is exactly what the probe
+wrote, raw samples and histograms included, in a third of the bytes or less), next to the columns that
+listing and filtering need and who stored it (provenance); ``metrics`` keeps a few figures per metric for
+listing and queries; ``campaigns`` the plan of each campaign, whose runs carry its id, cell and repetition.
+"""
+
+import json
+import zlib
+from collections.abc import Callable
+
+from rtscope.errors import RtscopeError
+from rtscope.store.connection import Connection, StoreError
+
+_CREATE = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES ('schema_version', '0');
+CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    started TEXT NOT NULL,
+    finished TEXT NOT NULL,
+    label TEXT,
+    hostname TEXT NOT NULL,
+    kernel TEXT NOT NULL,
+    status TEXT NOT NULL,
+    benches TEXT NOT NULL,        -- bench ids, space-separated
+    warnings INTEGER NOT NULL,    -- how many configuration warnings the run has
+    stored_at TEXT NOT NULL,
+    document TEXT NOT NULL        -- the result document, exactly as read
+    {order_column}
+);
+CREATE INDEX runs_by_start ON runs (started);
+CREATE TABLE metrics (
+    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    metric_id TEXT NOT NULL,
+    valid INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    p50 {real}, p99 {real}, max {real}, mean {real},    -- overhead-adjusted, as rtscope shows them
+    PRIMARY KEY (run_id, metric_id)
+)
+"""
+
+# A cell's repetition is measured once: an interrupted run is kept (what it measured is worth having) but does
+# not count, so the campaign runs that cell again.
+_CAMPAIGNS = """
+ALTER TABLE runs ADD COLUMN campaign_id TEXT;
+ALTER TABLE runs ADD COLUMN cell TEXT;
+ALTER TABLE runs ADD COLUMN repetition INTEGER;
+CREATE TABLE campaigns (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    started TEXT NOT NULL,
+    plan TEXT                     -- JSON: what the campaign runs (null when only its runs were stored)
+    {order_column}
+);
+CREATE UNIQUE INDEX runs_by_cell ON runs (campaign_id, cell, repetition)
+    WHERE campaign_id IS NOT NULL AND status != 'interrupted'
+"""
+
+# Who measured (null for runs stored before version 3), the target to filter by, the document compressed.
+_PROVENANCE = """
+ALTER TABLE runs ADD COLUMN target TEXT;
+ALTER TABLE runs ADD COLUMN measured_by TEXT;        -- the analyzer's user
+ALTER TABLE runs ADD COLUMN analyzer_host TEXT;      -- the machine the analyzer ran on
+ALTER TABLE runs ADD COLUMN rtscope_version TEXT;
+ALTER TABLE runs ADD COLUMN document_zlib {blob}
+"""
+_PROVENANCE_DONE = """
+ALTER TABLE runs DROP COLUMN document;
+CREATE INDEX runs_by_campaign ON runs (campaign_id)
+"""
+
+
+def compress(text: str) -> bytes:
+    """A result document as the store keeps it."""
+    return zlib.compress(text.encode(), 6)
+
+
+def decompress(data: bytes) -> str:
+    """A result document as :func:`compress` kept it."""
+    return zlib.decompress(data).decode()
+
+
+def target_name(document: str) -> str | None:
+    """The --target a result document was measured on (None: the document does not say)."""
+    target: dict[str, str] | None = json.loads(document).get("target")
+    return None if target is None else target["name"]
+
+
+def _compress_documents(db: Connection) -> None:
+    for run_id, text in db.execute("SELECT id, document FROM runs").fetchall():
+        try:
+            target = target_name(text)
+        except (ValueError, TypeError, KeyError, AttributeError):  # changed by hand since rtscope stored it
+            raise RtscopeError(f"cannot upgrade {db.name}: the document of run {run_id} is not a result") from None
+        db.execute("UPDATE runs SET document_zlib = ?, target = ? WHERE id = ?", (compress(text), target, run_id))
+
+
+Step = tuple[str | Callable[[Connection], None], ...]
+_STEPS: list[Step] = [(_CREATE,), (_CAMPAIGNS,), (_PROVENANCE, _compress_documents, _PROVENANCE_DONE)]
+SCHEMA_VERSION = len(_STEPS)
+
+
+def stored_version(db: Connection) -> int:
+    """The schema version of an rtscope store; RtscopeError unless it is one this rtscope reads."""
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except StoreError as error:
+        raise RtscopeError(f"{db.name} is not an rtscope results database ({error.reason})") from None
+    if row is None:
+        raise RtscopeError(f"{db.name} is not an rtscope results database (no schema version)")
+    if not row[0].isdigit() or not 1 <= int(row[0]) <= SCHEMA_VERSION:
+        raise RtscopeError(
+            f"{db.name}: results database schema version {row[0]} is not supported "
+            f"(this rtscope reads 1 to {SCHEMA_VERSION}; a newer rtscope wrote it)"
+        )
+    return int(row[0])
+
+
+def migrate(db: Connection, version: int, to: int = SCHEMA_VERSION) -> None:
+    """Bring a store of ``version`` (0: an empty database) to version ``to``; call within a transaction
+    holding :meth:`Connection.lock`, so that a crash or a concurrent upgrade leaves one version or the other."""
+    dialect = db.dialect
+    for number in range(version, to):
+        for part in _STEPS[number]:
+            if isinstance(part, str):
+                db.script(part.format(blob=dialect.blob, real=dialect.real, order_column=dialect.order_column))
+            else:
+                part(db)
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(number + 1),))

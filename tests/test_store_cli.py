@@ -1,0 +1,130 @@
+"""Every command that reads or writes runs, on a PostgreSQL store as on the default SQLite file; runs'
+filters and JSON; the store's messages never show a password."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import postgres as pg
+from conftest import process_env
+from rtscope.store.database import Store
+from test_campaign import FAKE_SPEC, spec_file
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def store_url(request, db_path, monkeypatch):
+    """This test's store for rtscope ($RTSCOPE_DB): the SQLite file, or a new database's writer URL."""
+    if request.param == "sqlite":
+        return str(db_path)
+    cluster = request.getfixturevalue("postgres")
+    url = cluster.url(cluster.new_database())
+    monkeypatch.setenv("RTSCOPE_DB", url)
+    return url
+
+
+def test_every_command_works_the_same_on_both_stores(fake, store_url, tmp_path):
+    for label in ("one", "two"):
+        outcome = fake("run", "--label", label)
+        assert outcome.status == 0, outcome.err
+    listed = json.loads(fake("runs", "--format", "json").out)
+    assert [run["label"] for run in listed] == ["two", "one"]
+    first, second = listed[1]["id"], listed[0]["id"]
+    profile = tmp_path / "profile.toml"
+    profile.write_text('name = "switches"\nstatistic = "mean"\n[weights]\n"ctxsw.sem" = 55\n')
+    assert {run["measured_by"] for run in listed} == {Store.open(store_url).runs()[0].measured_by}
+    assert listed[0]["rtscope_version"] and listed[0]["analyzer_host"]
+    for command in (
+        ["show", "last"],
+        ["show", first[:6]],
+        ["compare", first, second],
+        ["report", first, "last", "-o", tmp_path / "report.html"],
+        ["score", first, second, "--profile", profile],
+        ["check", "last", "--baseline", first],
+        ["export", first, "--format", "csv"],
+        ["export", first, "--format", "kcidb"],
+        ["trend", "ctxsw.sem", "--format", "json"],
+        ["check", "last", "--baseline", "label:one"],
+    ):
+        outcome = fake(*command)
+        assert outcome.status in (0, 1) and not outcome.err.startswith("rtscope:"), (command, outcome.err)
+    spec = spec_file(tmp_path, FAKE_SPEC)
+    assert fake("campaign", spec).status == 0
+    resumed = fake("campaign", spec, "--resume")
+    assert resumed.status == 0 and "is complete: nothing left to measure" in resumed.out
+    assert len(json.loads(fake("runs", "--campaign", "replayed", "--format", "json").out)) == 6
+    assert fake("compare", "campaign:replayed", "--format", "csv").status == 0
+
+
+def test_runs_filters(fake, store_url, recorded_dir):
+    for label in ("stock", "rt"):
+        assert fake("run", "--label", label).status == 0
+    assert [run["label"] for run in json.loads(fake("runs", "--label", "rt", "--format", "json").out)] == ["rt"]
+    assert len(fake("runs", "--on", f"fake:{recorded_dir}").out.splitlines()) == 3
+    assert len(fake("runs", "--on", "local").out.splitlines()) == 1  # the message
+    assert fake("runs", "--user", "nobody-here").out.startswith("no stored run in ")
+    assert fake("runs", "--since", "2000-01-01").out.count("\n") == 3
+    assert fake("runs", "--since", "3000-01-01", "--format", "json").out.strip() == "[]"
+    bad = fake("runs", "--since", "yesterday")
+    assert bad.status == 2 and bad.err.startswith("rtscope: argument --since: bad date 'yesterday'")
+
+
+@pytest.mark.parametrize(
+    "url, message",
+    [
+        (f"postgresql://someone:{pg.PASSWORD}@127.0.0.1:1/x?connect_timeout=2", "cannot connect to results database"),
+        (f"postgresql://someone:{pg.PASSWORD}@127.0.0.1:1/x?nonsense=1", "is not a valid PostgreSQL URL"),
+    ],
+)
+def test_a_store_that_cannot_be_reached_is_one_line_without_its_password(rtscope, monkeypatch, url, message):
+    monkeypatch.setenv("RTSCOPE_DB", url)
+    outcome = rtscope("runs")
+    assert outcome.status == 2 and outcome.err.count("\n") == 1 and message in outcome.err, outcome.err
+    assert pg.PASSWORD not in outcome.err and "someone:***@127.0.0.1:1" in outcome.err
+
+
+def test_a_campaign_on_two_targets_stores_into_postgres_by_one_url(postgres, recorded_dir, tmp_path, db_path):
+    url = postgres.url(postgres.new_database())
+    spec = spec_file(
+        tmp_path, FAKE_SPEC.replace("repetitions = 3", f'repetitions = 1\ntargets = ["fake:{recorded_dir}", "fake:."]')
+    )
+    env = {key: value for key, value in process_env(db_path).items() if key != "RTSCOPE_DB"}
+    ran = subprocess.run(
+        [sys.executable, "-m", "rtscope", "--db", url, "campaign", spec],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=recorded_dir,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    with Store.open(url) as store:
+        assert len(store.campaign_runs("replayed")) == 4
+    assert not db_path.exists()
+
+
+def test_push_and_pull_copy_runs_once_with_their_campaigns(fake, store_url, tmp_path):
+    spec = spec_file(tmp_path, FAKE_SPEC)
+    assert fake("campaign", spec).status == 0
+    assert fake("run", "--label", "alone").status == 0
+    other = tmp_path / "other.sqlite"
+    pushed = fake("push", "campaign:replayed", "--to", other)
+    assert pushed.status == 0 and pushed.out.startswith(f"pushed 6 runs to {other} (0 already there)"), pushed.err
+    assert fake("push", "--all", "--to", other).out.startswith("pushed 1 runs to")  # the campaign's are there
+    assert fake("push", "--all", "--to", other).out.startswith("pushed 0 runs to")
+    with Store.open(other) as copy, Store.open(store_url) as original:
+        assert copy.campaign("replayed").plan == original.campaign("replayed").plan
+        assert sorted((r.id, r.measured_by, r.analyzer_host) for r in copy.runs()) == sorted(
+            (r.id, r.measured_by, r.analyzer_host) for r in original.runs()
+        )
+    # Back the other way, into an empty store, and the campaign goes on there.
+    empty = tmp_path / "empty.sqlite"
+    pulled = fake("--db", empty, "pull", "campaign:replayed", "--from", store_url)
+    assert pulled.status == 0 and pulled.out.startswith("pulled 6 runs from"), pulled.err
+    assert pg.PASSWORD not in pulled.out
+    resumed = fake("--db", empty, "campaign", spec, "--resume")
+    assert resumed.status == 0 and "is complete: nothing left to measure" in resumed.out
+    refused = fake("push", "--to", other)
+    assert refused.status == 2 and "name the runs to copy" in refused.err
