@@ -8,21 +8,22 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Sequence
 
-from rtscope.targets.transport import dying_with_rtscope
+from rtscope.targets.transport import dying_with_rtscope, sigterm_interrupts
 
 
-def run_workers(targets: Sequence[str], argv_for: Callable[[str], list[str]]) -> dict[str, int]:
-    """Run ``argv_for(target)`` for every target at once; each one's exit status, by target."""
+def run_workers(argvs: dict[str, list[str]]) -> dict[str, int]:
+    """Run every worker's argv at once (by the name its messages go under); each one's exit status.
+    SIGTERM stops them as Ctrl-C does, so that they give back what they hold (a labgrid place)."""
+    sigterm_interrupts()
     workers = {
         target: subprocess.Popen(
-            dying_with_rtscope(argv_for(target)),
+            dying_with_rtscope(argv),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        for target in targets
+        for target, argv in argvs.items()
     }
     lock = threading.Lock()
     relays = [
