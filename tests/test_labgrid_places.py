@@ -239,24 +239,35 @@ def test_a_campaign_mixes_a_place_with_an_ssh_board(db_path, fleet, tmp_path):
     assert kinds == ["labgrid", "ssh"]
 
 
-def test_a_killed_campaign_leaves_its_place_acquired_until_released(db_path, fleet, tmp_path):
+def test_a_killed_campaign_s_place_is_freed_by_its_guard_for_the_next_one(db_path, fleet, tmp_path):
     _, lab = fleet
-    spec = _spec(tmp_path, "killed", ["labgrid-place:board-a"], repetitions=1, duration=60)
+    spec = _spec(tmp_path, "killed", ["labgrid-place:board-a", "labgrid-place:board-b"], repetitions=1, duration=60)
     process = _start(db_path, fleet, "campaign", str(spec))
     try:
-        _until("board-a acquired", lambda: "board-a" in lab.acquired())
+        _until("both places acquired", lambda: {"board-a", "board-b"} <= lab.acquired().keys())
     finally:
-        process.kill()
+        process.kill()  # its workers die with it (SIGKILL): none can give back its place
         process.communicate()
-    # labgrid keeps an acquired place, and its reservation, until someone releases it.
-    time.sleep(2)
-    assert "board-a" in lab.acquired()
-    refused = _rtscope(db_path, fleet, "--wait", "1", "--target", "labgrid-place:board-a", "run", timeout=60)
-    assert "place board-a still busy after" in refused.err
-    lab.client("-p", "board-a", "release")
-    # Its reservation, allocated again once the place is free, is cancelled as labgrid's client does it.
-    for line in lab.reservations().splitlines():
-        if line.startswith("Reservation '"):
-            lab.client("cancel-reservation", line.split("'")[1])
+    killed = time.monotonic()
+    _until(
+        "the places released and the reservations cancelled",
+        lambda: not lab.acquired() and not lab.reservations().strip(),
+    )
+    print(f"the guards freed both places {time.monotonic() - killed:.2f} s after the SIGKILL")
     again = _rtscope(db_path, fleet, "campaign", str(_spec(tmp_path, "next", ["labgrid-place:board-a"], 1, 0.3)))
     assert again.status == 0, again.err
+
+
+def test_a_killed_run_waiting_for_a_place_leaves_no_reservation(db_path, fleet):
+    _, lab = fleet
+    lab.client("-p", "board-b", "acquire")
+    try:
+        process = _start(db_path, fleet, "--target", "labgrid-place:board-b", "run")
+        try:
+            _until("a reservation waiting", lambda: "waiting" in lab.reservations())
+        finally:
+            process.kill()
+            process.communicate()
+        _until("the reservation cancelled", lambda: not lab.reservations().strip(), timeout_s=30)
+    finally:
+        lab.client("-p", "board-b", "release")

@@ -22,6 +22,7 @@ import contextlib
 import logging
 import os
 import re
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Coroutine
@@ -46,6 +47,7 @@ _REPORT_EVERY_S = 10.0
 _ANSWER_S = 10.0
 _NAME = re.compile(r"[a-z0-9_-]+", re.IGNORECASE)
 _COUNT = re.compile(r"count=(\d+)")
+_GIVEN_BACK = b"given back\n"
 
 
 def coordinator_address() -> str:
@@ -107,13 +109,43 @@ def boards(spec: str) -> int:
     return parse_spec(spec).count
 
 
+class Guard:
+    """A process of its own that gives back what this one holds, should this one die without doing so (a
+    SIGKILL): it waits for the end of a pipe that only this process holds, then, unless told that all was
+    given back, releases the place that the reservation holds and cancels the reservation."""
+
+    def __init__(self, spec: str, token: str):
+        read, self._write = os.pipe()
+        try:
+            # Its own session: a terminal's Ctrl-C is for rtscope, which gives back itself.
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", __name__, spec, token],
+                stdin=read,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        finally:
+            os.close(read)
+
+    def stand_down(self) -> None:
+        """All was given back: the guard ends doing nothing."""
+        if self._write >= 0:
+            with contextlib.suppress(OSError):
+                os.write(self._write, _GIVEN_BACK)
+            os.close(self._write)
+            self._write = -1
+
+
 @dataclass
 class Held:
-    """A place acquired for this process, the reservation that allocated it, and the board's ssh:// spec."""
+    """A place acquired for this process, the reservation that allocated it, its guard, and the board's
+    ssh:// spec."""
 
     place: str
     token: str
-    ssh_spec: str
+    guard: Guard
+    ssh_spec: str = ""
     released: bool = field(default=False)
 
 
@@ -196,6 +228,7 @@ def take(claim: Claim, note: Callable[[str], None]) -> Held:
         _check_matches(claim, coordinator.session)
         request = pb2.CreateReservationRequest(filters={"main": pb2.Reservation.Filter(filter=claim.tags)}, prio=0.0)
         token = coordinator.call(coordinator.session.stub.CreateReservation(request)).reservation.token
+        guard = Guard(claim.spec, token)
         try:
             started = time.monotonic()
             reported = started
@@ -225,8 +258,9 @@ def take(claim: Claim, note: Callable[[str], None]) -> Held:
         except BaseException:
             with contextlib.suppress(RtscopeError):
                 coordinator.call(coordinator.session.stub.CancelReservation(pb2.CancelReservationRequest(token=token)))
+                guard.stand_down()
             raise
-        held = Held(place, token, "")
+        held = Held(place, token, guard)
         try:
             coordinator.call(coordinator.session.sync_with_coordinator())
             held.ssh_spec = _ssh_spec(claim, place, coordinator.session)
@@ -259,6 +293,21 @@ def _give_back(coordinator: Coordinator, held: Held) -> None:
         coordinator.call(stub.ReleasePlace(pb2.ReleasePlaceRequest(placename=held.place)))
     finally:
         coordinator.call(stub.CancelReservation(pb2.CancelReservationRequest(token=held.token)))
+    held.guard.stand_down()
+
+
+def _guard(spec: str, token: str) -> None:
+    """The guard's work (rtscope gone): release the place that reservation ``token`` holds, cancel it."""
+    if sys.stdin.buffer.read() == _GIVEN_BACK:
+        return
+    from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
+
+    with Coordinator(spec) as coordinator:
+        stub = coordinator.session.stub
+        for name, place in coordinator.session.places.items():
+            if place.reservation == token and place.acquired:
+                coordinator.call(stub.ReleasePlace(pb2.ReleasePlaceRequest(placename=name)))
+        coordinator.call(stub.CancelReservation(pb2.CancelReservationRequest(token=token)))
 
 
 def _check_matches(claim: Claim, session: "ClientSession") -> None:
@@ -367,3 +416,9 @@ class PlaceTarget(SshTarget):
 
 def _note(line: str) -> None:
     print(f"rtscope: {line}", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    # A guard (Guard): nothing to say, no one to say it to.
+    with contextlib.suppress(RtscopeError):
+        _guard(*sys.argv[1:])
