@@ -12,9 +12,10 @@ until the target is first used, so that a campaign can name places that its work
 
 Releasing: closing the transport releases the place and cancels the reservation; it is closed at exit,
 which Ctrl-C reaches through KeyboardInterrupt and SIGTERM too (turned into one while a place is held).
-A SIGKILL leaves the place acquired: the coordinator keeps an acquired place, and its reservation, until
-someone releases it (``labgrid-client -p NAME release``, ``--kick`` for another user's); a reservation
-still waiting or allocated lapses 60 s after rtscope last polled it.
+The coordinator would keep the place of a SIGKILLed rtscope acquired, and its reservation, until someone
+released it (``labgrid-client -p NAME release``, ``--kick`` for another user's): so each reservation has
+a Guard, a process of its own that gives back what rtscope did not. Only a reservation still waiting or
+allocated lapses by itself, 60 s after it was last polled.
 """
 
 import asyncio
@@ -77,9 +78,14 @@ class Claim:
     count: int = 1
 
     @property
+    def place(self) -> str | None:
+        """The place a labgrid-place: target names (None: a labgrid-tag: target)."""
+        return self.tags["name"] if self.spec.startswith(PLACE) else None
+
+    @property
     def what(self) -> str:
-        if PLACE + self.tags.get("name", "") == self.spec:
-            return f"place {self.tags['name']}"
+        if self.place:
+            return f"place {self.place}"
         return "a place tagged " + ",".join(f"{key}={value}" for key, value in self.tags.items())
 
 
@@ -314,10 +320,11 @@ def _check_matches(claim: Claim, session: "ClientSession") -> None:
     """RtscopeError when no place can ever match the claim: an unknown place, a tag no place has, or no
     place with all the tags, or fewer than count."""
     places = session.places
-    if "name" in claim.tags and PLACE + claim.tags["name"] == claim.spec:
-        if claim.tags["name"] not in places:
+    if claim.place:
+        if claim.place not in places:
             raise RtscopeError(
-                f"{claim.spec}: no place {claim.tags['name']} at {coordinator_address()} (places: {', '.join(sorted(places)) or 'none'})"
+                f"{claim.spec}: no place {claim.place} at {coordinator_address()} "
+                f"(places: {', '.join(sorted(places)) or 'none'})"
             )
         return
     known = {key for place in places.values() for key in place.tags}
