@@ -239,6 +239,25 @@ def test_a_campaign_mixes_a_place_with_an_ssh_board(db_path, fleet, tmp_path):
     assert kinds == ["labgrid", "ssh"]
 
 
+def test_ctrl_c_on_a_campaign_on_two_places_releases_both_and_ends_it_as_interrupted(db_path, fleet, tmp_path):
+    _, lab = fleet
+    spec = _spec(tmp_path, "stopped", ["labgrid-tag:kind=test:count=2"], repetitions=2, duration=60)
+    process = _start(db_path, fleet, "campaign", str(spec))
+    try:
+        _until("both places acquired", lambda: {"board-a", "board-b"} <= lab.acquired().keys())
+        time.sleep(3)
+        sent = time.monotonic()
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        took = time.monotonic() - sent
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert lab.acquired() == {}
+    assert took < 30
+    print(f"campaign on 2 places: both released and rtscope ended {took:.2f} s after Ctrl-C")
+
+
 def test_a_killed_campaign_s_place_is_freed_by_its_guard_for_the_next_one(db_path, fleet, tmp_path):
     _, lab = fleet
     spec = _spec(tmp_path, "killed", ["labgrid-place:board-a", "labgrid-place:board-b"], repetitions=1, duration=60)

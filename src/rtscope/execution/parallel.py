@@ -1,8 +1,8 @@
 """Measuring several targets at once: one worker process per target, each measuring its share of a
 campaign into the one store (SQLite takes their writes in turn), so that a slow or dead board holds up
-no other. Their messages reach stderr line by line, each under its target's name; Ctrl-C reaches every
-worker, which stores what it measured; a worker dies with rtscope, and the transport's lifelines then
-stop what it ran on its board."""
+no other. Their messages reach stderr line by line, each under its target's name; Ctrl-C (or SIGTERM)
+reaches every worker through rtscope, once, and each stores what it measured and gives back what it
+holds; a worker dies with rtscope, and the transport's lifelines then stop what it ran on its board."""
 
 import signal
 import subprocess
@@ -22,6 +22,9 @@ def run_workers(argvs: dict[str, list[str]]) -> dict[str, int]:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            # Out of the terminal's reach: each gets one SIGINT, rtscope's, not a second one amid giving back
+            # what it holds.
+            start_new_session=True,
         )
         for target, argv in argvs.items()
     }
@@ -35,7 +38,6 @@ def run_workers(argvs: dict[str, list[str]]) -> dict[str, int]:
         for worker in workers.values():
             worker.wait()
     except KeyboardInterrupt:
-        # A terminal's Ctrl-C reached the workers already; a signal sent to rtscope alone did not.
         for worker in workers.values():
             worker.send_signal(signal.SIGINT)
         for worker in workers.values():

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Self
 from rtscope.errors import RtscopeError
 from rtscope.targets.labgrid import NOT_INSTALLED
 from rtscope.targets.ssh import SshTarget, SshTransport
-from rtscope.targets.transport import sigterm_interrupts
+from rtscope.targets.transport import sigterm_interrupts, undisturbed
 
 if TYPE_CHECKING:
     from labgrid.remote.client import ClientSession
@@ -392,15 +392,18 @@ class PlaceTransport(SshTransport):
         super().connect()
 
     def close(self) -> None:
-        """End the connection, then release the place and cancel its reservation."""
-        try:
-            super().close()
-        finally:
-            if self.held is not None:
-                try:
-                    release(self.name, self.held)
-                except RtscopeError as error:
-                    _note(str(error))
+        """End the connection, then release the place and cancel its reservation, undisturbed by a second
+        Ctrl-C (a campaign's worker gets the terminal's and its parent's): each call to the coordinator is
+        bounded anyway."""
+        with undisturbed():
+            try:
+                super().close()
+            finally:
+                if self.held is not None:
+                    try:
+                        release(self.name, self.held)
+                    except RtscopeError as error:
+                        _note(str(error))
 
 
 class PlaceTarget(SshTarget):

@@ -177,6 +177,21 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+@contextlib.contextmanager
+def undisturbed() -> Iterator[None]:
+    """Ctrl-C and SIGTERM ignored for the block (in the main thread): for giving back what rtscope holds on
+    its way out, which a second signal must not cut short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+
+
 def read_with_cat(transport: Transport, path: str, *, timeout_s: float) -> bytes:
     """The bytes of the file at ``path`` there, read by ``cat`` through the transport's run (a target
     reached through its shell): FileNotFoundError when there is none, PermissionError when it may not be
