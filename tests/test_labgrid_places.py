@@ -109,11 +109,9 @@ def test_doctor_takes_a_place_with_the_tags(db_path, fleet):
     ("target", "message"),
     [
         ("labgrid-place:board-z", "no place board-z at 127.0.0.1:"),
-        ("labgrid-tag:colour=red", "no place has a tag colour (tags: kind, slot)"),
+        ("labgrid-tag:colour=red", "no place has a tag colour (tags: kind, name, slot)"),
         ("labgrid-tag:kind=test,slot=3", "1 place(s) wanted, none tagged so"),
-        ("labgrid-tag:kind=test:count=2", "count above 1 is for a campaign's targets"),
-        ("labgrid-tag:kind", "expected labgrid-tag:KEY=VALUE[,KEY=VALUE][:count=N]"),
-        ("labgrid-place:", "expected labgrid-place:NAME"),
+        ("labgrid-tag:name=board-z", "1 place(s) wanted, none tagged so"),
     ],
 )
 def test_a_target_no_place_can_match_is_one_line_and_nothing_is_written(db_path, fleet, target, message):
@@ -124,6 +122,34 @@ def test_a_target_no_place_can_match_is_one_line_and_nothing_is_written(db_path,
     assert message in ran.err
     assert time.monotonic() - started < 20
     assert not db_path.exists()
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("labgrid-tag:kind=test:count=2", "count above 1 is for a campaign's targets"),
+        ("labgrid-tag:kind", "expected labgrid-tag:KEY=VALUE[,KEY=VALUE][:count=N]"),
+        ("labgrid-tag:kind=test:count=0", "expected labgrid-tag:KEY=VALUE[,KEY=VALUE][:count=N]"),
+        ("labgrid-place:", "expected labgrid-place:NAME"),
+        ("labgrid-place:a b", "expected labgrid-place:NAME"),
+    ],
+)
+def test_a_malformed_labgrid_target_is_one_line_and_nothing_is_written(rtscope, db_path, monkeypatch, target, message):
+    monkeypatch.setenv("LG_COORDINATOR", "127.0.0.1:9")
+    ran = rtscope("--target", target, "run", "clock.read")
+    assert ran.status == 2
+    assert ran.err.count("\n") == 1, ran.err
+    assert message in ran.err
+    assert not db_path.exists()
+
+
+def test_a_labgrid_target_without_a_coordinator_says_how_to_name_one(rtscope, monkeypatch):
+    monkeypatch.delenv("LG_COORDINATOR", raising=False)
+    ran = rtscope("--target", "labgrid-place:board-a", "doctor")
+    assert (ran.status, ran.err) == (
+        2,
+        "rtscope: labgrid targets need a coordinator: --coordinator HOST:PORT or LG_COORDINATOR\n",
+    )
 
 
 def test_a_coordinator_that_is_down_is_one_line_in_bounded_time(db_path, labgrid_fleet):

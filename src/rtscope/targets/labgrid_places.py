@@ -234,6 +234,8 @@ def take(claim: Claim, note: Callable[[str], None]) -> Held:
         _check_matches(claim, coordinator.session)
         request = pb2.CreateReservationRequest(filters={"main": pb2.Reservation.Filter(filter=claim.tags)}, prio=0.0)
         token = coordinator.call(coordinator.session.stub.CreateReservation(request)).reservation.token
+        # From here on there is something to give back.
+        sigterm_interrupts()
         guard = Guard(claim.spec, token)
         try:
             started = time.monotonic()
@@ -327,7 +329,8 @@ def _check_matches(claim: Claim, session: "ClientSession") -> None:
                 f"(places: {', '.join(sorted(places)) or 'none'})"
             )
         return
-    known = {key for place in places.values() for key in place.tags}
+    # A place's name is its tag "name" too, as labgrid's reservations have it.
+    known = {"name", *(key for place in places.values() for key in place.tags)}
     unknown = sorted(set(claim.tags) - known)
     if unknown:
         raise RtscopeError(
@@ -386,7 +389,6 @@ class PlaceTransport(SshTransport):
         if self._connected:
             return
         if self.held is None:
-            sigterm_interrupts()
             self.held = take(self.claim, _note)
             self._reach_spec(self.name, self.held.ssh_spec)
         super().connect()
