@@ -227,45 +227,22 @@ def take(claim: Claim, note: Callable[[str], None]) -> Held:
     allocated, and acquire it; the place and its board's ssh:// spec. One line for an unknown place or tag,
     a place that matches nothing, a coordinator that is down, a wait that ran out (its reservation
     cancelled)."""
-    from labgrid.remote.common import Reservation, ReservationState
     from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
 
     with Coordinator(claim.spec) as coordinator:
+        stub = coordinator.session.stub
         _check_matches(claim, coordinator.session)
         request = pb2.CreateReservationRequest(filters={"main": pb2.Reservation.Filter(filter=claim.tags)}, prio=0.0)
-        token = coordinator.call(coordinator.session.stub.CreateReservation(request)).reservation.token
+        token = coordinator.call(stub.CreateReservation(request)).reservation.token
         # From here on there is something to give back.
         sigterm_interrupts()
         guard = Guard(claim.spec, token)
         try:
-            started = time.monotonic()
-            reported = started
-            while True:
-                polled = coordinator.call(
-                    coordinator.session.stub.PollReservation(pb2.PollReservationRequest(token=token))
-                )
-                reservation = Reservation.from_pb2(polled.reservation)
-                if reservation.state is not ReservationState.waiting:
-                    break
-                waited = time.monotonic() - started
-                if waited >= wait_s():
-                    raise RtscopeError(
-                        f"{claim.spec}: {claim.what} still busy after {waited:.0f} s ({_holders(claim, coordinator.session)}); "
-                        "--wait S waits longer"
-                    )
-                if reported == started or time.monotonic() - reported >= _REPORT_EVERY_S:
-                    reported = time.monotonic()
-                    note(
-                        f"{claim.spec}: waiting for {claim.what}: {_holders(claim, coordinator.session)} ({waited:.0f} s of --wait {wait_s():g})"
-                    )
-                coordinator.loop.run_until_complete(asyncio.sleep(_POLL_S))
-            if reservation.state is not ReservationState.allocated:
-                raise RtscopeError(f"{claim.spec}: the coordinator's reservation ended {reservation.state.name}")
-            [place] = reservation.allocations["main"]
-            coordinator.call(coordinator.session.stub.AcquirePlace(pb2.AcquirePlaceRequest(placename=place)))
+            place = _allocated(coordinator, claim, token, note)
+            coordinator.call(stub.AcquirePlace(pb2.AcquirePlaceRequest(placename=place)))
         except BaseException:
             with contextlib.suppress(RtscopeError):
-                coordinator.call(coordinator.session.stub.CancelReservation(pb2.CancelReservationRequest(token=token)))
+                coordinator.call(stub.CancelReservation(pb2.CancelReservationRequest(token=token)))
                 guard.stand_down()
             raise
         held = Held(place, token, guard)
@@ -276,6 +253,34 @@ def take(claim: Claim, note: Callable[[str], None]) -> Held:
             _give_back(coordinator, held)
             raise
     return held
+
+
+def _allocated(coordinator: Coordinator, claim: Claim, token: str, note: Callable[[str], None]) -> str:
+    """The place the coordinator allocates to reservation ``token``, polled (which keeps it from lapsing)
+    and waited for at most wait_s(), saying every _REPORT_EVERY_S what for."""
+    from labgrid.remote.common import Reservation, ReservationState
+    from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
+
+    started = time.monotonic()
+    reported = None
+    while True:
+        polled = coordinator.call(coordinator.session.stub.PollReservation(pb2.PollReservationRequest(token=token)))
+        reservation = Reservation.from_pb2(polled.reservation)
+        if reservation.state is ReservationState.allocated:
+            [place] = reservation.allocations["main"]
+            return str(place)
+        if reservation.state is not ReservationState.waiting:
+            raise RtscopeError(f"{claim.spec}: the coordinator's reservation ended {reservation.state.name}")
+        waited = time.monotonic() - started
+        holders = _holders(claim, coordinator.session)
+        if waited >= wait_s():
+            raise RtscopeError(
+                f"{claim.spec}: {claim.what} still busy after {waited:.0f} s ({holders}); --wait S waits longer"
+            )
+        if reported is None or time.monotonic() - reported >= _REPORT_EVERY_S:
+            reported = time.monotonic()
+            note(f"{claim.spec}: waiting for {claim.what}: {holders} ({waited:.0f} s of --wait {wait_s():g})")
+        coordinator.loop.run_until_complete(asyncio.sleep(_POLL_S))
 
 
 def release(spec: str, held: Held) -> None:
