@@ -233,3 +233,28 @@ def postgres() -> Iterator["pg.Cluster"]:
         pytest.skip(reason)
     with pg.cluster() as cluster:
         yield cluster
+
+
+# The labgrid lab of tests/test_labgrid_places.py (tests/labgrid_lab.py): a real coordinator and exporter on
+# 127.0.0.1, two tagged places whose NetworkService is one sshd of tests/sshd.py.
+LABGRID_PLACES = {"board-a": {"kind": "test", "slot": "1"}, "board-b": {"kind": "test", "slot": "2"}}
+
+
+@slow_fixture(scope="session")
+def labgrid_fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any]]:
+    """(the sshd, the labgrid lab) for the session; skips without labgrid or without an sshd to start."""
+    import importlib.util
+
+    import labgrid_lab
+    import sshd
+
+    if importlib.util.find_spec("labgrid") is None:
+        pytest.skip("labgrid is not installed (./setup.sh installs requirements-labgrid.txt)")
+    if sshd.unavailable():
+        pytest.skip(sshd.unavailable() or "")
+    directory = tmp_path_factory.mktemp("labgrid-fleet")
+    with (
+        sshd.server(directory / "sshd") as server,
+        labgrid_lab.lab(directory / "lab", server.port, LABGRID_PLACES) as lab,
+    ):
+        yield server, lab

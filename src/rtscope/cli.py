@@ -36,7 +36,7 @@ COMMANDS = {
     "doctor": "check the target's real-time readiness, one setting at a time; exit 1 when one would distort measurements",
 }
 # Global options that take a value: a word after one of them is its value, not the command.
-_VALUED_OPTIONS = ("--db", "--probe", "--target")
+_VALUED_OPTIONS = ("--db", "--probe", "--target", "--coordinator", "--wait")
 INTERRUPTED = 130
 
 
@@ -53,6 +53,11 @@ def main(argv: list[str] | None = None) -> int:
         arguments = sys.argv[1:] if argv is None else argv
         args = build_parser(_command_in(arguments)).parse_args(arguments)
         context = Context(args.db or paths.default_db_path(), args.probe or paths.default_probe_path(), args.target)
+        # In the environment, so that a campaign's workers inherit them (rtscope.targets.labgrid_places).
+        if args.coordinator:
+            os.environ["LG_COORDINATOR"] = args.coordinator
+        if args.wait is not None:
+            os.environ["RTSCOPE_WAIT"] = f"{args.wait:g}"
         # Every module of rtscope.commands has this run (argparse keeps the module untyped).
         run: Callable[[argparse.Namespace, Context], int] = args.command.run
         with context:
@@ -131,9 +136,24 @@ def _add_global_options(parser: argparse.ArgumentParser, *, after_command: bool)
         metavar="local|ssh://HOST|labgrid:ENV.yaml|qemu:ARCH:FLAVOUR|qemu:BOARD:OS|fake:DIR",
         help="where benches run: local (default), ssh://[user@]host[:port] (a board: the "
         "probe goes there by itself), labgrid:ENV.yaml[:NAME] (a board of a labgrid "
-        "environment, through its SSH driver), "
+        "environment, through its SSH driver), labgrid-place:NAME or "
+        "labgrid-tag:KEY=VALUE[,KEY=VALUE] (a board reserved through the labgrid coordinator, "
+        "released at the end), "
         "qemu:x86_64|aarch64:stock|rt[:cpus=N][:memory=MIB][:time=host] (Debian's stock or PREEMPT_RT kernel in QEMU, in instruction time), "
         "qemu:mps2-an385:freertos[:shift=N] "
         "(FreeRTOS on QEMU's Cortex-M3 board, in instruction time), or fake:DIR to "
         "replay the result files recorded in DIR",
+    )
+    group.add_argument(
+        "--coordinator",
+        metavar="HOST:PORT",
+        default=default(None),
+        help="the labgrid coordinator of labgrid-place: and labgrid-tag: targets (default: $LG_COORDINATOR)",
+    )
+    group.add_argument(
+        "--wait",
+        type=float,
+        metavar="S",
+        default=default(None),
+        help="seconds a labgrid target waits while its places are busy (default: $RTSCOPE_WAIT, else 600 s)",
     )

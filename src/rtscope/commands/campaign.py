@@ -21,6 +21,7 @@ from rtscope.execution.parallel import run_workers
 from rtscope.render import comparison as comparison_text
 from rtscope.render import fmt
 from rtscope.store.database import Campaign
+from rtscope.targets import boards
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,8 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dry-run", action="store_true", help="list the cells and the time it would take; measure nothing"
     )
-    # One target's share of a campaign with several (rtscope.execution.parallel starts these).
+    # One target's share of a campaign with several (rtscope.execution.parallel starts these); --slot K/N:
+    # the K-th of a target's N boards (labgrid-tag:…:count=N), which takes every N-th of its runs.
     parser.add_argument("--worker", metavar="CAMPAIGN_ID", help=argparse.SUPPRESS)
+    parser.add_argument("--slot", type=_slot, default=(0, 1), metavar="K/N", help=argparse.SUPPRESS)
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
@@ -49,7 +52,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     spec = campaign_spec.load(args.spec)
     if args.worker:
         return _measure_share(args, context, spec)
-    if len(spec.targets) > 1:
+    if sum(map(boards, spec.targets)) > 1:
         return _measure_targets(args, context, spec)
     target = context.target(spec.targets[0] if spec.targets else None)
     requests = requests_for(spec, target)
@@ -96,20 +99,26 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
     # can read, not on their command lines, which every user can.
     os.environ["RTSCOPE_DB"] = str(context.db_path)
     statuses = run_workers(
-        spec.targets,
-        lambda target: [
-            sys.executable,
-            "-m",
-            "rtscope",
-            "--probe",
-            str(context.probe),
-            "--target",
-            target,
-            "campaign",
-            str(args.spec),
-            "--worker",
-            this.id,
-        ],
+        {
+            f"{target} [{slot + 1}/{count}]" if count > 1 else target: [
+                sys.executable,
+                "-m",
+                "rtscope",
+                "--probe",
+                str(context.probe),
+                "--target",
+                target,
+                "campaign",
+                str(args.spec),
+                "--worker",
+                this.id,
+                "--slot",
+                f"{slot}/{count}",
+            ]
+            for target in spec.targets
+            for count in [boards(target)]
+            for slot in range(count)
+        }
     )
     unfinished = {target: status for target, status in statuses.items() if status not in (0, FAILED)}
     if unfinished:
@@ -137,18 +146,23 @@ def _measure_share(args: argparse.Namespace, context: Context, spec: campaign_sp
         check_loads(target, cell.loads)
     store = context.store()
     this = store.campaign(args.worker)
-    done = {
-        (cell, repetition)
-        for cell, repetition in store.campaign_cells(this.id)
-        if cell in {c.text for c in share.cells}
-    }
-    progress = Progress(len(share.cells) * spec.repetitions, len(done), planned_s(share, requests))
+    slot, slots = args.slot
+    runs = [(cell.text, repetition) for repetition in range(1, spec.repetitions + 1) for cell in share.cells]
+    mine = set(runs[slot::slots])
+    measured = store.campaign_cells(this.id) & mine
+    progress = Progress(len(mine), len(measured), planned_s(share, requests))
     try:
-        failed = measure_all(share, target, store, this, done, requests, progress)
+        # Another board's runs count as done here: measure_all skips them.
+        failed = measure_all(share, target, store, this, measured | (set(runs) - mine), requests, progress)
     except KeyboardInterrupt:
         progress.note("interrupted")
         return INTERRUPTED
     return FAILED if failed else 0
+
+
+def _slot(text: str) -> tuple[int, int]:
+    slot, _, slots = text.partition("/")
+    return int(slot), int(slots)
 
 
 def _closing(context: Context, this: Campaign, total: int, already: int, failed: str | None) -> int:

@@ -14,7 +14,7 @@ from rtscope.analysis import readiness
 from rtscope.commands.context import Context
 from rtscope.render import text
 from rtscope.render.document import Cell, Paragraph, Section, heading
-from rtscope.targets import facts
+from rtscope.targets import facts, one_board
 
 FORMATS = ("text", "json")
 DISTORTING = 1
@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, context: Context) -> int:
     """Read the target's facts, judge them and print every check that applies; 1 when one would distort
     measurements."""
+    one_board(context.target_spec)
     target = context.target()
     system = facts.gather(target)
     checks = readiness.assess(system)

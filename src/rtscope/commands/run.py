@@ -24,6 +24,7 @@ from rtscope.model import values
 from rtscope.model.catalogue import expand_suites
 from rtscope.model.request import RunRequest
 from rtscope.render import summary
+from rtscope.targets import one_board
 
 DEFAULT_BENCHES = ("ctxsw.sem", "lat.wakeup")
 DEFAULT_DURATION_S = 5.0
@@ -133,6 +134,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     the probe and are always stopped; the result records them. Exits 0 when the run completed, 1 when
     a bench failed, 130 when it was interrupted (what was measured is stored and shown all the same).
     """
+    one_board(context.target_spec)
     target = context.target()
     load_specs = kinds.parse(args.load)
     check_loads(target, load_specs)

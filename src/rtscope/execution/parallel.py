@@ -1,28 +1,32 @@
 """Measuring several targets at once: one worker process per target, each measuring its share of a
 campaign into the one store (SQLite takes their writes in turn), so that a slow or dead board holds up
-no other. Their messages reach stderr line by line, each under its target's name; Ctrl-C reaches every
-worker, which stores what it measured; a worker dies with rtscope, and the transport's lifelines then
-stop what it ran on its board."""
+no other. Their messages reach stderr line by line, each under its target's name; Ctrl-C (or SIGTERM)
+reaches every worker through rtscope, once, and each stores what it measured and gives back what it
+holds; a worker dies with rtscope, and the transport's lifelines then stop what it ran on its board."""
 
 import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Sequence
 
-from rtscope.targets.transport import dying_with_rtscope
+from rtscope.targets.transport import dying_with_rtscope, sigterm_interrupts
 
 
-def run_workers(targets: Sequence[str], argv_for: Callable[[str], list[str]]) -> dict[str, int]:
-    """Run ``argv_for(target)`` for every target at once; each one's exit status, by target."""
+def run_workers(argvs: dict[str, list[str]]) -> dict[str, int]:
+    """Run every worker's argv at once (by the name its messages go under); each one's exit status.
+    SIGTERM stops them as Ctrl-C does, so that they give back what they hold (a labgrid place)."""
+    sigterm_interrupts()
     workers = {
         target: subprocess.Popen(
-            dying_with_rtscope(argv_for(target)),
+            dying_with_rtscope(argv),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            # Out of the terminal's reach: each gets one SIGINT, rtscope's, not a second one amid giving back
+            # what it holds.
+            start_new_session=True,
         )
-        for target in targets
+        for target, argv in argvs.items()
     }
     lock = threading.Lock()
     relays = [
@@ -34,7 +38,6 @@ def run_workers(targets: Sequence[str], argv_for: Callable[[str], list[str]]) ->
         for worker in workers.values():
             worker.wait()
     except KeyboardInterrupt:
-        # A terminal's Ctrl-C reached the workers already; a signal sent to rtscope alone did not.
         for worker in workers.values():
             worker.send_signal(signal.SIGINT)
         for worker in workers.values():

@@ -91,11 +91,13 @@ def make_target(spec: str, probe: Path) -> Target:
     """The target named by a ``--target`` value: "local" (runs ``probe``), "ssh://[user@]host[:port]" (a
     board, which gets the static probe for its architecture), "labgrid:ENV.yaml[:NAME]" (a board of a
     labgrid environment, reached by its SSHDriver), "qemu:ARCH:FLAVOUR[:…]" (a Debian kernel in QEMU),
-    "qemu:BOARD:OS[:shift=N]" (an RTOS image booted on an emulated board: qemu:mps2-an385:freertos) or
-    "fake:DIR" (replays DIR)."""
+    "labgrid-place:NAME" or "labgrid-tag:K=V[,K=V]" (a board reserved through the lab's labgrid
+    coordinator, taken on first use), "qemu:BOARD:OS[:shift=N]" (an RTOS image booted on an emulated
+    board: qemu:mps2-an385:freertos) or "fake:DIR" (replays DIR)."""
     # Imported here: each target module imports this one for the protocol.
     from rtscope.targets.fake import FakeTarget
     from rtscope.targets.labgrid import LabgridTarget
+    from rtscope.targets.labgrid_places import PLACE, TAG, PlaceTarget
     from rtscope.targets.local import LocalTarget
     from rtscope.targets.qemu import QemuTarget
     from rtscope.targets.qemu_board import QemuBoardTarget, names_a_board
@@ -105,6 +107,8 @@ def make_target(spec: str, probe: Path) -> Target:
         return LocalTarget(probe)
     if spec.startswith("ssh://"):
         return SshTarget(spec)
+    if spec.startswith((PLACE, TAG)):
+        return PlaceTarget(spec)
     if spec.startswith("labgrid:"):
         return LabgridTarget(spec)
     if spec.startswith("qemu:"):
@@ -113,5 +117,23 @@ def make_target(spec: str, probe: Path) -> Target:
         return FakeTarget(Path(spec.removeprefix("fake:")))
     raise RtscopeError(
         f"unknown target {spec!r} (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
+        "labgrid-place:NAME, labgrid-tag:KEY=VALUE[,KEY=VALUE], "
         "qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos or fake:DIR)"
     )
+
+
+def boards(spec: str) -> int:
+    """How many boards the target ``spec`` names at once: N for labgrid-tag:…:count=N (places with those
+    tags, each taken by a target of that spec), else 1."""
+    from rtscope.targets.labgrid_places import TAG
+    from rtscope.targets.labgrid_places import boards as places
+
+    return places(spec) if spec.startswith(TAG) else 1
+
+
+def one_board(spec: str) -> str:
+    """``spec``, when it names one board; RtscopeError for several (a command measures one; a campaign's
+    targets axis measures several, each by a worker of its own)."""
+    if boards(spec) > 1:
+        raise RtscopeError(f"--target {spec}: count above 1 is for a campaign's targets; this command takes one board")
+    return spec

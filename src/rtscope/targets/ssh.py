@@ -118,14 +118,19 @@ class SshProcess:
 class SshTransport:
     """A machine reached by OpenSSH, over one master connection: its own, which connect opens. A subclass
     whose master another tool opens (rtscope.targets.labgrid) starts with _reach instead of __init__ and
-    overrides connect and close."""
+    overrides connect and close; one whose address is known only later (rtscope.targets.labgrid_places)
+    calls _reach_spec then."""
 
     def __init__(self, spec: str):
+        self._reach_spec(spec, spec)
+
+    def _reach_spec(self, name: str, spec: str) -> None:
+        """Commands go to the board of ``spec`` (ssh://…) by the user's OpenSSH, messages call it ``name``."""
         user, host, port = parse_spec(spec)
         self._control = tempfile.mkdtemp(prefix="rtscope-ssh-")
         config = os.environ.get("RTSCOPE_SSH_CONFIG")
         self._reach(
-            spec,
+            name,
             host,
             [
                 "-o",

@@ -10,7 +10,9 @@ this machine; SSH and QEMU transports implement the same protocol.
 import contextlib
 import glob
 import os
+import signal
 import subprocess
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,6 +163,33 @@ def dying_with_rtscope(argv: Sequence[str]) -> list[str]:
     setpriv sets the parent-death signal and then becomes ``argv``, so nothing runs in Python between fork
     and exec (unsafe in a process with threads) and the process keeps its pid."""
     return ["setpriv", "--pdeathsig", "KILL", *argv]
+
+
+def sigterm_interrupts() -> None:
+    """From here on, SIGTERM ends rtscope as Ctrl-C does (KeyboardInterrupt), so that what it holds — a
+    labgrid place, its campaign's workers — is given back on the way out. In the main thread, where no
+    handler is set yet; a no-op elsewhere."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _interrupt)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def undisturbed() -> Iterator[None]:
+    """Ctrl-C and SIGTERM ignored for the block (in the main thread): for giving back what rtscope holds on
+    its way out, which a second signal must not cut short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
 
 
 def read_with_cat(transport: Transport, path: str, *, timeout_s: float) -> bytes:
