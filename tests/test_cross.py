@@ -104,6 +104,10 @@ def test_a_cross_built_probe_measures_a_valid_result(built: tuple[str, Path], tm
             "ctxsw.sem",
             "--duration",
             "0.2",
+            # 1000 warm-up round trips by default: under user-mode emulation on a busy machine they can
+            # outlast the 0.2 s, leaving nothing measured (seen for riscv64).
+            "--param",
+            "ctxsw.sem:warmup=10",
             "--policy",
             "other",
             "--no-mlock",
