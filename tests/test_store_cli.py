@@ -2,6 +2,7 @@
 filters and JSON; the store's messages never show a password."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -9,8 +10,11 @@ import pytest
 
 import postgres as pg
 from conftest import process_env
+from rtscope.errors import RtscopeError
+from rtscope.store import schema
 from rtscope.store.database import Store
-from test_campaign import FAKE_SPEC, spec_file
+from rtscope.store.postgres import masked
+from test_campaign import FAKE_SPEC, REAL_SPEC, _await, _campaign_process, spec_file
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
@@ -128,3 +132,65 @@ def test_push_and_pull_copy_runs_once_with_their_campaigns(fake, store_url, tmp_
     assert resumed.status == 0 and "is complete: nothing left to measure" in resumed.out
     refused = fake("push", "--to", other)
     assert refused.status == 2 and "name the runs to copy" in refused.err
+
+
+def _whole_and_orphans(admin) -> tuple[dict[str, bool], int]:
+    """Each stored run: whether the metrics rows its document lists are all there; and how many metrics rows
+    belong to no run."""
+    whole = {
+        run_id: len(json.loads(schema.decompress(document))["metrics"]) == metrics > 0
+        for run_id, document, metrics in admin.execute(
+            "SELECT id, document_zlib, (SELECT COUNT(*) FROM metrics WHERE run_id = runs.id) FROM runs"
+        )
+    }
+    (orphans,) = admin.execute("SELECT COUNT(*) FROM metrics WHERE run_id NOT IN (SELECT id FROM runs)").fetchone()
+    return whole, orphans
+
+
+@pytest.mark.usefixtures("probe")
+def test_a_connection_lost_mid_campaign_keeps_the_runs_stored_and_resume_continues(postgres, tmp_path):
+    """Issue 22: the server cuts the campaign's connection once a run is stored."""
+    database = postgres.new_database()
+    url = postgres.url(database)
+    spec = spec_file(tmp_path, REAL_SPEC.format(duration="1s"))
+    campaign = _campaign_process(url, spec)
+
+    def stored() -> set[str]:
+        try:
+            with Store.open(url) as store:
+                return {run.id for run in store.runs()}
+        except RtscopeError:  # not made yet
+            return set()
+
+    _await(lambda: bool(stored()))
+    before = stored()
+    with postgres.admin() as admin:
+        cut = admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            (database,),
+        ).fetchall()
+    assert cut and all(done for (done,) in cut)  # the campaign's connection (and a closing one of ours)
+    _, err = campaign.communicate(timeout=60)
+    assert campaign.returncode == 2, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"rtscope: results database {masked(url)}: ") and "Traceback" not in err, err
+    assert pg.PASSWORD not in err
+    with postgres.admin(database) as admin:
+        whole, orphans = _whole_and_orphans(admin)
+    assert before <= whole.keys() and len(whole) < 4 and all(whole.values()) and orphans == 0, whole
+    # Every run the campaign measured is stored but the one in flight when the store was lost: none of it is.
+    measured = re.findall(r"^run ([0-9a-f]{16}) ", err, re.MULTILINE)
+    assert set(measured[:-1]) == whole.keys() and measured[-1] not in whole, (measured, whole)
+    resumed = _campaign_process(url, spec, "--resume")
+    _, err = resumed.communicate(timeout=60)
+    assert resumed.returncode == 0, err
+    assert f"resuming: {len(whole)} of 4 runs already measured" in err
+    assert f"measured {4 - len(whole)} runs" in err, err
+    with Store.open(url) as store:
+        cells = sorted(
+            (r.doc["campaign"]["cell"], r.doc["campaign"]["repetition"]) for r in store.campaign_runs("killed")
+        )
+    assert cells == [(f"load=idle config={config}", n) for config in ("fifo", "other") for n in (1, 2)]
+    with postgres.admin(database) as admin:
+        whole, orphans = _whole_and_orphans(admin)
+    assert len(whole) == 4 and all(whole.values()) and orphans == 0
