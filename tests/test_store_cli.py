@@ -174,6 +174,7 @@ def test_a_connection_lost_mid_campaign_keeps_the_runs_stored_and_resume_continu
     assert campaign.returncode == 2, err
     last = err.strip().splitlines()[-1]
     assert last.startswith(f"rtscope: results database {masked(url)}: ") and "Traceback" not in err, err
+    assert last.endswith("was not stored; campaign --resume measures it and the runs left)"), last
     assert pg.PASSWORD not in err
     with postgres.admin(database) as admin:
         whole, orphans = _whole_and_orphans(admin)

@@ -141,7 +141,15 @@ def measure_all(
                 repetition,
                 spec.repetitions,
             )
-            store.add(run_result)
+            try:
+                store.add(run_result)
+            except RtscopeError as error:
+                # A store lost mid-campaign (a dropped connection): the runs stored so far stay, this one
+                # was not stored, and --resume measures it again with the rest.
+                raise RtscopeError(
+                    f"{error} (the run of {cell.text} #{repetition} was not stored; campaign --resume "
+                    "measures it and the runs left)"
+                ) from None
             if run_result.doc["run"]["status"] == "interrupted":
                 progress.note(
                     f"interrupted: the run of {cell.text} #{repetition} is stored "
