@@ -116,6 +116,7 @@ def test_push_and_pull_copy_runs_once_with_their_campaigns(fake, store_url, tmp_
     other = tmp_path / "other.sqlite"
     pushed = fake("push", "campaign:replayed", "--to", other)
     assert pushed.status == 0 and pushed.out.startswith(f"pushed 6 runs to {other} (0 already there)"), pushed.err
+    assert pushed.err == "rtscope: pushing 6/6 runs\n"  # a log's progress line: every few seconds and at the end
     assert fake("push", "--all", "--to", other).out.startswith("pushed 1 runs to")  # the campaign's are there
     assert fake("push", "--all", "--to", other).out.startswith("pushed 0 runs to")
     with Store.open(other) as copy, Store.open(store_url) as original:

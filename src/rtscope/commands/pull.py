@@ -19,6 +19,6 @@ def run(args: argparse.Namespace, context: Context) -> int:
     with Context(args.source, context.probe, context.target_spec, context.out) as source:
         ids = push.selected(args, source)
         destination = context.store(create=True)
-        copied, present = copy_runs(source.store(), destination, ids)
+        copied, present = copy_runs(source.store(), destination, ids, push.progress_line("pulling"))
         context.print([f"pulled {copied} runs from {source.store().path} ({present} already here)"])
     return 0

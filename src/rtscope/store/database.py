@@ -11,6 +11,7 @@ import json
 import os
 import re
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -470,16 +471,20 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def copy_runs(source: Store, destination: Store, run_ids: list[str]) -> tuple[int, int]:
+def copy_runs(
+    source: Store, destination: Store, run_ids: list[str], progress: Callable[[int, int], None] | None = None
+) -> tuple[int, int]:
     """Copy the runs of ``run_ids`` that ``destination`` lacks from ``source``, each whole with its campaign
-    and who stored it; (how many were copied, how many were there already). Copying again copies nothing."""
+    and who stored it; (how many were copied, how many were there already). Copying again copies nothing.
+    ``progress(done, total)`` is called after each run looked at."""
     copied = 0
-    for run_id in run_ids:
-        if destination.has(run_id):
-            continue
-        run = source.get(run_id)
-        if "campaign" in run.doc:
-            destination.keep_campaign(source.campaign(run.doc["campaign"]["id"]))
-        destination.add(run, source.provenance(run_id))
-        copied += 1
+    for done, run_id in enumerate(run_ids, 1):
+        if not destination.has(run_id):
+            run = source.get(run_id)
+            if "campaign" in run.doc:
+                destination.keep_campaign(source.campaign(run.doc["campaign"]["id"]))
+            destination.add(run, source.provenance(run_id))
+            copied += 1
+        if progress is not None:
+            progress(done, len(run_ids))
     return copied, len(run_ids) - copied
