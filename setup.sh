@@ -76,8 +76,10 @@ if ((${#missing[@]})); then
     fi
 fi
 
-# The launcher prepares .venv/ (requirements.txt) and builds the probe on first use.
+# The launcher prepares .venv/ (requirements.txt); the probe is built here, so that a fresh machine is
+# ready (rtscope itself brings it up to date when a command runs it).
 "$repo/rtscope" --version >/dev/null
+make -s -C "$repo/probe" >&2
 # What the tests need beside it, installed again when a requirements file changes: requirements-dev.txt
 # (pytest, selenium, the pinned lint and type gate) and labgrid (--target labgrid:ENV.yaml, optional for
 # rtscope's users), resolved together so that labgrid's own wish for pytest stays within the pins.

@@ -27,7 +27,7 @@ class LocalTarget:
     def catalogue(self) -> Catalogue:
         """What ``rtscope-probe list --json`` lists."""
         return parse_bench_list(
-            bench_list(self.transport, self._executable(), str(self.probe)), f"{self.probe} list --json"
+            bench_list(self.transport, self._executable, str(self.probe)), f"{self.probe} list --json"
         )
 
     def load_place(self) -> OnTransport:
@@ -40,9 +40,12 @@ class LocalTarget:
 
     def run(self, request: RunRequest) -> result.Result:
         """Run the probe on ``request``: see run_probe."""
-        return run_probe(self.transport, self._executable(), request)
+        return run_probe(self.transport, self._executable, request)
 
+    @functools.cached_property
     def _executable(self) -> str:
+        """The probe's path, checked, and built first when it is rtscope's own: once per target, though
+        a run asks for it twice (its catalogue, then the run)."""
         if self.probe == probes.BUILD_DIR / "rtscope-probe":
             probes.native()  # rtscope's own, kept up to date; one that --probe or RTSCOPE_PROBE names is the user's
         if not self.probe.exists():
@@ -53,7 +56,7 @@ class LocalTarget:
 
     def probe_system(self) -> dict[str, Any]:
         """What the probe knows of this machine (rtscope.targets.facts.probe_system)."""
-        return facts.probe_system(self.transport, self._executable(), str(self.probe))
+        return facts.probe_system(self.transport, self._executable, str(self.probe))
 
 
 def bench_list(transport: Transport, probe: str, who: str) -> str:
