@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -220,19 +220,24 @@ def test_ctrl_c_and_sigterm_release_the_place(db_path, fleet, stop):
     try:
         _until("board-a acquired", lambda: "board-a" in lab.acquired())
         time.sleep(3)  # the probe runs by now, most likely; the place is released either way
-        sent = time.monotonic()
         if stop == "ctrl-c":
-            os.killpg(process.pid, signal.SIGINT)  # as a terminal does: to the whole group
+            err, took = _stopped(process, lambda: os.killpg(process.pid, signal.SIGINT))  # to the group, as a terminal
         else:
-            process.send_signal(signal.SIGTERM)  # to rtscope alone
-        _, err = process.communicate(timeout=60)
-        took = time.monotonic() - sent
+            err, took = _stopped(process, lambda: process.send_signal(signal.SIGTERM))  # to rtscope alone
     finally:
         process.kill()
     assert process.returncode == 130, err
     assert lab.acquired() == {}
     assert took < 30
     print(f"{stop}: place released and rtscope ended {took:.2f} s after the signal")
+
+
+def _stopped(process: subprocess.Popen[str], stop: Callable[[], None]) -> tuple[str, float]:
+    """``stop()`` rtscope and wait for it to end: its stderr, and the seconds from the signal to its end."""
+    sent = time.monotonic()
+    stop()
+    _, err = process.communicate(timeout=60)
+    return err, time.monotonic() - sent
 
 
 def _spec(tmp_path: Path, name: str, targets: list[str], repetitions: int, duration: float) -> Path:
@@ -272,10 +277,7 @@ def test_ctrl_c_on_a_campaign_on_two_places_releases_both_and_ends_it_as_interru
     try:
         _until("both places acquired", lambda: {"board-a", "board-b"} <= lab.acquired().keys())
         time.sleep(3)
-        sent = time.monotonic()
-        os.killpg(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=60)
-        took = time.monotonic() - sent
+        err, took = _stopped(process, lambda: os.killpg(process.pid, signal.SIGINT))
     finally:
         process.kill()
     assert process.returncode == 130, err
