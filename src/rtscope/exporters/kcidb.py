@@ -35,6 +35,8 @@ _NUMBER_UNITS: dict[str, tuple[str | None, str | None]] = {
 }
 # A test path is dot-separated words of letters, digits, "_" and "-".
 _NOT_IN_PATH = re.compile(r"[^a-zA-Z0-9_-]+")
+# KCIDB's architecture is [a-z0-9_]*: an RTOS board's "armv7-m" becomes "armv7_m" (misc keeps it as it was).
+_NOT_IN_ARCHITECTURE = re.compile(r"[^a-z0-9_]+")
 
 
 def write(export: RunExport) -> str:
@@ -64,9 +66,13 @@ def write(export: RunExport) -> str:
                 "id": build_id,
                 "checkout_id": checkout_id,
                 "origin": ORIGIN,
-                "architecture": system["arch"],
+                "architecture": _NOT_IN_ARCHITECTURE.sub("_", system["arch"].lower()),
                 "config_name": system["preempt_model"] + (" (PREEMPT_RT)" if system["realtime_kernel"] else ""),
-                "misc": {"preempt_model": system["preempt_model"], "realtime_kernel": system["realtime_kernel"]},
+                "misc": {
+                    "arch": system["arch"],
+                    "preempt_model": system["preempt_model"],
+                    "realtime_kernel": system["realtime_kernel"],
+                },
             }
         ],
         "tests": tests,
