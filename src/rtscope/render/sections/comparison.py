@@ -16,7 +16,7 @@ from rtscope.render.subjects import Report
 
 INVALID_MARK = " *"
 # The unit column of the operation table: what a figure counts.
-_UNIT_NAMES = {"ns": "time"}
+UNIT_NAMES = {"ns": "time"}
 
 
 def build(report: Report) -> Section | None:
@@ -42,7 +42,7 @@ def names(comparison: Comparison) -> Section:
                 g.letter,
                 doc["run"]["id"][:SHORT_ID],
                 doc["run"]["label"] or MISSING,
-                doc["system"]["hostname"],
+                cells.host_text(doc),
                 doc["system"]["kernel_release"],
                 fmt.local_time(doc["run"]["started"]),
             ]
@@ -55,7 +55,7 @@ def names(comparison: Comparison) -> Section:
             g.letter,
             g.name,
             f"{len(g.docs)} run{'s' if len(g.docs) > 1 else ''}",
-            " ".join(sorted({doc["system"]["hostname"] for doc in g.docs})),
+            " ".join(sorted({cells.host_text(doc) for doc in g.docs})),
             " ".join(doc["run"]["id"][:SHORT_ID] for doc in g.docs),
         ]
         for g in groups
@@ -122,7 +122,7 @@ def figures_table(comparison: Comparison) -> Table:
             [
                 *row_name(row, previous, with_labels),
                 row.stat,
-                *([_UNIT_NAMES.get(row.unit, row.unit)] if unit else []),
+                *([UNIT_NAMES.get(row.unit, row.unit)] if unit else []),
                 *(_figure(f, row, with_spread) for f in row.figures),
                 *(fmt.ratio(f.ratio) for f in row.figures[1:]),
                 *(verdict_cell(row, index, v) for index, v in enumerate(row.verdicts, start=1)),
