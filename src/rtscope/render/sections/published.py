@@ -82,6 +82,10 @@ def thread_metric_section(groups: Sequence[Group], study: Study) -> Section | No
             f"The iterations themselves do not (another processor; per {fmt.seconds(published.period_s)} "
             f"there, per {'/'.join(periods)} here)."
         ),
+        (
+            "A ratio compares only as far as both count the same work per iteration: each metric's "
+            "description (show) says what rtscope's counts."
+        ),
         *(f"{name}: {note}." for name, note in published.notes.items()),
         *_not_in_study(docs, set(published.metrics) | {baseline}, result.is_periodic),
     )
