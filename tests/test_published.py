@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 import builders
-from rtscope.analysis import published
+from rtscope.analysis import compare, published
 from rtscope.analysis.grouping import group
 from rtscope.render import cells
 from rtscope.render.document import Table
+from rtscope.render.sections import comparison as comparison_section
 from rtscope.render.sections import published as published_section
 from rtscope.targets import qemu, qemu_board, qemu_machine
 
@@ -210,9 +211,16 @@ def test_an_emulated_system_is_named_by_its_machine_and_cpu():
     # The model the system tells comes first; a machine that is not emulated keeps its hostname.
     doc["system"]["cpu_model"] = "Arm Cortex-M3 (QEMU mps2-an385, 25 MHz system clock)"
     assert cells.cpu_text(doc).startswith("Arm Cortex-M3 (QEMU mps2-an385, 25 MHz system clock) × 1 (emulated")
-    plain = builders.result_doc()
+    plain = builders.result_doc(run_id="b" * 16)
     assert cells.host_text(plain, "Linux", "x86_64") == "fixture-host (Linux, x86_64)"
     assert cells.cpu_text(plain) == "Test CPU 3000 × 4 (online 0-3)"
+    # compare's names and its note of what differs between the systems say the same.
+    doc["system"]["cpu_model"] = None
+    groups = tuple(group([doc, plain], "run"))
+    names = comparison_section.names(compare.build(list(groups), ("p50",)))
+    assert [row[3].text for row in names.parts[0].rows] == ["qemu mps2-an385 (emulated)", "fixture-host"]
+    notes = [cell.text for cell in comparison_section.differences(groups)]
+    assert "the systems differ in CPU: A Cortex-M3 × 1, B Test CPU 3000 × 4" in notes
 
 
 def test_the_qemu_targets_record_the_machine_and_cpu_they_emulate(monkeypatch, tmp_path):

@@ -52,14 +52,19 @@ def host_text(doc: dict[str, Any], *more: str) -> str:
     return f"{name} ({said})" if said else name
 
 
+def cpu_model(doc: dict[str, Any]) -> str | None:
+    """The CPU's model: as the system told it, else the emulated CPU's; None when neither is known."""
+    model: str | None = doc["system"]["cpu_model"] or emulated(doc)[1]
+    return model
+
+
 def cpu_text(doc: dict[str, Any]) -> str:
     """ "AMD EPYC × 2 (online 0-1)": the CPU model, how many, and which are online when known; the
     emulated CPU's model where the system told none ("cortex-a57 × 2 (emulated; online 0-1)")."""
-    system, cpu = doc["system"], emulated(doc)[1]
-    model = system["cpu_model"] or cpu or "unknown model"
+    system = doc["system"]
     online = f"online {system['cpus_online']}" if system["cpus_online"] else ""
-    said = "; ".join(filter(None, ("emulated" if cpu else "", online)))
-    return f"{model} × {system['cpu_count']}{f' ({said})' if said else ''}"
+    said = "; ".join(filter(None, ("emulated" if emulated(doc)[1] else "", online)))
+    return f"{cpu_model(doc) or 'unknown model'} × {system['cpu_count']}{f' ({said})' if said else ''}"
 
 
 def or_missing(value: str | None) -> str:

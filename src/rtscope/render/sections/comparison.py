@@ -83,7 +83,11 @@ def differences(groups: tuple[Group, ...]) -> tuple[Cell, ...]:
             each = ", ".join(f"{letter} {value}" for letter, value in values.items())
             notes.append(Cell(f"! the runs differ in {what}: {each}", "warn"))
     for what, read in SYSTEM_FACTS:
-        values = {g.letter: "/".join(sorted({read(doc["system"]) for doc in g.docs})) for g in groups}
+        # The CPU as the runs name it: an emulated one's model where the guest told none.
+        values = {
+            g.letter: "/".join(sorted({read({**doc["system"], "cpu_model": cells.cpu_model(doc)}) for doc in g.docs}))
+            for g in groups
+        }
         if len(set(values.values())) > 1:
             notes.append(Cell(f"the systems differ in {what}: {', '.join(f'{k} {v}' for k, v in values.items())}"))
     periods = {
