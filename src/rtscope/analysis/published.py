@@ -105,6 +105,7 @@ class Study:
 
     name: str
     source: str
+    what: str  # what it published, in a few words
     statistic: str
     time_base: str  # what the study's figures count, and on what clock
     platforms: dict[str, str]  # name: "board, CPU, OS"
@@ -190,6 +191,7 @@ def load(name: str) -> Study:
     return Study(
         table["name"],
         table["source"],
+        table["what"],
         table["statistic"],
         table["time_base"],
         {key: _platform_text(p) for key, p in table["platforms"].items()},

@@ -68,10 +68,8 @@ def add_published_option(parser: argparse.ArgumentParser) -> None:
         choices=published.names(),
         metavar="STUDY",
         help="show a study's published figures beside the runs, marked published (other hardware, "
-        "another time, means only; never compared with the runs): "
-        f"{', '.join(published.names())} (twr-k70: the application workload's times, wolfCrypt's MB/s; "
-        "threadx-thread-metric: Thread-Metric's ratios to its calibration test; zephyr-vs-linux-imx: "
-        "per-operation cycles, with --ops)",
+        "another time base; context, never in a ratio with the runs): "
+        + "; ".join(f"{name}: {published.load(name).what}" for name in published.names()),
     )
 
 
