@@ -103,7 +103,8 @@ bool tm_spawn(tm_test *t, const char *name, int prio_offset, void (*fn)(void *))
 void tm_thread_begin(tm_thread *th);
 void tm_thread_end(tm_thread *th);
 
-/* Whether the test is still in phase: the one load a loop adds to the suite's. */
+/* Whether the test is still in phase: the one load a loop adds to the suite's
+ * (loops hold t in a local, so that a pass reloads nothing else). */
 static inline bool tm_in_phase(const tm_test *t, unsigned phase)
 {
     return atomic_load_explicit(&t->phase, memory_order_relaxed) == phase;

@@ -25,8 +25,9 @@ typedef struct {
 
 static inline void basic_loop(tm_thread *th, basic_state *s, bool work, unsigned phase)
 {
+    const tm_test *t = th->t;
     uint32_t made = 0;
-    while (tm_in_phase(th->t, phase)) {
+    while (tm_in_phase(t, phase)) {
         if (work) {
             uint32_t c = (uint32_t)bench_read(&s->passes);
             for (unsigned i = 0; i < WORDS; i++)

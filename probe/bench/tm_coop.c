@@ -15,7 +15,8 @@ typedef struct {
 
 static inline void coop_loop(tm_thread *th, coop_state *s, bool work, unsigned phase)
 {
-    while (tm_in_phase(th->t, phase)) {
+    const tm_test *t = th->t;
+    while (tm_in_phase(t, phase)) {
         if (work)
             rts_thread_relinquish();
         bench_count(&s->counters[th->index]);

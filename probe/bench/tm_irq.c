@@ -26,7 +26,8 @@ static void handler(void *arg)
 
 static inline void irq_loop(tm_thread *th, irq_state *s, bool work, unsigned phase)
 {
-    while (tm_in_phase(th->t, phase)) {
+    const tm_test *t = th->t;
+    while (tm_in_phase(t, phase)) {
         if (work) {
             rts_soft_irq_raise();
             /* The handler has run, so the token is there: never a real wait. */

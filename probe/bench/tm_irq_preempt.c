@@ -34,13 +34,14 @@ static void handler(void *arg)
  * work, so that the harness's timing includes it. */
 static inline void raiser_loop(tm_thread *th, irq_preempt_state *s, bool work, unsigned phase)
 {
+    const tm_test *t = th->t;
     uint64_t raised = 0, missed = 0;
-    while (tm_in_phase(th->t, phase)) {
+    while (tm_in_phase(t, phase)) {
         uintptr_t before = (uintptr_t)bench_read(&s->resumed_counter);
         if (work)
             rts_soft_irq_raise();
         /* Unless the test just ended: the resumed thread then may not count. */
-        missed += (uintptr_t)bench_read(&s->resumed_counter) == before && tm_in_phase(th->t, phase);
+        missed += (uintptr_t)bench_read(&s->resumed_counter) == before && tm_in_phase(t, phase);
         raised++;
         bench_count(&s->raiser_counter);
     }

@@ -19,7 +19,8 @@ typedef struct {
 
 static inline void memory_loop(tm_thread *th, memory_state *s, bool work, unsigned phase)
 {
-    while (tm_in_phase(th->t, phase)) {
+    const tm_test *t = th->t;
+    while (tm_in_phase(t, phase)) {
         void *block;
         if (work && (rts_pool_alloc(s->pool, &block) != RTS_OK || rts_pool_free(s->pool, block) != RTS_OK)) {
             s->failed = true;

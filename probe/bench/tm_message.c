@@ -21,7 +21,8 @@ typedef struct {
 
 static inline void message_loop(tm_thread *th, message_state *s, bool work, unsigned phase)
 {
-    while (tm_in_phase(th->t, phase)) {
+    const tm_test *t = th->t;
+    while (tm_in_phase(t, phase)) {
         if (work) {
             if (rts_queue_send(s->queue, s->sent, 0) != RTS_OK ||
                 rts_queue_receive(s->queue, s->received, 0) != RTS_OK) {

@@ -24,16 +24,15 @@ typedef struct {
 /* One turn of thread th in phase: resume the next higher thread (with its
  * work) and note whether it ran at once, then count. The check stays in the
  * loop without the work, so that the harness's timing includes it. */
-static inline void turn(tm_thread *th, preempt_state *s, bool work, unsigned phase, uint64_t *resumes,
-                        uint64_t *missed)
+static inline void turn(const tm_test *t, unsigned i, preempt_state *s, bool work, unsigned phase,
+                        uint64_t *resumes, uint64_t *missed)
 {
-    unsigned i = th->index;
     if (i + 1 < THREADS) {
         uintptr_t before = (uintptr_t)bench_read(&s->counters[i + 1]);
         if (work)
-            rts_thread_resume(th->t->handles[i + 1]);
+            rts_thread_resume(t->handles[i + 1]);
         /* Unless the test just ended: the woken thread then may not count. */
-        *missed += (uintptr_t)bench_read(&s->counters[i + 1]) == before && tm_in_phase(th->t, phase);
+        *missed += (uintptr_t)bench_read(&s->counters[i + 1]) == before && tm_in_phase(t, phase);
         (*resumes)++;
     }
     bench_count(&s->counters[i]);
@@ -41,9 +40,10 @@ static inline void turn(tm_thread *th, preempt_state *s, bool work, unsigned pha
 
 static inline void lowest_loop(tm_thread *th, preempt_state *s, bool work, unsigned phase)
 {
+    const tm_test *t = th->t;
     uint64_t resumes = 0, missed = 0;
-    while (tm_in_phase(th->t, phase))
-        turn(th, s, work, phase, &resumes, &missed);
+    while (tm_in_phase(t, phase))
+        turn(t, th->index, s, work, phase, &resumes, &missed);
     if (work) {
         s->resumes[th->index] = resumes;
         s->missed[th->index] = missed;
@@ -62,7 +62,7 @@ static void worker(void *p)
             rts_thread_suspend_self();
             if (!tm_in_phase(th->t, TM_MEASURING))
                 break;
-            turn(th, s, true, TM_MEASURING, &resumes, &missed);
+            turn(th->t, th->index, s, true, TM_MEASURING, &resumes, &missed);
         }
         s->resumes[th->index] = resumes;
         s->missed[th->index] = missed;

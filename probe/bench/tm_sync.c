@@ -12,7 +12,8 @@ typedef struct {
 
 static inline void sync_loop(tm_thread *th, sync_state *s, bool work, unsigned phase)
 {
-    while (tm_in_phase(th->t, phase)) {
+    const tm_test *t = th->t;
+    while (tm_in_phase(t, phase)) {
         if (work && (rts_sem_take(s->sem, 0) != RTS_OK || rts_sem_give(s->sem) != RTS_OK)) {
             s->failed = true;
             break;
