@@ -238,7 +238,8 @@ rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count);
 /* Take a block; RTS_ENOMEM when all blocks are taken (never blocks). */
 rts_status rts_pool_alloc(rts_pool *p, void **block);
 
-/* Return a block taken from this pool. */
+/* Return a block taken from this pool; anything else is undefined, as with
+ * the kernels' own pools, which check nothing here (tm.memory times it). */
 rts_status rts_pool_free(rts_pool *p, void *block);
 
 /* Release the pool and all its blocks, taken or not. */
