@@ -120,9 +120,9 @@ static int run(rts_ctx *ctx)
         rts_thread_join(threads[i].thread);
         check_thread(&threads[i], n);
     }
-    spike_trace_stop(ctx, tracer, all);
     if (ok && n > 1)
         merge_threads(all, threads, n);
+    spike_trace_stop(ctx, tracer, all);
     rts_heap_free(threads);
     return ok ? 0 : 1;
 }
@@ -137,7 +137,7 @@ static const rts_param_decl params[] = {
     { "interval_us", "1000", 10, 10000000, false, "period of each measuring thread in microseconds" },
     { "cpu", "-1", -1, RTS_MAX_CPUS - 1, true, "one thread on this CPU; -1: one per CPU of --cpus, else one unpinned" },
     { "warmup", "0", 0, 1e9, true, "wake-ups of each thread not recorded at the start" },
-    { "threshold_us", "100", 0, 1e7, false, "count the samples above this latency in microseconds (0: none)" },
+    BENCH_PARAM_THRESHOLD,
     { "duration_s", "0", 0, 1e7, false, "measuring time in seconds; 0: the run's --duration" },
     SPIKE_TRACE_PARAMS,
 };
