@@ -8,15 +8,14 @@
 
 #include "tracefs.h"
 
-/* What ran and why: task switches and wake-ups, hard and soft interrupts
- * (x86's local timer has its own vector events), and hrtimer expiries (the
- * measuring thread's own timer among them). Those a kernel lacks are left
- * out; sched_switch is the one a trace cannot do without. */
+/* What ran and why, with as few events as tell it, each costing the
+ * measured path its time (docs/spike-trace.md: the tracer's cost): task
+ * switches, the measuring thread's wake-up, and hard and soft interrupts.
+ * Those a kernel lacks are left out; sched_switch is the one a trace cannot
+ * do without. */
 static const char *const events[] = {
-    "sched/sched_switch",          "sched/sched_waking",           "sched/sched_wakeup",
-    "irq/irq_handler_entry",       "irq/irq_handler_exit",         "irq/softirq_entry",
-    "irq/softirq_exit",            "irq_vectors/local_timer_entry", "irq_vectors/local_timer_exit",
-    "timer/hrtimer_expire_entry",  "timer/hrtimer_expire_exit",
+    "sched/sched_switch", "sched/sched_waking", "irq/irq_handler_entry", "irq/irq_handler_exit",
+    "irq/softirq_entry",  "irq/softirq_exit",
 };
 
 /* A kept trace is at most this many bytes of lines (the latest ones), and
