@@ -642,6 +642,13 @@ void rts_file_close(rts_file *f);
  * RTS_CAP_FILES is missing. */
 rts_status rts_file_write_text(const char *path, const char *text, char *why, size_t whysize);
 
+/* Make the directory path, where it may already exist (a tracefs instance:
+ * the kernel gives the new directory a trace buffer of its own), and remove
+ * it (empty, or emptied by the kernel itself as tracefs does). On failure
+ * why holds one line. RTS_ENOTSUP where RTS_CAP_FILES is missing. */
+rts_status rts_dir_make(const char *path, char *why, size_t whysize);
+rts_status rts_dir_remove(const char *path, char *why, size_t whysize);
+
 /* A temporary file that another program writes (a logic analyzer's capture
  * tool) and the probe then reads with rts_file_open. It is gone when closed
  * and, where the platform can (Linux: an unnamed file, reached through
