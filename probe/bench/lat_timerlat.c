@@ -8,10 +8,12 @@
  * CPUs), lets it run for the duration and reads its trace afterwards: no
  * sample is timed by the probe's clock, so the source is the kernel's own
  * view, which lat.irq's POSIX timer signal cannot give. The tracer is set
- * back to nop after. The bench fails, saying why, where the kernel has no
- * timerlat tracer (Debian's stock amd64 kernel) or tracefs cannot be written
- * (not root). A trace that lost events, or holds far fewer activations than
- * the period and duration ask, makes the metrics invalid.
+ * back to nop after. The bench is skipped, saying why, where there is no
+ * tracefs or the kernel has no timerlat tracer (Debian's stock amd64
+ * kernel): the target cannot run it. It fails where tracefs is there but
+ * not for this user (not root): a privilege, not the target, is missing. A
+ * trace that lost events, or holds far fewer activations than the period
+ * and duration ask, makes the metrics invalid.
  */
 #include "bench_util.h"
 
@@ -29,18 +31,20 @@ typedef struct {
     uint64_t irq_samples, thread_samples, lost;
 } timerlat_trace;
 
-/* Read the whole (small) file path into buf; false when it cannot be read. */
-static bool read_small(const char *path, char *buf, size_t size)
+/* Read the whole (small) file path into buf: RTS_OK, RTS_EPERM when it is
+ * there but not for this user, else another status. */
+static rts_status read_small(const char *path, char *buf, size_t size)
 {
     rts_file *f;
     char why[160];
     size_t got = 0;
-    if (rts_file_open(&f, path, why, sizeof why) != RTS_OK)
-        return false;
-    bool ok = rts_file_read(f, buf, size - 1, &got) == RTS_OK;
+    rts_status opened = rts_file_open(&f, path, why, sizeof why);
+    if (opened != RTS_OK)
+        return opened;
+    rts_status read = rts_file_read(f, buf, size - 1, &got);
     rts_file_close(f);
     buf[got] = '\0';
-    return ok;
+    return read;
 }
 
 /* Whether the space-separated list text holds the word. */
@@ -140,26 +144,54 @@ static bool read_trace(rts_ctx *ctx, const char *dir, timerlat_trace *t)
     return true;
 }
 
+/* The tracefs directory whose available_tracers tracers holds, or NULL
+ * with *denied telling whether one was there but not for this user. */
+static const char *find_tracefs(char *tracers, size_t size, bool *denied)
+{
+    *denied = false;
+    for (size_t i = 0; i < sizeof tracefs_dirs / sizeof tracefs_dirs[0]; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/available_tracers", tracefs_dirs[i]);
+        rts_status read = read_small(path, tracers, size);
+        if (read == RTS_OK)
+            return tracefs_dirs[i];
+        *denied |= read == RTS_EPERM;
+    }
+    return NULL;
+}
+
+/* The target has tracefs with a timerlat tracer; unreadable tracefs is let
+ * through, for run to fail on: that is a missing privilege. */
+static bool can_run(const rts_ctx *ctx, char *why, size_t whysize)
+{
+    (void)ctx;
+    char tracers[512] = "";
+    bool denied;
+    const char *dir = find_tracefs(tracers, sizeof tracers, &denied);
+    if (denied)
+        return true;
+    if (!dir) {
+        snprintf(why, whysize, "no tracefs: no available_tracers in %s or %s", tracefs_dirs[0], tracefs_dirs[1]);
+        return false;
+    }
+    if (!has_word(tracers, "timerlat")) {
+        tracers[strcspn(tracers, "\n")] = '\0';
+        snprintf(why, whysize, "the kernel has no timerlat tracer (its tracers: %s)", tracers);
+        return false;
+    }
+    return true;
+}
+
 static int run(rts_ctx *ctx)
 {
     uint64_t period_us = (uint64_t)rts_ctx_param(ctx, "period_us");
     int cpu = rts_ctx_cpu(ctx, -1);
-    const char *dir = NULL;
     char tracers[512] = "";
-    for (size_t i = 0; i < sizeof tracefs_dirs / sizeof tracefs_dirs[0] && !dir; i++) {
-        char path[128];
-        snprintf(path, sizeof path, "%s/available_tracers", tracefs_dirs[i]);
-        if (read_small(path, tracers, sizeof tracers))
-            dir = tracefs_dirs[i];
-    }
-    if (!dir) {
-        rts_ctx_fail(ctx, "no tracefs: cannot read available_tracers in %s or %s", tracefs_dirs[0],
+    bool denied;
+    const char *dir = find_tracefs(tracers, sizeof tracers, &denied);
+    if (!dir) { /* can_run found timerlat, or let this through: tracefs is there, not for this user */
+        rts_ctx_fail(ctx, "tracefs is not readable by this user: %s or %s (it needs root)", tracefs_dirs[0],
                      tracefs_dirs[1]);
-        return 1;
-    }
-    if (!has_word(tracers, "timerlat")) {
-        tracers[strcspn(tracers, "\n")] = '\0';
-        rts_ctx_fail(ctx, "the kernel has no timerlat tracer (its tracers: %s)", tracers);
         return 1;
     }
     timerlat_trace t = { .origin_ns = rts_time_ns() };
@@ -224,5 +256,6 @@ RTS_BENCH_DEFINE(rts_bench_lat_timerlat) = {
     .params = params,
     .nparams = sizeof params / sizeof params[0],
     .needs_caps = RTS_CAP_FILES,
+    .can_run = can_run,
     .run = run,
 };
