@@ -12,7 +12,7 @@ from rtscope.render import text
 from rtscope.render.document import Section
 from rtscope.render.fmt import Style
 from rtscope.render.sections import comparison as sections
-from rtscope.render.sections import envelope, workload
+from rtscope.render.sections import envelope, skipped, workload
 
 
 def render_text(
@@ -20,7 +20,7 @@ def render_text(
 ) -> list[str]:
     """The comparison as terminal text: which group is which and the settings that differ, the studies'
     tables when the runs hold them (grouped ``by`` as the comparison; ``published``: that study's
-    figures beside them), then the table, its legend and the invalid metrics."""
+    figures beside them), then the table, its legend and the invalid metrics, and the benches skipped."""
     docs = [doc for g in comparison.groups for doc in g.docs]
     return text.render(
         [
@@ -30,6 +30,7 @@ def render_text(
                 parts=(sections.figures_table(comparison), sections.legend(comparison)),
                 notes=sections.invalid_notes(comparison.groups),
             ),
+            skipped.section(comparison.groups),
         ],
         style,
     )
@@ -63,12 +64,14 @@ def studies_text(
 
 
 def markdown(comparison: Comparison, *, by: str | None = None, published: Study | None = None) -> str:
-    """The comparison as markdown: the groups, the studies' tables, then the table and its legend."""
+    """The comparison as markdown: the groups, the studies' tables, then the table and its legend, and the
+    benches skipped."""
     docs = [doc for g in comparison.groups for doc in g.docs]
     return markdown_renderer.render(
         [
             Section(parts=(sections.group_table(comparison),)),
             *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
             Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),
+            *filter(None, [skipped.section(comparison.groups)]),
         ]
     )

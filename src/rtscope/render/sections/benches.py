@@ -1,7 +1,8 @@
-"""The benches the run ran: status, time taken, and their parameters or error."""
+"""The benches the run ran: status, time taken, and their parameters, error or why they were skipped."""
 
 from typing import Any
 
+from rtscope.model import result
 from rtscope.render import cells, fmt
 from rtscope.render.document import Section, heading, table
 from rtscope.render.subjects import OneRun
@@ -17,7 +18,9 @@ def build(subject: OneRun) -> Section:
 
 
 def _note(bench: dict[str, Any]) -> str:
-    """What to say of a bench beside its status: its error, else its parameters."""
+    """What to say of a bench beside its status: why it was skipped, its error, else its parameters."""
+    if bench["status"] == cells.SKIPPED:
+        return result.why_skipped(bench)
     if bench["error"]:
         return f"error: {bench['error']}"
     return " ".join(f"{key}={value}" for key, value in bench["params"].items())
