@@ -149,11 +149,11 @@ def skip_reason(doc: dict[str, Any], metric_id: str, bench: str | None = None) -
     if bench is not None:
         return reasons.get(bench)
     name = metric_id.split("{", 1)[0]
-    mine = [reason for bench, reason in reasons.items() if name == bench or name.startswith(bench + ".")]
     family = name.split(".", 1)[0]
-    ran = any(b["id"].split(".", 1)[0] == family for b in doc["benches"] if b["status"] != "skipped")
-    kin = [reason for bench, reason in reasons.items() if bench.split(".", 1)[0] == family]
-    return next(iter(mine or ([] if ran else kin)), None)
+    mine = [why for skipped_id, why in reasons.items() if name == skipped_id or name.startswith(skipped_id + ".")]
+    kin = [why for skipped_id, why in reasons.items() if skipped_id.split(".", 1)[0] == family]
+    kin_ran = any(b["id"].split(".", 1)[0] == family for b in doc["benches"] if b["id"] not in reasons)
+    return next(iter(mine or ([] if kin_ran else kin)), None)
 
 
 def current_metric(metric_doc: dict[str, Any]) -> dict[str, Any]:

@@ -9,9 +9,14 @@ from rtscope.render.subjects import OneRun
 
 
 def build(subject: OneRun) -> Section:
-    """A row per bench."""
+    """A row per bench (a skipped one took no time: it did not start)."""
     rows = [
-        [bench["id"], cells.status(bench["status"]), fmt.seconds(bench["elapsed_s"]), _note(bench)]
+        [
+            bench["id"],
+            cells.status(bench["status"]),
+            fmt.MISSING if bench["status"] == cells.SKIPPED else fmt.seconds(bench["elapsed_s"]),
+            _note(bench),
+        ]
         for bench in subject.doc["benches"]
     ]
     return Section(heading("Benches"), (table(None, rows, "llrl"),))
