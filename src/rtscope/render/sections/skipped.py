@@ -17,7 +17,8 @@ def build(report: Report) -> Section | None:
 
 def section(groups: Sequence[Group]) -> Section | None:
     """A line per bench and reason, "lat.timerlat in B, D (4 of 8 runs): the kernel has no timerlat
-    tracer (…)", naming the groups by their letters; None when no run skipped a bench."""
+    tracer (…)", naming the groups by their letters (when there are several); None when no run skipped a
+    bench."""
     found: dict[tuple[str, str], dict[str, int]] = {}  # (bench, reason) → runs that skipped it, per group
     for group in groups:
         for doc in group.docs:
@@ -28,10 +29,15 @@ def section(groups: Sequence[Group]) -> Section | None:
         return None
     runs = sum(len(group.docs) for group in groups)
     lines = [
-        f"{bench} in {', '.join(per_group)} ({_count(sum(per_group.values()), runs)}): {reason}"
+        f"{bench}{_where(per_group, len(groups))} ({_count(sum(per_group.values()), runs)}): {reason}"
         for (bench, reason), per_group in found.items()
     ]
     return Section(heading("Skipped benches"), (Items(tuple(map(Cell, lines))),))
+
+
+def _where(per_group: dict[str, int], groups: int) -> str:
+    """ " in B, D": the groups' letters, when there are several groups to tell apart."""
+    return f" in {', '.join(per_group)}" if groups > 1 else ""
 
 
 def _count(skipped: int, runs: int) -> str:
