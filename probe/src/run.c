@@ -64,8 +64,10 @@ static void run_bench(rts_run *run, rts_bench_result *r)
 {
     const rts_bench *b = r->bench;
     rts_ctx ctx = { .run = run, .result = r };
-    if (!rts_bench_can_run(b, &ctx, rts_port_caps(), r->error, sizeof r->error)) {
+    char why[RTS_MESSAGE_TEXT] = ""; /* the error only of a bench skipped */
+    if (!rts_bench_can_run(b, &ctx, rts_port_caps(), why, sizeof why)) {
         r->status = RTS_BENCH_SKIPPED;
+        rts_text_into(r->error, sizeof r->error, "%s", why);
         if (!run->req->quiet)
             rts_text_fmt(rts_diag_write, "rtscope-probe: %s skipped: %s\n", b->id, r->error);
         return;
