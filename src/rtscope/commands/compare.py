@@ -9,8 +9,9 @@ workload's), and with --published a study's published figures beside them.
 """
 
 import argparse
+from typing import Any
 
-from rtscope.analysis import published
+from rtscope.analysis import factors, published
 from rtscope.analysis.compare import DEFAULT_STATISTICS, OPS_STATISTICS, build
 from rtscope.analysis.grouping import GROUPINGS, NoComparison, default_grouping, group
 from rtscope.commands.context import Context
@@ -18,6 +19,9 @@ from rtscope.commands.show import add_raw_times_option
 from rtscope.exporters import comparison as comparison_formats
 from rtscope.model import values
 from rtscope.render import comparison as comparison_text
+from rtscope.render import markdown, text
+from rtscope.render.document import Paragraph, Section
+from rtscope.render.sections import verdict as verdict_section
 
 FORMATS = ("text", "markdown", "csv", "json")
 
@@ -77,28 +81,46 @@ def run(args: argparse.Namespace, context: Context) -> int:
     docs = [run_result.doc for run_result in context.load_runs(args.runs)]
     by = args.by or default_grouping(docs)
     study = published.load(args.published) if args.published else None
+    ops = args.ops or all(m["cycles"] is not None for doc in docs for m in doc["metrics"])
+    statistics = args.stat or (OPS_STATISTICS if ops else DEFAULT_STATISTICS)
     try:
         groups = group(docs, by)
     except NoComparison as refusal:
-        # A study of square waves or of thread counts has more cells than a table has columns (or one run):
-        # its own tables are the answer.
-        tables = (
-            comparison_text.studies_text(docs, context.style, by=by, adjusted=not args.raw_times, published=study)
-            if args.format == "text"
-            else []
-        )
-        if not tables:
-            raise
-        context.print([*tables, "", f"No comparison table: {refusal}; --by load, or fewer runs, gives one."])
-        return 0
-    ops = args.ops or all(m["cycles"] is not None for doc in docs for m in doc["metrics"])
-    comparison = build(
-        groups, args.stat or (OPS_STATISTICS if ops else DEFAULT_STATISTICS), ops=ops, adjusted=not args.raw_times
-    )
+        return _without_table(args, context, docs, by, statistics, study, refusal)
+    comparison = build(groups, statistics, ops=ops, adjusted=not args.raw_times)
     if args.format == "text":
         context.print(comparison_text.render_text(comparison, context.style, by=by, published=study))
     elif args.format == "markdown":
         context.out.write(comparison_text.markdown(comparison, by=by, published=study))
     else:
         context.out.write(comparison_formats.WRITERS[args.format](comparison))
+    return 0
+
+
+def _without_table(
+    args: argparse.Namespace,
+    context: Context,
+    docs: list[dict[str, Any]],
+    by: str,
+    statistics: tuple[str, ...],
+    study: published.Study | None,
+    refusal: NoComparison,
+) -> int:
+    """Runs that make more groups than the table has columns (a study of 192 cells), or fewer than two: the
+    verdict per factor, which has no such limit, and the studies' own tables, in text or markdown; the
+    refusal as the error when there is neither."""
+    adjusted = not args.raw_times
+    verdict = (
+        [verdict_section.section(docs, statistics, adjusted=adjusted, prefer=by)]
+        if args.format in ("text", "markdown") and factors.design(docs, prefer=by).factors
+        else []
+    )
+    tables = comparison_text.studies(docs, by=by, adjusted=adjusted, published=study) if args.format == "text" else []
+    if not verdict and not tables:
+        raise refusal
+    note = Section(parts=(Paragraph((f"No comparison table: {refusal}; --by load, or fewer runs, gives one.",)),))
+    if args.format == "markdown":
+        context.out.write(markdown.render([*verdict, note]))
+    else:
+        context.print(text.render([*verdict, *tables, note], context.style))
     return 0
