@@ -155,14 +155,16 @@ def _tally(answers: tuple[Answer, ...]) -> str:
     none = len(duels) - sum(wins.values())
     if none:
         said.append(f"no real difference in {none}")
-    changing = sum(1 for a in answers if a.changes_with())
-    interaction = f"; an interaction with another factor in {changing} of the {len(answers)} lines" * bool(changing)
+    crossing = sum(1 for a in answers if a.changes_with(crossing=True))
+    interaction = f"; the winner changes with another factor's level in {crossing} of {len(answers)} lines" * bool(
+        crossing
+    )
     return f"Of {len(duels)} comparison{'s' if len(duels) != 1 else ''}: {', '.join(said)}{interaction}."
 
 
 def sentence(answer: Answer) -> Cell:
-    """An answer as one line: "METRIC STAT: what each context says", flagged when the winner changes with
-    another factor's level."""
+    """An answer as one line: "METRIC STAT: what each context says", flagged (and stressed when the winner
+    changes) where it changes with another factor's level."""
     if answer.alone:
         text = _alone(answer, answer.duels[0])
     else:
@@ -177,7 +179,8 @@ def sentence(answer: Answer) -> Cell:
             text = "; ".join(
                 _counted(answer, outcome, duels, first=i == 0) for i, (outcome, duels) in enumerate(ordered)
             )
-    return Cell(f"{answer.name} {answer.stat}: {text}{_interaction(answer)}", "warn" if answer.changes_with() else "")
+    crossing = bool(answer.changes_with(crossing=True))
+    return Cell(f"{answer.name} {answer.stat}: {text}{_interaction(answer)}", "warn" if crossing else "")
 
 
 def _interaction(answer: Answer) -> str:
