@@ -3,7 +3,8 @@ levels of the others — which level is better, by how much, and whether really.
 
 Factors. Runs that all belong to campaigns: the campaigns' axes (target, load, config, parameters) and,
 when runs of several campaigns are compared, the campaign. Other runs: what differs between them among
-what a run records of where and how it was measured (ATTRIBUTES, then every bench parameter). An axis or
+what a run records of where and how it was measured (ATTRIBUTES, then the parameters of the benches
+every run ran). An axis or
 attribute with one level is no factor; those that change together, level for level (a label that names
 the kernel), are one factor, named by the first (the others are its aliases). Runs of no campaign that
 differ in none of them differ as runs: the run is the factor. A cell is a combination of the factors'
@@ -11,8 +12,9 @@ levels that was measured; its runs are its repetitions.
 
 Answers. Per factor, metric and statistic: in each context — a combination of the other factors' levels —
 the levels measured there with a valid figure (a cell's figure is the median over its runs, as compare's
-group's), the best and the next best, and compare's test of the two (stats.compare_groups: the later
-level against the earlier). Better is as the statistic's unit has it (judge.statistic_unit). A metric is
+group's), the best and the next best, and compare's test of the two (stats.compare_groups, the next best
+against the best: its tail test counts the next best's samples beyond the best's figure, which sees a
+lower maximum). Better is as the statistic's unit has it (judge.statistic_unit). A metric is
 matched across levels without the labels that name a factor: wave.rel_error{model=c-rt,period_us=10} and
 {model=bash,period_us=10} are one quantity at two levels of model.
 

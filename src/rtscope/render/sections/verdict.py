@@ -2,8 +2,8 @@
 factor of the runs (rtscope.analysis.factors), metric and statistic, which level is better at equal levels
 of the other factors, by how much, and whether really — in sentences, one per metric and statistic:
 
-    lat.wakeup max: rt beats stock under sched,io (109 µs → 17.6 µs, 6.19× lower, real); idle: no real
-    difference (stock 14.7 µs, rt 15.8 µs: p=1.000 tail)
+    lat.wakeup max: rt beats stock under sched,io (109 µs → 17.6 µs, 6.19× lower), real; idle: no real
+    difference (stock 14.7 µs, rt 15.8 µs: p=1.000 tail) — interaction: the difference depends on load
 
 An answer over a few contexts (combinations of the other factors' levels) names each; over more, it counts
 them — the level best in most, the others with up to NAMED_UP_TO contexts each — so that a study of 192
@@ -152,9 +152,9 @@ def _tally(answers: tuple[Answer, ...]) -> str:
     said = [
         f"{level} better in {count}" if i == 0 else f"{level} in {count}" for i, (level, count) in enumerate(ranked)
     ]
-    none = len(duels) - sum(wins.values())
-    if none:
-        said.append(f"no real difference in {none}")
+    none = sum(1 for duel in duels if duel.winner is None and duel.difference is not None)
+    untold = len(duels) - sum(wins.values()) - none
+    said += [f"no real difference in {none}"] * bool(none) + [f"no test in {untold}"] * bool(untold)
     crossing = sum(1 for a in answers if a.changes_with(crossing=True))
     interaction = f"; the winner changes with another factor's level in {crossing} of {len(answers)} lines" * bool(
         crossing
