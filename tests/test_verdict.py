@@ -298,6 +298,20 @@ def test_runs_of_no_campaign_have_the_factors_they_differ_in():
     assert [f.name for f in factors.design(runs, prefer="kernel").factors] == ["kernel", "load"]
 
 
+def test_runs_of_several_campaigns_have_the_campaign_for_a_factor():
+    runs = [
+        campaign_run(kernel * 2 + n, {"load": load}, [spread_metric("lat.wakeup", typical, typical * 3)], name=name)
+        for kernel, (name, typical) in enumerate((("stock", 5000), ("rt", 4000)))
+        for n, load in enumerate(("idle", "cpu"))
+    ]
+    result = factors.verdict(runs, ("p50",))
+    assert [(f.name, f.levels) for f in result.design.factors] == [
+        ("load", ("idle", "cpu")),
+        ("campaign", ("stock", "rt")),
+    ]
+    assert [d.winner for d in answer(result, "campaign", "lat.wakeup", "p50").duels] == ["rt", "rt"]
+
+
 def test_levels_are_named_by_what_differs_between_them():
     names = factors._names
     assert names("target", ["qemu:aarch64:stock:cpus=1", "qemu:aarch64:rt:cpus=1"]) == {

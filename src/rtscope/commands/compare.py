@@ -3,9 +3,11 @@
 A group is one run, or the repetitions of one campaign cell, label or load: its figure for a statistic
 is the median over its runs, shown with the run-to-run spread (± half the range, relative). Whether a
 group really differs from the first is told per metric (see stats.compare_groups). The comparison is
-built once (Comparison) and written as a text table, markdown, CSV or JSON. Text and markdown show
-the studies' own tables first when the runs hold them (square waves' envelopes, the application
-workload's), and with --published a study's published figures beside them.
+built once (Comparison) and written as a text table, markdown, CSV or JSON. Text and markdown open
+with the verdict per factor (render.sections.verdict), which has no limit on groups: runs too many for
+the table (more groups than its letters) still get it. Then the studies' own tables when the runs hold
+them (square waves' envelopes, the application workload's), with --published a study's published
+figures beside them.
 """
 
 import argparse
