@@ -218,30 +218,38 @@ PERIODS_US = (100000, 31623, 10000, 3162, 1000, 316, 100, 10)
 LOADS = {"idle": 1.0, "cpu": 3.0, "net": 2.0}
 
 
-def wave_study() -> list[dict[str, Any]]:
-    """The wave-study campaign's 8 models × 8 periods × 3 loads = 192 cells, a run each, its figure of merit
-    (wave.rel_error, labelled by model and period as the probe labels it) capped at 2 where a model
-    misses whole periods."""
+def wave_study(*, repetitions: int = 1, every_metric: bool = False, samples: int | None = 400) -> list[dict[str, Any]]:
+    """The wave-study campaign's 8 models × 8 periods × 3 loads = 192 cells, ``repetitions`` runs each (3%
+    apart), their figure of merit wave.rel_error (labelled by model and period as the probe labels it; with
+    ``every_metric`` wave.period, wave.high and wave.duty too) capped at 2 where a model misses whole periods;
+    ``samples`` a run, or as many periods as the campaign's 1.5 s hold (None). bench/verdict.py times it."""
     runs = []
     for load, hit in LOADS.items():
         for model, jitter_ns in MODELS.items():
             for period_us in PERIODS_US:
-                weight = (
-                    20.0 if (model, load) == ("c-busy", "cpu") else hit if model[:4] not in ("c-rt", "c-bu") else 1.2
-                )
-                worst = min(2.0, jitter_ns * weight / (period_us * 1000))
-                metric = spread_metric(
-                    "wave.rel_error",
-                    worst / 8,
-                    worst,
-                    unit="ratio",
-                    step=1e-6,
-                    samples=400,
-                    labels={"model": model, "period_us": period_us},
-                )
-                metric["bench"] = "wave.square"
-                axes = {"load": load, "model": model, "period_us": str(period_us)}
-                runs.append(campaign_run(len(runs), axes, [metric], name="wave-study"))
+                for repetition in range(1, repetitions + 1):
+                    weight = 20.0 if (model, load) == ("c-busy", "cpu") else 1.2 if model in ("c-rt", "c-busy") else hit
+                    worst = min(2.0, jitter_ns * weight * (1 + 0.03 * (repetition - 1)) / (period_us * 1000))
+                    count = samples or max(15, int(1.5e6 / period_us))
+                    labels = {"model": model, "period_us": period_us}
+                    nominal = period_us * 1000.0
+                    figures = {  # metric: (unit, histogram step, typical, worst)
+                        "wave.period": ("ns", 1.0, nominal * (1 + worst / 8), nominal * (1 + worst)),
+                        "wave.high": ("ns", 1.0, nominal / 2 * (1 + worst / 8), nominal / 2 * (1 + worst)),
+                        "wave.rel_error": ("ratio", 1e-6, worst / 8, worst),
+                        "wave.duty": ("percent", 0.001, 50 * (1 + worst / 16), 50 * (1 + worst / 2)),
+                    }
+                    metrics = [
+                        spread_metric(metric_id, typical, top, unit=unit, step=step, samples=count, labels=labels)
+                        for metric_id, (unit, step, typical, top) in figures.items()
+                        if every_metric or metric_id == "wave.rel_error"
+                    ]
+                    for metric in metrics:
+                        metric["bench"] = "wave.square"
+                    axes = {"load": load, "model": model, "period_us": str(period_us)}
+                    run = campaign_run(len(runs), axes, metrics, name="wave-study", repetition=repetition)
+                    run["campaign"]["repetitions"] = repetitions
+                    runs.append(run)
     return runs
 
 
