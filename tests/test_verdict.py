@@ -364,6 +364,8 @@ def test_compare_answers_a_study_too_large_for_its_table(rtscope, tmp_path: Path
     markdown = rtscope("compare", *paths, "--stat", "max", "--format", "markdown")
     assert markdown.status == 0, markdown.err
     assert "## Verdict: each factor at equal levels of the others" in markdown.out
-    assert "- wave.rel_error max: c-busy best" in markdown.out
+    assert (
+        "- wave.rel_error max: c-busy best" in markdown.out and "## Square waves: operating envelopes" in markdown.out
+    )
     refused = rtscope("compare", *paths, "--format", "csv")
     assert refused.status != 0 and "compare takes at most 26 groups" in refused.err

@@ -111,18 +111,20 @@ def _without_table(
     """Runs that make more groups than the table has columns (a study of 192 cells), or fewer than two: the
     verdict per factor, which has no such limit, and the studies' own tables, in text or markdown; the
     refusal as the error when there is neither."""
+    if args.format not in ("text", "markdown"):
+        raise refusal
     adjusted = not args.raw_times
     verdict = (
         [verdict_section.section(docs, statistics, adjusted=adjusted, prefer=by)]
-        if args.format in ("text", "markdown") and factors.design(docs, prefer=by).factors
+        if factors.design(docs, prefer=by).factors
         else []
     )
-    tables = comparison_text.studies(docs, by=by, adjusted=adjusted, published=study) if args.format == "text" else []
+    tables = comparison_text.studies(docs, by=by, adjusted=adjusted, published=study)
     if not verdict and not tables:
         raise refusal
     note = Section(parts=(Paragraph((f"No comparison table: {refusal}; --by load, or fewer runs, gives one.",)),))
     if args.format == "markdown":
-        context.out.write(markdown.render([*verdict, note]))
+        context.out.write(markdown.render([*verdict, *tables, note]))
     else:
         context.print(text.render([*verdict, *tables, note], context.style))
     return 0
