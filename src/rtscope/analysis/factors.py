@@ -236,11 +236,6 @@ class Answer:
     def stat(self) -> str:
         return stats.statistic_name(self.key)
 
-    @property
-    def contexts(self) -> int:
-        """How many contexts the design has for this factor: combinations of the others' levels measured."""
-        return len({duel.context for duel in self.duels})
-
     def changes_with(self, *, crossing: bool = False) -> tuple[str, ...]:
         """The other factors whose level changes the outcome (an interaction): two contexts that differ in
         that factor alone, both tested, have different outcomes and one of them a real winner — with
@@ -405,4 +400,5 @@ def ratio(best: float, runner_up: float) -> float | None:
 
 
 def level_names(levels: Iterable[str]) -> str:
+    """A context as the verdict names it: its levels, "rt · sched,io"."""
     return " · ".join(levels)
