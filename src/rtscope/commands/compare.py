@@ -18,6 +18,7 @@ from rtscope.analysis.compare import DEFAULT_STATISTICS, OPS_STATISTICS, build
 from rtscope.analysis.grouping import GROUPINGS, NoComparison, default_grouping, group
 from rtscope.commands.context import Context
 from rtscope.commands.show import add_raw_times_option
+from rtscope.errors import RtscopeError
 from rtscope.exporters import comparison as comparison_formats
 from rtscope.model import values
 from rtscope.render import comparison as comparison_text
@@ -73,8 +74,8 @@ def add_published_option(parser: argparse.ArgumentParser) -> None:
         choices=published.names(),
         metavar="STUDY",
         help="show a study's published figures beside the runs, marked published (other hardware, "
-        "another time, means only; never compared with the runs): "
-        f"{', '.join(published.names())} (the application workload's times, wolfCrypt's MB/s)",
+        "another time base; context, never in a ratio with the runs): "
+        + "; ".join(f"{name}: {published.load(name).what}" for name in published.names()),
     )
 
 
@@ -82,8 +83,10 @@ def run(args: argparse.Namespace, context: Context) -> int:
     """Print which group is which, warnings about settings that differ, and the comparison."""
     docs = [run_result.doc for run_result in context.load_runs(args.runs)]
     by = args.by or default_grouping(docs)
-    study = published.load(args.published) if args.published else None
     ops = args.ops or all(m["cycles"] is not None for doc in docs for m in doc["metrics"])
+    study = published.load(args.published) if args.published else None
+    if study is not None and (refused := published.refusal(study, docs, ops=ops)):
+        raise RtscopeError(refused)
     statistics = args.stat or (OPS_STATISTICS if ops else DEFAULT_STATISTICS)
     try:
         groups = group(docs, by)
