@@ -1,7 +1,8 @@
 """`rtscope compare`'s views of a comparison (rtscope.analysis.compare), from sections.comparison: as
-terminal text and as markdown, with the studies' own tables — square waves' envelopes, the application
-workload's — before the comparison's when the runs hold them, and a published study's Thread-Metric or
-per-operation figures after it when asked (sections.published)."""
+terminal text and as markdown, opening with the verdict per factor (sections.verdict), with the studies'
+own tables — square waves' envelopes, the application workload's — before the comparison's when the runs
+hold them, and a published study's Thread-Metric or per-operation figures after it when asked
+(sections.published)."""
 
 from collections.abc import Iterable
 from typing import Any
@@ -13,21 +14,22 @@ from rtscope.render import text
 from rtscope.render.document import Section
 from rtscope.render.fmt import Style
 from rtscope.render.sections import comparison as sections
-from rtscope.render.sections import envelope, skipped, workload
+from rtscope.render.sections import envelope, skipped, verdict, workload
 from rtscope.render.sections import published as published_sections
 
 
 def render_text(
     comparison: Comparison, style: Style, *, by: str | None = None, published: Study | None = None
 ) -> list[str]:
-    """The comparison as terminal text: which group is which and the settings that differ, the studies'
-    tables when the runs hold them (grouped ``by`` as the comparison; ``published``: that study's
-    figures beside them), then the table, its legend and the invalid metrics, the study's Thread-Metric
-    or per-operation figures, and the benches skipped."""
+    """The comparison as terminal text: which group is which and the settings that differ, the verdict
+    per factor, the studies' tables when the runs hold them (grouped ``by`` as the comparison;
+    ``published``: that study's figures beside them), then the table, its legend and the invalid metrics,
+    the study's Thread-Metric or per-operation figures, and the benches skipped."""
     docs = [doc for g in comparison.groups for doc in g.docs]
     return text.render(
         [
             sections.names(comparison),
+            verdict.section(docs, comparison.statistics, adjusted=comparison.adjusted, prefer=by),
             *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
             Section(
                 parts=(sections.figures_table(comparison), sections.legend(comparison)),
@@ -68,12 +70,13 @@ def studies_text(
 
 
 def markdown(comparison: Comparison, *, by: str | None = None, published: Study | None = None) -> str:
-    """The comparison as markdown: the groups, the studies' tables, then the table and its legend, the
-    published study's Thread-Metric or per-operation figures, and the benches skipped."""
+    """The comparison as markdown: the groups, the verdict per factor, the studies' tables, then the table
+    and its legend, the published study's Thread-Metric or per-operation figures, and the benches skipped."""
     docs = [doc for g in comparison.groups for doc in g.docs]
     return markdown_renderer.render(
         [
             Section(parts=(sections.group_table(comparison),)),
+            verdict.section(docs, comparison.statistics, adjusted=comparison.adjusted, prefer=by),
             *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
             Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),
             *_published_after(comparison, published),

@@ -1,11 +1,12 @@
 """The page of `rtscope report`: runs as one self-contained HTML file, opening with the verdict on them.
 
-Sections, in order: the verdict (which group is best per metric and statistic, by how much, and whether
-really), square waves' envelopes and the application workload's tables when runs hold them (with a
-study's published figures beside them when asked), the runs and the benches they skipped (with the
-reasons), per metric of samples its distribution, worst samples over time and spread across groups,
-Thread-Metric, compare's table (and a study's published Thread-Metric or per-operation figures beside
-the groups' when asked), then each run as `show` tells it. Groups are compare's (the one
+Sections, in order: the verdict (per factor of the runs, which level is better at equal levels of the
+others, per metric and statistic, by how much, and whether really; rtscope.analysis.factors), square
+waves' envelopes and the application workload's tables when runs hold them (with a study's published
+figures beside them when asked), the runs and the benches they skipped (with the reasons), per metric
+of samples its distribution, worst samples over time and spread across groups, Thread-Metric, compare's
+table (and a study's published Thread-Metric or per-operation figures beside the groups' when asked),
+then each run as `show` tells it. Groups are compare's (the one
 grouping rule). Tables show times overhead-adjusted unless asked otherwise, as `show` does; plots show
 them as measured, because that is what the probe's histograms and series hold.
 """
