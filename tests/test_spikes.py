@@ -56,6 +56,12 @@ def test_a_task_running_with_interrupts_off_is_named_as_the_one_that_ran() -> No
     assert (held.to_wakeup_ns, held.to_running_ns) == (400_000, 10_000)
     assert held.at_planned == "rtscope_hold (pid 90, nice 0)"
     assert held.culprit is not None and (held.culprit.held_ns, held.culprit.ran_ns) == (410_000, 510_000)
+    doc = {**builders.result_doc(benches={"lat.wakeup": 30_000}), "version": 4}
+    doc["metrics"][0].update(
+        labels={}, spikes=[{"planned_ns": 100_000_100_000, "late_ns": 410_000, "cpu": 0, "dropped": 0, "events": lines}]
+    )
+    text = "\n".join(summary.render(doc, Style(False)))
+    assert "came 400 µs late while rtscope_hold (pid 90, nice 0) ran (its run lasted 510 µs)" in text
 
 
 def test_a_trace_without_a_switch_says_so() -> None:

@@ -21,9 +21,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# "COMM-PID [CPU] FLAGS SECONDS.MICROS: EVENT: FIELDS" (the flags column is absent when irq-info is off).
+# "COMM-PID [CPU] FLAGS SECONDS.MICROS: EVENT: FIELDS": the flags column is absent when irq-info is off, and
+# longer on a PREEMPT_RT kernel (its lazy preemption and migrate-disable counts).
 _LINE = re.compile(
-    r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(?P<cpu>\d+)\]\s+(?:\S{4,5}\s+)?"
+    r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(?P<cpu>\d+)\]\s+(?:[^\s:]+\s+)?"
     r"(?P<secs>\d+)\.(?P<frac>\d+):\s+(?P<event>\w+):\s*(?P<fields>.*)$"
 )
 _SWITCH = re.compile(

@@ -81,9 +81,11 @@ def _answer(spike: spikes.Explanation) -> str:
                 f"The CPU was idle and the timer's interrupt came {late} late: a deep idle state, or the CPU "
                 "not running (a VM's vCPU held by its host)."
             )
+        run = next((h.ran_ns for h in spike.holders if h.what == spike.at_planned), None)
+        lasted = f" (its run lasted {fmt.duration(run)})" if run is not None else ""
         return (
-            f"The timer's interrupt came {late} late while {spike.at_planned} ran: interrupts were kept off, or "
-            "the CPU was not running (a VM's vCPU held by its host)."
+            f"The timer's interrupt came {late} late while {spike.at_planned} ran{lasted}: interrupts were kept "
+            "off, or the CPU was not running (a VM's vCPU held by its host)."
         )
     culprit = spike.culprit
     if culprit is None:
