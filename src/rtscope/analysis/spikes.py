@@ -21,9 +21,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# "COMM-PID [CPU] FLAGS SECONDS.MICROS: EVENT: FIELDS" (the flags column is absent when irq-info is off).
+# "COMM-PID [CPU] FLAGS SECONDS.MICROS: EVENT: FIELDS": the flags column is absent when irq-info is off, and
+# longer on a PREEMPT_RT kernel (its lazy preemption and migrate-disable counts).
 _LINE = re.compile(
-    r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(?P<cpu>\d+)\]\s+(?:\S{4,5}\s+)?"
+    r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(?P<cpu>\d+)\]\s+(?:[^\s:]+\s+)?"
     r"(?P<secs>\d+)\.(?P<frac>\d+):\s+(?P<event>\w+):\s*(?P<fields>.*)$"
 )
 _SWITCH = re.compile(
@@ -79,6 +80,7 @@ class Explanation:
     events: int
     dropped: int
     problem: str | None = None
+    at_planned: str | None = None  # the task on the CPU when the wake-up was due: "idle", "itself" or a task
 
     @property
     def culprit(self) -> Holder | None:
@@ -146,7 +148,22 @@ def explain(spike: dict[str, Any]) -> Explanation:
         holders=tuple(holder for holder in holders if holder.held_ns > 0),
         events=len(events),
         dropped=spike["dropped"],
+        at_planned=_running_at(switches, planned, thread_pid),
     )
+
+
+def _running_at(switches: Sequence[tuple[Event, re.Match[str]]], at_ns: int, thread_pid: int) -> str:
+    """The task on the CPU at at_ns: the last switch's next task before it, else the first one's previous;
+    "idle" for none, "itself" for the measuring thread (still on the CPU from its previous period)."""
+    before = [match for event, match in switches if event.at_ns <= at_ns]
+    comm, pid, prio = (
+        (before[-1]["next_comm"], before[-1]["next_pid"], before[-1]["next_prio"])
+        if before
+        else (switches[0][1]["prev_comm"], switches[0][1]["prev_pid"], switches[0][1]["prev_prio"])
+    )
+    if int(pid) in (0, thread_pid):
+        return "idle" if int(pid) == 0 else "itself"
+    return f"{comm} (pid {pid}, {policy(int(prio))})"
 
 
 def _woken(events: Sequence[Event], pid: int, until_ns: int) -> int | None:

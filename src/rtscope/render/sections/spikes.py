@@ -69,12 +69,27 @@ def _split(spike: spikes.Explanation) -> str:
 
 def _answer(spike: spikes.Explanation) -> str:
     """The sentence an engineer wants first: who held the CPU, or that the interrupt itself was late."""
-    culprit = spike.culprit
-    late_wakeup = spike.to_wakeup_ns is not None and spike.to_wakeup_ns * 2 > spike.late_ns
-    if culprit is None or (late_wakeup and culprit.held_ns * 2 < spike.late_ns):
+    if spike.to_wakeup_ns is not None and spike.to_wakeup_ns * 2 > spike.late_ns:
+        late = fmt.duration(spike.to_wakeup_ns)
+        if spike.at_planned == "itself":
+            return (
+                f"It was still on the CPU at the planned time and was woken {late} late: the CPU was not running "
+                "(a VM's vCPU held by its host), or its previous period overran."
+            )
+        if spike.at_planned in (None, "idle"):
+            return (
+                f"The CPU was idle and the timer's interrupt came {late} late: a deep idle state, or the CPU "
+                "not running (a VM's vCPU held by its host)."
+            )
+        run = next((h.ran_ns for h in spike.holders if h.what == spike.at_planned), None)
+        lasted = f" (its run lasted {fmt.duration(run)})" if run is not None else ""
         return (
-            "Nothing ran in its way: the timer's interrupt itself came late (interrupts off, or the CPU not running)."
+            f"The timer's interrupt came {late} late while {spike.at_planned} ran{lasted}: interrupts were kept "
+            "off, or the CPU was not running (a VM's vCPU held by its host)."
         )
+    culprit = spike.culprit
+    if culprit is None:
+        return "Nothing else held the CPU in the trace: the time went to the wake-up path itself."
     share = culprit.held_ns / spike.late_ns if spike.late_ns else 0.0
     ran = f"; its run lasted {fmt.duration(culprit.ran_ns)}" if culprit.kind == "task" else ""
     return f"Held longest by {culprit.what}: {fmt.duration(culprit.held_ns)}, {share:.0%} of the lateness{ran}."
