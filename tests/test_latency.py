@@ -135,29 +135,25 @@ def test_without_privilege_the_latency_benches_still_measure(probe):
     assert any("timer slack" in warning for warning in doc["config"]["warnings"])
 
 
+def fifo_hog(cpu: str, *, busy_s: float, every_s: float, name: str | None = None) -> subprocess.Popen[bytes]:
+    """A process at SCHED_FIFO 90 on cpu (above the measuring thread's 80) busy for busy_s every every_s, for
+    3 s; ``name``: its comm, so that a trace can tell it."""
+    rename = f"open('/proc/self/comm', 'w').write({name!r})\n" if name else ""
+    loop = (
+        f"import time\n{rename}end = time.monotonic() + 3\n"
+        "while time.monotonic() < end:\n"
+        f"    t = time.monotonic() + {busy_s}\n"
+        "    while time.monotonic() < t: pass\n"
+        f"    time.sleep({every_s - busy_s})\n"
+    )
+    return subprocess.Popen(["chrt", "-f", "90", "taskset", "-c", cpu, sys.executable, "-c", loop])
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="the injected delay runs at a real-time priority")
 def test_a_delay_injected_on_the_cpu_shows_in_the_maximum(probe, tmp_path):
     cpu = str(os.cpu_count() - 1)
     # Above the measuring thread (fifo 80), on its CPU: a 20 ms busy stretch every 100 ms.
-    hog = subprocess.Popen(
-        [
-            "chrt",
-            "-f",
-            "90",
-            "taskset",
-            "-c",
-            cpu,
-            sys.executable,
-            "-c",
-            (
-                "import time\nend = time.monotonic() + 3\n"
-                "while time.monotonic() < end:\n"
-                "    t = time.monotonic() + 0.02\n"
-                "    while time.monotonic() < t: pass\n"
-                "    time.sleep(0.08)\n"
-            ),
-        ]
-    )
+    hog = fifo_hog(cpu, busy_s=0.02, every_s=0.1)
     try:
         time.sleep(0.2)
         doc = run_probe(probe, "lat.wakeup", "--duration", "1", "--cpus", cpu)
@@ -186,25 +182,7 @@ def tracefs() -> Path:
 def test_the_trace_at_a_spike_names_the_process_that_held_the_cpu(probe, tracefs, tmp_path):
     cpu = str(os.cpu_count() - 1)
     # Above the measuring thread (fifo 80), on its CPU, named so the trace can tell it: 2 ms busy every 50 ms.
-    hog = subprocess.Popen(
-        [
-            "chrt",
-            "-f",
-            "90",
-            "taskset",
-            "-c",
-            cpu,
-            sys.executable,
-            "-c",
-            (
-                "import time\nopen('/proc/self/comm', 'w').write('rtscope-hog')\nend = time.monotonic() + 3\n"
-                "while time.monotonic() < end:\n"
-                "    t = time.monotonic() + 0.002\n"
-                "    while time.monotonic() < t: pass\n"
-                "    time.sleep(0.048)\n"
-            ),
-        ]
-    )
+    hog = fifo_hog(cpu, busy_s=0.002, every_s=0.05, name="rtscope-hog")
     try:
         time.sleep(0.2)
         doc = run_probe(

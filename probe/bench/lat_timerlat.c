@@ -49,8 +49,10 @@ static void restore(const char *dir, const char *name, const char *text)
 
 /* One line of the trace: "TASK-PID [CPU] FLAGS SECONDS.MICROS: #N context
  * irq|thread timer_latency NS ns", or "CPU:N [LOST M EVENTS]". */
-static void parse_line(timerlat_trace *t, const char *line)
+static void parse_line(void *arg, const char *line, size_t n)
 {
+    (void)n;
+    timerlat_trace *t = arg;
     const char *lost = strstr(line, "[LOST ");
     if (lost) {
         t->lost += strtoull(lost + 6, NULL, 10);
@@ -86,32 +88,16 @@ static void parse_line(timerlat_trace *t, const char *line)
     }
 }
 
-/* Read the trace file under dir line by line into t; false (the bench
- * failed) when it cannot be read. */
+/* Read the trace file under dir into t; false (the bench failed) when it
+ * cannot be read. */
 static bool read_trace(rts_ctx *ctx, const char *dir, timerlat_trace *t)
 {
-    char path[128], why[200], chunk[4096], line[512];
-    size_t used = 0, got;
+    char path[128], why[200];
     snprintf(path, sizeof path, "%s/trace", dir);
-    rts_file *f;
-    if (rts_file_open(&f, path, why, sizeof why) != RTS_OK) {
-        rts_ctx_fail(ctx, "%s", why);
-        return false;
-    }
-    while (rts_file_read(f, chunk, sizeof chunk, &got) == RTS_OK && got > 0)
-        for (size_t i = 0; i < got; i++) {
-            if (chunk[i] != '\n') {
-                if (used < sizeof line - 1)
-                    line[used++] = chunk[i];
-                continue;
-            }
-            line[used] = '\0';
-            if (line[0] != '#')
-                parse_line(t, line);
-            used = 0;
-        }
-    rts_file_close(f);
-    return true;
+    if (tracefs_read_lines(path, parse_line, t, why, sizeof why))
+        return true;
+    rts_ctx_fail(ctx, "%s", why);
+    return false;
 }
 
 /* The target has tracefs with a timerlat tracer; unreadable tracefs is let

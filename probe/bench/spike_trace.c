@@ -110,13 +110,19 @@ static bool line_time_ns(const char *line, uint64_t *ns)
 /* The lines kept of a trace: when the next does not fit, the oldest half
  * goes (a trace's end, nearest the sample, matters most). */
 typedef struct {
+    uint64_t from_ns, to_ns; /* the window kept */
     char *text;
     size_t used;
     unsigned kept, dropped;
 } line_store;
 
-static void store_line(line_store *s, const char *line, size_t n)
+/* Keep a line of the trace when its time is in the store's window. */
+static void store_line(void *arg, const char *line, size_t n)
 {
+    line_store *s = arg;
+    uint64_t at;
+    if (!line_time_ns(line, &at) || at < s->from_ns || at > s->to_ns)
+        return;
     if (n + 1 > SPIKE_MAX_BYTES)
         return;
     if (s->used + n + 1 > SPIKE_MAX_BYTES) {
@@ -136,39 +142,25 @@ static void store_line(line_store *s, const char *line, size_t n)
     s->kept++;
 }
 
-/* Read the trace of cpu and keep its lines from from_ns to to_ns on m. */
+/* Read the trace of cpu and keep, on m, its lines from before the planned
+ * time (by the lateness, at least SPIKE_LOOKBACK_MIN_NS) to the actual one. */
 static bool capture(spike_tracer *t, rts_metric *m, int cpu, uint64_t planned_ns, uint64_t actual_ns)
 {
     uint64_t late = actual_ns - planned_ns;
     uint64_t back = late > SPIKE_LOOKBACK_MIN_NS ? late : SPIKE_LOOKBACK_MIN_NS;
-    uint64_t from_ns = planned_ns > back ? planned_ns - back : 0;
-    char path[256], chunk[4096], line[512];
+    char path[256];
     snprintf(path, sizeof path, "%s/per_cpu/cpu%d/trace", t->dir, cpu);
-    line_store s = { .text = rts_heap_alloc(SPIKE_MAX_BYTES + 1) };
+    line_store s = { .from_ns = planned_ns > back ? planned_ns - back : 0, .to_ns = actual_ns,
+                     .text = rts_heap_alloc(SPIKE_MAX_BYTES + 1) };
     rts_spike *spikes = rts_heap_alloc((m->nspikes + 1) * sizeof *spikes);
-    rts_file *f = NULL;
-    if (!s.text || !spikes || rts_file_open(&f, path, t->failure, sizeof t->failure) != RTS_OK) {
+    bool read = s.text && spikes && tracefs_read_lines(path, store_line, &s, t->failure, sizeof t->failure);
+    if (!read) {
         if (!s.text || !spikes)
             snprintf(t->failure, sizeof t->failure, "out of memory for a trace");
         rts_heap_free(s.text);
         rts_heap_free(spikes);
         return false;
     }
-    size_t used = 0, got;
-    while (rts_file_read(f, chunk, sizeof chunk, &got) == RTS_OK && got > 0)
-        for (size_t i = 0; i < got; i++) {
-            if (chunk[i] != '\n') {
-                if (used < sizeof line - 1)
-                    line[used++] = chunk[i];
-                continue;
-            }
-            line[used] = '\0';
-            uint64_t at;
-            if (line[0] != '#' && line_time_ns(line, &at) && at >= from_ns && at <= actual_ns)
-                store_line(&s, line, used);
-            used = 0;
-        }
-    rts_file_close(f);
     s.text[s.used] = '\0';
     if (m->nspikes)
         memcpy(spikes, m->spikes, m->nspikes * sizeof *spikes);

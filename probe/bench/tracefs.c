@@ -48,6 +48,30 @@ bool tracefs_has_word(const char *text, const char *word)
     return false;
 }
 
+bool tracefs_read_lines(const char *path, void (*each)(void *arg, const char *line, size_t n), void *arg, char *why,
+                        size_t whysize)
+{
+    rts_file *f;
+    if (rts_file_open(&f, path, why, whysize) != RTS_OK)
+        return false;
+    char chunk[4096], line[512];
+    size_t used = 0, got;
+    while (rts_file_read(f, chunk, sizeof chunk, &got) == RTS_OK && got > 0)
+        for (size_t i = 0; i < got; i++) {
+            if (chunk[i] != '\n') {
+                if (used < sizeof line - 1)
+                    line[used++] = chunk[i];
+                continue;
+            }
+            line[used] = '\0';
+            if (line[0] != '#')
+                each(arg, line, used);
+            used = 0;
+        }
+    rts_file_close(f);
+    return true;
+}
+
 bool tracefs_write(const char *dir, const char *name, const char *text, char *why, size_t whysize)
 {
     char path[160];

@@ -24,6 +24,12 @@ rts_status tracefs_read_small(const char *path, char *buf, size_t size);
 /* Whether the space-separated list text holds the word. */
 bool tracefs_has_word(const char *text, const char *word);
 
+/* Read the file path line by line (lines longer than 511 bytes cut there),
+ * calling each with every line but tracefs's "#" comments; false with one
+ * line in why when it cannot be opened. */
+bool tracefs_read_lines(const char *path, void (*each)(void *arg, const char *line, size_t n), void *arg, char *why,
+                        size_t whysize);
+
 /* Write text to the file name under dir; false with one line in why. */
 bool tracefs_write(const char *dir, const char *name, const char *text, char *why, size_t whysize);
 
