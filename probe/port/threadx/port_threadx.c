@@ -585,6 +585,61 @@ void rts_sysinfo_read(rts_sysinfo *info)
     snprintf(info->preempt_model, sizeof info->preempt_model, "full");
 }
 
+/* The configuration manifest, from tx_user.h, the kernel's headers and the
+ * build's flags. Time slicing is off because every thread is made without
+ * a slice (rts_thread_create); the task selection is the port's lowest
+ * set bit of the ready-priority map (a CLZ on a Cortex-M3) where tx_port.h
+ * gives one, else the kernel's generic C. */
+#define BOOL_TEXT(on) ((on) ? "true" : "false")
+#ifdef TX_DISABLE_ERROR_CHECKING
+#define ERROR_CHECKING 0
+#else
+#define ERROR_CHECKING 1
+#endif
+#ifdef TX_ENABLE_STACK_CHECKING
+#define STACK_CHECKING 1
+#else
+#define STACK_CHECKING 0
+#endif
+#if defined(TX_ENABLE_EVENT_TRACE)
+#define TRACE_TEXT "event trace"
+#elif defined(TX_ENABLE_EXECUTION_CHANGE_NOTIFY) || defined(TX_EXECUTION_PROFILE_ENABLE)
+#define TRACE_TEXT "execution change notify"
+#else
+#define TRACE_TEXT "false"
+#endif
+#ifdef TX_LOWEST_SET_BIT_CALCULATE
+#define TASK_SELECTION_TEXT "priority bitmap, the port's lowest set bit"
+#else
+#define TASK_SELECTION_TEXT "priority bitmap, generic"
+#endif
+
+const rts_os_setting *rts_os_config(size_t *count)
+{
+    static char tick_hz[12], priorities[12];
+    static const rts_os_setting settings[] = {
+        { "kernel", "ThreadX" },
+        { "kernel_version", THREADX_VERSION },
+        { "kernel_commit", RTS_THREADX_COMMIT },
+        { "config", RTS_OS_CONFIG_NAME },
+        { "tick_hz", tick_hz },
+        { "preemption", "true" },
+        { "time_slicing", "false" },
+        { "assertions", BOOL_TEXT(ERROR_CHECKING) },
+        { "stack_check", BOOL_TEXT(STACK_CHECKING) },
+        { "trace", TRACE_TEXT },
+        { "heap", "byte pool" },
+        { "task_selection", TASK_SELECTION_TEXT },
+        { "priorities", priorities },
+        { "compiler", RTS_COMPILER },
+        { "cflags", RTS_BUILD_FLAGS },
+    };
+    snprintf(tick_hz, sizeof tick_hz, "%lu", (unsigned long)TX_TIMER_TICKS_PER_SECOND);
+    snprintf(priorities, sizeof priorities, "%u", (unsigned)TX_MAX_PRIORITIES);
+    *count = sizeof settings / sizeof settings[0];
+    return settings;
+}
+
 /* --------------------------------------------------------------- startup */
 
 /* The probe's main (src/main.c, renamed by port.mk), or a C test's. */
