@@ -22,6 +22,7 @@
 #include "tx_api.h"
 
 #include "board.h"
+#include "board_glue.h"
 #include "port_time.h"
 #include "rtscope/port.h"
 
@@ -56,9 +57,6 @@
     STRINGIFY(THREADX_MAJOR_VERSION) "." STRINGIFY(THREADX_MINOR_VERSION) "." STRINGIFY(THREADX_PATCH_VERSION)
 
 static void soft_irq_entry(void *arg);
-
-/* The memory of the kernel's byte pool, the board's (boards/NAME/board_kernel.c here). */
-void rts_threadx_heap_memory(void **base, size_t *bytes);
 
 /* No processes, files, cycle counter or scheduler statistics, and no
  * memory lock: memory never pages. What ThreadX and the boards offer is

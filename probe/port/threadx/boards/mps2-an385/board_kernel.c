@@ -10,6 +10,7 @@
 #include "tx_api.h"
 
 #include "board.h"
+#include "board_glue.h"
 #include "board_kernel.h"
 #include "board_time.h"
 
@@ -34,7 +35,6 @@ extern uint32_t board_main_stack_top[];
 #define HEAP_BYTES (15u * 1024u * 1024u)
 static UCHAR heap_memory[HEAP_BYTES] __attribute__((section(".rtos_heap"), aligned(8)));
 
-void rts_threadx_heap_memory(void **base, size_t *bytes);
 void rts_threadx_heap_memory(void **base, size_t *bytes)
 {
     *base = heap_memory;

@@ -17,6 +17,7 @@
 #include "tx_api.h"
 
 #include "board.h"
+#include "board_glue.h"
 
 /* The kernel's Linux port (ports/linux/gnu/src). */
 VOID _tx_thread_context_save(VOID);
@@ -43,7 +44,6 @@ static void wait_on(sem_t *sem)
 /* 256 MiB of the host's address space, touched only where used. */
 #define HEAP_BYTES ((size_t)256 << 20)
 
-void rts_threadx_heap_memory(void **base, size_t *bytes);
 void rts_threadx_heap_memory(void **base, size_t *bytes)
 {
     *base = malloc(HEAP_BYTES);
