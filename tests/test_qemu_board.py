@@ -167,13 +167,22 @@ def threadx_board(board_tools: None) -> QemuBoardTarget:
 
 @pytest.mark.usefixtures("board_tools")
 def test_every_suite_that_runs_on_freertos_runs_on_threadx_valid(threadx_board: QemuBoardTarget):
-    doc = threadx_board.run(request("micro", "threadmetric", "lat.irq", "lat.preempt")).doc
+    doc = threadx_board.run(request("micro", "threadmetric", "latency")).doc
     assert doc["run"]["status"] == "complete" and doc["run"]["port"] == "threadx"
     assert doc["system"]["os"] == "ThreadX" and doc["system"]["hostname"] == "mps2-an385"
     assert re.fullmatch(r"\d+\.\d+\.\d+", doc["system"]["kernel_release"])
     assert "commit" in doc["system"]["kernel_version"] and "dev configuration" in doc["system"]["kernel_version"]
     benches = {bench["id"]: bench["status"] for bench in doc["benches"]}
-    assert {"ctxsw.sem", "heap.ops", "thread.ops", "tm.basic", "tm.memory", "tm.irq_preempt", "lat.irq"} <= set(benches)
+    assert {
+        "ctxsw.sem",
+        "heap.ops",
+        "thread.ops",
+        "tm.basic",
+        "tm.memory",
+        "tm.irq_preempt",
+        "lat.wakeup",
+        "lat.irq",
+    } <= set(benches)
     assert all(status == "ok" for status in benches.values()), benches
     invalid = {metric["id"]: metric.get("invalid_reason") for metric in doc["metrics"] if not metric["valid"]}
     assert not invalid
