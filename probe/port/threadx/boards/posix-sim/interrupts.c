@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdlib.h>
 #include <time.h>
@@ -30,6 +31,21 @@ VOID _tx_thread_context_restore(VOID);
         call;                                                                                                          \
         _tx_thread_context_restore();                                                                                  \
     } while (0)
+
+/* Start an interrupt thread, at the host priority the simulator gives its
+ * own tick's (SCHED_FIFO TX_LINUX_PRIORITY_ISR, above its threads'; where
+ * the host refuses real-time priorities, the simulator's threads have none
+ * either): an interrupt that ordinary host threads could hold off would
+ * let a ThreadX thread, real-time on the host, starve it. */
+static int start_interrupt_thread(pthread_t *thread, void *(*body)(void *))
+{
+    int err = pthread_create(thread, NULL, body, NULL);
+    if (err == 0) {
+        struct sched_param sp = { .sched_priority = TX_LINUX_PRIORITY_ISR };
+        (void)pthread_setschedparam(*thread, SCHED_FIFO, &sp);
+    }
+    return err;
+}
 
 /* A wait on the host that the simulator's suspend and resume signals may
  * interrupt: taken again. */
@@ -82,7 +98,7 @@ rts_status board_soft_irq_register(void (*handler)(void *arg), void *arg)
     if (soft.started)
         return RTS_OK;
     if (sem_init(&soft.request, 0, 0) != 0 || sem_init(&soft.done, 0, 0) != 0 ||
-        pthread_create(&soft.thread, NULL, soft_irq_thread, NULL) != 0)
+        start_interrupt_thread(&soft.thread, soft_irq_thread) != 0)
         return RTS_EFAIL;
     soft.started = true;
     return RTS_OK;
@@ -162,7 +178,7 @@ rts_status board_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
     periodic.period_ns = period_ns;
     periodic.missed = 0;
     periodic.stop = false;
-    if (pthread_create(&periodic.thread, NULL, timer_irq_thread, NULL) != 0) {
+    if (start_interrupt_thread(&periodic.thread, timer_irq_thread) != 0) {
         pthread_cond_destroy(&periodic.wake);
         return RTS_EFAIL;
     }
