@@ -1,8 +1,8 @@
-"""--target qemu:mps2-an385:freertos: the FreeRTOS image built and booted on QEMU's Cortex-M3 board, the
-defaults a request leaves sized to instruction time, and the progress line of a long run. The
-request's encoding and the bad input need nothing installed; the runs need qemu-system-arm,
-arm-none-eabi-gcc and a FreeRTOS kernel (FREERTOS_KERNEL or ../shared/vendor/FreeRTOS-Kernel), and skip
-saying which is missing."""
+"""--target qemu:mps2-an385:freertos and qemu:mps2-an385:threadx: each kernel's image built and booted on
+QEMU's Cortex-M3 board, the defaults a request leaves sized to instruction time, and the progress line of
+a long run. The request's encoding and the bad input need nothing installed; the runs need
+qemu-system-arm, arm-none-eabi-gcc and the kernel (FREERTOS_KERNEL or ../shared/vendor/FreeRTOS-Kernel;
+THREADX or ../shared/vendor/threadx), and skip saying which is missing."""
 
 import contextlib
 import json
@@ -81,7 +81,9 @@ def test_the_shift_is_the_linux_guests_unless_asked(spec: str, shift: int):
     ],
 )
 def test_an_unknown_board_or_setting_is_one_line(spec: str):
-    with pytest.raises(RtscopeError, match=r"qemu:mps2-an385:freertos\[:shift=N\]\)$"):
+    with pytest.raises(
+        RtscopeError, match=r"qemu:mps2-an385:freertos\[:shift=N\] or qemu:mps2-an385:threadx\[:shift=N\]\)$"
+    ):
         make_target(spec, Path("unused"))
 
 
@@ -92,6 +94,25 @@ def test_a_missing_kernel_is_one_line_before_anything_runs(tmp_path: Path, rtsco
     assert outcome.err == (
         f"rtscope: no FreeRTOS kernel at {tmp_path / 'nowhere'} (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout)\n"
     )
+
+
+def test_a_missing_threadx_kernel_is_one_line_before_anything_runs(
+    tmp_path: Path, rtscope, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("THREADX", str(tmp_path / "nowhere"))
+    outcome = rtscope("--target", "qemu:mps2-an385:threadx", "run", "heap.ops")
+    assert outcome.status == 2
+    assert outcome.err == (
+        f"rtscope: no ThreadX kernel at {tmp_path / 'nowhere'} (set THREADX to an Eclipse ThreadX checkout)\n"
+    )
+
+
+def test_each_kernel_has_its_own_image_and_kernel():
+    freertos, threadx = (QemuBoardTarget(f"qemu:mps2-an385:{os_name}") for os_name in ("freertos", "threadx"))
+    assert freertos.image.parent.name == "freertos-mps2-an385"
+    assert threadx.image.parent.name == "threadx-mps2-an385"
+    assert threadx.kernel == qemu_board.kernel_path({}, REPO / "probe", "threadx")
+    assert threadx.kernel.name == "threadx" and freertos.kernel.name == "FreeRTOS-Kernel"
 
 
 # The runs count an instruction every 32 ns: at the default 1 ns a guest second is 32 times as many
@@ -133,6 +154,39 @@ def test_micro_and_threadmetric_run_on_the_emulated_board(board: QemuBoardTarget
     record = board.record()
     assert record["kind"] == "qemu" and record["time_base"] == "instructions"
     assert record["detail"]["clock"] == "-icount shift=5,sleep=off"
+
+
+@slow_fixture(scope="module")
+def threadx_board(board_tools: None) -> QemuBoardTarget:
+    target = QemuBoardTarget("qemu:mps2-an385:threadx:shift=5")
+    marker = qemu_board.KERNELS["threadx"].marker
+    if not (target.kernel / marker).is_file():
+        pytest.skip(f"needs a ThreadX kernel at {target.kernel} (set THREADX)")
+    return target
+
+
+@pytest.mark.usefixtures("board_tools")
+def test_every_suite_that_runs_on_freertos_runs_on_threadx_valid(threadx_board: QemuBoardTarget):
+    doc = threadx_board.run(request("micro", "threadmetric", "latency")).doc
+    assert doc["run"]["status"] == "complete" and doc["run"]["port"] == "threadx"
+    assert doc["system"]["os"] == "ThreadX" and doc["system"]["hostname"] == "mps2-an385"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", doc["system"]["kernel_release"])
+    assert "commit" in doc["system"]["kernel_version"] and "dev configuration" in doc["system"]["kernel_version"]
+    benches = {bench["id"]: bench["status"] for bench in doc["benches"]}
+    assert {
+        "ctxsw.sem",
+        "heap.ops",
+        "thread.ops",
+        "tm.basic",
+        "tm.memory",
+        "tm.irq_preempt",
+        "lat.wakeup",
+        "lat.irq",
+    } <= set(benches)
+    assert all(status == "ok" for status in benches.values()), benches
+    invalid = {metric["id"]: metric.get("invalid_reason") for metric in doc["metrics"] if not metric["valid"]}
+    assert not invalid
+    assert threadx_board.record()["detail"]["threadx_kernel"] == str(threadx_board.kernel)
 
 
 @pytest.mark.usefixtures("board_tools")

@@ -13,7 +13,9 @@
  * What FreeRTOS has no use for here (processes, files, pins, a ticker, GPIO,
  * scheduler statistics) is the common "not supported", and its setup of
  * one CPU and its block pool (FreeRTOS has none; pool_lock.h is its
- * critical section) the common ones (port/common/).
+ * critical section) the common ones (port/common/); the console, the
+ * result's sink and the end of the run are every board port's
+ * (boards/board_services.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -80,10 +82,6 @@ const char *rts_port_name(void) { return "freertos"; }
 /* ------------------------------------------------------------------ time */
 
 #define NS_PER_TICK (1000000000u / configTICK_RATE_HZ)
-
-const char *rts_time_clock_name(void) { return board_clock_name(); }
-
-uint64_t rts_time_resolution_ns(void) { return board_clock_resolution_ns(); }
 
 /* Ticks to wait for at least ns: the kernel ends a wait of n ticks at the
  * n-th tick interrupt, which may be only n - 1 periods away. Every timed
@@ -475,82 +473,7 @@ void *rts_heap_calloc(size_t count, size_t size)
 
 void rts_heap_free(void *p) { vPortFree(p); }
 
-/* ------------------------------------------- console and diagnostics */
-
-/* One call's bytes are not interleaved with another task's: the
- * scheduler is held while the board writes them (interrupts still run). */
-static void write_whole(void (*board_write)(const char *, size_t), const char *text, size_t n)
-{
-    bool running = xTaskGetSchedulerState() == taskSCHEDULER_RUNNING;
-    if (running)
-        vTaskSuspendAll();
-    board_write(text, n);
-    if (running)
-        xTaskResumeAll();
-}
-
-void rts_console_write(const char *text, size_t n) { write_whole(board_console_write, text, n); }
-
-void rts_diag_write(const char *text, size_t n) { write_whole(board_diag_write, text, n); }
-
-/* ------------------------------------------------------- result output */
-
-/* The board has one result channel: one sink at a time. */
-struct rts_sink {
-    bool failed;
-};
-
-static rts_sink the_sink;
-static bool sink_open;
-
-rts_status rts_sink_open(rts_sink **out, const char *dest, char *why, size_t whysize)
-{
-    *out = NULL;
-    if (sink_open) {
-        snprintf(why, whysize, "the board's result channel is in use");
-        return RTS_EFAIL;
-    }
-    if (board_result_open(dest, why, whysize) != 0)
-        return RTS_EFAIL;
-    sink_open = true;
-    the_sink.failed = false;
-    *out = &the_sink;
-    return RTS_OK;
-}
-
-rts_status rts_sink_write(rts_sink *s, const void *data, size_t n)
-{
-    if (!s->failed && board_result_write(data, n) != 0)
-        s->failed = true;
-    return s->failed ? RTS_EFAIL : RTS_OK;
-}
-
-rts_status rts_sink_commit(rts_sink *s, char *why, size_t whysize)
-{
-    sink_open = false;
-    if (s->failed) {
-        board_result_abort();
-        snprintf(why, whysize, "the board's result channel failed while the result was written");
-        return RTS_EFAIL;
-    }
-    return board_result_commit(why, whysize) == 0 ? RTS_OK : RTS_EFAIL;
-}
-
-void rts_sink_abort(rts_sink *s)
-{
-    (void)s;
-    sink_open = false;
-    board_result_abort();
-}
-
-/* -------------------------------------------------------------- process */
-
-_Noreturn void rts_process_end(int status) { board_exit(status); }
-
-/* Nobody can ask a board to stop but by ending it. */
-rts_status rts_stop_requests_catch(void) { return RTS_ENOTSUP; }
-
-bool rts_stop_requested(void) { return false; }
+/* -------------------------------------------------------------- kernel */
 
 /* A broken kernel invariant (configASSERT) ends the run, saying where. */
 void rts_freertos_assert_failed(const char *file, int line)
@@ -602,18 +525,6 @@ void rts_sysinfo_read(rts_sysinfo *info)
              RTS_FREERTOS_COMMIT, (unsigned)configTICK_RATE_HZ, RTS_COMPILER, RTS_BUILD_FLAGS);
     snprintf(info->preempt_model, sizeof info->preempt_model, "%s", configUSE_PREEMPTION ? "full" : "none");
 }
-
-/* No real-time clock: the time since the board started, from 1970 (the
- * analyzer knows when it ran; and reruns under instruction counting stay
- * identical). */
-void rts_wallclock(int64_t *sec, long *nsec)
-{
-    uint64_t now = board_time_ns();
-    *sec = (int64_t)(now / 1000000000u);
-    *nsec = (long)(now % 1000000000u);
-}
-
-void rts_random_bytes(void *buf, size_t n) { board_random_bytes(buf, n); }
 
 /* --------------------------------------------------------------- startup */
 

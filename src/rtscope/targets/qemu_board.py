@@ -1,8 +1,8 @@
-"""An RTOS on an emulated microcontroller board: ``qemu:mps2-an385:freertos``.
+"""An RTOS on an emulated microcontroller board: ``qemu:mps2-an385:freertos``, ``qemu:mps2-an385:threadx``.
 
-rtscope builds the probe's FreeRTOS image for the board (``make -C probe PORT=freertos BOARD=…``, the
-kernel from $FREERTOS_KERNEL or ../shared/vendor/FreeRTOS-Kernel beside the repository) and boots it
-under QEMU with instruction counting: the request travels as the semihosting command line (each
+rtscope builds the probe's image of that kernel for the board (``make -C probe PORT=freertos|threadx
+BOARD=…``, the kernel from $FREERTOS_KERNEL or $THREADX, else from ../shared/vendor beside the
+repository; KERNELS) and boots it under QEMU with instruction counting: the request travels as the semihosting command line (each
 argument percent-encoded, since QEMU joins them with spaces), the board's UART is the probe's console
 (copied to rtscope's stderr), the result comes back as a file written through semihosting, and the
 guest's exit status is QEMU's. QEMU runs as every QEMU machine does (rtscope.targets.qemu_machine):
@@ -54,8 +54,26 @@ BOOT_ALLOWANCE_S = 60
 WALL_S_PER_GIGA_INSTRUCTION = 60
 
 EMULATOR = "qemu-system-arm"
-# The boards rtscope can boot, their OS and QEMU machine: (board, os) -> QEMU's -M.
-BOARDS = {("mps2-an385", "freertos"): "mps2-an385"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Kernel:
+    """An RTOS the probe has a port for: how its image is built and where its sources are."""
+
+    name: str  # as its users spell it
+    env: str  # the variable naming the user's checkout (probe/Makefile's too)
+    vendored: str  # its folder in ../shared/vendor beside the repository
+    marker: str  # a file every checkout of it has
+    checkout: str  # what env must name
+
+
+KERNELS = {
+    "freertos": Kernel("FreeRTOS", "FREERTOS_KERNEL", "FreeRTOS-Kernel", "tasks.c", "a FreeRTOS-Kernel checkout"),
+    "threadx": Kernel("ThreadX", "THREADX", "threadx", "common/src/tx_thread_create.c", "an Eclipse ThreadX checkout"),
+}
+# The boards rtscope can boot, their OS and QEMU machine: (board, os) -> QEMU's -M. One board layer serves
+# every kernel (probe/boards/).
+BOARDS = {("mps2-an385", "freertos"): "mps2-an385", ("mps2-an385", "threadx"): "mps2-an385"}
 # The CPU of each QEMU machine above, which QEMU's -M implies.
 MACHINE_CPUS = {"mps2-an385": "Cortex-M3"}
 _SAFE_ARG_BYTES = re.compile(rb"[A-Za-z0-9_./:=+@^-]")
@@ -69,16 +87,19 @@ SIZED_DURATION_S = 0.5
 
 
 class QemuBoardTarget:
-    """FreeRTOS on QEMU's mps2-an385 (Cortex-M3): the probe image built here, booted per request."""
+    """An RTOS (FreeRTOS, ThreadX) on QEMU's mps2-an385 (Cortex-M3): the probe image built here, booted per
+    request."""
 
     def __init__(self, spec: str):
         board, os_name, self.shift = _parse(spec)
         self.name = spec
         self.board = board
+        self.os_name = os_name
         self.machine = BOARDS[(board, os_name)]
         self.transport = BoardTransport(spec)
-        self.kernel = kernel_path(os.environ, probes.PROBE_DIR)
-        self.image = probes.BUILD_DIR / f"freertos-{board}" / "rtscope-probe"
+        self.kernel = kernel_path(os.environ, probes.PROBE_DIR, os_name)
+        # Each kernel's image builds apart (probe/port/*/port.mk name the same folders).
+        self.image = probes.BUILD_DIR / f"{os_name}-{board}" / "rtscope-probe"
 
     def record(self) -> dict[str, Any]:
         """Emulated hardware on instruction time, with what makes a run repeatable: QEMU's version, the
@@ -102,7 +123,7 @@ class QemuBoardTarget:
                     "memory waits cost nothing"
                 ),
                 "image_sha256": hashlib.sha256(image.read_bytes()).hexdigest(),
-                "freertos_kernel": str(self.kernel),
+                f"{self.os_name}_kernel": str(self.kernel),
             },
         }
 
@@ -168,10 +189,9 @@ class QemuBoardTarget:
     def _image(self) -> Path:
         """The image for this board, built (or brought up to date) by the probe's Makefile, once per
         target."""
-        if not (self.kernel / "tasks.c").is_file():
-            raise RtscopeError(
-                f"no FreeRTOS kernel at {self.kernel} (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout)"
-            )
+        kernel = KERNELS[self.os_name]
+        if not (self.kernel / kernel.marker).is_file():
+            raise RtscopeError(f"no {kernel.name} kernel at {self.kernel} (set {kernel.env} to {kernel.checkout})")
         if shutil.which("arm-none-eabi-gcc") is None:
             raise RtscopeError(
                 "arm-none-eabi-gcc not found (apt-get install gcc-arm-none-eabi "
@@ -179,8 +199,13 @@ class QemuBoardTarget:
             )
         # BUILD as probes.BUILD_DIR has it: probe/build in a clone, the user's cache for an installed rtscope.
         probes.make(
-            ["PORT=freertos", f"BOARD={self.board}", f"FREERTOS_KERNEL={self.kernel}", f"BUILD={self.image.parent}"],
-            f"the {self.board} image",
+            [
+                f"PORT={self.os_name}",
+                f"BOARD={self.board}",
+                f"{kernel.env}={self.kernel}",
+                f"BUILD={self.image.parent}",
+            ],
+            f"the {kernel.name} image for {self.board}",
         )
         if not self.image.is_file():
             raise RtscopeError(f"building the {self.board} image left no {self.image}")
@@ -311,8 +336,10 @@ def _parse(spec: str) -> tuple[str, str, int]:
     return parts[1], parts[2], shift
 
 
-def kernel_path(env: Any, probe_dir: Path) -> Path:
-    """$FREERTOS_KERNEL, else the vendored kernel beside the repository (probe/Makefile's default)."""
-    if env.get("FREERTOS_KERNEL"):
-        return Path(env["FREERTOS_KERNEL"]).resolve()
-    return (probe_dir / ".." / ".." / "shared" / "vendor" / "FreeRTOS-Kernel").resolve()
+def kernel_path(env: Any, probe_dir: Path, os_name: str = "freertos") -> Path:
+    """The kernel's checkout named by its variable ($FREERTOS_KERNEL, $THREADX), else the vendored one
+    beside the repository (probe/Makefile's default)."""
+    kernel = KERNELS[os_name]
+    if env.get(kernel.env):
+        return Path(env[kernel.env]).resolve()
+    return (probe_dir / ".." / ".." / "shared" / "vendor" / kernel.vendored).resolve()
