@@ -71,18 +71,47 @@ def test_the_shift_is_the_linux_guests_unless_asked(spec: str, shift: int):
 
 
 @pytest.mark.parametrize(
-    "spec",
+    ("spec", "shift", "config", "build"),
     [
-        "qemu:mps2-an385:zephyr",
-        "qemu:mps2-an385",
-        "qemu:mps2-an385:freertos:extra",
-        "qemu:mps2-an385:freertos:shift=11",
-        "qemu:mps2-an385:freertos:shift=-1",
+        (SPEC, 0, "dev", "freertos-mps2-an385"),
+        (f"{SPEC}:config=bench", 0, "bench", "freertos-mps2-an385-bench"),
+        (f"{SPEC}:config=bench:shift=5", 5, "bench", "freertos-mps2-an385-bench"),
+        (f"{SPEC}:shift=5:config=dev", 5, "dev", "freertos-mps2-an385"),
     ],
 )
-def test_an_unknown_board_or_setting_is_one_line(spec: str):
-    with pytest.raises(RtscopeError, match=r"qemu:mps2-an385:freertos\[:shift=N\]\)$"):
+def test_options_come_in_any_order_and_each_configuration_builds_apart(spec: str, shift: int, config: str, build: str):
+    target = make_target(spec, Path("unused"))
+    assert isinstance(target, QemuBoardTarget)
+    assert (target.shift, target.config, target.image.parent.name) == (shift, config, build)
+
+
+USAGE = r"\(expected qemu:mps2-an385:freertos\[:shift=N\]\[:config=dev\|bench\]\)$"
+
+
+@pytest.mark.parametrize(
+    ("spec", "why"),
+    [
+        ("qemu:mps2-an385:zephyr", "unknown QEMU board 'qemu:mps2-an385:zephyr'"),
+        ("qemu:mps2-an385", "unknown QEMU board 'qemu:mps2-an385'"),
+        (f"{SPEC}:extra", "no option 'extra'"),
+        (f"{SPEC}:colour=red", "no option 'colour=red'"),
+        (f"{SPEC}:shift=11", "'shift=11' is not shift=N"),
+        (f"{SPEC}:shift=-1", "'shift=-1' is not shift=N"),
+        (f"{SPEC}:config=fast", "'config=fast' is not config=dev|bench"),
+        (f"{SPEC}:config=", "'config=' is not config=dev|bench"),
+        (f"{SPEC}:config=dev:config=bench", "config is given twice"),
+    ],
+)
+def test_an_unknown_board_or_option_is_one_line_naming_what_there_is(spec: str, why: str):
+    with pytest.raises(RtscopeError, match=re.escape(why) + ".*" + USAGE) as raised:
         make_target(spec, Path("unused"))
+    assert "\n" not in str(raised.value)
+
+
+def test_a_bad_option_ends_rtscope_with_status_2_before_anything_runs(rtscope):
+    outcome = rtscope("--target", f"{SPEC}:config=fast", "run", "heap.ops")
+    assert outcome.status == 2
+    assert outcome.err.count("\n") == 1 and "'config=fast' is not config=dev|bench" in outcome.err
 
 
 def test_a_missing_kernel_is_one_line_before_anything_runs(tmp_path: Path, rtscope, monkeypatch: pytest.MonkeyPatch):

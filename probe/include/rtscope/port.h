@@ -383,6 +383,18 @@ void rts_wallclock(int64_t *sec, long *nsec);
 /* Fill buf with n unpredictable bytes (run ids). */
 void rts_random_bytes(void *buf, size_t n);
 
+/* One setting of the OS build, as the build itself defines it. */
+typedef struct {
+    const char *name;  /* kernel, kernel_version, kernel_commit, config, tick_hz, preemption, time_slicing,
+                          assertions, stack_check, trace, heap, task_selection, priorities, compiler, cflags */
+    const char *value; /* as text: "true"/"false" and digits become JSON booleans and integers */
+} rts_os_setting;
+
+/* The configuration manifest of the OS the probe is built with, read at compile time from the kernel's
+ * own configuration (FreeRTOSConfig.h, tx_user.h, the build's flags), never typed a second time.
+ * *count is 0 where the OS is not built with the probe (Linux). */
+const rts_os_setting *rts_os_config(size_t *count);
+
 /* ------------------------------------------------------------ processes */
 
 /* Another program, run as a process of its own: a square-wave generator

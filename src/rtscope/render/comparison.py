@@ -12,7 +12,7 @@ from rtscope.render import text
 from rtscope.render.document import Section
 from rtscope.render.fmt import Style
 from rtscope.render.sections import comparison as sections
-from rtscope.render.sections import envelope, workload
+from rtscope.render.sections import envelope, os_config, workload
 
 
 def render_text(
@@ -25,6 +25,7 @@ def render_text(
     return text.render(
         [
             sections.names(comparison),
+            os_config.differences(comparison.groups),
             *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
             Section(
                 parts=(sections.figures_table(comparison), sections.legend(comparison)),
@@ -65,10 +66,10 @@ def studies_text(
 def markdown(comparison: Comparison, *, by: str | None = None, published: Study | None = None) -> str:
     """The comparison as markdown: the groups, the studies' tables, then the table and its legend."""
     docs = [doc for g in comparison.groups for doc in g.docs]
-    return markdown_renderer.render(
-        [
-            Section(parts=(sections.group_table(comparison),)),
-            *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
-            Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),
-        ]
-    )
+    found = [
+        Section(parts=(sections.group_table(comparison),)),
+        os_config.differences(comparison.groups),
+        *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
+        Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),
+    ]
+    return markdown_renderer.render(section for section in found if section)

@@ -25,6 +25,7 @@ from rtscope.render.sections import (
     kernel,
     loads,
     metrics,
+    os_config,
     over_time,
     overview,
     run,
@@ -45,7 +46,7 @@ from rtscope.render.subjects import OneRun, Report, Run
 # their answer, next to the verdict, as the workload's tables are the study's (and, when asked, crypto
 # throughputs beside a study's).
 OPENING = (verdict.build, envelope.build, workload.build, workload.build_crypto, overview.build)
-CLOSING = (thread_metric.build, comparison.build)
+CLOSING = (thread_metric.build, comparison.build, os_config.build_differences)
 # Per metric of samples.
 PER_METRIC = (distribution.build, worst_over_time.build, spread.build)
 # Per run: what `show` tells, and the run's campaign cell and kernel build.
@@ -54,6 +55,7 @@ PER_RUN = (
     campaign.build,
     system.build,
     kernel.build,
+    os_config.build,
     timing.build,
     configuration.build,
     loads.build,
