@@ -23,7 +23,8 @@
 #define configMAX_TASK_NAME_LEN                 16
 
 /* Static objects where the port gives them (the rest from the heap); the
- * port's thread handle in thread-local slot 0; no software timers (no
+ * port's thread handle in thread-local slot 0, where its switch counter is
+ * in slot 1 (port_trace.h); no software timers (no
  * timer task runs), queue sets, registry, co-routines or hooks (a failed
  * allocation is the caller's to report: the probe says what it could not
  * hold). */
@@ -34,7 +35,7 @@
 #define configUSE_RECURSIVE_MUTEXES             0
 #define configUSE_COUNTING_SEMAPHORES           1
 #define configUSE_TASK_NOTIFICATIONS            1
-#define configNUM_THREAD_LOCAL_STORAGE_POINTERS 1
+#define configNUM_THREAD_LOCAL_STORAGE_POINTERS 2
 #define configQUEUE_REGISTRY_SIZE               0
 #define configUSE_QUEUE_SETS                    0
 #define configUSE_TIMERS                        0

@@ -35,9 +35,9 @@
 #error "rtscope's FreeRTOS port needs configUSE_TIME_SLICING 0 (fifo among equal priorities)"
 #endif
 #if !configSUPPORT_STATIC_ALLOCATION || !configUSE_MUTEXES || !configUSE_COUNTING_SEMAPHORES || \
-    configNUM_THREAD_LOCAL_STORAGE_POINTERS < 1 || !INCLUDE_vTaskSuspend || !INCLUDE_vTaskDelete ||     \
+    configNUM_THREAD_LOCAL_STORAGE_POINTERS <= RTS_FREERTOS_COUNTER_SLOT || !INCLUDE_vTaskSuspend || !INCLUDE_vTaskDelete ||     \
     !INCLUDE_vTaskPrioritySet || !INCLUDE_xTaskGetSchedulerState
-#error "rtscope's FreeRTOS port needs static allocation, mutexes, counting semaphores, one thread-local slot, \
+#error "rtscope's FreeRTOS port needs static allocation, mutexes, counting semaphores, two thread-local slots, \
 vTaskSuspend, vTaskDelete, vTaskPrioritySet and xTaskGetSchedulerState"
 #endif
 #ifndef traceTASK_SWITCHED_IN
@@ -235,6 +235,7 @@ rts_status rts_thread_create(rts_thread **out, const rts_thread_attr *attr, void
                                 (configSTACK_DEPTH_TYPE)(stack_bytes / sizeof(StackType_t)), t, prio, stack,
                                 &t->tcb);
     vTaskSetThreadLocalStoragePointer(t->task, 0, t);
+    vTaskSetThreadLocalStoragePointer(t->task, RTS_FREERTOS_COUNTER_SLOT, (void *)&t->switches);
     xTaskResumeAll();
     *out = t;
     return RTS_OK;
@@ -320,21 +321,10 @@ long long rts_self_switches(void)
     return xTaskGetCurrentTaskHandle() == (TaskHandle_t)&app_tcb ? (long long)app_switches : -1;
 }
 
-/* The kernel's trace hooks (port_trace.h): count the switches into the
- * program's tasks, not the kernel's choices that kept the same task. */
-static const void *switched_out;
-
-void rts_freertos_switched_out(const void *tcb) { switched_out = tcb; }
-
-void rts_freertos_switched_in(const void *tcb, void *slot0)
-{
-    if (tcb == switched_out)
-        return;
-    if (slot0)
-        ((rts_thread *)slot0)->switches++;
-    else if (tcb == &app_tcb)
-        app_switches++;
-}
+/* The kernel's trace hooks (port_trace.h) count the switches into the
+ * program's tasks, each where its slot 1 points, and keep here the task
+ * that left. */
+const void *rts_freertos_leaving;
 
 /* ------------------------------------------------------------- semaphores */
 
@@ -705,8 +695,9 @@ int main(void)
 {
     static StackType_t app_stack[RTS_THREAD_STACK_BYTES / sizeof(StackType_t)];
     board_init();
-    xTaskCreateStatic(app_task, "rtscope-main", sizeof app_stack / sizeof app_stack[0], NULL, 1, app_stack,
-                      &app_tcb);
+    TaskHandle_t app = xTaskCreateStatic(app_task, "rtscope-main", sizeof app_stack / sizeof app_stack[0], NULL, 1,
+                                         app_stack, &app_tcb);
+    vTaskSetThreadLocalStoragePointer(app, RTS_FREERTOS_COUNTER_SLOT, (void *)&app_switches);
     vTaskStartScheduler();
     static const char failed[] = "rtscope-probe: the FreeRTOS scheduler did not start\n";
     board_diag_write(failed, sizeof failed - 1);
