@@ -161,7 +161,30 @@ def test_micro_and_threadmetric_run_on_the_emulated_board(board: QemuBoardTarget
     assert 40 <= metrics["mutex.lock"]["stats"]["p50"] < 1_000_000
     record = board.record()
     assert record["kind"] == "qemu" and record["time_base"] == "instructions"
-    assert record["detail"]["clock"] == "-icount shift=5,sleep=off"
+    assert record["detail"]["clock"] == "-icount shift=5,sleep=off" and record["detail"]["config"] == "dev"
+    manifest = doc["system"]["os_config"]
+    assert manifest["config"] == "dev" and manifest["assertions"] is True and manifest["priorities"] == 101
+    assert manifest["heap"] == "heap_4" and manifest["kernel_version"] == doc["system"]["kernel_release"]
+
+
+@pytest.mark.usefixtures("board_tools")
+def test_the_bench_configuration_builds_apart_runs_and_says_what_it_is():
+    bench = QemuBoardTarget(f"{FAST}:config=bench")
+    doc = bench.run(request("mutex.ops", "tm.preempt", "tm.irq_preempt")).doc
+    assert bench.image.parent.name == "freertos-mps2-an385-bench"
+    assert bench.record()["detail"]["config"] == "bench"
+    manifest = doc["system"]["os_config"]
+    assert {key: manifest[key] for key in ("config", "assertions", "stack_check", "task_selection", "priorities")} == {
+        "config": "bench",
+        "assertions": False,
+        "stack_check": "off",
+        "task_selection": "optimised (the kernel port's)",
+        "priorities": 32,
+    }
+    # Five priorities in a chain above the default, and a thread above an interrupt's: one to one on 32.
+    metrics = {metric["id"]: metric for metric in doc["metrics"]}
+    for metric_id in ("tm.preempt", "tm.irq_preempt", "mutex.lock"):
+        assert metrics[metric_id]["valid"], metrics[metric_id].get("invalid_reason")
 
 
 @pytest.mark.usefixtures("board_tools")
