@@ -13,7 +13,7 @@ from rtscope.render import text
 from rtscope.render.document import Section
 from rtscope.render.fmt import Style
 from rtscope.render.sections import comparison as sections
-from rtscope.render.sections import envelope, os_config, workload
+from rtscope.render.sections import envelope, os_config, skipped, workload
 from rtscope.render.sections import published as published_sections
 
 
@@ -22,8 +22,8 @@ def render_text(
 ) -> list[str]:
     """The comparison as terminal text: which group is which and the settings that differ, the studies'
     tables when the runs hold them (grouped ``by`` as the comparison; ``published``: that study's
-    figures beside them), then the table, its legend and the invalid metrics, and the study's
-    Thread-Metric or per-operation figures."""
+    figures beside them), then the table, its legend and the invalid metrics, the study's Thread-Metric
+    or per-operation figures, and the benches skipped."""
     docs = [doc for g in comparison.groups for doc in g.docs]
     return text.render(
         [
@@ -35,6 +35,7 @@ def render_text(
                 notes=sections.invalid_notes(comparison.groups),
             ),
             *_published_after(comparison, published),
+            skipped.section(comparison.groups),
         ],
         style,
     )
@@ -68,8 +69,8 @@ def studies_text(
 
 
 def markdown(comparison: Comparison, *, by: str | None = None, published: Study | None = None) -> str:
-    """The comparison as markdown: the groups, the studies' tables, then the table and its legend, and
-    the published study's Thread-Metric or per-operation figures."""
+    """The comparison as markdown: the groups, the studies' tables, then the table and its legend, the
+    published study's Thread-Metric or per-operation figures, and the benches skipped."""
     docs = [doc for g in comparison.groups for doc in g.docs]
     found = [
         Section(parts=(sections.group_table(comparison),)),
@@ -77,6 +78,7 @@ def markdown(comparison: Comparison, *, by: str | None = None, published: Study 
         *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
         Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),
         *_published_after(comparison, published),
+        skipped.section(comparison.groups),
     ]
     return markdown_renderer.render(section for section in found if section)
 
