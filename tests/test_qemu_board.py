@@ -71,20 +71,51 @@ def test_the_shift_is_the_linux_guests_unless_asked(spec: str, shift: int):
 
 
 @pytest.mark.parametrize(
-    "spec",
+    ("spec", "shift", "config", "build"),
     [
-        "qemu:mps2-an385:zephyr",
-        "qemu:mps2-an385",
-        "qemu:mps2-an385:freertos:extra",
-        "qemu:mps2-an385:freertos:shift=11",
-        "qemu:mps2-an385:freertos:shift=-1",
+        (SPEC, 0, "dev", "freertos-mps2-an385"),
+        (f"{SPEC}:config=bench", 0, "bench", "freertos-mps2-an385-bench"),
+        (f"{SPEC}:config=bench:shift=5", 5, "bench", "freertos-mps2-an385-bench"),
+        (f"{SPEC}:shift=5:config=dev", 5, "dev", "freertos-mps2-an385"),
+        ("qemu:mps2-an385:threadx:config=bench", 0, "bench", "threadx-mps2-an385-bench"),
     ],
 )
-def test_an_unknown_board_or_setting_is_one_line(spec: str):
-    with pytest.raises(
-        RtscopeError, match=r"qemu:mps2-an385:freertos\[:shift=N\] or qemu:mps2-an385:threadx\[:shift=N\]\)$"
-    ):
+def test_options_come_in_any_order_and_each_configuration_builds_apart(spec: str, shift: int, config: str, build: str):
+    target = make_target(spec, Path("unused"))
+    assert isinstance(target, QemuBoardTarget)
+    assert (target.shift, target.config, target.image.parent.name) == (shift, config, build)
+
+
+USAGE = (
+    r"\(expected qemu:mps2-an385:freertos\[:shift=N\]\[:config=dev\|bench\] "
+    r"or qemu:mps2-an385:threadx\[:shift=N\]\[:config=dev\|bench\]\)$"
+)
+
+
+@pytest.mark.parametrize(
+    ("spec", "why"),
+    [
+        ("qemu:mps2-an385:zephyr", "unknown QEMU board 'qemu:mps2-an385:zephyr'"),
+        ("qemu:mps2-an385", "unknown QEMU board 'qemu:mps2-an385'"),
+        (f"{SPEC}:extra", "no option 'extra'"),
+        (f"{SPEC}:colour=red", "no option 'colour=red'"),
+        (f"{SPEC}:shift=11", "'shift=11' is not shift=N"),
+        (f"{SPEC}:shift=-1", "'shift=-1' is not shift=N"),
+        (f"{SPEC}:config=fast", "'config=fast' is not config=dev|bench"),
+        (f"{SPEC}:config=", "'config=' is not config=dev|bench"),
+        (f"{SPEC}:config=dev:config=bench", "config is given twice"),
+    ],
+)
+def test_an_unknown_board_or_option_is_one_line_naming_what_there_is(spec: str, why: str):
+    with pytest.raises(RtscopeError, match=re.escape(why) + ".*" + USAGE) as raised:
         make_target(spec, Path("unused"))
+    assert "\n" not in str(raised.value)
+
+
+def test_a_bad_option_ends_rtscope_with_status_2_before_anything_runs(rtscope):
+    outcome = rtscope("--target", f"{SPEC}:config=fast", "run", "heap.ops")
+    assert outcome.status == 2
+    assert outcome.err.count("\n") == 1 and "'config=fast' is not config=dev|bench" in outcome.err
 
 
 def test_a_missing_kernel_is_one_line_before_anything_runs(tmp_path: Path, rtscope, monkeypatch: pytest.MonkeyPatch):
@@ -153,7 +184,30 @@ def test_micro_and_threadmetric_run_on_the_emulated_board(board: QemuBoardTarget
     assert 40 <= metrics["mutex.lock"]["stats"]["p50"] < 1_000_000
     record = board.record()
     assert record["kind"] == "qemu" and record["time_base"] == "instructions"
-    assert record["detail"]["clock"] == "-icount shift=5,sleep=off"
+    assert record["detail"]["clock"] == "-icount shift=5,sleep=off" and record["detail"]["config"] == "dev"
+    manifest = doc["system"]["os_config"]
+    assert manifest["config"] == "dev" and manifest["assertions"] is True and manifest["priorities"] == 101
+    assert manifest["heap"] == "heap_4" and manifest["kernel_version"] == doc["system"]["kernel_release"]
+
+
+@pytest.mark.usefixtures("board_tools")
+def test_the_bench_configuration_builds_apart_runs_and_says_what_it_is():
+    bench = QemuBoardTarget(f"{FAST}:config=bench")
+    doc = bench.run(request("mutex.ops", "tm.preempt", "tm.irq_preempt")).doc
+    assert bench.image.parent.name == "freertos-mps2-an385-bench"
+    assert bench.record()["detail"]["config"] == "bench"
+    manifest = doc["system"]["os_config"]
+    assert {key: manifest[key] for key in ("config", "assertions", "stack_check", "task_selection", "priorities")} == {
+        "config": "bench",
+        "assertions": False,
+        "stack_check": "off",
+        "task_selection": "optimised (the kernel port's)",
+        "priorities": 32,
+    }
+    # Five priorities in a chain above the default, and a thread above an interrupt's: one to one on 32.
+    metrics = {metric["id"]: metric for metric in doc["metrics"]}
+    for metric_id in ("tm.preempt", "tm.irq_preempt", "mutex.lock"):
+        assert metrics[metric_id]["valid"], metrics[metric_id].get("invalid_reason")
 
 
 @slow_fixture(scope="module")

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -77,6 +78,33 @@ void rts_result_write_system(rts_json *j, const rts_sysinfo *s)
     int_or_null(j, "rt_runtime_us", s->rt_runtime_us, -2);
     int_or_null(j, "rt_period_us", s->rt_period_us, -2);
     text_or_null(j, "virtualization", s->virtualization);
+    size_t count;
+    const rts_os_setting *settings = rts_os_config(&count);
+    rts_result_write_os_config(j, settings, count);
+    rts_json_object_end(j);
+}
+
+/* Whole digits that fit a long long, without a leading zero: the rest is text. */
+static bool is_integer_text(const char *s)
+{
+    size_t n = strspn(s, "0123456789");
+    return n > 0 && n <= 18 && s[n] == '\0' && (s[0] != '0' || n == 1);
+}
+
+void rts_result_write_os_config(rts_json *j, const rts_os_setting *settings, size_t count)
+{
+    if (count == 0)
+        return;
+    rts_json_object_begin(j, "os_config", false);
+    for (size_t i = 0; i < count; i++) {
+        const char *name = settings[i].name, *value = settings[i].value;
+        if (strcmp(value, "true") == 0 || strcmp(value, "false") == 0)
+            rts_json_bool(j, name, value[0] == 't');
+        else if (is_integer_text(value))
+            rts_json_int(j, name, (long long)strtoull(value, NULL, 10));
+        else
+            rts_json_string(j, name, value);
+    }
     rts_json_object_end(j);
 }
 

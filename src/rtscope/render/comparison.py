@@ -14,7 +14,7 @@ from rtscope.render import text
 from rtscope.render.document import Section
 from rtscope.render.fmt import Style
 from rtscope.render.sections import comparison as sections
-from rtscope.render.sections import envelope, skipped, verdict, workload
+from rtscope.render.sections import envelope, os_config, skipped, verdict, workload
 from rtscope.render.sections import published as published_sections
 
 
@@ -30,6 +30,7 @@ def render_text(
         [
             sections.names(comparison),
             verdict.section(docs, comparison.statistics, adjusted=comparison.adjusted, prefer=by),
+            os_config.differences(comparison.groups),
             *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
             Section(
                 parts=(sections.figures_table(comparison), sections.legend(comparison)),
@@ -73,16 +74,16 @@ def markdown(comparison: Comparison, *, by: str | None = None, published: Study 
     """The comparison as markdown: the groups, the verdict per factor, the studies' tables, then the table
     and its legend, the published study's Thread-Metric or per-operation figures, and the benches skipped."""
     docs = [doc for g in comparison.groups for doc in g.docs]
-    return markdown_renderer.render(
-        [
-            Section(parts=(sections.group_table(comparison),)),
-            verdict.section(docs, comparison.statistics, adjusted=comparison.adjusted, prefer=by),
-            *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
-            Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),
-            *_published_after(comparison, published),
-            *filter(None, [skipped.section(comparison.groups)]),
-        ]
-    )
+    found = [
+        Section(parts=(sections.group_table(comparison),)),
+        verdict.section(docs, comparison.statistics, adjusted=comparison.adjusted, prefer=by),
+        os_config.differences(comparison.groups),
+        *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
+        Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),
+        *_published_after(comparison, published),
+        skipped.section(comparison.groups),
+    ]
+    return markdown_renderer.render(section for section in found if section)
 
 
 def _published_after(comparison: Comparison, published: Study | None) -> list[Section]:

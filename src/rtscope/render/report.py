@@ -28,6 +28,7 @@ from rtscope.render.sections import (
     kernel,
     loads,
     metrics,
+    os_config,
     over_time,
     overview,
     published,
@@ -51,7 +52,13 @@ from rtscope.render.subjects import OneRun, Report, Run
 # their answer, next to the verdict, as the workload's tables are the study's (and, when asked, crypto
 # throughputs beside a study's).
 OPENING = (verdict.build, envelope.build, workload.build, workload.build_crypto, overview.build, skipped.build)
-CLOSING = (thread_metric.build, comparison.build, published.build_thread_metric, published.build_operations)
+CLOSING = (
+    thread_metric.build,
+    comparison.build,
+    os_config.build_differences,
+    published.build_thread_metric,
+    published.build_operations,
+)
 # Per metric of samples.
 PER_METRIC = (distribution.build, worst_over_time.build, spread.build)
 # Per run: what `show` tells, and the run's campaign cell and kernel build.
@@ -60,6 +67,7 @@ PER_RUN = (
     campaign.build,
     system.build,
     kernel.build,
+    os_config.build,
     timing.build,
     configuration.build,
     loads.build,

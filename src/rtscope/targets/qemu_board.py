@@ -30,7 +30,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,10 @@ BOOT_ALLOWANCE_S = 60
 # Wall-clock seconds allowed per 10^9 guest instructions: TCG with -icount runs this board at about
 # 140 million instructions a second on this shared 2-CPU machine; this is a bound, not an estimate.
 WALL_S_PER_GIGA_INSTRUCTION = 60
+
+# The kernels' configurations (probe/port/*/port.mk's CONFIG), the default first: dev, as developed
+# (assertions, stack checking), and bench, as benchmarks are run (docs/rtos.md).
+BUILD_CONFIGS = ("dev", "bench")
 
 EMULATOR = "qemu-system-arm"
 
@@ -91,15 +95,18 @@ class QemuBoardTarget:
     request."""
 
     def __init__(self, spec: str):
-        board, os_name, self.shift = _parse(spec)
+        parsed = _parse(spec)
         self.name = spec
-        self.board = board
-        self.os_name = os_name
-        self.machine = BOARDS[(board, os_name)]
+        self.board = parsed.board
+        self.os_name = parsed.os
+        self.shift = int(parsed.options["shift"])
+        self.config = parsed.options["config"]
+        self.machine = BOARDS[(parsed.board, parsed.os)]
         self.transport = BoardTransport(spec)
-        self.kernel = kernel_path(os.environ, probes.PROBE_DIR, os_name)
-        # Each kernel's image builds apart (probe/port/*/port.mk name the same folders).
-        self.image = probes.BUILD_DIR / f"{os_name}-{board}" / "rtscope-probe"
+        self.kernel = kernel_path(os.environ, probes.PROBE_DIR, parsed.os)
+        # Each kernel and configuration builds apart (probe/port/*/port.mk's own default directories).
+        build = f"{parsed.os}-{parsed.board}" + ("" if self.config == BUILD_CONFIGS[0] else f"-{self.config}")
+        self.image = probes.BUILD_DIR / build / "rtscope-probe"
 
     def record(self) -> dict[str, Any]:
         """Emulated hardware on instruction time, with what makes a run repeatable: QEMU's version, the
@@ -124,6 +131,8 @@ class QemuBoardTarget:
                 ),
                 "image_sha256": hashlib.sha256(image.read_bytes()).hexdigest(),
                 f"{self.os_name}_kernel": str(self.kernel),
+                # The kernel's configuration (docs/rtos.md); the image's own manifest is system.os_config.
+                "config": self.config,
             },
         }
 
@@ -202,10 +211,11 @@ class QemuBoardTarget:
             [
                 f"PORT={self.os_name}",
                 f"BOARD={self.board}",
+                f"CONFIG={self.config}",
                 f"{kernel.env}={self.kernel}",
                 f"BUILD={self.image.parent}",
             ],
-            f"the {kernel.name} image for {self.board}",
+            f"the {kernel.name} image for {self.board} ({self.config} configuration)",
         )
         if not self.image.is_file():
             raise RtscopeError(f"building the {self.board} image left no {self.image}")
@@ -321,19 +331,51 @@ def names_a_board(spec: str) -> bool:
     return len(parts) > 1 and parts[1] in {board for board, _ in BOARDS}
 
 
-def _parse(spec: str) -> tuple[str, str, int]:
-    """(board, os, shift) of "qemu:BOARD:OS[:shift=N]"; RtscopeError naming what there is."""
-    usage = "expected " + " or ".join(f"qemu:{board}:{os_name}[:shift=N]" for board, os_name in BOARDS)
+@dataclasses.dataclass(frozen=True)
+class Option:
+    """A ``key=value`` option of a board target: its values as the usage names them, whether ``value`` is
+    one of them, and its value when the spec does not give it."""
+
+    values: str
+    accepts: Callable[[str], bool]
+    default: str
+
+
+# The options after "qemu:BOARD:OS", each at most once, in any order.
+OPTIONS = {
+    "shift": Option("N", lambda value: value.isdigit() and int(value) <= MAX_ICOUNT_SHIFT, str(DEFAULT_ICOUNT_SHIFT)),
+    "config": Option("|".join(BUILD_CONFIGS), lambda value: value in BUILD_CONFIGS, BUILD_CONFIGS[0]),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class BoardSpec:
+    """What "qemu:BOARD:OS[:key=value]…" names: the board, its OS and every option's value."""
+
+    board: str
+    os: str
+    options: dict[str, str]
+
+
+def _parse(spec: str) -> BoardSpec:
+    """The board, OS and options of "qemu:BOARD:OS[:key=value]…"; RtscopeError naming what there is."""
+    options = "".join(f"[:{key}={option.values}]" for key, option in OPTIONS.items())
+    usage = "expected " + " or ".join(f"qemu:{board}:{os_name}{options}" for board, os_name in BOARDS)
     parts = spec.split(":")
-    if len(parts) not in (3, 4) or parts[0] != "qemu" or (parts[1], parts[2]) not in BOARDS:
+    if len(parts) < 3 or parts[0] != "qemu" or (parts[1], parts[2]) not in BOARDS:
         raise RtscopeError(f"unknown QEMU board {spec!r} ({usage})")
-    shift = DEFAULT_ICOUNT_SHIFT
-    if len(parts) == 4:
-        key, _, value = parts[3].partition("=")
-        if key != "shift" or not value.isdigit() or int(value) > MAX_ICOUNT_SHIFT:
-            raise RtscopeError(f"--target {spec}: {parts[3]!r} is not shift=N with N 0..{MAX_ICOUNT_SHIFT} ({usage})")
-        shift = int(value)
-    return parts[1], parts[2], shift
+    given: dict[str, str] = {}
+    for part in parts[3:]:
+        key, equals, value = part.partition("=")
+        option = OPTIONS.get(key)
+        if option is None or not equals:
+            raise RtscopeError(f"--target {spec}: no option {part!r} ({usage})")
+        if key in given:
+            raise RtscopeError(f"--target {spec}: {key} is given twice ({usage})")
+        if not option.accepts(value):
+            raise RtscopeError(f"--target {spec}: {part!r} is not {key}={option.values} ({usage})")
+        given[key] = value
+    return BoardSpec(parts[1], parts[2], {key: given.get(key, option.default) for key, option in OPTIONS.items()})
 
 
 def kernel_path(env: Any, probe_dir: Path, os_name: str = "freertos") -> Path:
