@@ -201,8 +201,10 @@ int rts_link_send(rts_link *l, char type, const void *payload, size_t n)
                 l->lost = true;
                 return -1;
             }
+            if (frame.type == RTS_FRAME_REQUEST) /* our ACCEPT was lost */
+                write_frame(l, RTS_FRAME_ACCEPT, l->session, l->identity, strlen(l->identity));
             /* Anything else is late or repeated: an acknowledgement of a
-             * frame before, the request sent again before ACCEPT came. */
+             * frame before. */
         }
     }
     l->lost = true;
