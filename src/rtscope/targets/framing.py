@@ -290,7 +290,7 @@ def _identity(payload: bytes) -> dict[str, str]:
     """What the board says of itself: "rtscope-link/1 board=NAME" as {"link": "1", "board": NAME}."""
     words = payload.decode(errors="replace").split()
     found = {"link": words[0].partition("/")[2]} if words and words[0].startswith("rtscope-link/") else {}
-    found.update(word.split("=", 1) for word in words[1:] if "=" in word)
+    found.update(word.partition("=")[::2] for word in words[1:] if "=" in word)
     return found
 
 

@@ -175,9 +175,9 @@ class LinkedBoard:
         """Ready the board for a request (nothing: the user flashed and started it)."""
 
     def ask(self, argv: list[str], *, run_s: float = RUN_ALLOWANCE_S, echo: bool = False) -> framing.Outcome:
+        self.before()
         line = open_line(self.device, self.baud)
         try:
-            self.before()
             outcome = framing.exchange(
                 line,
                 ["rtscope-probe", *argv],
@@ -265,9 +265,8 @@ class SerialBoardTarget(LinkedBoard):
         device, options = parse_device(spec.removeprefix(PREFIX), spec)
         unknown = set(options) - _OPTIONS
         if unknown:
-            raise RtscopeError(f"--target {spec}: unknown setting {sorted(unknown)[0]!r} (baud=N, board=NAME, rtos=NAME)")
+            raise RtscopeError(f"--target {spec}: unknown setting {min(unknown)!r} (baud=N, board=NAME, rtos=NAME)")
         baud = options.pop("baud", str(DEFAULT_BAUD))
         if not baud.isdigit():
             raise RtscopeError(f"--target {spec}: baud={baud} is not a number")
         super().__init__(spec, "serial", device, int(baud), options)
-
