@@ -24,6 +24,8 @@ PREFIX = "gdb://"
 GDB = "gdb-multiarch"
 # Loading an image of a few hundred KiB: seconds over a probe's SWD link, well under one on QEMU.
 LOAD_TIMEOUT_S = 120
+# How long gdb keeps asking a GDB server that does not take the connection.
+CONNECT_TIMEOUT_S = 5
 # The boards whose image rtscope builds, and their RTOSes: (board, rtos).
 IMAGES = {("mps2-an385", "freertos")}
 _USAGE = "gdb://HOST:PORT[:board=NAME][:rtos=NAME]:serial=DEVICE"
@@ -88,6 +90,8 @@ def load(server: str, image: Path, name: str) -> None:
     commands = [
         "set pagination off",
         "set confirm off",
+        # A server that refuses is asked again for a while (it may be starting), not for gdb's 15 s.
+        f"set tcp connect-timeout {CONNECT_TIMEOUT_S}",
         f"target remote {server}",
         "load",
         "set $sp = (unsigned int) &board_main_stack_top",
@@ -101,9 +105,10 @@ def load(server: str, image: Path, name: str) -> None:
         )
     except subprocess.TimeoutExpired:
         raise RtscopeError(f"{name}: loading the image through {server} took more than {LOAD_TIMEOUT_S} s") from None
-    said = completed.stdout + completed.stderr
-    if completed.returncode != 0 or "Start address" not in said or "Detaching" not in said:
-        reason = worker.last_line(completed.stderr) or worker.last_line(completed.stdout) or "gdb failed"
+    # Batch mode goes on after a command fails: its first complaint is the reason, not the last one.
+    if completed.returncode != 0 or "Start address" not in completed.stdout or "detached" not in completed.stdout:
+        complaints = [line.strip() for line in completed.stderr.splitlines() if line.strip()]
+        reason = complaints[0] if complaints else worker.last_line(completed.stdout) or "gdb failed"
         raise RtscopeError(f"{name}: cannot load the image through {server}: {reason}")
 
 
