@@ -302,7 +302,7 @@ def test_a_serial_target_names_its_line(spec: str, device: str, baud: int):
         ("gdb://localhost:3333", "no serial=DEVICE"),
         ("gdb://localhost:3333:board=stm32:serial=/dev/ttyACM0", "rtscope builds no image for board=stm32"),
         ("gdb://localhost:x:serial=/dev/ttyACM0", "expected gdb://HOST:PORT"),
-        ("gdb://localhost:3333:speed=1:serial=/dev/ttyACM0", "'speed=1' is not board=NAME or rtos=NAME"),
+        ("gdb://localhost:3333:speed=1:serial=/dev/ttyACM0", "'speed=1' is not board=, rtos= or reset="),
     ],
 )
 def test_a_bad_board_target_is_one_line(spec: str, said: str):
@@ -433,7 +433,11 @@ def flashed(uart_image: Path, tmp_path: Path) -> Iterator[EmulatedBoard]:
 @pytest.mark.usefixtures("board_tools")
 def test_a_run_through_a_debug_probe_and_the_serial_line(debug_probe, rtscope, tmp_path: Path):
     board, gdb_port = debug_probe
-    spec = f"gdb://127.0.0.1:{gdb_port}:serial=tcp:127.0.0.1:{board.serial_port}"
+    # QEMU's monitor knows no "reset halt", OpenOCD's: the load stops there, in one line.
+    outcome = rtscope("--target", f"gdb://127.0.0.1:{gdb_port}:serial=tcp:127.0.0.1:{board.serial_port}", "list")
+    assert outcome.status != 0 and "cannot load the image through" in outcome.err, outcome.err
+    assert "reset" in outcome.err.splitlines()[-1]
+    spec = f"gdb://127.0.0.1:{gdb_port}:reset=system_reset:serial=tcp:127.0.0.1:{board.serial_port}"
     outcome = rtscope(
         "--target", spec, "run", "mutex.ops", "ctxsw.sem", "--duration", "0.2", "--json", tmp_path / "r.json"
     )

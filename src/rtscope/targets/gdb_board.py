@@ -1,10 +1,13 @@
-"""A microcontroller board behind a GDB server: ``gdb://HOST:PORT[:board=NAME][:rtos=NAME]:serial=DEVICE``.
+"""A microcontroller board behind a GDB server:
+``gdb://HOST:PORT[:board=NAME][:rtos=NAME][:reset=COMMAND]:serial=DEVICE``.
 
 What OpenOCD, pyOCD and J-Link offer for a real board, and QEMU's gdbstub (``-gdb tcp::PORT -S``) for an
 emulated one. rtscope builds the probe's image for the board with ``LINK=uart`` (its request and result
 on the UART, docs/boards.md), and before each request loads it through the server with Debian's
-``gdb-multiarch`` in batch mode — ``target remote``, ``load``, the stack pointer from the image, the
-program counter at its entry, ``detach`` (the board runs) — then talks to it over its serial line
+``gdb-multiarch`` in batch mode — ``target remote``, the server's reset (``monitor COMMAND``: ``reset
+halt`` by default, as OpenOCD, pyOCD and J-Link's server take it; ``system_reset`` for QEMU), ``load``,
+the stack pointer from the image, the program counter at its entry, ``detach`` (the board runs) — then
+talks to it over its serial line
 ``serial=DEVICE`` (a tty, a pty or tcp:HOST:PORT, as ``--target serial:`` takes it; last, since a
 device may hold colons) as rtscope.targets.serial_board does.
 """
@@ -28,7 +31,9 @@ LOAD_TIMEOUT_S = 120
 CONNECT_TIMEOUT_S = 5
 # The boards whose image rtscope builds, and their RTOSes: (board, rtos).
 IMAGES = {("mps2-an385", "freertos")}
-_USAGE = "gdb://HOST:PORT[:board=NAME][:rtos=NAME]:serial=DEVICE"
+_USAGE = "gdb://HOST:PORT[:board=NAME][:rtos=NAME][:reset=COMMAND]:serial=DEVICE"
+# The server's command that resets the board and holds it (OpenOCD's, pyOCD's, J-Link's).
+DEFAULT_RESET = "reset halt"
 
 
 class GdbBoardTarget(LinkedBoard):
@@ -42,12 +47,13 @@ class GdbBoardTarget(LinkedBoard):
             raise RtscopeError(f"--target {spec}: rtscope builds no image for board={board}:rtos={rtos} ({known})")
         super().__init__(spec, "gdb", device, baud, {"board": board, "rtos": rtos})
         self.server = server
+        self.reset = options.get("reset", DEFAULT_RESET)
         self.kernel = qemu_board.kernel_path(os.environ, probes.PROBE_DIR)
         self.image_path = probes.BUILD_DIR / f"{rtos}-{board}-uart" / "rtscope-probe"
 
     def before(self) -> None:
         """Load the image and start it at its entry: a fresh board for each request."""
-        load(self.server, self.image, self.name)
+        load(self.server, self.reset, self.image, self.name)
 
     def record(self) -> dict[str, Any]:
         record = super().record()
@@ -81,10 +87,12 @@ class GdbBoardTarget(LinkedBoard):
         return self.image_path
 
 
-def load(server: str, image: Path, name: str) -> None:
-    """Load ``image`` through the GDB server at ``server`` (HOST:PORT) and let it run from its entry, with
-    the stack its linker script ends (``board_main_stack_top``) and the Thumb state set. RtscopeError in
-    one line when gdb-multiarch is missing, the server does not answer or the load fails."""
+def load(server: str, reset: str, image: Path, name: str) -> None:
+    """Reset the board through the GDB server at ``server`` (HOST:PORT) with its ``monitor`` command
+    ``reset`` (its peripherals and interrupts as at power-on: the image before may still run), load
+    ``image`` and let it run from its entry, with the stack its linker script ends
+    (``board_main_stack_top``) and the Thumb state set. RtscopeError in one line when gdb-multiarch is
+    missing, the server does not answer, refuses the reset or the load fails."""
     if shutil.which(GDB) is None:
         raise RtscopeError(f"{GDB} not found (apt-get install gdb-multiarch, or run setup.sh)")
     commands = [
@@ -93,6 +101,7 @@ def load(server: str, image: Path, name: str) -> None:
         # A server that refuses is asked again for a while (it may be starting), not for gdb's 15 s.
         f"set tcp connect-timeout {CONNECT_TIMEOUT_S}",
         f"target remote {server}",
+        f"monitor {reset}",
         "load",
         "set $sp = (unsigned int) &board_main_stack_top",
         "set $xpsr = 0x01000000",
@@ -106,8 +115,10 @@ def load(server: str, image: Path, name: str) -> None:
     except subprocess.TimeoutExpired:
         raise RtscopeError(f"{name}: loading the image through {server} took more than {LOAD_TIMEOUT_S} s") from None
     # Batch mode goes on after a command fails: its first complaint is the reason, not the last one.
-    if completed.returncode != 0 or "Start address" not in completed.stdout or "detached" not in completed.stdout:
-        complaints = [line.strip() for line in completed.stderr.splitlines() if line.strip()]
+    complaints = [
+        line.strip() for line in completed.stderr.splitlines() if line.strip() and not line.startswith("warning:")
+    ]
+    if complaints or "Start address" not in completed.stdout or "detached" not in completed.stdout:
         reason = complaints[0] if complaints else worker.last_line(completed.stdout) or "gdb failed"
         raise RtscopeError(f"{name}: cannot load the image through {server}: {reason}")
 
@@ -122,8 +133,8 @@ def _parse(spec: str) -> tuple[str, dict[str, str], str, int]:
     options: dict[str, str] = {}
     for part in parts[2:]:
         key, equals, value = part.partition("=")
-        if key not in ("board", "rtos") or not equals or not value:
-            raise RtscopeError(f"--target {spec}: {part!r} is not board=NAME or rtos=NAME ({_USAGE})")
+        if key not in ("board", "rtos", "reset") or not equals or not value:
+            raise RtscopeError(f"--target {spec}: {part!r} is not board=, rtos= or reset= ({_USAGE})")
         options[key] = value
     if not found:
         raise RtscopeError(f"--target {spec}: no serial=DEVICE: the board's UART is how the run comes back ({_USAGE})")

@@ -3,22 +3,24 @@
  * as the clock (board_time.h), timer 1 for the periodic interrupt, and IRQ
  * 31 (wired to nothing on this board) as the software interrupt, set
  * pending through the NVIC. The request, the console, the result and the
- * exit status go through the channel board.mk's LINK chooses
- * (channel.h): Arm semihosting (channel_semihosting.c) or frames on the
- * UART (channel_uart.c).
+ * exit status go through the channel board.mk's LINK chooses (channel.h):
+ * Arm semihosting (channel_semihosting.c) or frames on the UART
+ * (channel_uart.c).
  *
  * Peripherals as QEMU models them (hw/arm/mps2.c): UART0 at 0x40004000,
  * timers 0 and 1 at 0x40000000 and 0x40001000 on IRQs 8 and 9, 32 IRQs.
+ * Kernel-neutral: what it needs of the kernel is in the port's
+ * board_kernel.h (the priority of the board's interrupts) and the port's
+ * scheduler hold (board.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "FreeRTOS.h"
 #include "board.h"
+#include "board_kernel.h"
 #include "board_vectors.h"
 #include "channel.h"
-#include "task.h"
 
 /* ------------------------------------------------------------ hardware */
 
@@ -154,23 +156,11 @@ _Noreturn void board_fault(const char *name, const uint32_t *frame)
     fault_exit(line);
 }
 
-/* configASSERT's failure (FreeRTOSConfig.h): where, in one line, then the
- * fault status. */
-void board_assert_failed(const char *file, int line)
+_Noreturn void board_fatal(const char *text)
 {
-    char text[160];
-    snprintf(text, sizeof text, "rtscope-probe: guest fault: FreeRTOS assertion failed at %s:%d\n", file, line);
-    fault_exit(text);
-}
-
-/* FreeRTOS found a task's stack pointer beyond its stack at a switch. */
-void vApplicationStackOverflowHook(TaskHandle_t task, char *name);
-void vApplicationStackOverflowHook(TaskHandle_t task, char *name)
-{
-    (void)task;
-    char text[96];
-    snprintf(text, sizeof text, "rtscope-probe: guest fault: task %s overflowed its stack\n", name);
-    fault_exit(text);
+    char line[192];
+    snprintf(line, sizeof line, "rtscope-probe: guest fault: %s\n", text);
+    fault_exit(line);
 }
 
 /* ------------------------------------------------------ software interrupt */
@@ -288,9 +278,6 @@ rts_status board_timer_irq_stop(uint64_t *missed)
 
 /* ------------------------------------------------------------------ init */
 
-/* heap_4's memory, in PSRAM (mps2-an385.ld). */
-uint8_t ucHeap[configTOTAL_HEAP_SIZE] __attribute__((section(".rtos_heap"), aligned(8)));
-
 void board_init(void)
 {
     SCB_SHCSR |= SHCSR_FAULTS_ENABLE; /* each fault reported by its own name */
@@ -318,17 +305,17 @@ void *_sbrk(ptrdiff_t increment)
     return old;
 }
 
-/* newlib's malloc is shared by every task: kept to one at a time. */
+/* newlib's malloc is shared by every thread: kept to one at a time. */
 struct _reent;
 void __malloc_lock(struct _reent *reent);
 void __malloc_unlock(struct _reent *reent);
 void __malloc_lock(struct _reent *reent)
 {
     (void)reent;
-    vTaskSuspendAll();
+    port_sched_hold();
 }
 void __malloc_unlock(struct _reent *reent)
 {
     (void)reent;
-    (void)xTaskResumeAll();
+    port_sched_release();
 }

@@ -4,13 +4,12 @@
  * console UART0, the result a file of the host, the exit status QEMU's.
  * LINK=semihosting in board.mk, the default.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "FreeRTOS.h"
 #include "board.h"
 #include "channel.h"
-#include "task.h"
 
 /* --------------------------------------------------------- semihosting */
 
@@ -46,17 +45,14 @@ static const char *host_error(void)
 
 /* ------------------------------------------------------------- console */
 
-/* Console writes from tasks are kept whole by suspending the scheduler
+/* Console writes from threads are kept whole by holding the scheduler
  * (not a mutex: the probe may write before the scheduler runs, and from
- * the watchdog while another task holds anything). */
+ * the watchdog while another thread holds anything). */
 void board_console_write(const char *text, size_t n)
 {
-    bool running = xTaskGetSchedulerState() != taskSCHEDULER_NOT_STARTED;
-    if (running)
-        vTaskSuspendAll();
+    port_sched_hold();
     board_uart_write(text, n);
-    if (running)
-        (void)xTaskResumeAll();
+    port_sched_release();
 }
 
 void board_diag_write(const char *text, size_t n) { board_console_write(text, n); }
@@ -129,7 +125,6 @@ int board_args(char ***argv)
     return argc;
 }
 
-
 /* Run ids only. The host's /dev/urandom through semihosting, so that two
  * reruns, identical to the bit otherwise, can both be stored; reading it is
  * one instruction to the guest, so the figures do not move. A fixed
@@ -155,7 +150,6 @@ void board_random_bytes(void *buf, size_t n)
         bytes[i] = (uint8_t)state;
     }
 }
-
 
 /* --------------------------------------------------------------- result */
 
@@ -268,4 +262,3 @@ _Noreturn void board_exit(int status)
     for (;;)
         (void)semihost(SYS_EXIT_EXTENDED, &block);
 }
-

@@ -10,11 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "FreeRTOS.h"
 #include "board.h"
 #include "channel.h"
 #include "frame.h"
-#include "task.h"
 
 #define SCB_AIRCR (*(volatile uint32_t *)0xE000ED0Cu)
 #define AIRCR_SYSTEM_RESET 0x05FA0004u /* VECTKEY | SYSRESETREQ */
@@ -58,16 +56,13 @@ static struct {
     } doc;
 } channel;
 
-/* One frame at a time on the line: tasks are held while one is sent and
+/* One frame at a time on the line: threads are held while one is sent and
  * acknowledged (interrupts still run: the link's clock needs them). */
 static int send(char type, const void *payload, size_t n)
 {
-    bool running = xTaskGetSchedulerState() == taskSCHEDULER_RUNNING;
-    if (running)
-        vTaskSuspendAll();
+    port_sched_hold();
     int sent = rts_link_send(&channel.link, type, payload, n);
-    if (running)
-        (void)xTaskResumeAll();
+    port_sched_release();
     return sent;
 }
 
@@ -88,9 +83,7 @@ void board_console_write(const char *text, size_t n)
         board_uart_write(text, n);
         return;
     }
-    bool running = xTaskGetSchedulerState() == taskSCHEDULER_RUNNING;
-    if (running)
-        vTaskSuspendAll();
+    port_sched_hold();
     for (size_t i = 0; i < n; i++) {
         channel.console.text[channel.console.used++] = text[i];
         if (channel.console.used == sizeof channel.console.text)
@@ -98,8 +91,7 @@ void board_console_write(const char *text, size_t n)
     }
     if (n && text[n - 1] == '\n')
         console_flush();
-    if (running)
-        (void)xTaskResumeAll();
+    port_sched_release();
 }
 
 void board_diag_write(const char *text, size_t n) { board_console_write(text, n); }
