@@ -97,6 +97,7 @@ class PlayedBoard:
         self.port = self.server.getsockname()[1]
         self.sent = 0
         self.requests: list[list[str]] = []
+        self.served: set[int] = set()
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
@@ -110,7 +111,10 @@ class PlayedBoard:
             except OSError:
                 return
             with connection, contextlib.suppress(OSError):
-                self._session(connection)
+                connection.settimeout(0.2)
+                decoder = framing.Decoder()
+                while self._session(connection, decoder):
+                    pass
 
     def _frames(self, argv: list[str]) -> list[tuple[str, bytes]]:
         if argv[1] == "list":
@@ -123,23 +127,29 @@ class PlayedBoard:
             frames.append(("C", struct.pack("<II", len(document), zlib.crc32(document))))
         return [*frames, ("S", struct.pack("<i", 0))]
 
-    def _session(self, connection: socket.socket) -> None:
-        decoder = framing.Decoder()
-        connection.settimeout(0.2)
+    def _session(self, connection: socket.socket, decoder: framing.Decoder) -> bool:
+        """Serve one request; False when the host hung up."""
         request = None
-        while request is None:
-            for item in decoder.feed(connection.recv(4096)):
-                if isinstance(item, framing.Frame) and item.type == "R":
-                    request = item
+        while request is None or request.seq in self.served:  # a request already served, sent again
+            try:
+                data = connection.recv(4096)
+            except TimeoutError:
+                continue
+            if not data:
+                return False
+            requests = [item for item in decoder.feed(data) if isinstance(item, framing.Frame) and item.type == "R"]
+            request = requests[-1] if requests else request
+        self.served.add(request.seq)
         while self.mute:  # hears, says nothing, until the host hangs up
             with contextlib.suppress(TimeoutError):
                 if not connection.recv(4096):
-                    return
+                    return False
         argv = request.payload.decode().split("\0")[:-1]
         self.requests.append(argv)
         connection.sendall(framing.encode("A", request.seq, b"rtscope-link/1 board=played"))
         for number, (kind, payload) in enumerate(self._frames(argv)):
             self._send_until_acknowledged(connection, decoder, number, framing.encode(kind, number, payload))
+        return True
 
     def _send_until_acknowledged(
         self, connection: socket.socket, decoder: framing.Decoder, number: int, frame: bytes
@@ -465,11 +475,11 @@ def test_a_gdb_server_that_is_not_there_is_one_line(uart_image: Path):
 
 
 class GarblingProxy:
-    """A noisy line: copies the board's UART to the host and back, flipping the board's byte at
-    ``offset`` of each connection."""
+    """A noisy line: copies the board's UART to the host and back, flipping every ``every``-th byte the
+    board sends."""
 
-    def __init__(self, upstream_port: int, offset: int):
-        self.upstream_port, self.offset = upstream_port, offset
+    def __init__(self, upstream_port: int, every: int):
+        self.upstream_port, self.every = upstream_port, every
         self.server = socket.create_server(("127.0.0.1", 0))
         self.port = self.server.getsockname()[1]
         threading.Thread(target=self._serve, daemon=True).start()
@@ -478,18 +488,31 @@ class GarblingProxy:
         with contextlib.suppress(OSError):
             while True:
                 host, _ = self.server.accept()
-                board = socket.create_connection(("127.0.0.1", self.upstream_port))
+                board = self._upstream()
                 threading.Thread(target=self._copy, args=(host, board, None), daemon=True).start()
-                threading.Thread(target=self._copy, args=(board, host, self.offset), daemon=True).start()
+                threading.Thread(target=self._copy, args=(board, host, self.every), daemon=True).start()
+
+    def _upstream(self) -> socket.socket:
+        """The board's UART socket, asked again while QEMU is still taking its last client's leave."""
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                return socket.create_connection(("127.0.0.1", self.upstream_port))
+            except ConnectionRefusedError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     @staticmethod
-    def _copy(source: socket.socket, sink: socket.socket, flip_at: int | None) -> None:
+    def _copy(source: socket.socket, sink: socket.socket, every: int | None) -> None:
         seen = 0
         with contextlib.suppress(OSError), source, sink:
             while data := source.recv(4096):
-                if flip_at is not None and seen <= flip_at < seen + len(data):
-                    at = flip_at - seen
-                    data = data[:at] + bytes([data[at] ^ 0x08]) + data[at + 1 :]
+                if every is not None:
+                    damaged = bytearray(data)
+                    for at in range(-seen % every, len(data), every):
+                        damaged[at] ^= 0x08
+                    data = bytes(damaged)
                 seen += len(data)
                 sink.sendall(data)
 
@@ -499,10 +522,11 @@ class GarblingProxy:
 
 @pytest.mark.usefixtures("board_tools")
 def test_a_flashed_board_on_a_noisy_line_and_a_reset_mid_run(flashed: EmulatedBoard):
-    proxy = GarblingProxy(flashed.serial_port, offset=3000)
+    proxy = GarblingProxy(flashed.serial_port, every=3000)
     try:
         target = SerialBoardTarget(f"serial:tcp:127.0.0.1:{proxy.port}")
         doc = target.run(RunRequest(("mutex.ops",), 0.2, "fifo", 80)).doc
+        target._line.close()
         assert doc["run"]["status"] == "complete" and doc["system"]["hostname"] == "mps2-an385"
         assert target.last is not None and target.last.asked_again >= 1  # the garbled frame, sent again
         assert target.record()["time_base"] == "instructions"

@@ -12,6 +12,7 @@ except on a board that says it is QEMU's (the mps2-an385): there they are instru
 the line cannot tell.
 """
 
+import atexit
 import functools
 import os
 import select
@@ -175,21 +176,26 @@ class LinkedBoard:
         """Ready the board for a request (nothing: the user flashed and started it)."""
 
     def ask(self, argv: list[str], *, run_s: float = RUN_ALLOWANCE_S, echo: bool = False) -> framing.Outcome:
+        """One request, over the line the target keeps open: opening a tty again may reset a board (DTR),
+        and an emulator's socket takes its next client only once it has seen the last one go."""
         self.before()
-        line = open_line(self.device, self.baud)
-        try:
-            outcome = framing.exchange(
-                line,
-                ["rtscope-probe", *argv],
-                answer_s=ANSWER_S,
-                run_s=run_s,
-                echo=framing.echo_to_stderr if echo else lambda text: None,
-            )
-        finally:
-            line.close()
+        outcome = framing.exchange(
+            self._line,
+            ["rtscope-probe", *argv],
+            answer_s=ANSWER_S,
+            run_s=run_s,
+            echo=framing.echo_to_stderr if echo else lambda text: None,
+        )
         self._check_identity(outcome.identity)
         self.last = outcome
         return outcome
+
+    @functools.cached_property
+    def _line(self) -> framing.Line:
+        """The board's line, opened on first use and closed with rtscope."""
+        line = open_line(self.device, self.baud)
+        atexit.register(line.close)
+        return line
 
     @functools.cached_property
     def catalogue(self) -> Catalogue:
