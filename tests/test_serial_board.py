@@ -555,3 +555,21 @@ def test_a_flashed_board_on_a_noisy_line_and_a_reset_mid_run(flashed: EmulatedBo
     finally:
         line.close()
     assert reset.is_set() and time.monotonic() - started < 30
+
+
+@pytest.mark.usefixtures("board_tools")
+def test_a_board_that_never_answers_on_its_uart_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # A board held in reset (QEMU halted, nothing loaded): its UART says nothing.
+    monkeypatch.setattr(serial_board, "ANSWER_S", 2.0)
+    silent = EmulatedBoard(tmp_path, "-S")
+    try:
+        target = SerialBoardTarget(f"serial:tcp:127.0.0.1:{silent.serial_port}")
+        started = time.monotonic()
+        with pytest.raises(
+            ProbeError, match=r"the board did not answer within 2 s \(is it running an image built with"
+        ):
+            target.probe_system()
+        assert time.monotonic() - started < 10
+        target._line.close()
+    finally:
+        silent.close()
