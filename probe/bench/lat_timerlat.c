@@ -14,13 +14,11 @@
  * the period and duration ask, makes the metrics invalid.
  */
 #include "bench_util.h"
+#include "tracefs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Where tracefs is mounted: its own mount point, else under debugfs. */
-static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 
 typedef struct {
     rts_metric *irq, *thread;
@@ -29,36 +27,11 @@ typedef struct {
     uint64_t irq_samples, thread_samples, lost;
 } timerlat_trace;
 
-/* Read the whole (small) file path into buf; false when it cannot be read. */
-static bool read_small(const char *path, char *buf, size_t size)
-{
-    rts_file *f;
-    char why[160];
-    size_t got = 0;
-    if (rts_file_open(&f, path, why, sizeof why) != RTS_OK)
-        return false;
-    bool ok = rts_file_read(f, buf, size - 1, &got) == RTS_OK;
-    rts_file_close(f);
-    buf[got] = '\0';
-    return ok;
-}
-
-/* Whether the space-separated list text holds the word. */
-static bool has_word(const char *text, const char *word)
-{
-    size_t n = strlen(word);
-    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
-        if ((p == text || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
-            return true;
-    return false;
-}
-
 /* Write text to the tracefs file name under dir; fails the bench on error. */
 static bool set(rts_ctx *ctx, const char *dir, const char *name, const char *text)
 {
-    char path[128], why[200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (rts_file_write_text(path, text, why, sizeof why) == RTS_OK)
+    char why[200];
+    if (tracefs_write(dir, name, text, why, sizeof why))
         return true;
     rts_ctx_fail(ctx, "%s", why);
     return false;
@@ -68,9 +41,8 @@ static bool set(rts_ctx *ctx, const char *dir, const char *name, const char *tex
  * report if it cannot be (setting it failed the bench already). */
 static void restore(const char *dir, const char *name, const char *text)
 {
-    char path[128], why[200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    rts_file_write_text(path, text, why, sizeof why);
+    char why[200];
+    tracefs_write(dir, name, text, why, sizeof why);
 }
 
 /* One line of the trace: "TASK-PID [CPU] FLAGS SECONDS.MICROS: #N context
@@ -144,20 +116,13 @@ static int run(rts_ctx *ctx)
 {
     uint64_t period_us = (uint64_t)rts_ctx_param(ctx, "period_us");
     int cpu = rts_ctx_cpu(ctx, -1);
-    const char *dir = NULL;
-    char tracers[512] = "";
-    for (size_t i = 0; i < sizeof tracefs_dirs / sizeof tracefs_dirs[0] && !dir; i++) {
-        char path[128];
-        snprintf(path, sizeof path, "%s/available_tracers", tracefs_dirs[i]);
-        if (read_small(path, tracers, sizeof tracers))
-            dir = tracefs_dirs[i];
-    }
+    char tracers[512] = "", why[200];
+    const char *dir = tracefs_find(tracers, sizeof tracers, why, sizeof why);
     if (!dir) {
-        rts_ctx_fail(ctx, "no tracefs: cannot read available_tracers in %s or %s", tracefs_dirs[0],
-                     tracefs_dirs[1]);
+        rts_ctx_fail(ctx, "%s", why);
         return 1;
     }
-    if (!has_word(tracers, "timerlat")) {
+    if (!tracefs_has_word(tracers, "timerlat")) {
         tracers[strcspn(tracers, "\n")] = '\0';
         rts_ctx_fail(ctx, "the kernel has no timerlat tracer (its tracers: %s)", tracers);
         return 1;

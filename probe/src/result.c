@@ -323,6 +323,36 @@ static void write_series(rts_json *j, const rts_series *s)
     rts_json_object_end(j);
 }
 
+/* The kernel traces kept at samples over the threshold (absent when none):
+ * each sample's planned time and lateness, its CPU, and the trace's lines
+ * from that CPU, oldest first. */
+static void write_spikes(rts_json *j, const rts_metric *m)
+{
+    if (!m->nspikes)
+        return;
+    rts_json_array_begin(j, "spikes", false);
+    for (unsigned i = 0; i < m->nspikes; i++) {
+        const rts_spike *k = &m->spikes[i];
+        rts_json_object_begin(j, NULL, false);
+        rts_json_uint(j, "planned_ns", k->planned_ns);
+        rts_json_uint(j, "late_ns", k->actual_ns - k->planned_ns);
+        rts_json_int(j, "cpu", k->cpu);
+        rts_json_uint(j, "dropped", k->dropped);
+        rts_json_array_begin(j, "events", false);
+        char line[512];
+        for (const char *p = k->events; *p;) {
+            const char *end = strchr(p, '\n');
+            size_t n = end ? (size_t)(end - p) : strlen(p);
+            snprintf(line, sizeof line, "%.*s", (int)n, p);
+            rts_json_string(j, NULL, line);
+            p += n + (end != NULL);
+        }
+        rts_json_array_end(j);
+        rts_json_object_end(j);
+    }
+    rts_json_array_end(j);
+}
+
 /* The fields of a metric of samples (not per period). */
 static void write_sample_metric_fields(rts_json *j, const rts_metric *m, const rts_summary *s)
 {
@@ -344,6 +374,7 @@ static void write_sample_metric_fields(rts_json *j, const rts_metric *m, const r
     }
     write_threshold(j, m);
     write_series(j, &m->series);
+    write_spikes(j, m);
 }
 
 /* What tells m apart from others of its family: key -> integer or text, in

@@ -122,6 +122,16 @@ typedef struct {
     char text[RTS_LABEL_TEXT];
 } rts_label;
 
+/* The kernel's trace around one sample over a metric's threshold, kept by
+ * bench/spike_trace.c: what ran on the sample's CPU from before its planned
+ * time to its actual one, for the analyzer to say what held the CPU. */
+typedef struct {
+    uint64_t planned_ns, actual_ns; /* the sample, on the monotonic clock (the trace's "mono" clock) */
+    int cpu;
+    char *events;                   /* the trace's lines of that window, each ending in '\n' (heap) */
+    unsigned kept, dropped;         /* lines in events; earlier lines of the window beyond the bound */
+} rts_spike;
+
 /* One measured distribution. Samples are added by one thread at a time.
  * A time metric holds durations (unit ns); a count metric holds how many
  * iterations each reporting period of period_s seconds completed (unit
@@ -155,6 +165,8 @@ typedef struct {
     char invalid_reason[RTS_MESSAGE_TEXT];
     rts_check checks[RTS_MAX_CHECKS];
     unsigned nchecks;
+    rts_spike *spikes;        /* traces kept at samples over the threshold (heap), or NULL */
+    unsigned nspikes;
 } rts_metric;
 
 /* ---- parameters and setup ---- */
@@ -221,6 +233,11 @@ void rts_ctx_stop(rts_ctx *ctx);
 
 /* Mark the bench failed with a reason; its metrics keep what they hold. */
 void rts_ctx_fail(rts_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Say in one line, among the run's warnings, what the bench could not do
+ * while it still measures (e.g. trace without tracefs); the line starts
+ * with the bench's id. */
+void rts_ctx_warn(rts_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- metrics ---- */
 

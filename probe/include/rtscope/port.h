@@ -238,7 +238,8 @@ rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count);
 /* Take a block; RTS_ENOMEM when all blocks are taken (never blocks). */
 rts_status rts_pool_alloc(rts_pool *p, void **block);
 
-/* Return a block taken from this pool. */
+/* Return a block taken from this pool; anything else is undefined, as with
+ * the kernels' own pools, which check nothing here (tm.memory times it). */
 rts_status rts_pool_free(rts_pool *p, void *block);
 
 /* Release the pool and all its blocks, taken or not. */
@@ -640,6 +641,13 @@ void rts_file_close(rts_file *f);
  * /sys/kernel/tracing/current_tracer: Permission denied"). RTS_ENOTSUP where
  * RTS_CAP_FILES is missing. */
 rts_status rts_file_write_text(const char *path, const char *text, char *why, size_t whysize);
+
+/* Make the directory path, where it may already exist (a tracefs instance:
+ * the kernel gives the new directory a trace buffer of its own), and remove
+ * it (empty, or emptied by the kernel itself as tracefs does). On failure
+ * why holds one line. RTS_ENOTSUP where RTS_CAP_FILES is missing. */
+rts_status rts_dir_make(const char *path, char *why, size_t whysize);
+rts_status rts_dir_remove(const char *path, char *why, size_t whysize);
 
 /* A temporary file that another program writes (a logic analyzer's capture
  * tool) and the probe then reads with rts_file_open. It is gone when closed

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct rts_file {
@@ -92,6 +93,22 @@ rts_status rts_file_write_text(const char *path, const char *text, char *why, si
         return RTS_EFAIL;
     }
     return RTS_OK;
+}
+
+rts_status rts_dir_make(const char *path, char *why, size_t whysize)
+{
+    if (mkdir(path, 0700) == 0 || errno == EEXIST)
+        return RTS_OK;
+    snprintf(why, whysize, "cannot make %s: %s", path, strerror(errno));
+    return RTS_EFAIL;
+}
+
+rts_status rts_dir_remove(const char *path, char *why, size_t whysize)
+{
+    if (rmdir(path) == 0)
+        return RTS_OK;
+    snprintf(why, whysize, "cannot remove %s: %s", path, strerror(errno));
+    return RTS_EFAIL;
 }
 
 /* ------------------------------------------------------- temporary files */

@@ -15,6 +15,7 @@ from rtscope.analysis.compare import DEFAULT_STATISTICS, OPS_STATISTICS, build
 from rtscope.analysis.grouping import GROUPINGS, NoComparison, default_grouping, group
 from rtscope.commands.context import Context
 from rtscope.commands.show import add_raw_times_option
+from rtscope.errors import RtscopeError
 from rtscope.exporters import comparison as comparison_formats
 from rtscope.model import values
 from rtscope.render import comparison as comparison_text
@@ -67,8 +68,8 @@ def add_published_option(parser: argparse.ArgumentParser) -> None:
         choices=published.names(),
         metavar="STUDY",
         help="show a study's published figures beside the runs, marked published (other hardware, "
-        "another time, means only; never compared with the runs): "
-        f"{', '.join(published.names())} (the application workload's times, wolfCrypt's MB/s)",
+        "another time base; context, never in a ratio with the runs): "
+        + "; ".join(f"{name}: {published.load(name).what}" for name in published.names()),
     )
 
 
@@ -76,7 +77,10 @@ def run(args: argparse.Namespace, context: Context) -> int:
     """Print which group is which, warnings about settings that differ, and the comparison."""
     docs = [run_result.doc for run_result in context.load_runs(args.runs)]
     by = args.by or default_grouping(docs)
+    ops = args.ops or all(m["cycles"] is not None for doc in docs for m in doc["metrics"])
     study = published.load(args.published) if args.published else None
+    if study is not None and (refused := published.refusal(study, docs, ops=ops)):
+        raise RtscopeError(refused)
     try:
         groups = group(docs, by)
     except NoComparison as refusal:
@@ -91,7 +95,6 @@ def run(args: argparse.Namespace, context: Context) -> int:
             raise
         context.print([*tables, "", f"No comparison table: {refusal}; --by load, or fewer runs, gives one."])
         return 0
-    ops = args.ops or all(m["cycles"] is not None for doc in docs for m in doc["metrics"])
     comparison = build(
         groups, args.stat or (OPS_STATISTICS if ops else DEFAULT_STATISTICS), ops=ops, adjusted=not args.raw_times
     )

@@ -1,6 +1,7 @@
 """`rtscope compare`'s views of a comparison (rtscope.analysis.compare), from sections.comparison: as
 terminal text and as markdown, with the studies' own tables — square waves' envelopes, the application
-workload's — before the comparison's when the runs hold them."""
+workload's — before the comparison's when the runs hold them, and a published study's Thread-Metric or
+per-operation figures after it when asked (sections.published)."""
 
 from collections.abc import Iterable
 from typing import Any
@@ -13,6 +14,7 @@ from rtscope.render.document import Section
 from rtscope.render.fmt import Style
 from rtscope.render.sections import comparison as sections
 from rtscope.render.sections import envelope, workload
+from rtscope.render.sections import published as published_sections
 
 
 def render_text(
@@ -20,7 +22,8 @@ def render_text(
 ) -> list[str]:
     """The comparison as terminal text: which group is which and the settings that differ, the studies'
     tables when the runs hold them (grouped ``by`` as the comparison; ``published``: that study's
-    figures beside them), then the table, its legend and the invalid metrics."""
+    figures beside them), then the table, its legend and the invalid metrics, and the study's
+    Thread-Metric or per-operation figures."""
     docs = [doc for g in comparison.groups for doc in g.docs]
     return text.render(
         [
@@ -30,6 +33,7 @@ def render_text(
                 parts=(sections.figures_table(comparison), sections.legend(comparison)),
                 notes=sections.invalid_notes(comparison.groups),
             ),
+            *_published_after(comparison, published),
         ],
         style,
     )
@@ -63,12 +67,19 @@ def studies_text(
 
 
 def markdown(comparison: Comparison, *, by: str | None = None, published: Study | None = None) -> str:
-    """The comparison as markdown: the groups, the studies' tables, then the table and its legend."""
+    """The comparison as markdown: the groups, the studies' tables, then the table and its legend, and
+    the published study's Thread-Metric or per-operation figures."""
     docs = [doc for g in comparison.groups for doc in g.docs]
     return markdown_renderer.render(
         [
             Section(parts=(sections.group_table(comparison),)),
             *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
             Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),
+            *_published_after(comparison, published),
         ]
     )
+
+
+def _published_after(comparison: Comparison, published: Study | None) -> list[Section]:
+    """The study's tables that stand after the comparison's: Thread-Metric's, the operations'."""
+    return published_sections.sections(comparison.groups, published, adjusted=comparison.adjusted) if published else []

@@ -206,10 +206,15 @@ class Guest:
         return qemu_machine.version(self.arch.emulator)
 
     def record(self) -> dict[str, Any]:
-        """What the result keeps of the machine and its software."""
+        """What the result keeps of the machine and its software; the machine type and CPU model QEMU
+        emulates by themselves, to name the system by (the guest's hostname is "(none)", and an arm64
+        guest's /proc/cpuinfo names no model)."""
+        options = dict(zip(self.arch.machine[::2], self.arch.machine[1::2], strict=True))
         return {
             "emulator": f"{self.arch.emulator} {self.emulator_version}".strip(),
             "machine": " ".join(self.arch.machine),
+            "emulated_machine": options["-M"].split(",")[0],
+            "emulated_cpu": options["-cpu"],
             "cpus": self.spec.cpus,
             "memory_mib": self.spec.memory_mib,
             "clock": "-icount shift=0,sleep=off" if self.spec.time == "icount" else "host clock (noisy)",

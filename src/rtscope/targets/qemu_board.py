@@ -56,6 +56,8 @@ WALL_S_PER_GIGA_INSTRUCTION = 60
 EMULATOR = "qemu-system-arm"
 # The boards rtscope can boot, their OS and QEMU machine: (board, os) -> QEMU's -M.
 BOARDS = {("mps2-an385", "freertos"): "mps2-an385"}
+# The CPU of each QEMU machine above, which QEMU's -M implies.
+MACHINE_CPUS = {"mps2-an385": "Cortex-M3"}
 _SAFE_ARG_BYTES = re.compile(rb"[A-Za-z0-9_./:=+@^-]")
 # What a request leaves to the defaults, sized to instruction time: Thread-Metric's period and periods
 # (3 periods, Thread-Metric's own number, so that the counts show they repeat; 0.1 s holds about 10^4 to
@@ -90,6 +92,9 @@ class QemuBoardTarget:
                 "emulator": f"{EMULATOR} {qemu_machine.version(EMULATOR)}".strip(),
                 "machine": self.machine,
                 "board": self.board,
+                # The system's name in show, compare and report (rtscope.render.cells).
+                "emulated_machine": self.machine,
+                "emulated_cpu": MACHINE_CPUS[self.machine],
                 # Said as the Linux guests say it: result.ns_per_instruction reads the shift from it.
                 "clock": f"-icount shift={self.shift},sleep=off",
                 "time": (
