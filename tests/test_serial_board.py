@@ -372,6 +372,13 @@ def _free_port() -> int:
         return int(server.getsockname()[1])
 
 
+def _listening(port: int) -> bool:
+    """Whether a socket listens on ``port`` of 127.0.0.1 (Linux's /proc/net/tcp), asked without taking
+    QEMU's one client's place."""
+    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return any(row.split()[1] == f"0100007F:{port:04X}" and row.split()[3] == "0A" for row in rows)
+
+
 class EmulatedBoard:
     """QEMU's mps2-an385 (instruction counting, shift 5) with its UART on a TCP socket and its monitor on
     a UNIX socket; with ``-S -gdb`` it waits for a debugger, with ``-kernel`` it runs its image."""
@@ -403,7 +410,7 @@ class EmulatedBoard:
             start_new_session=True,
         )
         deadline = time.monotonic() + 10
-        while not self.monitor.exists() and time.monotonic() < deadline:
+        while not (self.monitor.exists() and _listening(self.serial_port)) and time.monotonic() < deadline:
             time.sleep(0.05)
 
     def reset(self) -> None:
