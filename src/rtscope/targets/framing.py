@@ -175,103 +175,132 @@ def exchange(
     """Run ``argv`` on the board at the other end of ``line``: the board must accept it within
     ``answer_s`` and end the run within ``run_s`` of accepting it. Console text goes to ``echo`` as it
     comes. ProbeError in one line on every failure of the line or the board."""
-    session = random.randrange(1, 0x10000)
-    request = encode(REQUEST, session, request_payload(argv))
-    decoder = Decoder()
-    started = time.monotonic()
-    asked_at = -REQUEST_EVERY_S
-    accepted_at: float | None = None
-    identity: dict[str, str] = {}
-    expected = 0
-    bad_runs = 0  # times the frame expected came garbled or cut short
-    document = bytearray()
-    committed: bytes | None = None
-    aborted = ""
-    console: list[str] = []
-    noise: list[str] = []
-    frames = asked_again = 0
-    last_byte_at = started
-    last_bad = 0
-    while True:
+    return _Exchange(line, argv, echo).run(answer_s, run_s)
+
+
+class _Exchange:
+    """One request on the line: what has come of it so far."""
+
+    def __init__(self, line: Line, argv: Sequence[str], echo: Callable[[str], None]):
+        self.line, self.echo = line, echo
+        self.session = random.randrange(1, 0x10000)
+        self.request = encode(REQUEST, self.session, request_payload(argv))
+        self.decoder = Decoder()
+        self.started = self.last_byte_at = time.monotonic()
+        self.asked_at = -REQUEST_EVERY_S
+        self.accepted_at: float | None = None
+        self.identity: dict[str, str] = {}
+        self.expected = 0  # the number of the board's next frame
+        self.bad_runs = 0  # times the frame expected came garbled or cut short
+        self.document = bytearray()
+        self.committed: bytes | None = None
+        self.aborted = ""
+        self.console: list[str] = []
+        self.noise: list[str] = []
+        self.frames = self.asked_again = 0
+        self.status: int | None = None
+
+    def run(self, answer_s: float, run_s: float) -> Outcome:
+        while self.status is None:
+            self._keep_time(answer_s, run_s)
+            data = self.line.read(_READ_S)
+            now = time.monotonic()
+            if data:
+                self.last_byte_at = now
+            bad_before, expected_before = self.decoder.bad, self.expected
+            for item in self.decoder.feed(data):
+                self._take(item, now)
+                if self.status is not None:
+                    break
+            else:
+                garbled = self.decoder.bad > bad_before and self.expected == expected_before
+                self._ask_again_if_damaged(now, garbled)
+        text = "".join(self.console)
+        return Outcome(
+            self.status,
+            self.committed,
+            self.aborted,
+            text,
+            self.identity,
+            self.decoder.fed,
+            self.frames,
+            self.asked_again,
+            _last_line(text) or _last_line("".join(self.noise)),
+            self.noise,
+        )
+
+    def _keep_time(self, answer_s: float, run_s: float) -> None:
+        """Send the request (again) until the board accepts it; ProbeError past either deadline."""
         now = time.monotonic()
-        if accepted_at is None:
-            if now - started > answer_s:
+        if self.accepted_at is None:
+            if now - self.started > answer_s:
                 raise ProbeError(
-                    f"{line.name}: the board did not answer within {answer_s:g} s (is it running an image "
+                    f"{self.line.name}: the board did not answer within {answer_s:g} s (is it running an image "
                     "built with LINK=uart, on this line, at this baud rate?)"
                 )
-            if now - asked_at >= REQUEST_EVERY_S:
-                line.write(request)
-                asked_at = now
-        elif now - accepted_at > run_s:
-            raise ProbeError(f"{line.name}: the board did not end the run within {run_s:g} s")
-        data = line.read(_READ_S)
-        now = time.monotonic()
-        if data:
-            last_byte_at = now
-        progress = False
-        for item in decoder.feed(data):
-            if isinstance(item, bytes):
-                text = item.decode(errors="replace")
-                noise.append(text)
-                if all(char.isprintable() or char in "\r\n\t" for char in text):
-                    echo(text)  # the board's own words; not the remains of a garbled frame
-                continue
-            frames += 1
-            if item.type == HELLO:
-                if accepted_at is not None:
-                    raise ProbeError(f"{line.name}: the board started again during the run (it said hello)")
-                line.write(request)  # it booted just now: no need to wait for the next try
-                asked_at = now
-            elif item.type == ACCEPT and item.seq == session and accepted_at is None:
-                accepted_at = now
-                identity = _identity(item.payload)
-            elif accepted_at is not None and item.type in SEQUENCED and item.seq == (expected - 1) & 0xFFFF:
-                line.write(encode(ACK, item.seq))  # our acknowledgement was lost: the board sent it again
-            elif accepted_at is not None and item.type in SEQUENCED and item.seq == expected & 0xFFFF:
-                line.write(encode(ACK, item.seq))
-                expected += 1
-                bad_runs = 0
-                progress = True
-                if item.type == OUTPUT:
-                    text = item.payload.decode(errors="replace")
-                    console.append(text)
-                    echo(text)
-                elif item.type == DATA:
-                    document += item.payload
-                elif item.type == COMMIT:
-                    committed = _committed(line.name, bytes(document), item.payload)
-                elif item.type == ABORT:
-                    aborted = item.payload.decode(errors="replace")
-                    document.clear()
-                elif item.type == STATUS:
-                    (status,) = struct.unpack("<i", item.payload[:4].rjust(4, b"\0"))
-                    text = "".join(console)
-                    return Outcome(
-                        status,
-                        committed,
-                        aborted,
-                        text,
-                        identity,
-                        decoder.fed,
-                        frames,
-                        asked_again,
-                        _last_line(text) or _last_line("".join(noise)),
-                        noise,
-                    )
-        garbled = decoder.bad > last_bad and not progress
-        last_bad = decoder.bad
-        cut_short = decoder.pending and now - last_byte_at > TRUNCATED_AFTER_S
-        if accepted_at is not None and (garbled or cut_short):
-            bad_runs += 1
-            if bad_runs > MAX_BAD:
-                raise ProbeError(
-                    f"{line.name}: frame {expected} of the result came garbled or cut short {MAX_BAD + 1} times: "
-                    "giving up (a noisy line? a lower baud rate may help)"
-                )
-            line.write(encode(RESEND, expected))
-            asked_again += 1
-            last_byte_at = now
+            if now - self.asked_at >= REQUEST_EVERY_S:
+                self.line.write(self.request)
+                self.asked_at = now
+        elif now - self.accepted_at > run_s:
+            raise ProbeError(f"{self.line.name}: the board did not end the run within {run_s:g} s")
+
+    def _take(self, item: Frame | bytes, now: float) -> None:
+        """One frame or run of text from the board."""
+        if isinstance(item, bytes):
+            text = item.decode(errors="replace")
+            self.noise.append(text)
+            if all(char.isprintable() or char in "\r\n\t" for char in text):
+                self.echo(text)  # the board's own words; not the remains of a garbled frame
+            return
+        self.frames += 1
+        accepted = self.accepted_at is not None
+        if item.type == HELLO:
+            if accepted:
+                raise ProbeError(f"{self.line.name}: the board started again during the run (it said hello)")
+            self.line.write(self.request)  # it booted just now: no need to wait for the next try
+            self.asked_at = now
+        elif item.type == ACCEPT and item.seq == self.session and not accepted:
+            self.accepted_at = now
+            self.identity = _identity(item.payload)
+        elif accepted and item.type in SEQUENCED and item.seq == (self.expected - 1) & 0xFFFF:
+            self.line.write(encode(ACK, item.seq))  # our acknowledgement was lost: the board sent it again
+        elif accepted and item.type in SEQUENCED and item.seq == self.expected & 0xFFFF:
+            self.line.write(encode(ACK, item.seq))
+            self.expected += 1
+            self.bad_runs = 0
+            self._use(item)
+
+    def _use(self, frame: Frame) -> None:
+        """What a numbered frame, come whole and in order, brings."""
+        if frame.type == OUTPUT:
+            text = frame.payload.decode(errors="replace")
+            self.console.append(text)
+            self.echo(text)
+        elif frame.type == DATA:
+            self.document += frame.payload
+        elif frame.type == COMMIT:
+            self.committed = _committed(self.line.name, bytes(self.document), frame.payload)
+        elif frame.type == ABORT:
+            self.aborted = frame.payload.decode(errors="replace")
+            self.document.clear()
+        elif frame.type == STATUS:
+            (self.status,) = struct.unpack("<i", frame.payload[:4].rjust(4, b"\0"))
+
+    def _ask_again_if_damaged(self, now: float, garbled: bool) -> None:
+        """Ask for the frame expected again when one came garbled, or has been cut short this long;
+        ProbeError when that has happened too often in a row."""
+        cut_short = self.decoder.pending and now - self.last_byte_at > TRUNCATED_AFTER_S
+        if self.accepted_at is None or not (garbled or cut_short):
+            return
+        self.bad_runs += 1
+        if self.bad_runs > MAX_BAD:
+            raise ProbeError(
+                f"{self.line.name}: frame {self.expected} of the result came garbled or cut short {MAX_BAD + 1} "
+                "times: giving up (a noisy line? a lower baud rate may help)"
+            )
+        self.line.write(encode(RESEND, self.expected))
+        self.asked_again += 1
+        self.last_byte_at = now
 
 
 def _committed(name: str, document: bytes, payload: bytes) -> bytes:
