@@ -188,7 +188,7 @@ def test_timerlat_is_read_where_the_kernel_has_it(short_runs: dict[str, dict]) -
         assert metric["valid"] and metric["stats"]["count"] > 100, metric["invalid_reason"]
         assert metric["checks"]["timerlat"] is True and metric["checks"]["lost_events"] == 0
     stock = next(bench for bench in short_runs["qemu:aarch64:stock"]["benches"] if bench["id"] == "lat.timerlat")
-    assert stock["status"] == "failed"
+    assert stock["status"] == "skipped" and short_runs["qemu:aarch64:stock"]["run"]["status"] == "complete"
     assert stock["error"].startswith("the kernel has no timerlat tracer (its tracers: ")
 
 

@@ -136,6 +136,21 @@ def test_micro_and_threadmetric_run_on_the_emulated_board(board: QemuBoardTarget
 
 
 @pytest.mark.usefixtures("board_tools")
+def test_benches_the_board_cannot_run_are_skipped_with_their_reason(board: QemuBoardTarget):
+    doc = board.run(request("wave.square", "lat.timerlat", "crypto.sha256", "clock.read")).doc
+    assert doc["run"]["status"] == "complete"
+    benches = {bench["id"]: (bench["status"], bench["error"]) for bench in doc["benches"]}
+    assert benches["wave.square"] == ("skipped", "this target's port: no files; cannot start processes")
+    assert benches["lat.timerlat"] == ("skipped", "this target's port: no files")
+    assert benches["crypto.sha256"] == (
+        "skipped",
+        "SHA-256: not available in this build of the probe (built without a crypto library)",
+    )
+    assert benches["clock.read"] == ("ok", None)
+    assert {metric["bench"] for metric in doc["metrics"]} == {"clock.read"}
+
+
+@pytest.mark.usefixtures("board_tools")
 def test_two_runs_of_one_image_are_identical_to_the_bit_but_for_their_id_and_times(board: QemuBoardTarget):
     first, second = (board.run(request("ctxsw.sem", "mutex.ops", "tm.basic", "lat.irq")).doc for _ in range(2))
     assert first["run"].pop("id") != second["run"].pop("id")  # both can be stored

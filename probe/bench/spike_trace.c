@@ -51,7 +51,8 @@ spike_tracer *spike_trace_start(rts_ctx *ctx, const rts_metric *m)
         return NULL;
     }
     char tracers[512], why[200];
-    const char *base = tracefs_find(tracers, sizeof tracers, why, sizeof why);
+    bool denied;
+    const char *base = tracefs_find(tracers, sizeof tracers, &denied, why, sizeof why);
     spike_tracer *t = base ? rts_heap_calloc(1, sizeof *t) : NULL;
     if (!t) {
         rts_ctx_warn(ctx, "trace=%s: %s: measuring without a trace", mode, base ? "out of memory" : why);

@@ -6,29 +6,36 @@
 
 static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 
-bool tracefs_read_small(const char *path, char *buf, size_t size)
+rts_status tracefs_read_small(const char *path, char *buf, size_t size)
 {
     rts_file *f;
     char why[160];
     size_t got = 0;
-    if (rts_file_open(&f, path, why, sizeof why) != RTS_OK)
-        return false;
-    bool ok = rts_file_read(f, buf, size - 1, &got) == RTS_OK;
+    rts_status opened = rts_file_open(&f, path, why, sizeof why);
+    if (opened != RTS_OK)
+        return opened;
+    rts_status read = rts_file_read(f, buf, size - 1, &got);
     rts_file_close(f);
     buf[got] = '\0';
-    return ok;
+    return read;
 }
 
-const char *tracefs_find(char *tracers, size_t size, char *why, size_t whysize)
+const char *tracefs_find(char *tracers, size_t size, bool *denied, char *why, size_t whysize)
 {
+    *denied = false;
     for (size_t i = 0; i < sizeof tracefs_dirs / sizeof tracefs_dirs[0]; i++) {
         char path[128];
         snprintf(path, sizeof path, "%s/available_tracers", tracefs_dirs[i]);
-        if (tracefs_read_small(path, tracers, size))
+        rts_status read = tracefs_read_small(path, tracers, size);
+        if (read == RTS_OK)
             return tracefs_dirs[i];
+        *denied |= read == RTS_EPERM;
     }
-    snprintf(why, whysize, "no tracefs to use: cannot read available_tracers in %s or %s (not mounted, or not root)",
-             tracefs_dirs[0], tracefs_dirs[1]);
+    if (*denied)
+        snprintf(why, whysize, "tracefs is not readable by this user: %s or %s (it needs root)", tracefs_dirs[0],
+                 tracefs_dirs[1]);
+    else
+        snprintf(why, whysize, "no tracefs: no available_tracers in %s or %s", tracefs_dirs[0], tracefs_dirs[1]);
     return NULL;
 }
 

@@ -11,12 +11,15 @@
 
 #include "rtscope/port.h"
 
-/* Where tracefs is mounted (its own mount point, else under debugfs), or
- * NULL with one line in why. tracers receives its available_tracers. */
-const char *tracefs_find(char *tracers, size_t size, char *why, size_t whysize);
+/* Where tracefs is mounted (its own mount point, else under debugfs), its
+ * available_tracers in tracers; or NULL with one line in why, and *denied
+ * telling whether tracefs is there but not for this user (not root): a
+ * missing privilege rather than something the target lacks. */
+const char *tracefs_find(char *tracers, size_t size, bool *denied, char *why, size_t whysize);
 
-/* Read the whole (small) file path into buf; false when it cannot be read. */
-bool tracefs_read_small(const char *path, char *buf, size_t size);
+/* Read the whole (small) file path into buf: RTS_OK, RTS_EPERM when it is
+ * there but not for this user, else another status. */
+rts_status tracefs_read_small(const char *path, char *buf, size_t size);
 
 /* Whether the space-separated list text holds the word. */
 bool tracefs_has_word(const char *text, const char *word);

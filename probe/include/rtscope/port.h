@@ -624,7 +624,9 @@ void rts_sched_stats_close(rts_sched_stats *s);
 typedef struct rts_file rts_file;
 
 /* Open the existing file path for reading. On failure *out is NULL and
- * why holds one line (e.g. "cannot open x.csv: No such file or directory"). */
+ * why holds one line (e.g. "cannot open x.csv: No such file or directory"):
+ * RTS_EPERM when the file is there but not for this user (a bench can then
+ * tell a missing feature from a missing privilege), else RTS_EFAIL. */
 rts_status rts_file_open(rts_file **out, const char *path, char *why, size_t whysize);
 
 /* Read the next bytes of f, at most size of them, into buf: *got is how

@@ -34,9 +34,10 @@ rts_status rts_file_open(rts_file **out, const char *path, char *why, size_t why
         f->fd = open(path, O_RDONLY | O_CLOEXEC);
     while (f->fd < 0 && errno == EINTR);
     if (f->fd < 0) {
-        snprintf(why, whysize, "cannot open %s: %s", path, strerror(errno));
+        int error = errno;
+        snprintf(why, whysize, "cannot open %s: %s", path, strerror(error));
         rts_heap_free(f);
-        return RTS_EFAIL;
+        return error == EACCES || error == EPERM ? RTS_EPERM : RTS_EFAIL;
     }
     *out = f;
     return RTS_OK;

@@ -9,11 +9,13 @@ from rtscope.render.document import Cell
 from rtscope.render.fmt import MISSING
 
 GOOD_STATUSES = ("complete", "ok")
+# A bench not started (the target cannot run it): worth a look, not wrong.
+SKIPPED = "skipped"
 
 
 def status(text: str) -> Cell:
-    """A run or bench status, marked bad when it is not a good one."""
-    return Cell(text, "" if text in GOOD_STATUSES else "bad")
+    """A run or bench status, marked bad when it is not a good one (a skipped bench: marked to look at)."""
+    return Cell(text, "" if text in GOOD_STATUSES else "warn" if text == SKIPPED else "bad")
 
 
 def validity(metric_doc: dict[str, Any]) -> Cell:

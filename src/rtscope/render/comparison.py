@@ -13,7 +13,7 @@ from rtscope.render import text
 from rtscope.render.document import Section
 from rtscope.render.fmt import Style
 from rtscope.render.sections import comparison as sections
-from rtscope.render.sections import envelope, workload
+from rtscope.render.sections import envelope, skipped, workload
 from rtscope.render.sections import published as published_sections
 
 
@@ -22,8 +22,8 @@ def render_text(
 ) -> list[str]:
     """The comparison as terminal text: which group is which and the settings that differ, the studies'
     tables when the runs hold them (grouped ``by`` as the comparison; ``published``: that study's
-    figures beside them), then the table, its legend and the invalid metrics, and the study's
-    Thread-Metric or per-operation figures."""
+    figures beside them), then the table, its legend and the invalid metrics, the study's Thread-Metric
+    or per-operation figures, and the benches skipped."""
     docs = [doc for g in comparison.groups for doc in g.docs]
     return text.render(
         [
@@ -34,6 +34,7 @@ def render_text(
                 notes=sections.invalid_notes(comparison.groups),
             ),
             *_published_after(comparison, published),
+            skipped.section(comparison.groups),
         ],
         style,
     )
@@ -67,8 +68,8 @@ def studies_text(
 
 
 def markdown(comparison: Comparison, *, by: str | None = None, published: Study | None = None) -> str:
-    """The comparison as markdown: the groups, the studies' tables, then the table and its legend, and
-    the published study's Thread-Metric or per-operation figures."""
+    """The comparison as markdown: the groups, the studies' tables, then the table and its legend, the
+    published study's Thread-Metric or per-operation figures, and the benches skipped."""
     docs = [doc for g in comparison.groups for doc in g.docs]
     return markdown_renderer.render(
         [
@@ -76,6 +77,7 @@ def markdown(comparison: Comparison, *, by: str | None = None, published: Study 
             *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
             Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),
             *_published_after(comparison, published),
+            *filter(None, [skipped.section(comparison.groups)]),
         ]
     )
 

@@ -2,9 +2,10 @@
 
 Sections, in order: the verdict (which group is best per metric and statistic, by how much, and whether
 really), square waves' envelopes and the application workload's tables when runs hold them (with a
-study's published figures beside them when asked), the runs, per metric of samples its distribution, worst samples over time and spread across
-groups, Thread-Metric, compare's table (and a study's published Thread-Metric or per-operation
-figures beside the groups' when asked), then each run as `show` tells it. Groups are compare's (the one
+study's published figures beside them when asked), the runs and the benches they skipped (with the
+reasons), per metric of samples its distribution, worst samples over time and spread across groups,
+Thread-Metric, compare's table (and a study's published Thread-Metric or per-operation figures beside
+the groups' when asked), then each run as `show` tells it. Groups are compare's (the one
 grouping rule). Tables show times overhead-adjusted unless asked otherwise, as `show` does; plots show
 them as measured, because that is what the probe's histograms and series hold.
 """
@@ -30,6 +31,7 @@ from rtscope.render.sections import (
     overview,
     published,
     run,
+    skipped,
     spikes,
     spread,
     system,
@@ -47,7 +49,7 @@ from rtscope.render.subjects import OneRun, Report, Run
 # The sections on all the runs, before the per-metric ones and after them: square waves' envelopes are
 # their answer, next to the verdict, as the workload's tables are the study's (and, when asked, crypto
 # throughputs beside a study's).
-OPENING = (verdict.build, envelope.build, workload.build, workload.build_crypto, overview.build)
+OPENING = (verdict.build, envelope.build, workload.build, workload.build_crypto, overview.build, skipped.build)
 CLOSING = (thread_metric.build, comparison.build, published.build_thread_metric, published.build_operations)
 # Per metric of samples.
 PER_METRIC = (distribution.build, worst_over_time.build, spread.build)
