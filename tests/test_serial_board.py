@@ -24,6 +24,7 @@ from rtscope.targets import framing, make_target, serial_board
 from rtscope.targets.gdb_board import GdbBoardTarget
 from rtscope.targets.serial_board import SerialBoardTarget, SocketLine
 from rtscope.targets.transport import dying_with_rtscope
+from test_qemu_board import _with_undefined_instruction
 
 # ------------------------------------------------------------------------------------------- frames
 
@@ -580,3 +581,19 @@ def test_a_board_that_never_answers_on_its_uart_is_one_line(tmp_path: Path, monk
         target._line.close()
     finally:
         silent.close()
+
+
+@pytest.mark.usefixtures("board_tools")
+def test_a_board_that_faults_says_where_in_one_line(uart_image: Path, tmp_path: Path):
+    # The fault's last words come outside frames, then the fault status in its frame.
+    faulty = _with_undefined_instruction(uart_image, "rts_run_execute", tmp_path / "faulty")
+    board = EmulatedBoard(tmp_path, "-kernel", str(faulty))
+    try:
+        target = SerialBoardTarget(f"serial:tcp:127.0.0.1:{board.serial_port}")
+        started = time.monotonic()
+        with pytest.raises(ProbeError, match=r": rtscope-probe: guest fault: UsageFault at pc 0x[0-9a-f]{8} "):
+            target.run(RunRequest(("mutex.ops",), 0.2, "fifo", 80))
+        assert time.monotonic() - started < 30
+        target._line.close()
+    finally:
+        board.close()

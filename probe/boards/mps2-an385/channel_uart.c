@@ -69,11 +69,12 @@ static int send(char type, const void *payload, size_t n)
 /* ------------------------------------------------------------- console */
 
 /* Console text is gathered into whole lines (or full chunks), so that the
- * probe's many small writes cost a frame a line, not a frame each. */
+ * probe's many small writes cost a frame a line, not a frame each. The
+ * caller holds the line: the scheduler held, or interrupts off. */
 static void console_flush(void)
 {
     if (channel.console.used && channel.link.serving)
-        (void)send(RTS_FRAME_OUTPUT, channel.console.text, channel.console.used);
+        (void)rts_link_send(&channel.link, RTS_FRAME_OUTPUT, channel.console.text, channel.console.used);
     channel.console.used = 0;
 }
 
@@ -216,8 +217,9 @@ void board_result_abort(void)
 /* ------------------------------------------------------------------ exit */
 
 /* The status ends the run, in a frame; then the board starts again, ready
- * for the next request. Interrupts off: nothing else runs from here (the
- * caller may be a fault handler), and the link's clock still counts. */
+ * for the next request. Interrupts off, not the scheduler held: nothing
+ * else runs from here, the caller may be a fault handler, and the link's
+ * clock still counts. */
 _Noreturn void board_exit(int status)
 {
     __asm__ volatile("cpsid i" ::: "memory");
