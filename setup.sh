@@ -26,6 +26,8 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 #   qemu-system-x86 qemu-system-arm  --target qemu:x86_64|aarch64:… (Debian's kernels in QEMU; their kernels
 #                         and busybox-static are fetched by rtscope itself with apt-get download, per
 #                         architecture, into ~/.cache/rtscope/debian: docs/targets.md)
+#   gdb-multiarch         --target gdb://HOST:PORT loads the board's image through its GDB server (OpenOCD,
+#                         pyOCD, J-Link, QEMU's gdbstub)
 #   cpio                  the QEMU target's test lists the initramfs rtscope writes
 #   postgresql            the store's tests start a throwaway PostgreSQL cluster of their own (not as a service)
 #   linux-headers-amd64 linux-headers-rt-amd64  wave.square's kernel generators (probe/kmod) built for the
@@ -34,7 +36,7 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux
           stress-ng iperf3 chromium chromium-driver nodejs sigrok-cli qemu-user-static
           gcc-arm-none-eabi libnewlib-arm-none-eabi openssh-client openssh-server libssl-dev pkg-config
-          openssl libwolfssl-dev qemu-system-x86 qemu-system-arm cpio postgresql linux-headers-amd64 linux-headers-rt-amd64)
+          openssl libwolfssl-dev qemu-system-x86 qemu-system-arm gdb-multiarch cpio postgresql linux-headers-amd64 linux-headers-rt-amd64)
 
 # The static probes rtscope copies to boards (make -C probe cross) need Debian's cross compiler for each
 # architecture, gcc-TRIPLET and libc6-dev-DEBARCH-cross (probe/Makefile's TRIPLET_ and DEBARCH_ lines);

@@ -35,7 +35,8 @@ def assert_one_line_error(outcome, message):
             ["--target", "mars", "list"],
             (
                 "unknown target 'mars' (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
-                "labgrid-place:NAME, labgrid-tag:KEY=VALUE[,KEY=VALUE], qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos or fake:DIR)"
+                "labgrid-place:NAME, labgrid-tag:KEY=VALUE[,KEY=VALUE], qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos, "
+                "serial:DEVICE, gdb://HOST:PORT:serial=DEVICE or fake:DIR)"
             ),
         ),
         (["--probe", "/nonexistent/rtscope-probe", "list"], "probe not built at /nonexistent/rtscope-probe"),

@@ -1,9 +1,11 @@
 /*
- * QEMU's mps2-an385 (Cortex-M3) behind board.h: UART0 for the console,
- * Arm semihosting for the command line, the result file and the exit
- * status, CMSDK APB timer 0 as the clock (board_time.h), timer 1 for the
- * periodic interrupt, and IRQ 31 (wired to nothing on this board) as the
- * software interrupt, set pending through the NVIC.
+ * QEMU's mps2-an385 (Cortex-M3) behind board.h: UART0, CMSDK APB timer 0
+ * as the clock (board_time.h), timer 1 for the periodic interrupt, and IRQ
+ * 31 (wired to nothing on this board) as the software interrupt, set
+ * pending through the NVIC. The request, the console, the result and the
+ * exit status go through the channel board.mk's LINK chooses (channel.h):
+ * Arm semihosting (channel_semihosting.c) or frames on the UART
+ * (channel_uart.c).
  *
  * Peripherals as QEMU models them (hw/arm/mps2.c): UART0 at 0x40004000,
  * timers 0 and 1 at 0x40000000 and 0x40001000 on IRQs 8 and 9, 32 IRQs.
@@ -18,20 +20,23 @@
 #include "board.h"
 #include "board_kernel.h"
 #include "board_vectors.h"
+#include "channel.h"
 
 /* ------------------------------------------------------------ hardware */
 
 typedef struct {
     volatile uint32_t data;
-    volatile uint32_t state;   /* bit 0: transmit buffer full */
-    volatile uint32_t ctrl;    /* bit 0: transmit enable */
+    volatile uint32_t state;   /* bit 0: transmit buffer full; bit 1: a byte received */
+    volatile uint32_t ctrl;    /* bit 0: transmit enable; bit 1: receive enable */
     volatile uint32_t intstatus;
     volatile uint32_t bauddiv;
 } board_uart;
 
 #define UART0 ((board_uart *)0x40004000u)
 #define UART_TX_FULL 1u
+#define UART_RX_FULL 2u
 #define UART_TX_ENABLE 1u
+#define UART_RX_ENABLE 2u
 
 #define TIMER_ENABLE 1u
 #define TIMER_IRQ_ENABLE 8u
@@ -71,38 +76,6 @@ static void irq_disable(unsigned irq)
     __asm__ volatile("dsb\n\tisb" ::: "memory");
 }
 
-/* --------------------------------------------------------- semihosting */
-
-/* Arm semihosting operations (Arm's "Semihosting for AArch32 and AArch64"). */
-enum {
-    SYS_OPEN = 0x01,
-    SYS_CLOSE = 0x02,
-    SYS_WRITE = 0x05,
-    SYS_READ = 0x06,
-    SYS_REMOVE = 0x0E,
-    SYS_RENAME = 0x0F,
-    SYS_ERRNO = 0x13,
-    SYS_GET_CMDLINE = 0x15,
-    SYS_EXIT_EXTENDED = 0x20
-};
-#define SH_MODE_READ_BINARY 1  /* fopen's "rb" */
-#define SH_MODE_WRITE_BINARY 5 /* fopen's "wb" */
-#define SH_APPLICATION_EXIT 0x20026u
-
-/* One semihosting call: the host (QEMU) does op with the block at arg. */
-static int semihost(int op, const void *arg)
-{
-    register int r0 __asm__("r0") = op;
-    register const void *r1 __asm__("r1") = arg;
-    __asm__ volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");
-    return r0;
-}
-
-static const char *host_error(void)
-{
-    return strerror(semihost(SYS_ERRNO, NULL));
-}
-
 /* --------------------------------------------------------------- clock */
 
 volatile uint32_t board_clock_wraps;
@@ -125,12 +98,9 @@ static void clock_start(void)
 const char *board_clock_name(void) { return "CMSDK APB timer 0 (25 MHz, instruction-counted under QEMU -icount)"; }
 uint64_t board_clock_resolution_ns(void) { return BOARD_NS_PER_COUNT; }
 
-/* ------------------------------------------------------------- console */
+/* ---------------------------------------------------------------- UART */
 
-/* Console writes from threads are kept whole by holding the scheduler
- * (not a mutex: the probe may write before the scheduler runs, and from
- * the watchdog while another thread holds anything). */
-static void uart_write(const char *text, size_t n)
+void board_uart_write(const char *text, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         while (UART0->state & UART_TX_FULL)
@@ -139,87 +109,15 @@ static void uart_write(const char *text, size_t n)
     }
 }
 
-static void uart_drain(void)
+void board_uart_drain(void)
 {
     while (UART0->state & UART_TX_FULL)
         ;
 }
 
-void board_console_write(const char *text, size_t n)
+int board_uart_read(void)
 {
-    port_sched_hold();
-    uart_write(text, n);
-    port_sched_release();
-}
-
-void board_diag_write(const char *text, size_t n) { board_console_write(text, n); }
-
-/* -------------------------------------------------------- command line */
-
-/* The request as QEMU gives it: its -semihosting-config arg= values joined
- * by single spaces, each percent-encoded by rtscope (a space is %20, a
- * percent sign %25), so that an argument may hold any byte. */
-#define BOARD_CMDLINE_BYTES 2048
-#define BOARD_MAX_ARGS 128
-
-static char cmdline[BOARD_CMDLINE_BYTES];
-static char *args[BOARD_MAX_ARGS + 1];
-static char default_arg0[] = "rtscope-probe";
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* Decode one percent-encoded word in place; false when malformed. */
-static bool percent_decode(char *word)
-{
-    char *out = word;
-    for (const char *in = word; *in; in++) {
-        if (*in != '%') {
-            *out++ = *in;
-            continue;
-        }
-        int high = hex_digit(in[1]), low = high < 0 ? -1 : hex_digit(in[2]);
-        if (low < 0)
-            return false;
-        *out++ = (char)(high << 4 | low);
-        in += 2;
-    }
-    *out = '\0';
-    return true;
-}
-
-static void fail_early(const char *line)
-{
-    uart_write(line, strlen(line));
-    board_exit(2);
-}
-
-int board_args(char ***argv)
-{
-    struct { char *buf; int len; } block = { cmdline, (int)sizeof cmdline };
-    if (semihost(SYS_GET_CMDLINE, &block) != 0)
-        fail_early("rtscope-probe: the request is longer than the image holds (2048 bytes of command line)\n");
-    int argc = 0;
-    for (char *word = strtok(cmdline, " "); word; word = strtok(NULL, " ")) {
-        if (argc == BOARD_MAX_ARGS)
-            fail_early("rtscope-probe: the request has more arguments than the image holds (128)\n");
-        if (!percent_decode(word))
-            fail_early("rtscope-probe: a malformed argument in the request (bad %-escape)\n");
-        args[argc++] = word;
-    }
-    if (argc == 0)
-        args[argc++] = default_arg0;
-    args[argc] = NULL;
-    *argv = args;
-    return argc;
+    return UART0->state & UART_RX_FULL ? (int)(UART0->data & 0xFFu) : -1;
 }
 
 /* ------------------------------------------------------------- identity */
@@ -237,151 +135,13 @@ void board_sysinfo(rts_sysinfo *info)
     snprintf(info->virtualization, sizeof info->virtualization, "%s", "qemu");
 }
 
-/* Run ids only. The host's /dev/urandom through semihosting, so that two
- * reruns, identical to the bit otherwise, can both be stored; reading it is
- * one instruction to the guest, so the figures do not move. A fixed
- * sequence where the host has none. */
-void board_random_bytes(void *buf, size_t n)
-{
-    static const char source[] = "/dev/urandom";
-    struct { const char *name; int mode; int len; } open_block = { source, SH_MODE_READ_BINARY, (int)sizeof source - 1 };
-    int handle = semihost(SYS_OPEN, &open_block);
-    if (handle >= 0) {
-        struct { int handle; void *buf; int len; } read_block = { handle, buf, (int)n };
-        int unread = semihost(SYS_READ, &read_block);
-        (void)semihost(SYS_CLOSE, &handle);
-        if (unread == 0)
-            return;
-    }
-    static uint32_t state = 0x2545F491u;
-    uint8_t *bytes = buf;
-    for (size_t i = 0; i < n; i++) {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        bytes[i] = (uint8_t)state;
-    }
-}
-
-/* --------------------------------------------------------------- result */
-
-/* The result is a file of the host, written through semihosting beside
- * dest as dest.part and renamed over dest on commit, so that a reader
- * never sees half a document; "-" is the console. */
-#define RESULT_PATH_BYTES 512
-
-static struct {
-    int handle;            /* semihosting handle; -1: console; -2: none open */
-    bool failed;
-    char failure[96];
-    char dest[RESULT_PATH_BYTES];
-    char part[RESULT_PATH_BYTES];
-} result = { .handle = -2 };
-
-static int sh_remove(const char *path)
-{
-    struct { const char *name; int len; } block = { path, (int)strlen(path) };
-    return semihost(SYS_REMOVE, &block);
-}
-
-int board_result_open(const char *dest, char *why, size_t whysize)
-{
-    result.failed = false;
-    if (strcmp(dest, RTS_SINK_CONSOLE) == 0) {
-        result.handle = -1;
-        return 0;
-    }
-    if ((size_t)snprintf(result.part, sizeof result.part, "%s.part", dest) >= sizeof result.part) {
-        snprintf(why, whysize, "result path longer than %d bytes: %s", RESULT_PATH_BYTES - 6, dest);
-        return -1;
-    }
-    snprintf(result.dest, sizeof result.dest, "%s", dest);
-    struct { const char *name; int mode; int len; } block = { result.part, SH_MODE_WRITE_BINARY,
-                                                              (int)strlen(result.part) };
-    result.handle = semihost(SYS_OPEN, &block);
-    if (result.handle < 0) {
-        snprintf(why, whysize, "cannot open %s on the host: %s", result.part, host_error());
-        result.handle = -2;
-        return -1;
-    }
-    return 0;
-}
-
-int board_result_write(const void *data, size_t n)
-{
-    if (result.failed || result.handle == -2)
-        return -1;
-    if (result.handle == -1) {
-        board_console_write(data, n);
-        return 0;
-    }
-    struct { int handle; const void *buf; int len; } block = { result.handle, data, (int)n };
-    if (semihost(SYS_WRITE, &block) != 0) {
-        result.failed = true;
-        snprintf(result.failure, sizeof result.failure, "cannot write the result on the host: %s", host_error());
-        return -1;
-    }
-    return 0;
-}
-
-static int close_part(void)
-{
-    int handle = result.handle;
-    result.handle = -2;
-    return handle >= 0 ? semihost(SYS_CLOSE, &handle) : 0;
-}
-
-int board_result_commit(char *why, size_t whysize)
-{
-    if (result.handle == -1) {
-        result.handle = -2;
-        return 0;
-    }
-    if (result.handle == -2) {
-        snprintf(why, whysize, "no result open");
-        return -1;
-    }
-    bool closed = close_part() == 0;
-    if (result.failed || !closed) {
-        snprintf(why, whysize, "%s", result.failed ? result.failure : "cannot close the result on the host");
-        (void)sh_remove(result.part);
-        return -1;
-    }
-    struct { const char *from; int from_len; const char *to; int to_len; } block = {
-        result.part, (int)strlen(result.part), result.dest, (int)strlen(result.dest) };
-    if (semihost(SYS_RENAME, &block) != 0) {
-        snprintf(why, whysize, "cannot rename %s to %s on the host: %s", result.part, result.dest, host_error());
-        (void)sh_remove(result.part);
-        return -1;
-    }
-    return 0;
-}
-
-void board_result_abort(void)
-{
-    bool file = result.handle >= 0;
-    (void)close_part();
-    if (file)
-        (void)sh_remove(result.part);
-}
-
-/* ------------------------------------------------------------------ exit */
-
-_Noreturn void board_exit(int status)
-{
-    uart_drain();
-    struct { uint32_t reason; uint32_t status; } block = { SH_APPLICATION_EXIT, (uint32_t)status };
-    for (;;)
-        (void)semihost(SYS_EXIT_EXTENDED, &block);
-}
-
 /* ------------------------------------------------------------------ faults */
 
 _Noreturn static void fault_exit(const char *what)
 {
     /* Interrupts off: nothing else runs, and the UART is written directly. */
     __asm__ volatile("cpsid i" ::: "memory");
-    uart_write(what, strlen(what));
+    board_uart_write(what, strlen(what));
     board_exit(BOARD_FAULT_STATUS);
 }
 
@@ -522,7 +282,7 @@ void board_init(void)
 {
     SCB_SHCSR |= SHCSR_FAULTS_ENABLE; /* each fault reported by its own name */
     UART0->bauddiv = 16;              /* the smallest QEMU accepts; it sends at once anyway */
-    UART0->ctrl = UART_TX_ENABLE;
+    UART0->ctrl = UART_TX_ENABLE | UART_RX_ENABLE;
     clock_start();
 }
 

@@ -15,6 +15,18 @@ BOARD_CFLAGS          := -mcpu=cortex-m3 -mthumb -ffunction-sections -fdata-sect
 # app.workload that fits the 15 MiB heap.
 BOARD_SIZES           := -DRTS_MAX_CPUS=1 -DRTS_THREAD_STACK_BYTES=16384 -DRTS_STACK_PREFAULT_BYTES=4096 \
                          -DRTS_MAX_APP_BYTES='(UINT64_C(4)<<20)' -DRTS_SYS_CMDLINE=64
-BOARD_CPPFLAGS        := $(BOARD_SIZES)
-BOARD_SRC             := $(BOARD_DIR)/board.c $(BOARD_DIR)/startup.c
+# How the image reaches its host (channel.h): LINK=semihosting (QEMU's, the
+# default) or LINK=uart (frames on UART0, boards/common/frame.c: a board with
+# no semihosting host, reached by --target serial: or gdb://), built apart
+# (BOARD_BUILD_SUFFIX ends the port's build folder).
+LINK                  ?= semihosting
+ifeq ($(wildcard $(BOARD_DIR)/channel_$(LINK).c),)
+$(error unknown LINK '$(LINK)' (semihosting or uart))
+endif
+ifeq ($(LINK),uart)
+BOARD_BUILD_SUFFIX    := -uart
+LINK_SRC              := boards/common/frame.c
+endif
+BOARD_CPPFLAGS        := $(BOARD_SIZES) -Iboards/common
+BOARD_SRC             := $(BOARD_DIR)/board.c $(BOARD_DIR)/startup.c $(BOARD_DIR)/channel_$(LINK).c $(LINK_SRC)
 BOARD_LDFLAGS         := -T$(BOARD_DIR)/mps2-an385.ld -nostartfiles -Wl,--gc-sections --specs=nosys.specs

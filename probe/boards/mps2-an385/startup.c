@@ -1,7 +1,7 @@
 /*
- * Reset and the vector table of the mps2-an385 image. QEMU loads every
- * section of the ELF file where it belongs, so reset only zeroes .bss and
- * calls main (the probe is C: no constructors to run); a return from main
+ * Reset and the vector table of the mps2-an385 image. Reset copies .data's
+ * first values from the image (mps2-an385.ld), zeroes .bss and calls main
+ * (the probe is C: no constructors to run); a return from main
  * ends the program with main's status. Faults are reported by name with where they
  * happened (board_fault) instead of locking up, so that a faulting guest
  * is a failed run, not a hang.
@@ -13,14 +13,16 @@
 #include "board_kernel.h"
 #include "board_vectors.h"
 
-extern uint32_t board_bss_start[], board_bss_end[], board_main_stack_top[];
+extern uint32_t board_data_start[], board_data_end[], board_data_load[], board_bss_start[], board_bss_end[],
+    board_main_stack_top[];
 /* The port's main (port_freertos.c, port_threadx.c), which starts the
  * kernel; port.mk renames the probe's own main, with every source of the
  * build. */
 #undef main
 extern int main(void);
 
-/* Reset: .bss zeroed, then the port's main; its status ends the program. */
+/* Reset: .data set, .bss zeroed, then the port's main; its status ends the
+ * program. */
 void board_reset_handler(void);
 /* The kernel's own exception handlers, named by the port's board_kernel.h. */
 void BOARD_KERNEL_SVC_HANDLER(void);
@@ -29,6 +31,7 @@ void BOARD_KERNEL_SYSTICK_HANDLER(void);
 
 void board_reset_handler(void)
 {
+    memcpy(board_data_start, board_data_load, (size_t)((char *)board_data_end - (char *)board_data_start));
     memset(board_bss_start, 0, (size_t)((char *)board_bss_end - (char *)board_bss_start));
     board_exit(main());
 }

@@ -29,7 +29,7 @@ $(error no FreeRTOS kernel at $(FREERTOS_KERNEL) (set FREERTOS_KERNEL to a FreeR
 endif
 
 # Each board and configuration builds apart from the native probe and from the others.
-BUILD ?= build/freertos-$(BOARD)$(if $(filter dev,$(CONFIG)),,-$(CONFIG))
+BUILD ?= build/freertos-$(BOARD)$(if $(filter dev,$(CONFIG)),,-$(CONFIG))$(BOARD_BUILD_SUFFIX)
 CC := $(BOARD_CC)
 
 # The kernel's version is in its task.h; its commit, when it is a git

@@ -30,7 +30,7 @@ $(error no ThreadX kernel at $(THREADX) (set THREADX to an Eclipse ThreadX check
 endif
 
 # Each board and configuration builds apart from the others.
-BUILD ?= build/threadx-$(BOARD)$(if $(filter-out dev,$(CONFIG)),-$(CONFIG))
+BUILD ?= build/threadx-$(BOARD)$(if $(filter-out dev,$(CONFIG)),-$(CONFIG))$(BOARD_BUILD_SUFFIX)
 CC := $(BOARD_CC)
 
 # The kernel's commit, as port/freertos/port.mk finds FreeRTOS's: git when

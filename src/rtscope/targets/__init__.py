@@ -94,14 +94,18 @@ def make_target(spec: str, probe: Path) -> Target:
     labgrid environment, reached by its SSHDriver), "qemu:ARCH:FLAVOUR[:…]" (a Debian kernel in QEMU),
     "labgrid-place:NAME" or "labgrid-tag:K=V[,K=V]" (a board reserved through the lab's labgrid
     coordinator, taken on first use), "qemu:BOARD:OS[:shift=N]" (an RTOS image booted on an emulated
-    board: qemu:mps2-an385:freertos) or "fake:DIR" (replays DIR)."""
+    board: qemu:mps2-an385:freertos), "serial:DEVICE[:baud=N]" (a board the user flashed, on its serial
+    line), "gdb://HOST:PORT[:board=…][:rtos=…]:serial=DEVICE" (a board whose image rtscope loads through a
+    GDB server) or "fake:DIR" (replays DIR)."""
     # Imported here: each target module imports this one for the protocol.
     from rtscope.targets.fake import FakeTarget
+    from rtscope.targets.gdb_board import GdbBoardTarget
     from rtscope.targets.labgrid import LabgridTarget
     from rtscope.targets.labgrid_places import PLACE, TAG, PlaceTarget
     from rtscope.targets.local import LocalTarget
     from rtscope.targets.qemu import QemuTarget
     from rtscope.targets.qemu_board import QemuBoardTarget, names_a_board
+    from rtscope.targets.serial_board import SerialBoardTarget
     from rtscope.targets.ssh import SshTarget
 
     if spec == "local":
@@ -114,12 +118,16 @@ def make_target(spec: str, probe: Path) -> Target:
         return LabgridTarget(spec)
     if spec.startswith("qemu:"):
         return QemuBoardTarget(spec) if names_a_board(spec) else QemuTarget(spec)
+    if spec.startswith("serial:"):
+        return SerialBoardTarget(spec)
+    if spec.startswith("gdb://"):
+        return GdbBoardTarget(spec)
     if spec.startswith("fake:") and len(spec) > len("fake:"):
         return FakeTarget(Path(spec.removeprefix("fake:")))
     raise RtscopeError(
         f"unknown target {spec!r} (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
         "labgrid-place:NAME, labgrid-tag:KEY=VALUE[,KEY=VALUE], "
-        "qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos or fake:DIR)"
+        "qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos, serial:DEVICE, gdb://HOST:PORT:serial=DEVICE or fake:DIR)"
     )
 
 

@@ -104,9 +104,7 @@ class QemuBoardTarget:
         self.machine = BOARDS[(parsed.board, parsed.os)]
         self.transport = BoardTransport(spec)
         self.kernel = kernel_path(os.environ, probes.PROBE_DIR, parsed.os)
-        # Each kernel and configuration builds apart (probe/port/*/port.mk's own default directories).
-        build = f"{parsed.os}-{parsed.board}" + ("" if self.config == BUILD_CONFIGS[0] else f"-{self.config}")
-        self.image = probes.BUILD_DIR / build / "rtscope-probe"
+        self.image = image_path(parsed.os, parsed.board, self.config)
 
     def record(self) -> dict[str, Any]:
         """Emulated hardware on instruction time, with what makes a run repeatable: QEMU's version, the
@@ -196,30 +194,8 @@ class QemuBoardTarget:
 
     @functools.cached_property
     def _image(self) -> Path:
-        """The image for this board, built (or brought up to date) by the probe's Makefile, once per
-        target."""
-        kernel = KERNELS[self.os_name]
-        if not (self.kernel / kernel.marker).is_file():
-            raise RtscopeError(f"no {kernel.name} kernel at {self.kernel} (set {kernel.env} to {kernel.checkout})")
-        if shutil.which("arm-none-eabi-gcc") is None:
-            raise RtscopeError(
-                "arm-none-eabi-gcc not found (apt-get install gcc-arm-none-eabi "
-                "libnewlib-arm-none-eabi, or run setup.sh)"
-            )
-        # BUILD as probes.BUILD_DIR has it: probe/build in a clone, the user's cache for an installed rtscope.
-        probes.make(
-            [
-                f"PORT={self.os_name}",
-                f"BOARD={self.board}",
-                f"CONFIG={self.config}",
-                f"{kernel.env}={self.kernel}",
-                f"BUILD={self.image.parent}",
-            ],
-            f"the {kernel.name} image for {self.board} ({self.config} configuration)",
-        )
-        if not self.image.is_file():
-            raise RtscopeError(f"building the {self.board} image left no {self.image}")
-        return self.image
+        """The image for this board, built (or brought up to date) once per target."""
+        return build_image(self.os_name, self.board, self.config)
 
 
 class BoardTransport:
@@ -376,6 +352,44 @@ def _parse(spec: str) -> BoardSpec:
             raise RtscopeError(f"--target {spec}: {part!r} is not {key}={option.values} ({usage})")
         given[key] = value
     return BoardSpec(parts[1], parts[2], {key: given.get(key, option.default) for key, option in OPTIONS.items()})
+
+
+def image_path(os_name: str, board: str, config: str = BUILD_CONFIGS[0], link: str = "semihosting") -> Path:
+    """Where the image of kernel ``os_name`` for ``board`` is built: a folder per kernel, configuration
+    and link (probe/port/*/port.mk's own default folders), under probes.BUILD_DIR (probe/build in a
+    clone, the user's cache for an installed rtscope)."""
+    folder = f"{os_name}-{board}" + ("" if config == BUILD_CONFIGS[0] else f"-{config}")
+    return probes.BUILD_DIR / (folder + ("" if link == "semihosting" else f"-{link}")) / "rtscope-probe"
+
+
+def build_image(os_name: str, board: str, config: str = BUILD_CONFIGS[0], link: str = "semihosting") -> Path:
+    """The image of kernel ``os_name`` for ``board`` in ``config``, reaching its host by ``link``
+    (semihosting, or uart: docs/boards.md), built or brought up to date by the probe's Makefile;
+    RtscopeError in one line without the kernel's sources or the compiler, or when the build fails."""
+    kernel = KERNELS[os_name]
+    source = kernel_path(os.environ, probes.PROBE_DIR, os_name)
+    if not (source / kernel.marker).is_file():
+        raise RtscopeError(f"no {kernel.name} kernel at {source} (set {kernel.env} to {kernel.checkout})")
+    if shutil.which("arm-none-eabi-gcc") is None:
+        raise RtscopeError(
+            "arm-none-eabi-gcc not found (apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi, or run setup.sh)"
+        )
+    image = image_path(os_name, board, config, link)
+    probes.make(
+        [
+            f"PORT={os_name}",
+            f"BOARD={board}",
+            f"CONFIG={config}",
+            f"LINK={link}",
+            f"{kernel.env}={source}",
+            f"BUILD={image.parent}",
+        ],
+        f"the {kernel.name} image for {board} ({config} configuration"
+        + (f", {link} link)" if link != "semihosting" else ")"),
+    )
+    if not image.is_file():
+        raise RtscopeError(f"building the {board} image left no {image}")
+    return image
 
 
 def kernel_path(env: Any, probe_dir: Path, os_name: str = "freertos") -> Path:
