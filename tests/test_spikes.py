@@ -64,11 +64,23 @@ def test_a_task_running_with_interrupts_off_is_named_as_the_one_that_ran() -> No
     assert "came 400 µs late while rtscope_hold (pid 90, nice 0) ran (its run lasted 510 µs)" in text
 
 
-def test_a_trace_without_a_switch_says_so() -> None:
-    lonely = {**RECORDED[0], "events": [line for line in RECORDED[0]["events"] if "sched_switch" not in line]}
-    explained = spikes.explain(lonely)
+def test_a_trace_without_a_switch_or_wake_up_says_so() -> None:
+    lines = [line for line in RECORDED[0]["events"] if "sched_switch" not in line and "sched_wak" not in line]
+    explained = spikes.explain({**RECORDED[0], "events": lines})
     assert explained.thread is None
-    assert explained.problem == "the trace holds no task switch on this CPU"
+    assert explained.problem == "the trace holds no task switch or wake-up on this CPU"
+
+
+def test_a_task_is_followed_where_the_kernel_traced_no_switch_from_idle() -> None:
+    # This machine's kernel traces no sched_switch away from the idle task: the SCHED_FIFO 90 hog is seen
+    # from its wake-up (in idle's context) and its own lines, until it switches to the probe 2.05 ms later.
+    [spike] = json.loads((FIXTURE.parent / "spikes-idle-switch-untraced.json").read_text())["spikes"]
+    explained = spikes.explain(spike)
+    assert explained.thread == "rtscope-probe (pid 17995)"
+    assert explained.at_planned == "rtscope-hog (pid 17951, RT 90)"
+    culprit = explained.culprit
+    assert culprit is not None and culprit.what == "rtscope-hog (pid 17951, RT 90)"
+    assert (culprit.ran_ns, culprit.before_ns) == (2_052_000, 204_751)
 
 
 def test_lines_parse_with_and_without_the_flags_column() -> None:

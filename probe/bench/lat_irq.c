@@ -18,6 +18,12 @@ typedef struct {
     uint64_t handled, early, missed;
     rts_status start_status;
     bench_watch watch;
+    /* A sample over the threshold, for the measuring thread to keep the
+     * trace of (the handler cannot read one): its planned and entered
+     * times, posted by the handler when none is pending. */
+    spike_tracer *tracer;
+    _Atomic uint64_t spike_planned;
+    uint64_t spike_entered;
 } irq_state;
 
 /* Interrupt context: record only. */
@@ -28,8 +34,25 @@ static void on_expiry(void *arg, uint64_t planned, uint64_t entered)
         s->early++;
         return;
     }
-    if (s->handled++ >= s->warmup)
+    if (s->handled++ >= s->warmup) {
         rts_metric_add_at(s->m, (double)(entered - planned), planned);
+        if (s->tracer && s->m->threshold_ns && entered - planned >= s->m->threshold_ns &&
+            atomic_load_explicit(&s->spike_planned, memory_order_relaxed) == 0) {
+            s->spike_entered = entered;
+            atomic_store_explicit(&s->spike_planned, planned, memory_order_release);
+        }
+    }
+}
+
+/* Keep the trace of the spike the handler posted, if any: the events are
+ * still in the trace's buffer, which the capture reads back to them. */
+static void trace_posted_spike(irq_state *s)
+{
+    uint64_t planned = atomic_load_explicit(&s->spike_planned, memory_order_acquire);
+    if (!planned)
+        return;
+    spike_trace_sample(s->tracer, s->m, planned, s->spike_entered);
+    atomic_store_explicit(&s->spike_planned, 0, memory_order_release);
 }
 
 static void measurer(void *p)
@@ -38,9 +61,12 @@ static void measurer(void *p)
     bench_watch_begin(&s->watch, rts_self_cpu());
     s->start_status = rts_timer_irq_start(rts_time_ns() + s->interval_ns, s->interval_ns, on_expiry, s);
     if (s->start_status == RTS_OK) {
-        while (!rts_ctx_stopping(s->ctx))
+        while (!rts_ctx_stopping(s->ctx)) {
             rts_sleep_ns(s->interval_ns * 50); /* the interrupts arrive meanwhile */
+            trace_posted_spike(s);
+        }
         rts_timer_irq_stop(&s->missed);
+        trace_posted_spike(s);
     }
     bench_watch_end(&s->watch);
     rts_ctx_stop(s->ctx);
@@ -59,7 +85,11 @@ static int run(rts_ctx *ctx)
                                rts_time_ns());
     if (!s.m)
         return 1;
-    if (!bench_run_measurer(ctx, "lat-irq", cpu, 0, measurer, &s, s.m))
+    s.m->threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
+    s.tracer = spike_trace_start(ctx, s.m);
+    bool ran = bench_run_measurer(ctx, "lat-irq", cpu, 0, measurer, &s, s.m);
+    spike_trace_stop(ctx, s.tracer, s.m);
+    if (!ran)
         return 1;
     if (s.start_status != RTS_OK) {
         rts_ctx_fail(ctx, "cannot start the timer interrupt: %s", rts_status_str(s.start_status));
@@ -81,6 +111,8 @@ static const rts_param_decl params[] = {
     { "interval_us", "1000", 50, 10000000, false, "timer period in microseconds" },
     RTS_PARAM_CPU("not pinned"),
     { "warmup", "0", 0, 1e9, true, "interrupts not recorded at the start" },
+    BENCH_PARAM_THRESHOLD,
+    SPIKE_TRACE_PARAMS,
 };
 
 static const char *const metrics[] = { "lat.irq", NULL };

@@ -20,9 +20,11 @@ static const char *const events[] = {
 
 /* A kept trace is at most this many bytes of lines (the latest ones), and
  * reaches back from the planned time by the sample's lateness, at least by
- * this much: what was running when the wake-up was due, and since when. */
+ * this much: what was running when the wake-up was due, and since when —
+ * a culprit's run may begin well before the planned time (lat.irq times
+ * the last of the expiries a held CPU merged). */
 #define SPIKE_MAX_BYTES (48u * 1024u)
-#define SPIKE_LOOKBACK_MIN_NS 1000000u
+#define SPIKE_LOOKBACK_MIN_NS 5000000u
 /* Each CPU's ring buffer in the instance, in KiB. */
 #define SPIKE_BUFFER_KB "1024"
 

@@ -35,6 +35,8 @@ _WAKING = re.compile(r"comm=(?P<comm>.*) pid=(?P<pid>\d+) prio=(?P<prio>-?\d+)")
 _IRQ = re.compile(r"irq=(?P<irq>\d+)(?: name=(?P<name>\S+))?")
 _SOFTIRQ = re.compile(r"\[action=(?P<action>\w+)\]")
 
+# The events that wake a task: sched_waking (the wake-up's start), else sched_wakeup where only that is traced.
+_WAKE_EVENTS = ("sched_waking", "sched_wakeup")
 # Interrupt-like events: entry, exit, and how the holder is named from the entry's fields.
 _NESTED = {
     "irq_handler_entry": "irq_handler_exit",
@@ -110,16 +112,30 @@ def policy(prio: int) -> str:
     return f"nice {prio - 120}"
 
 
+@dataclass(frozen=True)
+class _Run:
+    """A task's time on the CPU, as the trace shows it."""
+
+    comm: str
+    pid: int
+    began: int
+    ended: int
+
+
 def explain(spike: dict[str, Any]) -> Explanation:
     """What held the CPU at the spike ``spike`` (an item of a metric's ``spikes``)."""
     events = parse(spike["events"])
     planned, late = spike["planned_ns"], spike["late_ns"]
-    switches = [
-        (event, match)
-        for event in events
-        if event.name == "sched_switch" and (match := _SWITCH.search(event.fields)) is not None
-    ]
-    if not switches:
+    actual = planned + late
+    switches = [match for event in events if event.name == "sched_switch" and (match := _SWITCH.search(event.fields))]
+    wakings = [match for event in events if event.name in _WAKE_EVENTS and (match := _WAKING.search(event.fields))]
+    # The trace ends as the thread runs: the last switch is to it, unless the kernel traced none (some do
+    # not trace a switch from the idle task); then its wake-up is the last one.
+    if switches and int(switches[-1]["next_pid"]) != 0:
+        thread, thread_pid = switches[-1]["next_comm"], int(switches[-1]["next_pid"])
+    elif wakings:
+        thread, thread_pid = wakings[-1]["comm"], int(wakings[-1]["pid"])
+    else:
         return Explanation(
             spike["cpu"],
             planned,
@@ -130,46 +146,86 @@ def explain(spike: dict[str, Any]) -> Explanation:
             (),
             len(events),
             spike["dropped"],
-            "the trace holds no task switch on this CPU",
+            "the trace holds no task switch or wake-up on this CPU",
         )
-    last, to_thread = switches[-1]
-    thread_pid = int(to_thread["next_pid"])
-    running_ns = last.at_ns
+    runs = _runs(events, actual)
+    switched_in = [run.began for run in runs if run.pid == thread_pid]
+    running_ns = switched_in[-1] if switched_in else actual
     woken_ns = _woken(events, thread_pid, running_ns)
-    holders = [*_tasks(switches, planned, running_ns, thread_pid), *_interrupts(events, planned, running_ns)]
+    priorities = _priorities(events)
+    holders = [
+        *_tasks(runs, priorities, planned, running_ns, thread_pid),
+        *_interrupts(events, planned, running_ns),
+    ]
     holders.sort(key=lambda holder: -holder.held_ns)
+    on_cpu = next((run for run in runs if run.began <= planned < run.ended), None)
     return Explanation(
         spike["cpu"],
         planned,
         late,
-        thread=f"{to_thread['next_comm']} (pid {thread_pid})",
+        thread=f"{thread} (pid {thread_pid})",
         to_wakeup_ns=None if woken_ns is None else max(0, woken_ns - planned),
         to_running_ns=None if woken_ns is None else running_ns - max(woken_ns, planned),
         holders=tuple(holder for holder in holders if holder.held_ns > 0),
         events=len(events),
         dropped=spike["dropped"],
-        at_planned=_running_at(switches, planned, thread_pid),
+        at_planned=None if on_cpu is None else _task_name(on_cpu, priorities, thread_pid),
     )
 
 
-def _running_at(switches: Sequence[tuple[Event, re.Match[str]]], at_ns: int, thread_pid: int) -> str:
-    """The task on the CPU at at_ns: the last switch's next task before it, else the first one's previous;
-    "idle" for none, "itself" for the measuring thread (still on the CPU from its previous period)."""
-    before = [match for event, match in switches if event.at_ns <= at_ns]
-    comm, pid, prio = (
-        (before[-1]["next_comm"], before[-1]["next_pid"], before[-1]["next_prio"])
-        if before
-        else (switches[0][1]["prev_comm"], switches[0][1]["prev_pid"], switches[0][1]["prev_prio"])
-    )
-    if int(pid) in (0, thread_pid):
-        return "idle" if int(pid) == 0 else "itself"
-    return f"{comm} (pid {pid}, {policy(int(prio))})"
+def _runs(events: Sequence[Event], end: int) -> list[_Run]:
+    """The tasks on the CPU, in order, until end. Every line names the task it ran in; a switch gives
+    the next task its start; a task first seen without one (a switch the kernel did not trace) ran from
+    its wake-up when the line before is that, else from its first line. The first task ran at least since
+    the trace's first line."""
+    runs: list[_Run] = []
+    current: tuple[str, int, int] | None = None
+    for index, event in enumerate(events):
+        if current is None:
+            current = (event.comm, event.pid, event.at_ns)
+        elif event.pid != current[1]:
+            before = events[index - 1]
+            woke = (
+                before.name in _WAKE_EVENTS
+                and (match := _WAKING.search(before.fields))
+                and int(match["pid"]) == event.pid
+            )
+            began = before.at_ns if woke else event.at_ns
+            runs.append(_Run(current[0], current[1], current[2], began))
+            current = (event.comm, event.pid, began)
+        if event.name == "sched_switch" and (switch := _SWITCH.search(event.fields)):
+            runs.append(_Run(current[0], current[1], current[2], event.at_ns))
+            current = (switch["next_comm"], int(switch["next_pid"]), event.at_ns)
+    if current is not None:
+        runs.append(_Run(current[0], current[1], current[2], max(end, current[2])))
+    return [run for run in runs if run.ended > run.began or run is runs[-1]]
+
+
+def _priorities(events: Sequence[Event]) -> dict[int, int]:
+    """Each task's kernel priority, as the switches and wake-ups give it."""
+    priorities: dict[int, int] = {}
+    for event in events:
+        if event.name == "sched_switch" and (switch := _SWITCH.search(event.fields)):
+            priorities[int(switch["prev_pid"])] = int(switch["prev_prio"])
+            priorities[int(switch["next_pid"])] = int(switch["next_prio"])
+        elif event.name in _WAKE_EVENTS and (waking := _WAKING.search(event.fields)):
+            priorities[int(waking["pid"])] = int(waking["prio"])
+    return priorities
+
+
+def _task_name(run: _Run, priorities: dict[int, int], thread_pid: int) -> str:
+    """A task as the explanation names it: "idle", "itself" (the measuring thread), or its name, pid and
+    policy."""
+    if run.pid in (0, thread_pid):
+        return "idle" if run.pid == 0 else "itself"
+    prio = priorities.get(run.pid)
+    return f"{run.comm} (pid {run.pid}" + (f", {policy(prio)})" if prio is not None else ")")
 
 
 def _woken(events: Sequence[Event], pid: int, until_ns: int) -> int | None:
     """When the thread pid was last woken before until_ns: its sched_waking (the wake-up's start), else
     its sched_wakeup on kernels that trace only that."""
-    for name in ("sched_waking", "sched_wakeup"):
+    for name in _WAKE_EVENTS:
         for event in reversed(events):
             if (
                 event.at_ns <= until_ns
@@ -181,29 +237,21 @@ def _woken(events: Sequence[Event], pid: int, until_ns: int) -> int | None:
     return None
 
 
-def _tasks(switches: Sequence[tuple[Event, re.Match[str]]], start: int, end: int, thread_pid: int) -> list[Holder]:
-    """The tasks that ran between start and end, from the switches: the first switch's previous task ran
-    since before the trace's first line (its run's beginning unknown: from the first line on)."""
-    runs = []
-    first_event, first = switches[0]
-    since = first_event.at_ns
-    runs.append((first["prev_comm"], int(first["prev_pid"]), int(first["prev_prio"]), since, first_event.at_ns))
-    for (event, match), (following, _) in zip(switches, [*switches[1:], (None, None)], strict=True):
-        until = following.at_ns if following is not None else end
-        runs.append((match["next_comm"], int(match["next_pid"]), int(match["next_prio"]), event.at_ns, until))
-    holders: dict[tuple[str, int], Holder] = {}
-    for comm, pid, prio, began, ended in runs:
-        held = min(ended, end) - max(began, start)
-        if pid in (0, thread_pid) or held <= 0:
+def _tasks(runs: Sequence[_Run], priorities: dict[int, int], start: int, end: int, thread_pid: int) -> list[Holder]:
+    """The tasks that ran between start and end but the thread and idle, their times there summed; a
+    task's run is its longest one, and how long before start it began."""
+    holders: dict[int, Holder] = {}
+    for run in runs:
+        held = min(run.ended, end) - max(run.began, start)
+        if run.pid in (0, thread_pid) or held <= 0:
             continue
-        what = f"{comm} (pid {pid}, {policy(prio)})"
-        earlier = holders.get((what, pid))
-        holders[(what, pid)] = Holder(
-            what,
+        earlier = holders.get(run.pid)
+        holders[run.pid] = Holder(
+            _task_name(run, priorities, thread_pid),
             "task",
             held + (earlier.held_ns if earlier else 0),
-            max(ended - began, earlier.ran_ns if earlier else 0),
-            max(0, start - began) if earlier is None else earlier.before_ns,
+            max(run.ended - run.began, earlier.ran_ns if earlier else 0),
+            max(0, start - run.began) if earlier is None else earlier.before_ns,
         )
     return list(holders.values())
 
