@@ -20,10 +20,11 @@ typedef struct {
     bench_watch watch;
     /* A sample over the threshold, for the measuring thread to keep the
      * trace of (the handler cannot read one): its planned and entered
-     * times, posted by the handler when none is pending. */
+     * times, posted by the handler when none is pending (the flag is
+     * pointer-wide: lock-free on a 32-bit MCU too). */
     spike_tracer *tracer;
-    _Atomic uint64_t spike_planned;
-    uint64_t spike_entered;
+    _Atomic uintptr_t spike_posted;
+    uint64_t spike_planned, spike_entered;
 } irq_state;
 
 /* Interrupt context: record only. */
@@ -37,9 +38,10 @@ static void on_expiry(void *arg, uint64_t planned, uint64_t entered)
     if (s->handled++ >= s->warmup) {
         rts_metric_add_at(s->m, (double)(entered - planned), planned);
         if (s->tracer && s->m->threshold_ns && entered - planned >= s->m->threshold_ns &&
-            atomic_load_explicit(&s->spike_planned, memory_order_relaxed) == 0) {
+            !atomic_load_explicit(&s->spike_posted, memory_order_relaxed)) {
+            s->spike_planned = planned;
             s->spike_entered = entered;
-            atomic_store_explicit(&s->spike_planned, planned, memory_order_release);
+            atomic_store_explicit(&s->spike_posted, 1, memory_order_release);
         }
     }
 }
@@ -48,11 +50,10 @@ static void on_expiry(void *arg, uint64_t planned, uint64_t entered)
  * still in the trace's buffer, which the capture reads back to them. */
 static void trace_posted_spike(irq_state *s)
 {
-    uint64_t planned = atomic_load_explicit(&s->spike_planned, memory_order_acquire);
-    if (!planned)
+    if (!atomic_load_explicit(&s->spike_posted, memory_order_acquire))
         return;
-    spike_trace_sample(s->tracer, s->m, planned, s->spike_entered);
-    atomic_store_explicit(&s->spike_planned, 0, memory_order_release);
+    spike_trace_sample(s->tracer, s->m, s->spike_planned, s->spike_entered);
+    atomic_store_explicit(&s->spike_posted, 0, memory_order_release);
 }
 
 static void measurer(void *p)
