@@ -71,10 +71,16 @@ struct rts_run {
      * would preempt the measuring threads (rts_run_execute sets it). */
     bool quiet_supervision;
     _Atomic bool concluded;
-    /* Write the result and the summary; false when the result could not be
-     * written. Called once per run, by rts_run_execute or by the watchdog. */
+    /* The run's output (output.h), told as the run goes, each with
+     * output_arg: started once the run is set up, before the first bench;
+     * measured after each bench in turn (run or skipped), which may release
+     * its metrics; publish once at the end, by rts_run_execute or by the
+     * watchdog, to write the rest and the summary's end (false when the
+     * result could not be written). */
+    void (*started)(rts_run *run, void *arg);
+    void (*measured)(rts_run *run, void *arg);
     bool (*publish)(rts_run *run, void *arg);
-    void *publish_arg;
+    void *output_arg;
 };
 
 /* Measure every requested bench (run->results bound to them by

@@ -101,14 +101,65 @@ static void take_summary(const char *text, size_t n) { capture_write(&summary, t
 
 static void test_summary(void)
 {
-    rts_result_print_summary(&run, take_summary);
+    rts_result_print_heading(&run, take_summary);
+    rts_result_print_bench(&run, &run.results[0], take_summary);
+    rts_result_print_run(&run, take_summary);
     const char *s = capture_text(&summary);
-    CHECK(strstr(s, "run 0123456789abcdef  complete"), "summary head:\n%s", s);
+    CHECK(strncmp(s, "metric ", 7) == 0, "summary heading:\n%s", s);
+    CHECK(strstr(s, "\nrun 0123456789abcdef  complete"), "the run's line last:\n%s", s);
     CHECK(strstr(s, "fix.error") && strstr(s, "0.05 "), "ratio row");
     CHECK(strstr(s, "12.5 %"), "percent row:\n%s", s);
     CHECK(strstr(s, "50 MB/s") && strstr(s, "100 MB/s"), "throughput row:\n%s", s);
     CHECK(strstr(s, "1200/p"), "per-period row:\n%s", s);
     capture_free(&summary);
+}
+
+/* A per-period metric of bench result r (fixture_metric's, in another bench). */
+static rts_metric *period_metric(rts_bench_result *r, const char *id, const char *baseline, uint64_t figure)
+{
+    char why[RTS_MESSAGE_TEXT];
+    rts_metric *m = rts_metric_new(id, "periods of the tests", RTS_UNIT_COUNT, 1, &run.timing, 2, why, sizeof why);
+    CHECK(m, "metric %s: %s", id, why);
+    m->per_period = true;
+    m->period_s = 0.1;
+    m->baseline = baseline;
+    rts_metric_add(m, (double)figure);
+    rts_metric_add(m, (double)figure);
+    r->metrics[r->nmetrics++] = m;
+    return m;
+}
+
+/* Written as the run goes: a bench's metrics reach the writer before the
+ * run ends, in chunks of at most RTS_JSON_CHUNK, and once written can be
+ * released; a later bench's ratio to a calibration metric released before
+ * is still computed; the benches and the run come last. */
+static void test_streamed(void)
+{
+    static rts_run_request sreq;
+    static rts_run srun;
+    fixture_run(&srun, &sreq);
+    sreq.benches[1] = &fixture_bench;
+    sreq.nbenches = 2;
+    srun.results[1] = (rts_bench_result){ .bench = &fixture_bench, .status = RTS_BENCH_OK };
+    capture c = { 0 };
+    rts_result_writer w;
+    period_metric(&srun.results[0], "fix.basic", NULL, 1000);
+    rts_result_begin(&w, &srun, capture_write, &c);
+    rts_result_add_bench(&w, &srun);
+    CHECK(strstr(capture_text(&c), "\"id\": \"fix.basic\""), "the first bench's metric is out before the run ends");
+    CHECK(!strstr(capture_text(&c), "\"benches\""), "the benches are not yet written");
+    rts_metric_free(srun.results[0].metrics[0]);
+    srun.results[0].nmetrics = 0;
+    period_metric(&srun.results[1], "fix.coop", "fix.basic", 2500);
+    CHECK(rts_result_end(&w, &srun), "document written whole");
+    const char *doc = capture_text(&c);
+    CHECK(strstr(doc, "\"baseline\": {\"metric\": \"fix.basic\", \"ratio\": 2.5}"), "ratio to a released metric:\n%s",
+          doc);
+    const char *benches = strstr(doc, "\"benches\"");
+    CHECK(benches && strstr(doc, "\"metrics\"") < benches && strstr(benches, "\"run\": {"), "metrics, benches, run");
+    CHECK(c.calls >= c.len / RTS_JSON_CHUNK && c.calls > 1, "%zu bytes in %zu chunks", c.len, c.calls);
+    rts_metric_free(srun.results[1].metrics[0]);
+    capture_free(&c);
 }
 
 static bool to_stdout(void *arg, const char *data, size_t n)
@@ -124,5 +175,6 @@ int main(int argc, char **argv)
         return rts_result_write(&run, to_stdout, NULL) ? 0 : 1;
     test_document();
     test_summary();
+    test_streamed();
     return check_report("test_result");
 }

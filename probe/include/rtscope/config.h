@@ -132,6 +132,13 @@
 #define RTS_CALIBRATION_PAIRS 20001
 #endif
 
+/* Calibration metrics (per period, e.g. tm.basic) whose medians a run
+ * keeps after their bench's metrics are written and released, for the
+ * ratios of the metrics measured against them (src/result.h). */
+#ifndef RTS_MAX_BASELINES
+#define RTS_MAX_BASELINES 8
+#endif
+
 /* ------------------------------------------------------------ output */
 
 /* Deepest nesting of the JSON writer, and the bytes it gathers before
