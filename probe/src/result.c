@@ -52,6 +52,11 @@ static void write_run(rts_json *j, const rts_run *run)
     for (int i = 0; i < run->req->argc; i++)
         rts_json_string(j, NULL, run->req->argv[i]);
     rts_json_array_end(j);
+    rts_json_object_begin(j, "image", true);
+    int_or_null(j, "text", run->image.text, -1);
+    int_or_null(j, "data", run->image.data, -1);
+    int_or_null(j, "bss", run->image.bss, -1);
+    rts_json_object_end(j);
     rts_json_object_end(j);
 }
 

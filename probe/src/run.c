@@ -93,6 +93,7 @@ int rts_run_execute(rts_run *run)
 {
     rts_wallclock(&run->started_sec, &run->started_nsec);
     rts_sysinfo_read(&run->sys);
+    rts_image_read(&run->image);
     run->warnings.quiet = run->req->quiet;
     rts_rtsetup_apply(&run->req->requested, run->req->refuse_privilege, &run->sys, &run->granted, &run->warnings);
     rts_timing_calibrate(&run->timing, true);

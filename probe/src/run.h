@@ -58,6 +58,7 @@ struct rts_run {
     long started_nsec, finished_nsec;
     rts_run_status status;
     rts_sysinfo sys;
+    rts_image image;          /* the probe's own sections */
     rts_timing timing;
     rts_rtconfig granted;
     rts_warnings warnings;

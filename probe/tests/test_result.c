@@ -20,6 +20,7 @@ static rts_run run;
 static void build(void)
 {
     fixture_run(&run, &req);
+    run.image = (rts_image){ .text = 0, .data = -1, .bss = 4096 };
     rts_metric *ns = fixture_metric(&run, "fix.time", RTS_UNIT_NS, 1);
     rts_metric *cpu = fixture_metric(&run, "fix.time.cpu3", RTS_UNIT_NS, 1);
     rts_metric *ratio = fixture_metric(&run, "fix.error", RTS_UNIT_RATIO, 0.001);
@@ -71,6 +72,7 @@ static void test_document(void)
     const char *doc = document(&c);
     static char m[16384];
     CHECK(strstr(doc, "\"version\": 4,\n"), "version 4");
+    CHECK(strstr(doc, "\"image\": {\"text\": 0, \"data\": null, \"bss\": 4096}"), "image sizes, null unknown");
     metric_text(doc, "fix.time", m, sizeof m);
     CHECK(strstr(m, "\"unit\": \"ns\",\n      \"labels\": {},\n"), "ns metric, no labels:\n%s", m);
     CHECK(!strstr(m, "resolution"), "ns histogram without resolution");
@@ -94,6 +96,16 @@ static void test_document(void)
               strstr(m, "\"periods\": [1200, 1100]") && strstr(m, "\"baseline\": null"),
           "a per-period count has periods:\n%s", m);
     capture_free(&c);
+}
+
+/* This test's own image, from its link's symbols: code and zeroed data
+ * (this file's static run alone is kilobytes) are there. */
+static void test_image_read(void)
+{
+    rts_image image;
+    rts_image_read(&image);
+    CHECK(image.text > 4096 && image.bss >= (long long)sizeof run && image.data >= -1, "text %lld, data %lld, bss %lld",
+          image.text, image.data, image.bss);
 }
 
 static capture summary;
@@ -174,6 +186,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "--print") == 0)
         return rts_result_write(&run, to_stdout, NULL) ? 0 : 1;
     test_document();
+    test_image_read();
     test_summary();
     test_streamed();
     return check_report("test_result");

@@ -42,9 +42,9 @@ PORT_CPPFLAGS := -I$(BOARD_DIR) $(FREERTOS_INCLUDES) $(BOARD_CPPFLAGS) -Dmain=rt
                  -DRTS_FREERTOS_COMMIT='"$(FREERTOS_COMMIT)"' -DRTS_BUILD_FLAGS='"$(strip $(CFLAGS) $(BOARD_CFLAGS))"'
 PORT_CFLAGS   := $(BOARD_CFLAGS)
 # The board's sources, the status names, the block pool (its lock
-# pool_lock.h), one CPU's setup, and "not supported" for what FreeRTOS has
+# pool_lock.h), the image sizes, one CPU's setup, and "not supported" for what FreeRTOS has
 # no use for here (port/common/).
-PORT_SRC      := $(BOARD_SRC) $(addprefix port/common/,status.c pool.c one_cpu.c no_processes.c no_files.c \
+PORT_SRC      := $(BOARD_SRC) $(addprefix port/common/,status.c pool.c image.c one_cpu.c no_processes.c no_files.c \
                                                        no_ticker_gpio_stats.c)
 
 # The kernel is compiled apart, with its own warnings rather than the probe's
