@@ -2,21 +2,21 @@
 #   make PORT=freertos BOARD=posix-sim|mps2-an385 [FREERTOS_KERNEL=DIR]
 # The kernel comes from FREERTOS_KERNEL (a FreeRTOS-Kernel checkout, as
 # FreeRTOS's own builds take it), by default ../shared/vendor/FreeRTOS-Kernel
-# beside the repository. Everything that depends on the board is in
-# boards/$(BOARD)/board.mk, which sets:
-#   BOARD_CC, BOARD_CFLAGS    its compiler and the flags of its CPU (compile and link)
-#   BOARD_CPPFLAGS            its defines (C library features, rtscope's sizes)
-#   BOARD_LDFLAGS             its link flags (linker script, C library specs …)
-#   BOARD_SRC                 its sources (board.c, startup …), compiled with the probe
+# beside the repository. The board is the kernel-neutral one of
+# probe/boards/$(BOARD)/ (boards/board.mk says what it sets); what it needs
+# of FreeRTOS is here, in boards/$(BOARD)/: FreeRTOSConfig.h, board_kernel.h
+# where the board asks for it, and kernel.mk, which sets:
 #   FREERTOS_PORTABLE         the kernel's port for it, under portable/
 #   FREERTOS_PORTABLE_SRC     that port's sources, relative to it
 #   FREERTOS_HEAP             the kernel's heap (heap_3, heap_4 …)
+#   KERNEL_BOARD_SRC          the glue's sources, compiled with the probe
 BOARD ?= posix-sim
-BOARD_DIR := port/freertos/boards/$(BOARD)
-ifeq ($(wildcard $(BOARD_DIR)/board.mk),)
+PORT_BOARD_DIR := port/freertos/boards/$(BOARD)
+ifeq ($(wildcard $(PORT_BOARD_DIR)/kernel.mk),)
 $(error unknown FreeRTOS board '$(BOARD)' (the boards are: $(notdir $(wildcard port/freertos/boards/*))))
 endif
-include $(BOARD_DIR)/board.mk
+include boards/board.mk
+include $(PORT_BOARD_DIR)/kernel.mk
 
 ifeq ($(wildcard $(FREERTOS_KERNEL)/tasks.c),)
 $(error no FreeRTOS kernel at $(FREERTOS_KERNEL) (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout))
@@ -38,13 +38,13 @@ FREERTOS_INCLUDES := -isystem $(FREERTOS_KERNEL)/include -isystem $(FREERTOS_KER
 # The probe's own main (src/main.c) and the C tests' run as the first task,
 # under the name rts_app_main; the port's main (port_freertos.c) starts the
 # scheduler for it.
-PORT_CPPFLAGS := -I$(BOARD_DIR) $(FREERTOS_INCLUDES) $(BOARD_CPPFLAGS) -Dmain=rts_app_main \
+PORT_CPPFLAGS := $(BOARD_INCLUDES) $(FREERTOS_INCLUDES) $(BOARD_CPPFLAGS) -Dmain=rts_app_main \
                  -DRTS_FREERTOS_COMMIT='"$(FREERTOS_COMMIT)"' -DRTS_BUILD_FLAGS='"$(strip $(CFLAGS) $(BOARD_CFLAGS))"'
 PORT_CFLAGS   := $(BOARD_CFLAGS)
 # The board's sources, the status names, the block pool (its lock
-# pool_lock.h), the image sizes, one CPU's setup, and "not supported" for what FreeRTOS has
-# no use for here (port/common/).
-PORT_SRC      := $(BOARD_SRC) $(addprefix port/common/,status.c pool.c image.c one_cpu.c no_processes.c no_files.c \
+# pool_lock.h), the image sizes, one CPU's setup, and "not supported" for
+# what FreeRTOS has no use for here (port/common/).
+PORT_SRC      := $(BOARD_SRC) $(KERNEL_BOARD_SRC) $(addprefix port/common/,status.c pool.c image.c one_cpu.c no_processes.c no_files.c \
                                                        no_ticker_gpio_stats.c)
 
 # The kernel is compiled apart, with its own warnings rather than the probe's
@@ -58,6 +58,7 @@ PORT_DEPS    := $(KERNEL_OBJS)
 PORT_LDLIBS  := $(KERNEL_OBJS) $(BOARD_LDFLAGS)
 
 vpath %.c $(sort $(dir $(KERNEL_SRC)))
-$(KERNEL_BUILD)/%.o: %.c $(BOARD_DIR)/FreeRTOSConfig.h port/freertos/port_trace.h $(BOARD_DIR)/board.mk
+$(KERNEL_BUILD)/%.o: %.c $(PORT_BOARD_DIR)/FreeRTOSConfig.h port/freertos/port_trace.h $(BOARD_DIR)/board.mk \
+                    $(PORT_BOARD_DIR)/kernel.mk
 	@mkdir -p $(KERNEL_BUILD)
-	$(CC) -I$(BOARD_DIR) -Iport/freertos $(FREERTOS_INCLUDES) $(BOARD_CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(BOARD_INCLUDES) -Iport/freertos $(FREERTOS_INCLUDES) $(BOARD_CPPFLAGS) $(CFLAGS) -c -o $@ $<

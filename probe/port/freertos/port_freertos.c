@@ -1,8 +1,9 @@
 /*
  * FreeRTOS port of the rtscope porting layer. Contracts are in
  * include/rtscope/port.h; what depends on the hardware (clock, console,
- * result channel, interrupts, exit) is the board's (board.h, one
- * implementation per boards/NAME/). This file only says how FreeRTOS does
+ * result channel, interrupts, exit) is the board's (probe/boards/board.h,
+ * one implementation per probe/boards/NAME/, shared with the other RTOS
+ * ports; what a board needs of FreeRTOS is in boards/NAME/ here). This file only says how FreeRTOS does
  * the rest, with the kernel's static-allocation API: every object's control
  * block (and a thread's stack, unless the caller gives one) is one block of
  * the kernel's heap, taken and returned by this port.
@@ -555,9 +556,33 @@ bool rts_stop_requested(void) { return false; }
 void rts_freertos_assert_failed(const char *file, int line)
 {
     char text[160];
-    int n = snprintf(text, sizeof text, "rtscope-probe: FreeRTOS assertion failed at %s:%d\n", file, line);
-    board_diag_write(text, n > 0 && (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
-    board_exit(70);
+    snprintf(text, sizeof text, "FreeRTOS assertion failed at %s:%d", file, line);
+    board_fatal(text);
+}
+
+#if configCHECK_FOR_STACK_OVERFLOW
+/* FreeRTOS found a task's stack pointer beyond its stack at a switch. */
+void vApplicationStackOverflowHook(TaskHandle_t task, char *name);
+void vApplicationStackOverflowHook(TaskHandle_t task, char *name)
+{
+    (void)task;
+    char text[96];
+    snprintf(text, sizeof text, "task %s overflowed its stack", name);
+    board_fatal(text);
+}
+#endif
+
+/* The board's hold on the scheduler (board.h): FreeRTOS's own. */
+void port_sched_hold(void)
+{
+    if (xTaskGetSchedulerState() != taskSCHEDULER_NOT_STARTED)
+        vTaskSuspendAll();
+}
+
+void port_sched_release(void)
+{
+    if (xTaskGetSchedulerState() != taskSCHEDULER_NOT_STARTED)
+        (void)xTaskResumeAll();
 }
 
 /* ------------------------------------------------------- system identity */

@@ -38,7 +38,7 @@
 #define configUSE_TRACE_FACILITY                0
 
 /* Memory: static objects where the port gives them, the rest from heap_4
- * on ucHeap, which the board places in PSRAM (board.c). */
+ * on ucHeap, which the board places in PSRAM (board_kernel.c). */
 #define configSUPPORT_STATIC_ALLOCATION         1
 #define configSUPPORT_DYNAMIC_ALLOCATION        1
 #define configKERNEL_PROVIDED_STATIC_MEMORY     1
@@ -51,7 +51,7 @@
  * instructions): method 2, the trace facility and the high-water mark
  * would have the kernel fill every new task's stack with a pattern, a
  * memset of the whole stack inside thread.create (117 us of a 117 us
- * create with 256 KiB stacks at shift 0). */
+ * create with 256 KiB stacks at shift 0). The hook is the port's. */
 #define configUSE_IDLE_HOOK                     0
 #define configUSE_TICK_HOOK                     0
 #define configUSE_MALLOC_FAILED_HOOK            0
@@ -65,11 +65,11 @@
 #define configUSE_TIMERS                        0
 
 /* Interrupt priorities (the upper bits of an 8-bit field; QEMU implements
- * them all). The board's interrupts run at BOARD_IRQ_PRIORITY, below
- * configMAX_SYSCALL_INTERRUPT_PRIORITY, so they may call ...FromISR. */
+ * them all). The board's interrupts run at BOARD_IRQ_PRIORITY
+ * (board_kernel.h), below configMAX_SYSCALL_INTERRUPT_PRIORITY, so they
+ * may call ...FromISR. */
 #define configKERNEL_INTERRUPT_PRIORITY         0xE0
 #define configMAX_SYSCALL_INTERRUPT_PRIORITY    0xA0
-#define BOARD_IRQ_PRIORITY                      0xC0
 
 /* The handlers are installed by name in the vector table (startup.c). */
 #define configCHECK_HANDLER_INSTALLATION        1
@@ -81,11 +81,12 @@
 #define INCLUDE_xTaskGetHandle                  1
 #define INCLUDE_xSemaphoreGetMutexHolder        1
 
-/* A failed assertion in the kernel ends the run with its place (board.c). */
+/* A failed assertion in the kernel ends the run with its place (the port's
+ * rts_freertos_assert_failed, through the board's board_fatal). */
 #ifndef __ASSEMBLER__
-void board_assert_failed(const char *file, int line);
+void rts_freertos_assert_failed(const char *file, int line);
 #endif
-#define configASSERT(condition) do { if (!(condition)) board_assert_failed(__FILE__, __LINE__); } while (0)
+#define configASSERT(condition) do { if (!(condition)) rts_freertos_assert_failed(__FILE__, __LINE__); } while (0)
 
 /* What the port needs: the task functions it calls, its switch counts. */
 #include "port_config.h"

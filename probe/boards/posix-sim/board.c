@@ -1,15 +1,15 @@
 /*
- * The POSIX simulator board (board.h): FreeRTOS's Linux port, where each
- * task is a host thread, only the running one takes signals, and signals
- * are the interrupts. The host gives the console (stdout, stderr), the
- * clock, the result file, a software interrupt (a signal the raising task
- * sends itself) and a periodic timer interrupt (a POSIX timer's signal,
- * taken by whichever task runs). Everything here measures the simulator,
- * never an RTOS: the result says so (virtualization "simulator").
+ * The POSIX simulator board (board.h): a kernel's Linux port (FreeRTOS's
+ * POSIX port, ThreadX's ports/linux/gnu), where each thread is a host
+ * thread. The host gives the console (stdout, stderr), the clock, the
+ * result file and a periodic timer interrupt (a POSIX timer's signal,
+ * taken by whichever thread runs); the software interrupt is the kernel
+ * simulator's, given by the port (port/PORT/boards/posix-sim/). Everything
+ * here measures the simulator, never an RTOS: the result says so
+ * (virtualization "simulator").
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "board.h"
-#include "../../../posix/timer_irq_posix.h"
+#include "../../port/posix/timer_irq_posix.h"
 
 /* ------------------------------------------------------------- startup */
 
@@ -25,7 +25,7 @@ static int saved_argc;
 static char **saved_argv;
 
 /* glibc calls the functions of .init_array with main's arguments, before
- * main: the port's main (port_freertos.c) takes none. */
+ * main: the port's main takes none. */
 static void save_args(int argc, char **argv, char **envp)
 {
     (void)envp;
@@ -52,13 +52,13 @@ void board_sysinfo(rts_sysinfo *info)
         snprintf(info->hostname, sizeof info->hostname, "%s", u.nodename);
         snprintf(info->arch, sizeof info->arch, "%.*s", (int)sizeof info->arch - 1, u.machine);
     }
-    snprintf(info->cpu_model, sizeof info->cpu_model, "FreeRTOS POSIX simulator (host threads and signals)");
+    snprintf(info->cpu_model, sizeof info->cpu_model, "an RTOS's POSIX simulator (host threads and signals)");
     snprintf(info->cpus_online, sizeof info->cpus_online, "0");
     snprintf(info->clocksource, sizeof info->clocksource, "host CLOCK_MONOTONIC");
     snprintf(info->virtualization, sizeof info->virtualization, "simulator");
 }
 
-const char *board_clock_name(void) { return "CLOCK_MONOTONIC (host of the FreeRTOS simulator)"; }
+const char *board_clock_name(void) { return "CLOCK_MONOTONIC (host of the RTOS simulator)"; }
 
 uint64_t board_clock_resolution_ns(void) { return rts_posix_monotonic_resolution_ns(); }
 
@@ -146,47 +146,22 @@ _Noreturn void board_exit(int status)
     _exit(status);
 }
 
-/* ------------------------------------------------- software interrupt */
+/* The status a broken kernel ends the simulator with (EX_SOFTWARE). */
+#define BOARD_FATAL_STATUS 70
 
-/* SIGUSR2, sent by the raising task to its own thread: the host delivers
- * it before pthread_kill returns, with every other signal held, as an
- * interrupt of the highest priority. (The simulator itself uses SIGALRM
- * for its tick and SIGUSR1 to resume threads.) */
-#define SOFT_IRQ_SIGNAL SIGUSR2
+_Noreturn void board_fatal(const char *text)
+{
+    char line[192];
+    int n = snprintf(line, sizeof line, "rtscope-probe: %s\n", text);
+    board_diag_write(line, n > 0 && (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    board_exit(BOARD_FATAL_STATUS);
+}
+
+/* The timer interrupt's signal. (FreeRTOS's simulator uses SIGALRM for
+ * its tick and SIGUSR1 to resume threads, ThreadX's SIGUSR1 and SIGUSR2 to
+ * suspend and resume them; the FreeRTOS port's software interrupt is
+ * SIGUSR2.) */
 #define TIMER_IRQ_SIGNAL (SIGRTMIN + 1)
-
-static void (*soft_irq_handler)(void *);
-static void *soft_irq_arg;
-
-/* Take sig with fn, every signal blocked meanwhile. */
-static rts_status catch_signal(int sig, void (*fn)(int))
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = fn;
-    sigfillset(&sa.sa_mask);
-    return sigaction(sig, &sa, NULL) == 0 ? RTS_OK : RTS_EFAIL;
-}
-
-static void soft_irq_trampoline(int sig)
-{
-    (void)sig;
-    int saved = errno;
-    soft_irq_handler(soft_irq_arg);
-    errno = saved;
-}
-
-rts_status board_soft_irq_register(void (*handler)(void *arg), void *arg)
-{
-    soft_irq_handler = handler;
-    soft_irq_arg = arg;
-    return catch_signal(SOFT_IRQ_SIGNAL, soft_irq_trampoline);
-}
-
-rts_status board_soft_irq_raise(void)
-{
-    return pthread_kill(pthread_self(), SOFT_IRQ_SIGNAL) == 0 ? RTS_OK : RTS_EFAIL;
-}
 
 /* ---------------------------------------------------- timer interrupt */
 

@@ -1,21 +1,28 @@
 /*
- * What a board gives rtscope's FreeRTOS port (port_freertos.c).
+ * What a board gives an RTOS port of rtscope (port/freertos/, port/threadx/).
  *
- * The port is written once against FreeRTOS's API; everything that depends
- * on the hardware (or, for the POSIX simulator, on the host) is behind this
- * contract, one implementation per board under boards/NAME/:
+ * Each port is written once against its kernel's API; everything that
+ * depends on the hardware (or, for a kernel's host simulator, on the host)
+ * is behind this contract, one implementation per board, shared by every
+ * kernel, under boards/NAME/:
  *   boards/mps2-an385/  QEMU's Cortex-M3 board: UART, semihosting, the
  *                       CMSDK timers and a spare IRQ of the NVIC;
- *   boards/posix-sim/   FreeRTOS's Linux simulator: the host's stdio,
- *                       clock and signals (its timings measure the
- *                       simulator, never an RTOS).
- * Each board directory also holds FreeRTOSConfig.h and board_time.h, which
- * defines
+ *   boards/posix-sim/   a kernel's Linux simulator (FreeRTOS's POSIX port,
+ *                       ThreadX's ports/linux/gnu): the host's stdio, clock
+ *                       and signals (its timings measure the simulator,
+ *                       never an RTOS).
+ * Each board directory also holds board.mk (port/PORT/port.mk says what it
+ * sets) and board_time.h, which defines
  *   static inline uint64_t board_time_ns(void);
  * the free-running clock of sub-tick resolution that rts_time_ns reads.
+ * What a board needs of a kernel is the port's, in port/PORT/boards/NAME/:
+ * the kernel's configuration (FreeRTOSConfig.h, tx_user.h), kernel.mk (the
+ * kernel's port for the CPU) and board_kernel.h where the board asks for
+ * it (mps2-an385: the kernel's exception handlers, the board's interrupt
+ * priority); and the two functions at the end of this file.
  */
-#ifndef RTSCOPE_FREERTOS_BOARD_H
-#define RTSCOPE_FREERTOS_BOARD_H
+#ifndef RTSCOPE_BOARD_H
+#define RTSCOPE_BOARD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -38,7 +45,7 @@ const char *board_name(void);
 
 /* Fill what the board knows of itself (cpu_model, arch, cpu_count 1,
  * clocksource, virtualization "qemu" or "simulator"…); the port fills the
- * OS fields (os "FreeRTOS", kernel_release its version). */
+ * OS fields (os "FreeRTOS" or "ThreadX", kernel_release its version). */
 void board_sysinfo(rts_sysinfo *info);
 
 /* Name and resolution (ns) of the clock board_time_ns reads. */
@@ -66,9 +73,11 @@ void board_result_abort(void);
 _Noreturn void board_exit(int status);
 
 /* A software-triggered interrupt (a spare IRQ set pending through the
- * NVIC; a signal on the simulator). handler runs in interrupt context and
- * may call the FreeRTOS ...FromISR API. raise returns after the handler
- * has run. RTS_ENOTSUP where the board has none. */
+ * NVIC). handler runs in interrupt context and may call the kernel's
+ * interrupt-safe API. raise returns after the handler has run. RTS_ENOTSUP
+ * where the board has none. On a host simulator what an interrupt is
+ * belongs to the kernel's simulator: the port gives these two there
+ * (port/PORT/boards/posix-sim/). */
 rts_status board_soft_irq_register(void (*handler)(void *arg), void *arg);
 rts_status board_soft_irq_raise(void);
 
@@ -84,5 +93,19 @@ rts_status board_timer_irq_stop(uint64_t *missed);
 /* Fill buf with n bytes that differ between runs where the board can (a
  * fixed sequence is fine under instruction counting: run ids only). */
 void board_random_bytes(void *buf, size_t n);
+
+/* The kernel found itself broken (a failed assertion, a thread's stack
+ * overflow): text (one line, no newline) on the console after the board's
+ * prefix ("rtscope-probe: guest fault: " on a board), with nothing else
+ * running, then the end of the program with a status that is none of the
+ * probe's own (0 complete, 1 failed, 2 bad input). Callable from anywhere. */
+_Noreturn void board_fatal(const char *text);
+
+/* Given by the port, for the board: hold the scheduler (no other thread
+ * runs until the release; interrupts still do), nestable, from a thread;
+ * before the kernel runs, nothing to hold. The board holds it around its
+ * console writes and the C library's heap. */
+void port_sched_hold(void);
+void port_sched_release(void);
 
 #endif

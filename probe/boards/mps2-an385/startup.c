@@ -10,20 +10,22 @@
 #include <string.h>
 
 #include "board.h"
+#include "board_kernel.h"
 #include "board_vectors.h"
 
 extern uint32_t board_bss_start[], board_bss_end[], board_main_stack_top[];
-/* The port's main (port_freertos.c), which starts the scheduler; port.mk
- * renames the probe's own main, with every source of the build. */
+/* The port's main (port_freertos.c, port_threadx.c), which starts the
+ * kernel; port.mk renames the probe's own main, with every source of the
+ * build. */
 #undef main
 extern int main(void);
 
 /* Reset: .bss zeroed, then the port's main; its status ends the program. */
 void board_reset_handler(void);
-/* FreeRTOS's Cortex-M3 port (portable/GCC/ARM_CM3/port.c). */
-void vPortSVCHandler(void);
-void xPortPendSVHandler(void);
-void xPortSysTickHandler(void);
+/* The kernel's own exception handlers, named by the port's board_kernel.h. */
+void BOARD_KERNEL_SVC_HANDLER(void);
+void BOARD_KERNEL_PENDSV_HANDLER(void);
+void BOARD_KERNEL_SYSTICK_HANDLER(void);
 
 void board_reset_handler(void)
 {
@@ -68,11 +70,11 @@ __attribute__((section(".vectors"), used)) static void (*const vectors[16 + 32])
     bus_fault_handler,
     usage_fault_handler,
     0, 0, 0, 0,
-    vPortSVCHandler,
+    BOARD_KERNEL_SVC_HANDLER,
     unexpected_handler, /* debug monitor */
     0,
-    xPortPendSVHandler,
-    xPortSysTickHandler,
+    BOARD_KERNEL_PENDSV_HANDLER,
+    BOARD_KERNEL_SYSTICK_HANDLER,
     UNEXPECTED_4, UNEXPECTED_4,                                 /* IRQ 0-7 */
     board_timer0_handler, board_timer1_handler,                 /* IRQ 8-9 */
     unexpected_handler, unexpected_handler, UNEXPECTED_4,       /* IRQ 10-15 */

@@ -1,7 +1,7 @@
 /*
  * The mps2-an385 board's exception and interrupt handlers, which startup.c
  * puts in the vector table and board.c defines. Each runs in handler mode,
- * at BOARD_IRQ_PRIORITY (FreeRTOSConfig.h) for the interrupts.
+ * at BOARD_IRQ_PRIORITY (the port's board_kernel.h) for the interrupts.
  */
 #ifndef RTSCOPE_MPS2_AN385_BOARD_VECTORS_H
 #define RTSCOPE_MPS2_AN385_BOARD_VECTORS_H

@@ -7,15 +7,17 @@
  *
  * Peripherals as QEMU models them (hw/arm/mps2.c): UART0 at 0x40004000,
  * timers 0 and 1 at 0x40000000 and 0x40001000 on IRQs 8 and 9, 32 IRQs.
+ * Kernel-neutral: what it needs of the kernel is in the port's
+ * board_kernel.h (the priority of the board's interrupts) and the port's
+ * scheduler hold (board.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "FreeRTOS.h"
 #include "board.h"
+#include "board_kernel.h"
 #include "board_vectors.h"
-#include "task.h"
 
 /* ------------------------------------------------------------ hardware */
 
@@ -125,9 +127,9 @@ uint64_t board_clock_resolution_ns(void) { return BOARD_NS_PER_COUNT; }
 
 /* ------------------------------------------------------------- console */
 
-/* Console writes from tasks are kept whole by suspending the scheduler
+/* Console writes from threads are kept whole by holding the scheduler
  * (not a mutex: the probe may write before the scheduler runs, and from
- * the watchdog while another task holds anything). */
+ * the watchdog while another thread holds anything). */
 static void uart_write(const char *text, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -145,12 +147,9 @@ static void uart_drain(void)
 
 void board_console_write(const char *text, size_t n)
 {
-    bool running = xTaskGetSchedulerState() != taskSCHEDULER_NOT_STARTED;
-    if (running)
-        vTaskSuspendAll();
+    port_sched_hold();
     uart_write(text, n);
-    if (running)
-        (void)xTaskResumeAll();
+    port_sched_release();
 }
 
 void board_diag_write(const char *text, size_t n) { board_console_write(text, n); }
@@ -397,23 +396,11 @@ _Noreturn void board_fault(const char *name, const uint32_t *frame)
     fault_exit(line);
 }
 
-/* configASSERT's failure (FreeRTOSConfig.h): where, in one line, then the
- * fault status. */
-void board_assert_failed(const char *file, int line)
+_Noreturn void board_fatal(const char *text)
 {
-    char text[160];
-    snprintf(text, sizeof text, "rtscope-probe: guest fault: FreeRTOS assertion failed at %s:%d\n", file, line);
-    fault_exit(text);
-}
-
-/* FreeRTOS found a task's stack pointer beyond its stack at a switch. */
-void vApplicationStackOverflowHook(TaskHandle_t task, char *name);
-void vApplicationStackOverflowHook(TaskHandle_t task, char *name)
-{
-    (void)task;
-    char text[96];
-    snprintf(text, sizeof text, "rtscope-probe: guest fault: task %s overflowed its stack\n", name);
-    fault_exit(text);
+    char line[192];
+    snprintf(line, sizeof line, "rtscope-probe: guest fault: %s\n", text);
+    fault_exit(line);
 }
 
 /* ------------------------------------------------------ software interrupt */
@@ -531,9 +518,6 @@ rts_status board_timer_irq_stop(uint64_t *missed)
 
 /* ------------------------------------------------------------------ init */
 
-/* heap_4's memory, in PSRAM (mps2-an385.ld). */
-uint8_t ucHeap[configTOTAL_HEAP_SIZE] __attribute__((section(".rtos_heap"), aligned(8)));
-
 void board_init(void)
 {
     SCB_SHCSR |= SHCSR_FAULTS_ENABLE; /* each fault reported by its own name */
@@ -561,17 +545,17 @@ void *_sbrk(ptrdiff_t increment)
     return old;
 }
 
-/* newlib's malloc is shared by every task: kept to one at a time. */
+/* newlib's malloc is shared by every thread: kept to one at a time. */
 struct _reent;
 void __malloc_lock(struct _reent *reent);
 void __malloc_unlock(struct _reent *reent);
 void __malloc_lock(struct _reent *reent)
 {
     (void)reent;
-    vTaskSuspendAll();
+    port_sched_hold();
 }
 void __malloc_unlock(struct _reent *reent)
 {
     (void)reent;
-    (void)xTaskResumeAll();
+    port_sched_release();
 }

@@ -1,9 +1,9 @@
 /* The POSIX simulator's clock: the host's CLOCK_MONOTONIC (board.h), what
  * the simulator's tasks see pass, tick or not. */
-#ifndef RTSCOPE_FREERTOS_BOARD_TIME_H
-#define RTSCOPE_FREERTOS_BOARD_TIME_H
+#ifndef RTSCOPE_POSIX_SIM_BOARD_TIME_H
+#define RTSCOPE_POSIX_SIM_BOARD_TIME_H
 
-#include "../../../posix/monotonic.h"
+#include "../../port/posix/monotonic.h"
 
 static inline uint64_t board_time_ns(void) { return rts_posix_monotonic_ns(); }
 

@@ -1,5 +1,5 @@
-# The mps2-an385 board (QEMU's Cortex-M3): what port/freertos/port.mk takes
-# from a board. Debian's gcc-arm-none-eabi with newlib; the image is an
+# The mps2-an385 board (QEMU's Cortex-M3): what a port's port.mk takes
+# from a board, whatever the kernel. Debian's gcc-arm-none-eabi with newlib; the image is an
 # ELF file that QEMU loads itself (qemu-system-arm -M mps2-an385 -kernel).
 # Full newlib, not newlib-nano: the probe prints 64-bit integers (%llu),
 # which Debian's nano printf does not format.
@@ -8,9 +8,6 @@
 #   BOARD_CPPFLAGS  the board's include paths and the probe's sizes for it
 #   BOARD_SRC       the board's sources
 #   BOARD_LDFLAGS   the link
-#   FREERTOS_PORTABLE, FREERTOS_PORTABLE_SRC, FREERTOS_HEAP  the kernel's
-#                   port for the Cortex-M3 and its heap (heap_4, whose
-#                   memory the board places in PSRAM)
 BOARD_CC              := arm-none-eabi-gcc
 BOARD_CFLAGS          := -mcpu=cortex-m3 -mthumb -ffunction-sections -fdata-sections
 # The probe's sizes on this board (include/rtscope/config.h): one CPU, task
@@ -21,6 +18,3 @@ BOARD_SIZES           := -DRTS_MAX_CPUS=1 -DRTS_THREAD_STACK_BYTES=16384 -DRTS_S
 BOARD_CPPFLAGS        := $(BOARD_SIZES)
 BOARD_SRC             := $(BOARD_DIR)/board.c $(BOARD_DIR)/startup.c
 BOARD_LDFLAGS         := -T$(BOARD_DIR)/mps2-an385.ld -nostartfiles -Wl,--gc-sections --specs=nosys.specs
-FREERTOS_PORTABLE     := GCC/ARM_CM3
-FREERTOS_PORTABLE_SRC := port.c
-FREERTOS_HEAP         := heap_4
