@@ -78,11 +78,21 @@ def test_the_shift_is_the_linux_guests_unless_asked(spec: str, shift: int):
         "qemu:mps2-an385:freertos:extra",
         "qemu:mps2-an385:freertos:shift=11",
         "qemu:mps2-an385:freertos:shift=-1",
+        "qemu:mps2-an385:freertos:mcu=large",
+        "qemu:mps2-an385:freertos:mcu=small:mcu=small",
     ],
 )
 def test_an_unknown_board_or_setting_is_one_line(spec: str):
-    with pytest.raises(RtscopeError, match=r"qemu:mps2-an385:freertos\[:shift=N\]\)$"):
+    with pytest.raises(RtscopeError, match=r"qemu:mps2-an385:freertos\[:shift=N\]\[:mcu=small\]\)$"):
         make_target(spec, Path("unused"))
+
+
+def test_the_microcontroller_build_is_asked_for_by_the_spec_and_built_apart():
+    full = make_target(f"{SPEC}:shift=5", Path("unused"))
+    small = make_target(f"{SPEC}:mcu=small:shift=5", Path("unused"))
+    assert isinstance(full, QemuBoardTarget) and isinstance(small, QemuBoardTarget)
+    assert (full.mcu, small.mcu, small.shift) == (None, "small", 5)
+    assert small.image.parent.name == "freertos-mps2-an385-small" != full.image.parent.name
 
 
 def test_a_missing_kernel_is_one_line_before_anything_runs(tmp_path: Path, rtscope, monkeypatch: pytest.MonkeyPatch):

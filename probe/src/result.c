@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "version.h"
 
@@ -28,13 +27,31 @@ static void int_or_null(rts_json *j, const char *key, long long v, long long unk
         rts_json_int(j, key, v);
 }
 
+/* The proleptic Gregorian date of a day counted from 1970-01-01 (Howard
+ * Hinnant's days_from_civil, inverted): the probe's own, not strftime and
+ * gmtime, whose time zone and locale machinery is 12 KiB of a
+ * microcontroller's image. */
+static void civil_from_days(int64_t days, int64_t *year, unsigned *month, unsigned *day)
+{
+    days += 719468;
+    int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+    unsigned doe = (unsigned)(days - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    *day = doy - (153 * mp + 2) / 5 + 1;
+    *month = mp < 10 ? mp + 3 : mp - 9;
+    *year = (int64_t)yoe + era * 400 + (*month <= 2);
+}
+
 static void write_utc(rts_json *j, const char *key, int64_t sec, long nsec)
 {
-    time_t t = (time_t)sec;
-    char buf[32], out[64];
-    /* Single-threaded here, so the ISO C gmtime is safe. */
-    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", gmtime(&t));
-    snprintf(out, sizeof out, "%s.%03dZ", buf, (int)(nsec / 1000000) % 1000);
+    int64_t days = (sec >= 0 ? sec : sec - 86399) / 86400, year;
+    unsigned month, day, of_day = (unsigned)(sec - days * 86400);
+    civil_from_days(days, &year, &month, &day);
+    char out[64];
+    snprintf(out, sizeof out, "%04lld-%02u-%02uT%02u:%02u:%02u.%03dZ", (long long)year, month, day, of_day / 3600,
+             of_day / 60 % 60, of_day % 60, (int)(nsec / 1000000) % 1000);
     rts_json_string(j, key, out);
 }
 
@@ -389,14 +406,14 @@ static void write_metric(rts_result_writer *w, const rts_bench *b, const rts_met
     rts_json_object_end(j);
 }
 
-/* Keep the medians of r's calibration metrics (per period, with no
- * baseline of their own), for the metrics they calibrate, in this bench
+/* Keep the medians of r's calibration metrics (per period, their own
+ * baseline or none), for the metrics they calibrate, in this bench
  * or a later one; beyond RTS_MAX_BASELINES those find none (ratio null). */
 static void keep_baselines(rts_result_writer *w, const rts_bench_result *r)
 {
     for (unsigned k = 0; k < r->nmetrics && w->nbaselines < RTS_MAX_BASELINES; k++) {
         const rts_metric *m = r->metrics[k];
-        if (!m->per_period || m->baseline)
+        if (!m->per_period || (m->baseline && strcmp(m->baseline, m->id) != 0))
             continue;
         rts_summary s;
         summarize_metric(&s, m);

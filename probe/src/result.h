@@ -10,7 +10,7 @@
 #include "run.h"
 #include "text.h"
 
-/* The median of a calibration metric (per period, no baseline of its own),
+/* The median of a calibration metric (per period, its own baseline or none),
  * kept after its bench for the ratios of the metrics it calibrates; NAN
  * when it is not usable (invalid, no figures). */
 typedef struct {

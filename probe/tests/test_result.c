@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "capture.h"
 #include "check.h"
@@ -98,6 +99,29 @@ static void test_document(void)
     capture_free(&c);
 }
 
+/* The run's times in UTC, as the C library's gmtime has them, over four
+ * centuries either side of 1970 (leap days, century years). */
+static void test_utc_times(void)
+{
+    int64_t saved = run.finished_sec;
+    for (int64_t t = -12219292800LL; t < 32503680000LL; t += 86400LL * 365 / 7 + 3671) {
+        run.finished_sec = t;
+        capture c = { 0 };
+        CHECK(rts_result_write(&run, capture_write, &c), "document written");
+        time_t tt = (time_t)t;
+        char want[64], at[80];
+        strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%S.000Z", gmtime(&tt));
+        snprintf(at, sizeof at, "\"finished\": \"%s\"", want);
+        if (!strstr(capture_text(&c), at)) {
+            CHECK(false, "%lld is %s", (long long)t, want);
+            capture_free(&c);
+            break;
+        }
+        capture_free(&c);
+    }
+    run.finished_sec = saved;
+}
+
 /* This test's own image, from its link's symbols: code and zeroed data
  * (this file's static run alone is kilobytes) are there. */
 static void test_image_read(void)
@@ -155,7 +179,7 @@ static void test_streamed(void)
     srun.results[1] = (rts_bench_result){ .bench = &fixture_bench, .status = RTS_BENCH_OK };
     capture c = { 0 };
     rts_result_writer w;
-    period_metric(&srun.results[0], "fix.basic", NULL, 1000);
+    period_metric(&srun.results[0], "fix.basic", "fix.basic", 1000);
     rts_result_begin(&w, &srun, capture_write, &c);
     rts_result_add_bench(&w, &srun);
     CHECK(strstr(capture_text(&c), "\"id\": \"fix.basic\""), "the first bench's metric is out before the run ends");
@@ -165,6 +189,7 @@ static void test_streamed(void)
     period_metric(&srun.results[1], "fix.coop", "fix.basic", 2500);
     CHECK(rts_result_end(&w, &srun), "document written whole");
     const char *doc = capture_text(&c);
+    CHECK(strstr(doc, "\"baseline\": {\"metric\": \"fix.basic\", \"ratio\": 1}"), "a calibration is its own baseline");
     CHECK(strstr(doc, "\"baseline\": {\"metric\": \"fix.basic\", \"ratio\": 2.5}"), "ratio to a released metric:\n%s",
           doc);
     const char *benches = strstr(doc, "\"benches\"");
@@ -187,6 +212,7 @@ int main(int argc, char **argv)
         return rts_result_write(&run, to_stdout, NULL) ? 0 : 1;
     test_document();
     test_image_read();
+    test_utc_times();
     test_summary();
     test_streamed();
     return check_report("test_result");

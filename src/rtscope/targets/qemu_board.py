@@ -14,6 +14,10 @@ measurements buy nothing but emulation time. What a request leaves to the defaul
 period and periods, the duration of the others — is sized to what the board delivers (SIZED_*), said in
 one line and kept in the result's warnings; what the user sets is measured as set.
 
+``:mcu=small`` boots the probe's microcontroller build instead (``make … MCU=small``: 128 KiB of code and
+48 KiB of RAM at most, the suites micro, threadmetric and latency; docs/freertos.md), built apart from the
+full one.
+
 Time on this target is instruction time: one instruction every 2^shift ns, exception entry and memory
 waits free. The shift is 0 by default, as for the Linux guests (rtscope.targets.qemu): a nanosecond is an
 instruction on both, so that their figures compare. The board's clock counts 40 ns, 40 instructions at
@@ -70,13 +74,14 @@ class QemuBoardTarget:
     """FreeRTOS on QEMU's mps2-an385 (Cortex-M3): the probe image built here, booted per request."""
 
     def __init__(self, spec: str):
-        board, os_name, self.shift = _parse(spec)
+        board, os_name, self.shift, self.mcu = _parse(spec)
         self.name = spec
         self.board = board
         self.machine = BOARDS[(board, os_name)]
         self.transport = BoardTransport(spec)
         self.kernel = kernel_path(os.environ, probes.PROBE_DIR)
-        self.image = probes.BUILD_DIR / f"freertos-{board}" / "rtscope-probe"
+        # Each build apart: the full image and the microcontroller one never overwrite each other.
+        self.image = probes.BUILD_DIR / f"freertos-{board}{f'-{self.mcu}' if self.mcu else ''}" / "rtscope-probe"
 
     def record(self) -> dict[str, Any]:
         """Emulated hardware on instruction time, with what makes a run repeatable: QEMU's version, the
@@ -90,6 +95,8 @@ class QemuBoardTarget:
                 "emulator": f"{EMULATOR} {qemu_machine.version(EMULATOR)}".strip(),
                 "machine": self.machine,
                 "board": self.board,
+                # The probe's microcontroller build (make MCU=…), where the spec asked for it.
+                **({"mcu": self.mcu} if self.mcu else {}),
                 # Said as the Linux guests say it: result.ns_per_instruction reads the shift from it.
                 "clock": f"-icount shift={self.shift},sleep=off",
                 "time": (
@@ -174,8 +181,14 @@ class QemuBoardTarget:
             )
         # BUILD as probes.BUILD_DIR has it: probe/build in a clone, the user's cache for an installed rtscope.
         probes.make(
-            ["PORT=freertos", f"BOARD={self.board}", f"FREERTOS_KERNEL={self.kernel}", f"BUILD={self.image.parent}"],
-            f"the {self.board} image",
+            [
+                "PORT=freertos",
+                f"BOARD={self.board}",
+                f"FREERTOS_KERNEL={self.kernel}",
+                f"BUILD={self.image.parent}",
+                *([f"MCU={self.mcu}"] if self.mcu else []),
+            ],
+            f"the {self.board} image{f' (MCU={self.mcu})' if self.mcu else ''}",
         )
         if not self.image.is_file():
             raise RtscopeError(f"building the {self.board} image left no {self.image}")
@@ -291,19 +304,30 @@ def names_a_board(spec: str) -> bool:
     return len(parts) > 1 and parts[1] in {board for board, _ in BOARDS}
 
 
-def _parse(spec: str) -> tuple[str, str, int]:
-    """(board, os, shift) of "qemu:BOARD:OS[:shift=N]"; RtscopeError naming what there is."""
-    usage = "expected " + " or ".join(f"qemu:{board}:{os_name}[:shift=N]" for board, os_name in BOARDS)
+# The probe's microcontroller builds a spec can ask for (mcu=…, make MCU=…; docs/freertos.md).
+MCU_BUILDS = ("small",)
+
+
+def _parse(spec: str) -> tuple[str, str, int, str | None]:
+    """(board, os, shift, mcu) of "qemu:BOARD:OS[:shift=N][:mcu=small]"; RtscopeError naming what there
+    is. ``mcu``: the probe's microcontroller build (make MCU=small), None for the full one."""
+    usage = "expected " + " or ".join(f"qemu:{board}:{os_name}[:shift=N][:mcu=small]" for board, os_name in BOARDS)
     parts = spec.split(":")
-    if len(parts) not in (3, 4) or parts[0] != "qemu" or (parts[1], parts[2]) not in BOARDS:
+    if len(parts) < 3 or parts[0] != "qemu" or (parts[1], parts[2]) not in BOARDS:
         raise RtscopeError(f"unknown QEMU board {spec!r} ({usage})")
-    shift = DEFAULT_ICOUNT_SHIFT
-    if len(parts) == 4:
-        key, _, value = parts[3].partition("=")
-        if key != "shift" or not value.isdigit() or int(value) > MAX_ICOUNT_SHIFT:
-            raise RtscopeError(f"--target {spec}: {parts[3]!r} is not shift=N with N 0..{MAX_ICOUNT_SHIFT} ({usage})")
-        shift = int(value)
-    return parts[1], parts[2], shift
+    settings: dict[str, str] = {}
+    for part in parts[3:]:
+        key, equals, value = part.partition("=")
+        if not equals or key not in ("shift", "mcu") or key in settings:
+            raise RtscopeError(f"--target {spec}: {part!r} is not one of shift=N, mcu=small, each once ({usage})")
+        settings[key] = value
+    shift_text = settings.get("shift", str(DEFAULT_ICOUNT_SHIFT))
+    if not shift_text.isdigit() or int(shift_text) > MAX_ICOUNT_SHIFT:
+        raise RtscopeError(f"--target {spec}: shift={shift_text} is not shift=N with N 0..{MAX_ICOUNT_SHIFT} ({usage})")
+    mcu = settings.get("mcu")
+    if mcu is not None and mcu not in MCU_BUILDS:
+        raise RtscopeError(f"--target {spec}: mcu={mcu} is not one of {', '.join(MCU_BUILDS)} ({usage})")
+    return parts[1], parts[2], int(shift_text), mcu
 
 
 def kernel_path(env: Any, probe_dir: Path) -> Path:

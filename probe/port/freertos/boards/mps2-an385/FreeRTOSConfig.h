@@ -43,7 +43,7 @@
 #define configSUPPORT_DYNAMIC_ALLOCATION        1
 #define configKERNEL_PROVIDED_STATIC_MEMORY     1
 #define configAPPLICATION_ALLOCATED_HEAP        1
-#define configTOTAL_HEAP_SIZE                   ((size_t)(15U * 1024U * 1024U))
+#define configTOTAL_HEAP_SIZE                   ((size_t)BOARD_KERNEL_HEAP_BYTES) /* board.mk: by the build */
 
 /* Hooks: a failed allocation is the caller's to report (the probe says
  * what it could not hold); a stack overflow ends the run (board.c). The
