@@ -159,8 +159,12 @@ void board_diag_write(const char *text, size_t n) { board_console_write(text, n)
 /* The request as QEMU gives it: its -semihosting-config arg= values joined
  * by single spaces, each percent-encoded by rtscope (a space is %20, a
  * percent sign %25), so that an argument may hold any byte. */
+#ifndef BOARD_CMDLINE_BYTES /* board.mk's MCU=small gives less */
 #define BOARD_CMDLINE_BYTES 2048
+#endif
+#ifndef BOARD_MAX_ARGS
 #define BOARD_MAX_ARGS 128
+#endif
 
 static char cmdline[BOARD_CMDLINE_BYTES];
 static char *args[BOARD_MAX_ARGS + 1];
@@ -268,7 +272,9 @@ void board_random_bytes(void *buf, size_t n)
 /* The result is a file of the host, written through semihosting beside
  * dest as dest.part and renamed over dest on commit, so that a reader
  * never sees half a document; "-" is the console. */
+#ifndef RESULT_PATH_BYTES /* board.mk's MCU=small gives less */
 #define RESULT_PATH_BYTES 512
+#endif
 
 static struct {
     int handle;            /* semihosting handle; -1: console; -2: none open */

@@ -18,7 +18,11 @@ BOARD_CFLAGS          := -mcpu=cortex-m3 -mthumb -ffunction-sections -fdata-sect
 # 15 MiB of the PSRAM, or in MCU=small's 48 KiB of RAM what data, bss, the
 # C library's heap and the interrupt stack leave (memory-small.ld; the link
 # says when it is too much).
-BOARD_SIZES           := -DRTS_MAX_CPUS=1 $(if $(MCU),-DBOARD_KERNEL_HEAP_BYTES=16384,\
+# MCU=small: the board's own buffers shrunk (the semihosting command line,
+# the result's path), and the kernel's heap.
+BOARD_SMALL_SIZES     := -DBOARD_CMDLINE_BYTES=1024 -DRESULT_PATH_BYTES=128 \
+                         -DBOARD_KERNEL_HEAP_BYTES=19136
+BOARD_SIZES           := -DRTS_MAX_CPUS=1 $(if $(MCU),$(BOARD_SMALL_SIZES),\
                          -DRTS_THREAD_STACK_BYTES=16384 -DRTS_STACK_PREFAULT_BYTES=4096 \
                          -DRTS_MAX_APP_BYTES='(UINT64_C(4)<<20)' -DRTS_SYS_CMDLINE=64 \
                          -DBOARD_KERNEL_HEAP_BYTES='(15U*1024U*1024U)')

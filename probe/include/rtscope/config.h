@@ -47,14 +47,14 @@
 /* Longest warning, bench error or metric invalid reason, with its NUL
  * (longer ones are cut). */
 #ifndef RTS_MESSAGE_TEXT
-#define RTS_MESSAGE_TEXT RTS_SIZE(96, 256)
+#define RTS_MESSAGE_TEXT RTS_SIZE(80, 256)
 #endif
 
 /* ------------------------------------------------------------ benches */
 
 /* Parameters one bench declares. */
 #ifndef RTS_MAX_PARAMS
-#define RTS_MAX_PARAMS RTS_SIZE(8, 16)
+#define RTS_MAX_PARAMS RTS_SIZE(6, 16)
 #endif
 
 /* Longest value of a text parameter (a file name, a command), with its NUL. */
@@ -104,7 +104,7 @@
  * byte of a stack is resident, so this stays far below the 8 MiB default
  * of a POSIX thread. */
 #ifndef RTS_THREAD_STACK_BYTES
-#define RTS_THREAD_STACK_BYTES RTS_SIZE(1536, (256 * 1024))
+#define RTS_THREAD_STACK_BYTES RTS_SIZE(1024, (256 * 1024))
 #endif
 
 /* Stack of the probe's own first thread on an RTOS (the run, the result's
