@@ -4,6 +4,7 @@ Number of a real run."""
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ import jsonschema
 import pytest
 
 import builders
+from rtscope.analysis import spikes
 
 BENCHES = ("lat.wakeup", "lat.preempt", "lat.preempt_timer", "lat.irq")
 CHECKS = {
@@ -133,29 +135,25 @@ def test_without_privilege_the_latency_benches_still_measure(probe):
     assert any("timer slack" in warning for warning in doc["config"]["warnings"])
 
 
+def fifo_hog(cpu: str, *, busy_s: float, every_s: float, name: str | None = None) -> subprocess.Popen[bytes]:
+    """A process at SCHED_FIFO 90 on cpu (above the measuring thread's 80) busy for busy_s every every_s, for
+    3 s; ``name``: its comm, so that a trace can tell it."""
+    rename = f"open('/proc/self/comm', 'w').write({name!r})\n" if name else ""
+    loop = (
+        f"import time\n{rename}end = time.monotonic() + 3\n"
+        "while time.monotonic() < end:\n"
+        f"    t = time.monotonic() + {busy_s}\n"
+        "    while time.monotonic() < t: pass\n"
+        f"    time.sleep({every_s - busy_s})\n"
+    )
+    return subprocess.Popen(["chrt", "-f", "90", "taskset", "-c", cpu, sys.executable, "-c", loop])
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="the injected delay runs at a real-time priority")
 def test_a_delay_injected_on_the_cpu_shows_in_the_maximum(probe, tmp_path):
     cpu = str(os.cpu_count() - 1)
     # Above the measuring thread (fifo 80), on its CPU: a 20 ms busy stretch every 100 ms.
-    hog = subprocess.Popen(
-        [
-            "chrt",
-            "-f",
-            "90",
-            "taskset",
-            "-c",
-            cpu,
-            sys.executable,
-            "-c",
-            (
-                "import time\nend = time.monotonic() + 3\n"
-                "while time.monotonic() < end:\n"
-                "    t = time.monotonic() + 0.02\n"
-                "    while time.monotonic() < t: pass\n"
-                "    time.sleep(0.08)\n"
-            ),
-        ]
-    )
+    hog = fifo_hog(cpu, busy_s=0.02, every_s=0.1)
     try:
         time.sleep(0.2)
         doc = run_probe(probe, "lat.wakeup", "--duration", "1", "--cpus", cpu)
@@ -166,6 +164,92 @@ def test_a_delay_injected_on_the_cpu_shows_in_the_maximum(probe, tmp_path):
     assert metric["threshold"]["over"] >= 5  # about ten stretches in the second, each delays a wake-up
     assert max(value for value in metric["series"]["max"] if value is not None) >= 10e6
     check_series_and_threshold(metric)
+
+
+@pytest.fixture
+def tracefs() -> Path:
+    """tracefs, mounted where the kernel has it and this machine has not mounted it yet (root only)."""
+    mount = Path("/sys/kernel/tracing")
+    if os.geteuid() != 0:
+        pytest.skip("tracing the kernel needs root")
+    if not (mount / "available_tracers").exists():
+        subprocess.run(["mount", "-t", "tracefs", "tracefs", str(mount)], capture_output=True, check=False)
+    if not (mount / "available_tracers").exists():
+        pytest.skip("this kernel has no tracefs to mount")
+    return mount
+
+
+def test_the_trace_at_a_spike_names_the_process_that_held_the_cpu(probe, tracefs, tmp_path):
+    cpu = str(os.cpu_count() - 1)
+    # Above the measuring thread (fifo 80), on its CPU, named so the trace can tell it: 2 ms busy every 50 ms.
+    hog = fifo_hog(cpu, busy_s=0.002, every_s=0.05, name="rtscope-hog")
+    try:
+        time.sleep(0.2)
+        doc = run_probe(
+            probe,
+            "lat.wakeup",
+            "--duration",
+            "1.5",
+            "--cpus",
+            cpu,
+            "--param",
+            "threshold_us=1000",
+            "--param",
+            "trace=each",
+            "--param",
+            "trace_limit=4",
+        )
+    finally:
+        hog.wait(timeout=30)
+    metric = doc["metrics"][0]
+    assert 1 <= metric["checks"]["traced_spikes"] == len(metric["spikes"]) <= 4
+    assert metric["checks"]["trace_failures"] == 0
+    assert not (tracefs / "instances" / "rtscope").exists()  # the instance went with the run
+    culprits = [spikes.explain(spike).culprit for spike in metric["spikes"]]
+    runs = [c.ran_ns for c in culprits if c is not None and c.what.startswith("rtscope-hog (pid ")]
+    assert runs, [c and c.what for c in culprits]  # a VM pause may explain a spike too, not all of them
+    assert all(c.what.endswith(", RT 90)") for c in culprits if c is not None and c.what.startswith("rtscope-hog"))
+    # The injected 2 ms, within 10 %: the trace's own clock, not the hog's.
+    assert 1.8e6 <= statistics.median(runs) <= 2.2e6
+
+
+def test_without_tracefs_the_bench_says_so_and_measures_untraced(probe):
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    if (
+        os.geteuid() != 0
+        or subprocess.run([*nobody, str(probe), "version"], check=False, capture_output=True).returncode
+    ):
+        pytest.skip("drops to nobody from root, who must be able to run the probe where it was built")
+    proc = subprocess.run(
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            str(probe),
+            "run",
+            "lat.wakeup",
+            "--duration",
+            "0.3",
+            "--param",
+            "trace=first",
+            "--quiet",
+            "--json",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["benches"][0]["status"] == "ok" and doc["metrics"][0]["valid"]
+    assert "spikes" not in doc["metrics"][0]
+    [warning] = [w for w in doc["config"]["warnings"] if "trace=first" in w]
+    # "tracefs is not readable by this user: …" where root mounted it, "no tracefs: …" where nobody did.
+    assert warning.startswith("lat.wakeup: trace=first: ") and warning.endswith(": measuring without a trace")
+    assert "tracefs" in warning
 
 
 def test_the_score_of_a_real_run(probe, rtscope_process):

@@ -1,8 +1,8 @@
-"""--target qemu:mps2-an385:freertos: the FreeRTOS image built and booted on QEMU's Cortex-M3 board, the
-defaults a request leaves sized to instruction time, and the progress line of a long run. The
-request's encoding and the bad input need nothing installed; the runs need qemu-system-arm,
-arm-none-eabi-gcc and a FreeRTOS kernel (FREERTOS_KERNEL or ../shared/vendor/FreeRTOS-Kernel), and skip
-saying which is missing."""
+"""--target qemu:mps2-an385:freertos and qemu:mps2-an385:threadx: each kernel's image built and booted on
+QEMU's Cortex-M3 board, the defaults a request leaves sized to instruction time, and the progress line of
+a long run. The request's encoding and the bad input need nothing installed; the runs need
+qemu-system-arm, arm-none-eabi-gcc and the kernel (FREERTOS_KERNEL or ../shared/vendor/FreeRTOS-Kernel;
+THREADX or ../shared/vendor/threadx), and skip saying which is missing."""
 
 import contextlib
 import dataclasses
@@ -72,28 +72,54 @@ def test_the_shift_is_the_linux_guests_unless_asked(spec: str, shift: int):
 
 
 @pytest.mark.parametrize(
-    "spec",
+    ("spec", "shift", "config", "build"),
     [
-        "qemu:mps2-an385:zephyr",
-        "qemu:mps2-an385",
-        "qemu:mps2-an385:freertos:extra",
-        "qemu:mps2-an385:freertos:shift=11",
-        "qemu:mps2-an385:freertos:shift=-1",
-        "qemu:mps2-an385:freertos:mcu=large",
-        "qemu:mps2-an385:freertos:mcu=small:mcu=small",
+        (SPEC, 0, "dev", "freertos-mps2-an385"),
+        (f"{SPEC}:config=bench", 0, "bench", "freertos-mps2-an385-bench"),
+        (f"{SPEC}:config=bench:shift=5", 5, "bench", "freertos-mps2-an385-bench"),
+        (f"{SPEC}:shift=5:config=dev", 5, "dev", "freertos-mps2-an385"),
+        ("qemu:mps2-an385:threadx:config=bench", 0, "bench", "threadx-mps2-an385-bench"),
+        (f"{SPEC}:mcu=small:shift=5", 5, "dev", "freertos-mps2-an385-small"),
+        (f"{SPEC}:config=bench:mcu=small", 0, "bench", "freertos-mps2-an385-bench-small"),
     ],
 )
-def test_an_unknown_board_or_setting_is_one_line(spec: str):
-    with pytest.raises(RtscopeError, match=r"qemu:mps2-an385:freertos\[:shift=N\]\[:mcu=small\]\)$"):
+def test_options_come_in_any_order_and_each_configuration_builds_apart(spec: str, shift: int, config: str, build: str):
+    target = make_target(spec, Path("unused"))
+    assert isinstance(target, QemuBoardTarget)
+    assert (target.shift, target.config, target.image.parent.name) == (shift, config, build)
+
+
+USAGE = (
+    r"\(expected qemu:mps2-an385:freertos\[:shift=N\]\[:config=dev\|bench\]\[:mcu=small\] "
+    r"or qemu:mps2-an385:threadx\[:shift=N\]\[:config=dev\|bench\]\[:mcu=small\]\)$"
+)
+
+
+@pytest.mark.parametrize(
+    ("spec", "why"),
+    [
+        ("qemu:mps2-an385:zephyr", "unknown QEMU board 'qemu:mps2-an385:zephyr'"),
+        ("qemu:mps2-an385", "unknown QEMU board 'qemu:mps2-an385'"),
+        (f"{SPEC}:extra", "no option 'extra'"),
+        (f"{SPEC}:colour=red", "no option 'colour=red'"),
+        (f"{SPEC}:shift=11", "'shift=11' is not shift=N"),
+        (f"{SPEC}:shift=-1", "'shift=-1' is not shift=N"),
+        (f"{SPEC}:config=fast", "'config=fast' is not config=dev|bench"),
+        (f"{SPEC}:config=", "'config=' is not config=dev|bench"),
+        (f"{SPEC}:config=dev:config=bench", "config is given twice"),
+        (f"{SPEC}:mcu=large", "'mcu=large' is not mcu=small"),
+    ],
+)
+def test_an_unknown_board_or_option_is_one_line_naming_what_there_is(spec: str, why: str):
+    with pytest.raises(RtscopeError, match=re.escape(why) + ".*" + USAGE) as raised:
         make_target(spec, Path("unused"))
+    assert "\n" not in str(raised.value)
 
 
-def test_the_microcontroller_build_is_asked_for_by_the_spec_and_built_apart():
-    full = make_target(f"{SPEC}:shift=5", Path("unused"))
-    small = make_target(f"{SPEC}:mcu=small:shift=5", Path("unused"))
-    assert isinstance(full, QemuBoardTarget) and isinstance(small, QemuBoardTarget)
-    assert (full.mcu, small.mcu, small.shift) == (None, "small", 5)
-    assert small.image.parent.name == "freertos-mps2-an385-small" != full.image.parent.name
+def test_a_bad_option_ends_rtscope_with_status_2_before_anything_runs(rtscope):
+    outcome = rtscope("--target", f"{SPEC}:config=fast", "run", "heap.ops")
+    assert outcome.status == 2
+    assert outcome.err.count("\n") == 1 and "'config=fast' is not config=dev|bench" in outcome.err
 
 
 def test_a_missing_kernel_is_one_line_before_anything_runs(tmp_path: Path, rtscope, monkeypatch: pytest.MonkeyPatch):
@@ -103,6 +129,25 @@ def test_a_missing_kernel_is_one_line_before_anything_runs(tmp_path: Path, rtsco
     assert outcome.err == (
         f"rtscope: no FreeRTOS kernel at {tmp_path / 'nowhere'} (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout)\n"
     )
+
+
+def test_a_missing_threadx_kernel_is_one_line_before_anything_runs(
+    tmp_path: Path, rtscope, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("THREADX", str(tmp_path / "nowhere"))
+    outcome = rtscope("--target", "qemu:mps2-an385:threadx", "run", "heap.ops")
+    assert outcome.status == 2
+    assert outcome.err == (
+        f"rtscope: no ThreadX kernel at {tmp_path / 'nowhere'} (set THREADX to an Eclipse ThreadX checkout)\n"
+    )
+
+
+def test_each_kernel_has_its_own_image_and_kernel():
+    freertos, threadx = (QemuBoardTarget(f"qemu:mps2-an385:{os_name}") for os_name in ("freertos", "threadx"))
+    assert freertos.image.parent.name == "freertos-mps2-an385"
+    assert threadx.image.parent.name == "threadx-mps2-an385"
+    assert threadx.kernel == qemu_board.kernel_path({}, REPO / "probe", "threadx")
+    assert threadx.kernel.name == "threadx" and freertos.kernel.name == "FreeRTOS-Kernel"
 
 
 # The runs count an instruction every 32 ns: at the default 1 ns a guest second is 32 times as many
@@ -143,7 +188,78 @@ def test_micro_and_threadmetric_run_on_the_emulated_board(board: QemuBoardTarget
     assert 40 <= metrics["mutex.lock"]["stats"]["p50"] < 1_000_000
     record = board.record()
     assert record["kind"] == "qemu" and record["time_base"] == "instructions"
-    assert record["detail"]["clock"] == "-icount shift=5,sleep=off"
+    assert record["detail"]["clock"] == "-icount shift=5,sleep=off" and record["detail"]["config"] == "dev"
+    manifest = doc["system"]["os_config"]
+    assert manifest["config"] == "dev" and manifest["assertions"] is True and manifest["priorities"] == 101
+    assert manifest["heap"] == "heap_4" and manifest["kernel_version"] == doc["system"]["kernel_release"]
+
+
+@pytest.mark.usefixtures("board_tools")
+def test_the_bench_configuration_builds_apart_runs_and_says_what_it_is():
+    bench = QemuBoardTarget(f"{FAST}:config=bench")
+    doc = bench.run(request("mutex.ops", "tm.preempt", "tm.irq_preempt")).doc
+    assert bench.image.parent.name == "freertos-mps2-an385-bench"
+    assert bench.record()["detail"]["config"] == "bench"
+    manifest = doc["system"]["os_config"]
+    assert {key: manifest[key] for key in ("config", "assertions", "stack_check", "task_selection", "priorities")} == {
+        "config": "bench",
+        "assertions": False,
+        "stack_check": "off",
+        "task_selection": "optimised (the kernel port's)",
+        "priorities": 32,
+    }
+    # Five priorities in a chain above the default, and a thread above an interrupt's: one to one on 32.
+    metrics = {metric["id"]: metric for metric in doc["metrics"]}
+    for metric_id in ("tm.preempt", "tm.irq_preempt", "mutex.lock"):
+        assert metrics[metric_id]["valid"], metrics[metric_id].get("invalid_reason")
+
+
+@slow_fixture(scope="module")
+def threadx_board(board_tools: None) -> QemuBoardTarget:
+    target = QemuBoardTarget("qemu:mps2-an385:threadx:shift=5")
+    marker = qemu_board.KERNELS["threadx"].marker
+    if not (target.kernel / marker).is_file():
+        pytest.skip(f"needs a ThreadX kernel at {target.kernel} (set THREADX)")
+    return target
+
+
+@pytest.mark.usefixtures("board_tools")
+def test_every_suite_that_runs_on_freertos_runs_on_threadx_valid(threadx_board: QemuBoardTarget):
+    doc = threadx_board.run(request("micro", "threadmetric", "latency")).doc
+    assert doc["run"]["status"] == "complete" and doc["run"]["port"] == "threadx"
+    assert doc["system"]["os"] == "ThreadX" and doc["system"]["hostname"] == "mps2-an385"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", doc["system"]["kernel_release"])
+    assert "commit" in doc["system"]["kernel_version"] and "dev configuration" in doc["system"]["kernel_version"]
+    benches = {bench["id"]: bench["status"] for bench in doc["benches"]}
+    assert {
+        "ctxsw.sem",
+        "heap.ops",
+        "thread.ops",
+        "tm.basic",
+        "tm.memory",
+        "tm.irq_preempt",
+        "lat.wakeup",
+        "lat.irq",
+    } <= set(benches)
+    assert all(status == "ok" for status in benches.values()), benches
+    invalid = {metric["id"]: metric.get("invalid_reason") for metric in doc["metrics"] if not metric["valid"]}
+    assert not invalid
+    assert threadx_board.record()["detail"]["threadx_kernel"] == str(threadx_board.kernel)
+
+
+@pytest.mark.usefixtures("board_tools")
+def test_benches_the_board_cannot_run_are_skipped_with_their_reason(board: QemuBoardTarget):
+    doc = board.run(request("wave.square", "lat.timerlat", "crypto.sha256", "clock.read")).doc
+    assert doc["run"]["status"] == "complete"
+    benches = {bench["id"]: (bench["status"], bench["error"]) for bench in doc["benches"]}
+    assert benches["wave.square"] == ("skipped", "this target's port: no files; cannot start processes")
+    assert benches["lat.timerlat"] == ("skipped", "this target's port: no files")
+    assert benches["crypto.sha256"] == (
+        "skipped",
+        "SHA-256: not available in this build of the probe (built without a crypto library)",
+    )
+    assert benches["clock.read"] == ("ok", None)
+    assert {metric["bench"] for metric in doc["metrics"]} == {"clock.read"}
 
 
 @pytest.mark.usefixtures("board_tools")

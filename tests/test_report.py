@@ -176,7 +176,7 @@ def test_a_report_of_every_result_format(rtscope, tmp_path):
     assert "Thread-Metric, relative to its calibration test" in text and "tm.memory" in text
     assert "Worst latency over time" in text and "threshold 100 µs" in text
     assert "! not as requested" in text  # the refused golden run
-    assert "Verdict: which is best" in text and "Comparison: every group" in text
+    assert "Verdict: each factor at equal levels of the others" in text and "Comparison: every group" in text
     # Per metric of samples a histogram and a box plot (6 of time, the v4 wave's 4), per metric with series
     # one more; the Thread-Metric bars; the wave's envelope chart.
     assert len(PLOT.findall(text)) == 2 * (6 + 4) + 4 + 1 + 1
@@ -261,34 +261,24 @@ def section_rows(text: str, anchor: str) -> list[list[str]]:
     ]
 
 
-def test_the_verdict_names_the_best_group_its_margin_and_whether_it_is_real(rtscope, tmp_path):
-    # Cells idle, cpu and memory given worst first: the best (idle, C) and the next best (cpu, B) are not A.
+def verdict_lines(text: str) -> list[str]:
+    """The verdict's lines (its list items, as plain text), factor by factor."""
+    section = text[text.index('<section id="verdict">') : text.index('<section id="', text.index('id="verdict"') + 1)]
+    section = re.split(r"<section id=\"(?!verdict)", section)[0]
+    return [html.unescape(re.sub(r"<[^>]+>", "", item)) for item in re.findall(r"<li>(.*?)</li>", section)]
+
+
+def test_the_verdict_names_the_best_level_of_each_factor_its_margin_and_whether_it_is_real(rtscope, tmp_path):
+    # Cells idle, cpu and memory given worst first: the best (idle) and the next best (cpu) are not the first.
     runs = write_campaign_runs(tmp_path / "campaign", 6, repetitions=2, windows=10)[::-1]
     text = report(rtscope, tmp_path, *runs)
     assert text.index('id="verdict"') < text.index('id="runs"')  # the page opens with it
-    rows = section_rows(text, "verdict")
-    assert rows[0] == [
-        "metric",
-        "stat",
-        "best",
-        "its figure",
-        "better by",
-        "next best",
-        "its figure",
-        "real difference?",
+    assert "Factors, the campaign&#x27;s axes: load (memory, cpu, idle). 3 cells, 2 runs each." in text
+    lines = verdict_lines(text)
+    assert lines[:2] == [
+        "lat.wakeup p50: idle best, ahead of cpu: 22.5 µs → 15.0 µs, 1.50× lower, real",
+        "lat.wakeup p99: idle best, ahead of cpu: 31.5 µs → 21.0 µs, 1.50× lower, real",
     ]
-    assert rows[1] == [
-        "lat.wakeup",
-        "p50",
-        "C load=idle",
-        "15.0 µs",
-        "1.50× lower",
-        "B load=cpu",
-        "22.5 µs",
-        "yes p<0.001 CI",
-    ]
-    assert [row[:3] for row in rows[2:4]] == [["", "p99", "C load=idle"], ["", "max", "C load=idle"]]
-    assert '<span class="good">yes p&lt;0.001 CI</span>' in text
     # The comparison below it holds every figure, against A.
     assert [
         "lat.wakeup",
@@ -312,12 +302,11 @@ def test_the_verdict_on_iterations_is_the_highest(rtscope, tmp_path):
             builders.count_metric("tm.sync", [sync, sync + 10, sync - 10], baseline_ratio=sync / 1000),
         ]
         paths.append(builders.write(tmp_path / f"{run_id}.json", doc))
-    rows = section_rows(report(rtscope, tmp_path, *paths), "verdict")
-    # Three periods against three: never significant (exact Mann–Whitney p = 0.1). No row of the ratio to
-    # tm.basic: compare tests the median it is the ratio of.
-    assert rows[1:] == [
-        ["tm.basic", "p50", "A sync 1000", "1,000", "equal", "B sync 3000", "1,000", "no p=1.000 MW"],
-        ["tm.sync", "p50", "B sync 3000", "3,000", "3.00× higher", "A sync 1000", "1,000", "no p=0.100 MW"],
+    # Three periods against three: never significant (exact Mann–Whitney p = 0.1). A per-period metric is
+    # answered on its median period, the best the highest.
+    assert verdict_lines(report(rtscope, tmp_path, *paths)) == [
+        "tm.basic p50: no real difference (sync 1000 1,000, sync 3000 1,000: p=1.000 MW)",
+        "tm.sync p50: no real difference (sync 3000 3,000, sync 1000 1,000: p=0.100 MW)",
     ]
 
 
@@ -327,16 +316,11 @@ def test_labels_and_units_of_format_4(rtscope, tmp_path):
         for n, (run_id, percent) in enumerate((("a", 5.0), ("b", 2.5)))
     ]
     text = report(rtscope, tmp_path, *paths)
-    wave = next(row for row in section_rows(text, "verdict") if row[0].startswith("wave"))
-    assert wave[:7] == [
-        "wave.period_error{model=python}",
-        "model=python",
-        "p50",
-        "B fixture-host bbbbbbbb",
-        "2.50 %",
-        "2.00× lower",
-        "A fixture-host aaaaaaaa",
-    ]
+    # The two runs differ in nothing they record: each run is a level.
+    assert "run (aaaaaaaa or bbbbbbbb)" in text
+    assert "wave.period_error{model=python} p50: bbbbbbbb beats aaaaaaaa: 5.00 % → 2.50 %, 2.00× lower, real" in (
+        verdict_lines(text)
+    )
     # Each plot's value axis in the metric's unit.
     for metric_id, label in (
         ("wave.period_error{model=python}", "percentage, % (log scale)"),
@@ -347,19 +331,23 @@ def test_labels_and_units_of_format_4(rtscope, tmp_path):
             assert f">{label}</text>" in svg_text
 
 
-def test_no_verdict_for_one_run_and_why_not_when_compare_refuses(rtscope, tmp_path):
+def test_no_verdict_for_one_run_nor_for_repetitions_of_one_cell_but_one_beyond_compare_s_table(rtscope, tmp_path):
     assert 'id="verdict"' not in report(rtscope, tmp_path, GOLDEN[0])
     text = report(rtscope, tmp_path, *write_campaign_runs(tmp_path / "campaign", 2, repetitions=2, windows=5))
-    assert "No verdict: compare needs two or more runs or groups, not 1 (2 runs by cell)." in text
+    assert "No factor: the campaign&#x27;s axes have one level each among these runs, which repeat one cell." in text
     assert 'id="comparison"' not in text and "Run B lab: load=idle #2" in text
     many = [
         builders.write(
-            tmp_path / f"{n}.json", builders.result_doc(run_id=f"{n:02x}" * 8, benches={"ctxsw.sem": 3000.0 + n})
+            tmp_path / f"{n}.json", builders.result_doc(run_id=f"{n:02x}" * 8, benches={"ctxsw.sem": 3000.0 + 100 * n})
         )
         for n in range(len(LETTERS) + 1)
     ]
+    # More groups than compare's table has letters: the verdict answers them all, the table is left out.
     text = report(rtscope, tmp_path, *many)
-    assert "No verdict: compare takes at most 26 groups, not 27 (by run)." in text and 'id="run-AA"' in text
+    assert 'id="comparison"' not in text and 'id="run-AA"' in text
+    assert "ctxsw.sem p50: 00000000 best, ahead of 01010101: 3.08 µs → 2.98 µs, 1.03× lower, real" in verdict_lines(
+        text
+    )
 
 
 @pytest.mark.parametrize(

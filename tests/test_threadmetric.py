@@ -1,5 +1,6 @@
 """The Thread-Metric suite (tm.*), run briefly by the real probe: per-period counts, the ratio to
-tm.basic, the checks each test records, and the verdict without strict priorities."""
+tm.basic, the checks each test records (the harness's share among them), the interrupt tests counting
+interrupts, and the verdict without strict priorities; and the report's table of harness shares."""
 
 import json
 import signal
@@ -12,6 +13,7 @@ import jsonschema
 import pytest
 
 import builders
+from test_report import report, section_rows
 
 TESTS = ("tm.basic", "tm.coop", "tm.preempt", "tm.irq", "tm.irq_preempt", "tm.message", "tm.sync", "tm.memory")
 PERIODS = 3
@@ -23,6 +25,8 @@ COMMON_CHECKS = {
     "same_cpu": True,
     "reporter_late_max_us": None,
     "counters_monotonic": True,
+    "harness_ns_per_pass": None,
+    "harness_share": None,
 }
 OWN_CHECKS: dict[str, dict[str, Any]] = {
     "tm.basic": {"work_verified": True},
@@ -30,9 +34,9 @@ OWN_CHECKS: dict[str, dict[str, Any]] = {
     "tm.preempt": {"counters_spread_max": None, "preemptions_expected": None, "preemptions_observed": None},
     "tm.irq": {"counters_spread_max": None, "interrupts": None, "take_failed": False},
     "tm.irq_preempt": {"counters_spread_max": None, "preemptions_expected": None, "preemptions_observed": None},
-    "tm.message": {"messages_corrupted": 0, "queue_failed": False},
+    "tm.message": {"message_intact": True, "queue_failed": False},
     "tm.sync": {"sem_failed": False},
-    "tm.memory": {"pool_failed": False},
+    "tm.memory": {"pool_failed": False, "blocks_after": 16},
 }
 STRICT_PRIORITIES_NEEDED = "Thread-Metric needs strict priorities on one CPU"
 
@@ -107,6 +111,35 @@ def test_each_test_records_its_checks_and_is_valid_exactly_when_priorities_were_
         assert m["checks"]["preemptions_observed"] == m["checks"]["preemptions_expected"] > 0
 
 
+@pytest.mark.parametrize("test", ["tm.irq", "tm.irq_preempt"])
+def test_the_interrupt_tests_count_interrupts_not_the_sum_of_their_counters(brief, test):
+    """Thread-Metric reports the interrupts handled; the handler's and the threads' counters are checks
+    that agree with it within one, so the periods add up to about the interrupts, not two or three times
+    as many."""
+    m = metrics_of(brief)[test]
+    if not m["valid"]:
+        pytest.skip("no strict priorities here")
+    interrupts_in_periods = sum(m["periods"])
+    if "interrupts" in m["checks"]:
+        # Every interrupt of the test: the measured periods hold most of them, never more.
+        assert 0.5 * m["checks"]["interrupts"] < interrupts_in_periods <= m["checks"]["interrupts"] + PERIODS
+    if "preemptions_expected" in m["checks"]:
+        # One preemption per interrupt: the periods count each once.
+        assert 0.5 * m["checks"]["preemptions_expected"] < interrupts_in_periods
+        assert interrupts_in_periods <= m["checks"]["preemptions_expected"] + PERIODS
+
+
+@pytest.mark.parametrize("test", TESTS)
+def test_each_test_says_what_its_harness_took(brief, test):
+    """The loop without its work, timed before the periods: a positive cost per pass, and a share of the
+    measured time between 0 and 1 (tm.basic's passes are long, so its share is small)."""
+    checks = metrics_of(brief)[test]["checks"]
+    assert checks["harness_ns_per_pass"] > 0
+    assert 0 < checks["harness_share"] < 1
+    if test == "tm.basic":
+        assert checks["harness_share"] < 0.05
+
+
 def test_ratios_are_medians_over_the_calibration_median(brief):
     metrics = metrics_of(brief)
     basic = metrics["tm.basic"]["stats"]["p50"]
@@ -157,3 +190,17 @@ def test_bad_periods_are_refused_in_one_line(probe, param, message):
     )
     assert proc.returncode == 2
     assert proc.stderr == f"rtscope-probe: {message}\n"
+
+
+def test_the_report_shows_each_runs_harness_share_per_test(rtscope, tmp_path):
+    doc = builders.result_doc(run_id="00000000000000a1", benches={})
+    doc["metrics"] = [
+        builders.count_metric(metric_id, [1000, 1010, 990], baseline_ratio=ratio)
+        for metric_id, ratio in (("tm.basic", 1.0), ("tm.coop", 0.5), ("tm.sync", 2.0))
+    ]
+    doc["metrics"][0]["checks"]["harness_share"] = 0.0009
+    doc["metrics"][1]["checks"]["harness_share"] = 0.086
+    text = report(rtscope, tmp_path, builders.write(tmp_path / "a1.json", doc))
+    rows = section_rows(text, "thread-metric")
+    # tm.sync recorded none (a result from before harness shares): a dash.
+    assert rows == [["run", "tm.basic", "tm.coop", "tm.sync"], ["A", "0.1 %", "8.6 %", "—"]]

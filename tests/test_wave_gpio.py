@@ -151,23 +151,28 @@ def test_a_custom_program_is_told_the_chip_and_line(probe, fake_gpio, tmp_path):
     assert ran.returncode == 1 and _error(doc).startswith("the generator never toggled the pin")
 
 
+def test_a_machine_without_the_chip_skips_it_saying_why(probe, tmp_path):
+    ran, doc = _run(probe, tmp_path, "pin=gpio", "model=c-file", f"chip={tmp_path}/gpiochip9")
+    assert ran.returncode == 0 and doc["run"]["status"] == "complete"
+    assert doc["benches"][0]["status"] == "skipped" and doc["metrics"] == []
+    assert _error(doc) == (
+        f"pin gpio: cannot open {tmp_path}/gpiochip9: No such file or directory (it needs a board's GPIO chip; "
+        "pin=shared works everywhere)"
+    )
+
+
+def test_a_file_that_is_not_a_gpio_chip_fails_it_in_one_line(probe, tmp_path):
+    ran, doc = _run(probe, tmp_path, "pin=gpio", "model=c-file", "chip=/dev/null")
+    assert ran.returncode == 1 and doc["metrics"] == []
+    assert _error(doc) == (
+        "pin gpio: /dev/null is not a GPIO chip (or its kernel predates the v2 uAPI, Linux 5.10) (it needs a board's "
+        "GPIO chip with out_line wired to in_line; pin=shared works everywhere)"
+    )
+
+
 @pytest.mark.parametrize(
     ("params", "error"),
     [
-        (
-            ("model=c-file", "chip={tmp}/gpiochip9"),
-            (
-                "pin gpio: cannot open {tmp}/gpiochip9: No such file or directory (it needs a board's GPIO chip "
-                "with out_line wired to in_line; pin=shared works everywhere)"
-            ),
-        ),
-        (
-            ("model=c-file", "chip=/dev/null"),
-            (
-                "pin gpio: /dev/null is not a GPIO chip (or its kernel predates the v2 uAPI, Linux 5.10) (it needs "
-                "a board's GPIO chip with out_line wired to in_line; pin=shared works everywhere)"
-            ),
-        ),
         (
             ("model=c-file", "in_line=4", "out_line=4"),
             "pin gpio: in_line and out_line are both 4; the observer's input is another line, wired to the output",
@@ -188,10 +193,14 @@ def test_a_custom_program_is_told_the_chip_and_line(probe, fake_gpio, tmp_path):
         ),
     ],
 )
-def test_where_gpio_cannot_run_it_says_so_in_one_line(probe, tmp_path, params, error):
-    ran, doc = _run(probe, tmp_path, "pin=gpio", *(p.replace("{tmp}", str(tmp_path)) for p in params))
-    assert ran.returncode == 1 and _error(doc) == error.replace("{tmp}", str(tmp_path))
-    assert doc["metrics"] == []
+def test_parameters_that_cannot_go_together_are_refused_before_the_run(probe, tmp_path, params, error):
+    out = tmp_path / "run.json"
+    argv = [str(probe), "run", "wave.square", "--quiet", "--json", str(out), "--param", "pin=gpio"]
+    for param in params:
+        argv += ["--param", param]
+    ran = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert ran.returncode == 2 and ran.stderr == f"rtscope-probe: bench wave.square: {error}\n"
+    assert not out.exists()
 
 
 @pytest.mark.parametrize(

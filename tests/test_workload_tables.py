@@ -141,7 +141,9 @@ def test_the_study_is_data_in_the_package_with_its_source():
     assert [t.exec_ns for t in study.times_at(32, "all")] == [0.858e6, 1.205e6, 1.010e6]
     assert [(t.os, t.bytes_per_s) for t in study.throughputs("crypto.sha256")] == [("MQX", 0.55e6), ("uClinux", 0.53e6)]
     assert study.throughputs("crypto.aes128_gcm") == []
-    with pytest.raises(Exception, match="no published figures called 'nope' \\(there are: twr-k70"):
+    with pytest.raises(
+        Exception, match="no published figures called 'nope' \\(there are: threadx-thread-metric, twr-k70, zeph"
+    ):
         published.load("nope")
 
 

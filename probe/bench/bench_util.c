@@ -64,9 +64,18 @@ void bench_periodic_wakeups(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns, uin
         /* 2. Read the clock first thing after waking. */
         now = rts_time_ns();
         /* 3. Record lateness (the first warm-up wake-ups are dropped). */
-        if (out->wakeups++ >= warmup)
+        if (out->wakeups++ >= warmup) {
             rts_metric_add_at(m, (double)(now - next), next);
-        /* 4. Plan the next wake-up; periods missed entirely are overruns. */
+            /* 4. Over the threshold: keep the kernel's trace, then skip the periods its reading took. */
+            if (spike_trace_sample(out->tracer, m, next, now)) {
+                now = rts_time_ns();
+                while (next + interval_ns <= now) {
+                    next += interval_ns;
+                    out->trace_skipped++;
+                }
+            }
+        }
+        /* 5. Plan the next wake-up; periods missed entirely are overruns. */
         next += interval_ns;
         while (next <= now) {
             next += interval_ns;

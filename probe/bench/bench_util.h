@@ -7,6 +7,7 @@
 #define RTSCOPE_BENCH_UTIL_H
 
 #include "rtscope/bench.h"
+#include "spike_trace.h"
 
 /* A count, or a round number, that threads share: as wide as a pointer, so
  * that its atomics are the CPU's plain loads and stores everywhere (64 bits
@@ -34,6 +35,8 @@ static inline uint64_t bench_read(const bench_counter *counter)
 /* The parameters of the per-operation benches. */
 #define BENCH_PARAM_COUNT \
     { "count", "0", 0, 1e12, true, "stop after this many samples of each metric (0: run for the duration)" }
+#define BENCH_PARAM_THRESHOLD \
+    { "threshold_us", "100", 0, 1e7, false, "count the samples above this latency in microseconds (0: none)" }
 #define BENCH_PARAM_WARMUP(def_text) \
     { "warmup", def_text, 0, 1e9, true, "operations of each kind before recording" }
 
@@ -70,9 +73,12 @@ bool bench_run_measurer(rts_ctx *ctx, const char *name, int cpu, int prio_offset
  * call (threads given one origin wake together), and record each wake-up's
  * lateness (actual minus planned) in m at its planned time, the first
  * warmup wake-ups excepted. Counts the wake-ups and the periods missed
- * entirely (overruns). */
+ * entirely (overruns). With a tracer, a wake-up over m's threshold keeps the
+ * kernel's trace (spike_trace.h); the periods that pass while it is read
+ * are not measured and are counted apart (trace_skipped), not as overruns. */
 typedef struct {
-    uint64_t wakeups, overruns;
+    spike_tracer *tracer; /* given by the caller; NULL: no trace */
+    uint64_t wakeups, overruns, trace_skipped;
 } bench_periodic;
 void bench_periodic_wakeups(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns, uint64_t interval_ns, uint64_t warmup,
                             bench_periodic *out);

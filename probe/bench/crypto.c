@@ -150,8 +150,8 @@ static bool size_ok(const rts_ctx *ctx, const char *id, char *why, size_t whysiz
     return false;
 }
 
-/* The known answer, before anything is allocated or timed (a build
- * without a library fails it: not available); false after rts_ctx_fail. */
+/* The known answer, before anything is allocated or timed; false after
+ * rts_ctx_fail. */
 static bool ready(crypto_state *s)
 {
     char why[RTS_MESSAGE_TEXT];
@@ -199,6 +199,16 @@ static rts_metric *throughput_metric(crypto_state *s)
     return m;
 }
 
+/* Whether the build's library has the algorithm: a session of it opens
+ * (never where the build has no library). */
+static bool library_has(const char *id, char *why, size_t whysize)
+{
+    static const uint8_t key[CRYPTO_MAX_KEY_BYTES];
+    crypto_session *session = crypto_open(find_algorithm(id), key, why, whysize);
+    crypto_close(session);
+    return session != NULL;
+}
+
 static int measure(rts_ctx *ctx, const char *id)
 {
     const crypto_algorithm *alg = find_algorithm(id);
@@ -233,12 +243,14 @@ static const rts_param_decl params[] = {
     {                                                                                                             \
         .id = id_, .summary = title_ ": bytes/s over messages of size bytes, through the build's crypto library", \
         .metrics = (const char *const[]){ id_, NULL }, .params = params,                                          \
-        .nparams = sizeof params / sizeof params[0], .params_ok = name_##_ok, .run = run_##name_,                 \
+        .nparams = sizeof params / sizeof params[0], .params_ok = name_##_ok, .can_run = can_##name_,           \
+        .run = run_##name_,                                                                                       \
     }
 
 /* One bench per algorithm of crypto_algorithms[], found by its id. */
 #define CRYPTO_ENTRY_POINTS(id_, name_)                                                                     \
     static bool name_##_ok(const rts_ctx *ctx, char *why, size_t whysize) { return size_ok(ctx, id_, why, whysize); } \
+    static bool can_##name_(const rts_ctx *ctx, char *why, size_t whysize) { (void)ctx; return library_has(id_, why, whysize); } \
     static int run_##name_(rts_ctx *ctx) { return measure(ctx, id_); }
 CRYPTO_ENTRY_POINTS(CRYPTO_ID_AES128_CBC, aes128_cbc)
 CRYPTO_ENTRY_POINTS(CRYPTO_ID_AES128_GCM, aes128_gcm)

@@ -104,9 +104,11 @@ static int run_timer(rts_ctx *ctx)
                                                          "first instruction", s.origin_ns);
     if (!s.m)
         return 1;
+    s.m->threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
     rts_thread *low = rts_ctx_spawn(ctx, "lat-preempt-spin", cpu, -1, spinner, &s);
     if (!low)
         return 1;
+    s.counts.tracer = spike_trace_start(ctx, s.m);
     bool ran = bench_run_measurer(ctx, "lat-preempt-high", cpu, 0, sleeper, &s, s.m);
     rts_ctx_stop(ctx);
     rts_thread_join(low);
@@ -114,6 +116,9 @@ static int run_timer(rts_ctx *ctx)
     rts_metric_check_int(s.m, "interval_ns", (long long)s.interval_ns);
     rts_metric_check_int(s.m, "wakeups", (long long)s.counts.wakeups);
     rts_metric_check_int(s.m, "overruns", (long long)s.counts.overruns);
+    if (s.counts.tracer)
+        rts_metric_check_int(s.m, "trace_skipped", (long long)s.counts.trace_skipped);
+    spike_trace_stop(ctx, s.counts.tracer, s.m);
     rts_metric_check_int(s.m, "low_spins", (long long)spins);
     bench_check_same_cpu(s.m, &s.high_watch, &s.low_watch);
     if (ran && spins == 0)
@@ -145,6 +150,8 @@ static const rts_param_decl timer_params[] = {
     { "interval_us", "1000", 10, 10000000, false, "period of the higher-priority thread in microseconds" },
     RTS_PARAM_CPU("the last CPU"),
     { "warmup", "0", 0, 1e9, true, "wake-ups not recorded at the start" },
+    BENCH_PARAM_THRESHOLD,
+    SPIKE_TRACE_PARAMS,
 };
 
 static const char *const timer_metrics[] = { "lat.preempt_timer", NULL };

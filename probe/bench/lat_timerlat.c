@@ -8,19 +8,19 @@
  * CPUs), lets it run for the duration and reads its trace afterwards: no
  * sample is timed by the probe's clock, so the source is the kernel's own
  * view, which lat.irq's POSIX timer signal cannot give. The tracer is set
- * back to nop after. The bench fails, saying why, where the kernel has no
- * timerlat tracer (Debian's stock amd64 kernel) or tracefs cannot be written
- * (not root). A trace that lost events, or holds far fewer activations than
- * the period and duration ask, makes the metrics invalid.
+ * back to nop after. The bench is skipped, saying why, where there is no
+ * tracefs or the kernel has no timerlat tracer (Debian's stock amd64
+ * kernel): the target cannot run it. It fails where tracefs is there but
+ * not for this user (not root): a privilege, not the target, is missing. A
+ * trace that lost events, or holds far fewer activations than the period
+ * and duration ask, makes the metrics invalid.
  */
 #include "bench_util.h"
+#include "tracefs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Where tracefs is mounted: its own mount point, else under debugfs. */
-static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 
 typedef struct {
     rts_metric *irq, *thread;
@@ -29,36 +29,11 @@ typedef struct {
     uint64_t irq_samples, thread_samples, lost;
 } timerlat_trace;
 
-/* Read the whole (small) file path into buf; false when it cannot be read. */
-static bool read_small(const char *path, char *buf, size_t size)
-{
-    rts_file *f;
-    char why[160];
-    size_t got = 0;
-    if (rts_file_open(&f, path, why, sizeof why) != RTS_OK)
-        return false;
-    bool ok = rts_file_read(f, buf, size - 1, &got) == RTS_OK;
-    rts_file_close(f);
-    buf[got] = '\0';
-    return ok;
-}
-
-/* Whether the space-separated list text holds the word. */
-static bool has_word(const char *text, const char *word)
-{
-    size_t n = strlen(word);
-    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
-        if ((p == text || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
-            return true;
-    return false;
-}
-
 /* Write text to the tracefs file name under dir; fails the bench on error. */
 static bool set(rts_ctx *ctx, const char *dir, const char *name, const char *text)
 {
-    char path[128], why[200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (rts_file_write_text(path, text, why, sizeof why) == RTS_OK)
+    char why[200];
+    if (tracefs_write(dir, name, text, why, sizeof why))
         return true;
     rts_ctx_fail(ctx, "%s", why);
     return false;
@@ -68,15 +43,16 @@ static bool set(rts_ctx *ctx, const char *dir, const char *name, const char *tex
  * report if it cannot be (setting it failed the bench already). */
 static void restore(const char *dir, const char *name, const char *text)
 {
-    char path[128], why[200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    rts_file_write_text(path, text, why, sizeof why);
+    char why[200];
+    tracefs_write(dir, name, text, why, sizeof why);
 }
 
 /* One line of the trace: "TASK-PID [CPU] FLAGS SECONDS.MICROS: #N context
  * irq|thread timer_latency NS ns", or "CPU:N [LOST M EVENTS]". */
-static void parse_line(timerlat_trace *t, const char *line)
+static void parse_line(void *arg, const char *line, size_t n)
 {
+    (void)n;
+    timerlat_trace *t = arg;
     const char *lost = strstr(line, "[LOST ");
     if (lost) {
         t->lost += strtoull(lost + 6, NULL, 10);
@@ -112,31 +88,35 @@ static void parse_line(timerlat_trace *t, const char *line)
     }
 }
 
-/* Read the trace file under dir line by line into t; false (the bench
- * failed) when it cannot be read. */
+/* Read the trace file under dir into t; false (the bench failed) when it
+ * cannot be read. */
 static bool read_trace(rts_ctx *ctx, const char *dir, timerlat_trace *t)
 {
-    char path[128], why[200], chunk[4096], line[512];
-    size_t used = 0, got;
+    char path[128], why[200];
     snprintf(path, sizeof path, "%s/trace", dir);
-    rts_file *f;
-    if (rts_file_open(&f, path, why, sizeof why) != RTS_OK) {
-        rts_ctx_fail(ctx, "%s", why);
+    if (tracefs_read_lines(path, parse_line, t, why, sizeof why))
+        return true;
+    rts_ctx_fail(ctx, "%s", why);
+    return false;
+}
+
+/* The target has tracefs with a timerlat tracer; unreadable tracefs is let
+ * through, for run to fail on: that is a missing privilege. */
+static bool can_run(const rts_ctx *ctx, char *why, size_t whysize)
+{
+    (void)ctx;
+    char tracers[512] = "";
+    bool denied;
+    const char *dir = tracefs_find(tracers, sizeof tracers, &denied, why, whysize);
+    if (denied)
+        return true;
+    if (!dir)
+        return false;
+    if (!tracefs_has_word(tracers, "timerlat")) {
+        tracers[strcspn(tracers, "\n")] = '\0';
+        snprintf(why, whysize, "the kernel has no timerlat tracer (its tracers: %s)", tracers);
         return false;
     }
-    while (rts_file_read(f, chunk, sizeof chunk, &got) == RTS_OK && got > 0)
-        for (size_t i = 0; i < got; i++) {
-            if (chunk[i] != '\n') {
-                if (used < sizeof line - 1)
-                    line[used++] = chunk[i];
-                continue;
-            }
-            line[used] = '\0';
-            if (line[0] != '#')
-                parse_line(t, line);
-            used = 0;
-        }
-    rts_file_close(f);
     return true;
 }
 
@@ -144,22 +124,11 @@ static int run(rts_ctx *ctx)
 {
     uint64_t period_us = (uint64_t)rts_ctx_param(ctx, "period_us");
     int cpu = rts_ctx_cpu(ctx, -1);
-    const char *dir = NULL;
-    char tracers[512] = "";
-    for (size_t i = 0; i < sizeof tracefs_dirs / sizeof tracefs_dirs[0] && !dir; i++) {
-        char path[128];
-        snprintf(path, sizeof path, "%s/available_tracers", tracefs_dirs[i]);
-        if (read_small(path, tracers, sizeof tracers))
-            dir = tracefs_dirs[i];
-    }
-    if (!dir) {
-        rts_ctx_fail(ctx, "no tracefs: cannot read available_tracers in %s or %s", tracefs_dirs[0],
-                     tracefs_dirs[1]);
-        return 1;
-    }
-    if (!has_word(tracers, "timerlat")) {
-        tracers[strcspn(tracers, "\n")] = '\0';
-        rts_ctx_fail(ctx, "the kernel has no timerlat tracer (its tracers: %s)", tracers);
+    char tracers[512] = "", why[200];
+    bool denied;
+    const char *dir = tracefs_find(tracers, sizeof tracers, &denied, why, sizeof why);
+    if (!dir) { /* can_run found timerlat, or let this through: tracefs is there, not for this user */
+        rts_ctx_fail(ctx, "%s", why);
         return 1;
     }
     timerlat_trace t = { .origin_ns = rts_time_ns() };
@@ -224,5 +193,6 @@ RTS_BENCH_DEFINE(rts_bench_lat_timerlat) = {
     .params = params,
     .nparams = sizeof params / sizeof params[0],
     .needs_caps = RTS_CAP_FILES,
+    .can_run = can_run,
     .run = run,
 };

@@ -55,6 +55,8 @@ static void check_thread(wakeup_thread *t, int nthreads)
     rts_metric_check_int(t->m, "interval_ns", (long long)t->interval_ns);
     rts_metric_check_int(t->m, "wakeups", (long long)t->counts.wakeups);
     rts_metric_check_int(t->m, "overruns", (long long)t->counts.overruns);
+    if (t->counts.tracer)
+        rts_metric_check_int(t->m, "trace_skipped", (long long)t->counts.trace_skipped);
     if (t->cpu >= 0)
         bench_check_same_cpu(t->m, &t->watch, NULL);
 }
@@ -62,12 +64,13 @@ static void check_thread(wakeup_thread *t, int nthreads)
 /* lat.wakeup over several threads: their samples merged, their counts summed. */
 static void merge_threads(rts_metric *all, const wakeup_thread *threads, int n)
 {
-    long long wakeups = 0, overruns = 0;
+    long long wakeups = 0, overruns = 0, trace_skipped = 0;
     for (int i = 0; i < n; i++) {
         const rts_metric *m = threads[i].m;
         rts_metric_merge(all, m);
         wakeups += (long long)threads[i].counts.wakeups;
         overruns += (long long)threads[i].counts.overruns;
+        trace_skipped += (long long)threads[i].counts.trace_skipped;
         if (m->invalid)
             rts_metric_invalidate(all, "%s: %s", m->id, m->invalid_reason);
     }
@@ -75,6 +78,8 @@ static void merge_threads(rts_metric *all, const wakeup_thread *threads, int n)
     rts_metric_check_int(all, "interval_ns", (long long)threads[0].interval_ns);
     rts_metric_check_int(all, "wakeups", wakeups);
     rts_metric_check_int(all, "overruns", overruns);
+    if (threads[0].counts.tracer)
+        rts_metric_check_int(all, "trace_skipped", trace_skipped);
 }
 
 static int run(rts_ctx *ctx)
@@ -94,12 +99,14 @@ static int run(rts_ctx *ctx)
     rts_ctx_param_set(ctx, "duration_s", rts_ctx_planned_s(ctx));
     uint64_t interval_ns = (uint64_t)(rts_ctx_param(ctx, "interval_us") * 1000.0);
     uint64_t warmup = (uint64_t)rts_ctx_param(ctx, "warmup");
+    spike_tracer *tracer = spike_trace_start(ctx, all);
     bool ok = true;
     int started = 0;
     for (int i = 0; ok && i < n; i++) {
         wakeup_thread *t = &threads[i];
         *t = (wakeup_thread){
             .ctx = ctx, .cpu = cpus[i], .origin_ns = origin, .interval_ns = interval_ns, .warmup = warmup,
+            .counts = { .tracer = tracer },
         };
         t->m = thread_metric(ctx, t, all, n);
         t->thread = t->m ? rts_ctx_spawn(ctx, "lat-wakeup", t->cpu, 0, measurer, t) : NULL;
@@ -115,6 +122,7 @@ static int run(rts_ctx *ctx)
     }
     if (ok && n > 1)
         merge_threads(all, threads, n);
+    spike_trace_stop(ctx, tracer, all);
     rts_heap_free(threads);
     return ok ? 0 : 1;
 }
@@ -129,8 +137,9 @@ static const rts_param_decl params[] = {
     { "interval_us", "1000", 10, 10000000, false, "period of each measuring thread in microseconds" },
     { "cpu", "-1", -1, RTS_MAX_CPUS - 1, true, "one thread on this CPU; -1: one per CPU of --cpus, else one unpinned" },
     { "warmup", "0", 0, 1e9, true, "wake-ups of each thread not recorded at the start" },
-    { "threshold_us", "100", 0, 1e7, false, "count the samples above this latency in microseconds (0: none)" },
+    BENCH_PARAM_THRESHOLD,
     { "duration_s", "0", 0, 1e7, false, "measuring time in seconds; 0: the run's --duration" },
+    SPIKE_TRACE_PARAMS,
 };
 
 static const char *const metrics[] = { "lat.wakeup", "lat.wakeup.cpu<N>", NULL };

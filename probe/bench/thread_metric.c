@@ -14,15 +14,21 @@ const rts_param_decl tm_params[TM_NPARAMS] = {
     RTS_PARAM_CPU("the last CPU"),
 };
 
+/* How long the loops run without their work, to time the harness: long
+ * enough for many passes, short beside the periods. */
+static double calibration_s(double period_s) { return fmin(period_s / 10, 1.0); }
+
 double tm_planned_s(const rts_ctx *ctx)
 {
-    return rts_ctx_param(ctx, "period") * rts_ctx_param(ctx, "periods") + TM_START_S;
+    double period_s = rts_ctx_param(ctx, "period");
+    return calibration_s(period_s) + period_s * rts_ctx_param(ctx, "periods") + TM_START_S;
 }
 
 bool tm_init(tm_test *t, rts_ctx *ctx, const char *id, const char *description, void *state)
 {
     t->ctx = ctx;
     t->state = state;
+    atomic_store(&t->phase, TM_CALIBRATING);
     t->m = rts_ctx_count_metric(ctx, id, description, rts_ctx_param(ctx, "period"),
                                 (uint64_t)rts_ctx_param(ctx, "periods"), TM_BASELINE);
     if (!t->m)
@@ -40,10 +46,10 @@ bool tm_init(tm_test *t, rts_ctx *ctx, const char *id, const char *description, 
     return true;
 }
 
-void tm_add_counter(tm_test *t, bench_counter *counter)
+void tm_add_counter(tm_test *t, bench_counter *counter, unsigned role)
 {
     if (t->ncounters < TM_MAX_COUNTERS)
-        t->counters[t->ncounters++] = counter;
+        t->counters[t->ncounters++] = (tm_counter){ .counter = counter, .role = role };
 }
 
 bool tm_spawn(tm_test *t, const char *name, int prio_offset, void (*fn)(void *))
@@ -65,41 +71,88 @@ void tm_thread_begin(tm_thread *th) { bench_watch_begin(&th->watch, th->t->cpu);
 
 void tm_thread_end(tm_thread *th) { bench_watch_end(&th->watch); }
 
-/* Sum the counters, and note how far the farthest is from their mean. */
-static uint64_t read_counters(tm_test *t)
+/* The sum of the counters whose role includes role. */
+static uint64_t sum_of(const tm_test *t, unsigned role)
 {
-    uint64_t values[TM_MAX_COUNTERS], sum = 0;
+    uint64_t sum = 0;
     for (unsigned i = 0; i < t->ncounters; i++)
-        sum += values[i] = bench_read(t->counters[i]);
-    double mean = (double)sum / t->ncounters;
-    for (unsigned i = 0; i < t->ncounters; i++)
-        t->spread_max = fmax(t->spread_max, fabs((double)values[i] - mean));
+        if (t->counters[i].role & role)
+            sum += bench_read(t->counters[i].counter);
     return sum;
 }
 
-/* The reporting thread: at the end of each period, the iterations it held,
- * scaled to the nominal period when the reporter woke late. */
+/* Note how far the farthest counter's gain since measuring began is from
+ * their mean gain (the calibration left them wherever it left them). */
+static void note_spread(tm_test *t)
+{
+    double gains[TM_MAX_COUNTERS], sum = 0;
+    for (unsigned i = 0; i < t->ncounters; i++)
+        sum += gains[i] = (double)bench_read(t->counters[i].counter) - (double)t->counters[i].start;
+    double mean = sum / t->ncounters;
+    for (unsigned i = 0; i < t->ncounters; i++)
+        t->spread_max = fmax(t->spread_max, fabs(gains[i] - mean));
+}
+
+/* Sleep until when; false when the run was stopped first. */
+static bool wait_until(tm_test *t, uint64_t when)
+{
+    uint64_t now = rts_time_ns();
+    return when <= now || rts_sem_take(t->stop_reporter, when - now) != RTS_OK;
+}
+
+/* The loops' cost per pass without their work, timed over the calibration
+ * while they run alone; then their work starts, and measuring begins a
+ * hundredth of the calibration later, once every thread has left the
+ * calibration's loop (a thread preempted there counts one more pass).
+ * False when stopped. */
+static bool time_the_harness(tm_test *t)
+{
+    uint64_t calibration_ns = (uint64_t)(calibration_s(t->m->period_s) * 1e9);
+    uint64_t start = rts_time_ns(), passes = sum_of(t, TM_LOOP);
+    if (!wait_until(t, start + calibration_ns))
+        return false;
+    uint64_t now = rts_time_ns();
+    passes = sum_of(t, TM_LOOP) - passes;
+    atomic_store(&t->phase, TM_MEASURING);
+    if (passes)
+        t->harness_ns_per_pass = (double)(now - start) / (double)passes;
+    if (!wait_until(t, now + calibration_ns / 100))
+        return false;
+    for (unsigned i = 0; i < t->ncounters; i++)
+        t->counters[i].start = bench_read(t->counters[i].counter);
+    return true;
+}
+
+/* The reporting thread: the harness's calibration, then at the end of each
+ * period the count it held, scaled to the nominal period when the reporter
+ * woke late. */
 static void reporter(void *p)
 {
     tm_test *t = p;
     double period_ns = t->m->period_s * 1e9;
     uint64_t periods = (uint64_t)rts_ctx_param(t->ctx, "periods");
-    uint64_t start = rts_time_ns(), last_time = start, last = read_counters(t);
-    for (uint64_t k = 1; k <= periods; k++) {
-        uint64_t planned = start + (uint64_t)(period_ns * (double)k);
-        uint64_t now = rts_time_ns();
-        if (planned > now && rts_sem_take(t->stop_reporter, planned - now) == RTS_OK)
-            break; /* stopped early: a partial period is not a period */
-        now = rts_time_ns();
-        uint64_t count = read_counters(t);
-        if (count < last)
-            t->counter_went_back = true;
-        if (now > planned && now - planned > t->late_max_ns)
-            t->late_max_ns = now - planned;
-        rts_metric_add(t->m, round((double)(count - last) * period_ns / (double)(now - last_time)));
-        last = count;
-        last_time = now;
+    if (time_the_harness(t)) {
+        uint64_t start = rts_time_ns(), last_time = start, last = sum_of(t, TM_COUNTED);
+        uint64_t first_passes = sum_of(t, TM_LOOP);
+        for (uint64_t k = 1; k <= periods; k++) {
+            uint64_t planned = start + (uint64_t)(period_ns * (double)k);
+            if (!wait_until(t, planned))
+                break; /* stopped early: a partial period is not a period */
+            uint64_t now = rts_time_ns(), count = sum_of(t, TM_COUNTED);
+            t->measured_passes = sum_of(t, TM_LOOP) - first_passes;
+            if (t->ncounters > 1)
+                note_spread(t);
+            if (count < last)
+                t->counter_went_back = true;
+            if (now > planned && now - planned > t->late_max_ns)
+                t->late_max_ns = now - planned;
+            rts_metric_add(t->m, round((double)(count - last) * period_ns / (double)(now - last_time)));
+            last = count;
+            last_time = now;
+        }
+        t->measured_ns = last_time - start;
     }
+    atomic_store(&t->phase, TM_STOPPED);
     rts_ctx_stop(t->ctx);
 }
 
@@ -113,6 +166,13 @@ static void record_checks(tm_test *t)
     rts_metric_check_bool(m, "same_cpu", same_cpu);
     rts_metric_check_int(m, "reporter_late_max_us", (long long)(t->late_max_ns / 1000));
     rts_metric_check_bool(m, "counters_monotonic", !t->counter_went_back);
+    /* What the harness took of the measured time: its loop's cost per pass
+     * times the passes the threads made. */
+    if (t->harness_ns_per_pass > 0 && t->measured_ns > 0) {
+        rts_metric_check_double(m, "harness_ns_per_pass", t->harness_ns_per_pass);
+        rts_metric_check_double(m, "harness_share",
+                                t->harness_ns_per_pass * (double)t->measured_passes / (double)t->measured_ns);
+    }
     if (!same_cpu)
         rts_metric_invalidate(m, "a thread left CPU %d while measuring: not all on one CPU", t->cpu);
     if (t->counter_went_back)
@@ -140,6 +200,7 @@ void tm_measure(tm_test *t)
         rts_ctx_wait(t->ctx, t->m);
     else
         rts_ctx_stop(t->ctx);
+    atomic_store(&t->phase, TM_STOPPED);
     rts_sem_give(t->stop_reporter);
     if (t->release)
         t->release(t);
@@ -150,27 +211,4 @@ void tm_measure(tm_test *t)
         rts_thread_join(t->handles[i]);
     record_checks(t);
     rts_sem_destroy(t->stop_reporter);
-}
-
-static void loop_worker(void *p)
-{
-    tm_thread *th = p;
-    tm_test *t = th->t;
-    tm_thread_begin(th);
-    while (!rts_ctx_stopping(t->ctx)) {
-        if (!t->op(t->state)) {
-            t->op_failed = true;
-            break;
-        }
-        bench_count(&t->loops);
-    }
-    tm_thread_end(th);
-}
-
-void tm_run_loop(tm_test *t, bool (*op)(void *state))
-{
-    t->op = op;
-    tm_add_counter(t, &t->loops);
-    tm_spawn(t, t->m->id, 0, loop_worker);
-    tm_measure(t);
 }

@@ -1,11 +1,20 @@
 /*
  * What the eight Thread-Metric tests (tm.*) share.
  *
- * Thread-Metric measures service throughput: each test runs its loop as
- * fast as it can and a reporting thread, above the test's threads, reads the
- * loop's counter at the end of every reporting period. A result is the count
- * of iterations per period, compared across systems relative to tm.basic,
- * the calibration test that uses no OS service at all.
+ * Thread-Metric measures service throughput: each test's threads loop on
+ * their work and a counter, and a reporting thread, above them, reads the
+ * counters at the end of every reporting period. A result is what the suite
+ * reports per period (the iterations, or for the interrupt tests the
+ * interrupts handled), compared across systems relative to tm.basic, the
+ * calibration test that uses no OS service at all.
+ *
+ * rtscope's loops keep the suite's shape: the work, the suite's counter, and
+ * one load of the test's phase (rtscope must stop its threads; the suite's
+ * run forever). What that harness costs is measured in the same run: before
+ * the periods, each test runs the same loop without its work for a tenth of
+ * a period (at most a second), and the reporter records the loop's cost per
+ * pass and its share of the measured time (checks harness_ns_per_pass and
+ * harness_share).
  *
  * Its semantics need one CPU and strict priorities, so every thread of a
  * test, the reporter included, is pinned to one CPU and runs at the granted
@@ -25,6 +34,14 @@
 #define TM_NPARAMS 3
 extern const rts_param_decl tm_params[TM_NPARAMS];
 
+/* A test's phases, in order: its loops run without their work while the
+ * harness is timed, then with it while measured, then end. */
+enum { TM_CALIBRATING, TM_MEASURING, TM_STOPPED };
+
+/* What a counter of a test stands for (tm_add_counter): */
+#define TM_COUNTED 1u /* its gains are the test's count (the suite's "Time Period Total") */
+#define TM_LOOP 2u    /* one per pass of a thread's loop: what the harness costs is counted in them */
+
 typedef struct tm_test tm_test;
 
 /* One thread of a test: its index and what it saw of its CPU. */
@@ -34,15 +51,21 @@ typedef struct {
     bench_watch watch;
 } tm_thread;
 
+typedef struct {
+    bench_counter *counter;
+    unsigned role;  /* TM_COUNTED, TM_LOOP, both, or neither (a check only) */
+    uint64_t start; /* its value when measuring began */
+} tm_counter;
+
 struct tm_test {
     rts_ctx *ctx;
     rts_metric *m;
     int cpu;
-    /* The test's counters (one per thread, and the handler's). The reporter
-     * reads them while the test's threads are preempted: a period's count is
-     * what their sum gained, and each must stay within one of their mean, as
-     * Thread-Metric checks. */
-    bench_counter *counters[TM_MAX_COUNTERS];
+    _Atomic unsigned phase;
+    /* The test's counters. The reporter reads them while the test's threads
+     * are preempted; each must stay within one of their mean (gains since
+     * measuring began), as Thread-Metric checks. */
+    tm_counter counters[TM_MAX_COUNTERS];
     unsigned ncounters;
     void *state;                         /* the test's own state */
     /* Called once the test is asked to stop, to release threads blocked in
@@ -52,16 +75,15 @@ struct tm_test {
     rts_thread *handles[TM_MAX_THREADS];
     unsigned nthreads;
     rts_sem *stop_reporter;              /* given when the run stops early */
-    /* One-thread tests (tm_run_loop): one iteration, false when the service failed. */
-    bool (*op)(void *state);
-    bench_counter loops;
-    bool op_failed;
     uint64_t late_max_ns;                /* latest end of a period, past its plan */
     double spread_max;                   /* largest distance of a counter from their mean */
     bool counter_went_back;
+    double harness_ns_per_pass;          /* the loop without its work; 0: not measured */
+    uint64_t measured_passes, measured_ns;
 };
 
-/* The time a test measures: its periods, and a second to start its threads. */
+/* The time a test measures: its calibration, its periods, and a second to
+ * start its threads. */
 double tm_planned_s(const rts_ctx *ctx);
 
 /* Set up test t: its count metric id (compared with tm.basic), its CPU, its
@@ -70,7 +92,8 @@ double tm_planned_s(const rts_ctx *ctx);
  * False after rts_ctx_fail. */
 bool tm_init(tm_test *t, rts_ctx *ctx, const char *id, const char *description, void *state);
 
-void tm_add_counter(tm_test *t, bench_counter *counter);
+/* Add a counter of the test, role TM_COUNTED and/or TM_LOOP (0: checked only). */
+void tm_add_counter(tm_test *t, bench_counter *counter, unsigned role);
 
 /* Start the test's next thread: fn(thread), at the granted priority plus
  * prio_offset on the test's CPU. False after rts_ctx_fail. */
@@ -80,13 +103,32 @@ bool tm_spawn(tm_test *t, const char *name, int prio_offset, void (*fn)(void *))
 void tm_thread_begin(tm_thread *th);
 void tm_thread_end(tm_thread *th);
 
-/* Report: start the reporter, wait for the periods (or a stop), release and
- * join every thread, and record the checks all tests share. */
+/* Whether the test is still in phase: the one load a loop adds to the suite's
+ * (loops hold t in a local, so that a pass reloads nothing else). */
+static inline bool tm_in_phase(const tm_test *t, unsigned phase)
+{
+    return atomic_load_explicit(&t->phase, memory_order_relaxed) == phase;
+}
+
+/* Report: start the reporter, wait for the calibration and the periods (or
+ * a stop), release and join every thread, and record the checks all tests
+ * share. */
 void tm_measure(tm_test *t);
 
-/* The whole of a one-thread test: op(state) in a loop on one thread,
- * counted, until the run stops or op fails (t->op_failed), then reported. */
-void tm_run_loop(tm_test *t, bool (*op)(void *state));
+/* The thread function name(void *) of a test with one thread whose loop is
+ * loop(th, state, work, phase), static inline so that each call below is a
+ * loop of its own: without its work while the harness is timed, then with
+ * it while measured. */
+#define TM_ONE_THREAD(name, loop, state_type)            \
+    static void name(void *p)                            \
+    {                                                    \
+        tm_thread *th = p;                               \
+        state_type *s = th->t->state;                    \
+        tm_thread_begin(th);                             \
+        loop(th, s, false, TM_CALIBRATING);              \
+        loop(th, s, true, TM_MEASURING);                 \
+        tm_thread_end(th);                               \
+    }
 
 /* The rts_bench of a Thread-Metric test whose run() is in the file, to
  * initialise its definition with:

@@ -1,6 +1,6 @@
 /*
  * tm.coop — Thread-Metric's cooperative scheduling test: five threads of
- * equal priority each count and relinquish the CPU to the next, round and
+ * equal priority each relinquish the CPU to the next and count, round and
  * round. Each period's count is the sum of their counters.
  */
 #include "thread_metric.h"
@@ -13,6 +13,16 @@ typedef struct {
     bool start_timed_out;
 } coop_state;
 
+static inline void coop_loop(tm_thread *th, coop_state *s, bool work, unsigned phase)
+{
+    const tm_test *t = th->t;
+    while (tm_in_phase(t, phase)) {
+        if (work)
+            rts_thread_relinquish();
+        bench_count(&s->counters[th->index]);
+    }
+}
+
 static void worker(void *p)
 {
     tm_thread *th = p;
@@ -24,10 +34,8 @@ static void worker(void *p)
         s->start_timed_out = true;
         rts_ctx_stop(th->t->ctx);
     }
-    while (!rts_ctx_stopping(th->t->ctx)) {
-        bench_count(&s->counters[th->index]);
-        rts_thread_relinquish();
-    }
+    coop_loop(th, s, false, TM_CALIBRATING);
+    coop_loop(th, s, true, TM_MEASURING);
     tm_thread_end(th);
 }
 
@@ -38,7 +46,7 @@ static int run(rts_ctx *ctx)
     if (!tm_init(&t, ctx, "tm.coop", "relinquishes per period by 5 equal-priority threads taking turns", &s))
         return 1;
     for (unsigned i = 0; i < THREADS; i++)
-        tm_add_counter(&t, &s.counters[i]);
+        tm_add_counter(&t, &s.counters[i], TM_COUNTED | TM_LOOP);
     for (unsigned i = 0; i < THREADS && tm_spawn(&t, "tm-coop", 0, worker); i++)
         ;
     tm_measure(&t);

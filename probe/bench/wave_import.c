@@ -600,14 +600,6 @@ static bool capture(live *lv, const live_plan *plan)
  * failing the bench, with nothing left running or behind. Release with live_close. */
 static live *live_capture(rts_ctx *ctx, const live_plan *plan)
 {
-    if (!(rts_port_caps() & RTS_CAP_PROCESSES)) {
-        rts_ctx_fail(ctx, "a live capture runs sigrok-cli: this port cannot run programs");
-        return NULL;
-    }
-    if (!rts_proc_findable("sigrok-cli")) {
-        rts_ctx_fail(ctx, "sigrok-cli is not installed: a live capture needs it (Debian: apt install sigrok-cli)");
-        return NULL;
-    }
     live *lv = rts_heap_alloc(sizeof *lv);
     if (!lv) {
         rts_ctx_fail(ctx, "out of memory for a live capture");
@@ -720,6 +712,21 @@ static bool analyse(rts_ctx *ctx, const char *path, const char *name)
     return ok;
 }
 
+/* A live capture (a driver named) needs sigrok-cli, which the target may
+ * not have; an import needs only the file the user names (missing: fails). */
+static bool can_run(const rts_ctx *ctx, char *why, size_t whysize)
+{
+    if (!rts_ctx_param_text(ctx, "driver")[0])
+        return true;
+    if (!(rts_port_caps() & RTS_CAP_PROCESSES))
+        snprintf(why, whysize, "a live capture runs sigrok-cli: this port cannot run programs");
+    else if (!rts_proc_findable("sigrok-cli"))
+        snprintf(why, whysize, "sigrok-cli is not installed: a live capture needs it (Debian: apt install sigrok-cli)");
+    else
+        return true;
+    return false;
+}
+
 static int run(rts_ctx *ctx)
 {
     const char *file = rts_ctx_param_text(ctx, "file");
@@ -764,5 +771,6 @@ RTS_BENCH_DEFINE(rts_bench_wave_import) = {
     .params = params,
     .nparams = sizeof params / sizeof params[0],
     .needs_caps = RTS_CAP_FILES,
+    .can_run = can_run,
     .run = run,
 };

@@ -297,20 +297,67 @@ static bool script_readable(const char *path, char *why, size_t whysize)
     return st == RTS_OK;
 }
 
-/* Refuse what cannot run, before anything starts: one line each. */
+/* pin=gpio with a model that cannot drive a line, or one line for both
+ * ends: bad input, refused before the run. */
+static bool params_ok(const rts_ctx *ctx, char *why, size_t whysize)
+{
+    const wave_model *m = find_model(rts_ctx_param_text(ctx, "model"));
+    unsigned in = (unsigned)rts_ctx_param(ctx, "in_line"), out = (unsigned)rts_ctx_param(ctx, "out_line");
+    if (strcmp(rts_ctx_param_text(ctx, "pin"), "gpio") != 0)
+        return true;
+    if (!m->drives_gpio)
+        snprintf(why, whysize, "model %s cannot drive a GPIO line (%s); with pin=gpio use c-file, c-rt, c-busy, "
+                               "c-timerfd or custom", m->name,
+                 m->kind == RUN_SCRIPT ? "it writes a file: the shared pin"
+                                       : "it stores to a mapped page, which a GPIO line has no portable one of");
+    else if (in == out)
+        snprintf(why, whysize, "pin gpio: in_line and out_line are both %u; the observer's input is another line, "
+                               "wired to the output", in);
+    else
+        return true;
+    return false;
+}
+
+/* What the target lacks for the model and the pin, before anything starts
+ * (the bench is then skipped): a capability, the model's interpreter, a
+ * GPIO chip. What the user names (a script, a program) is checked by
+ * runnable: a wrong name fails. */
+static bool can_run(const rts_ctx *ctx, char *why, size_t whysize)
+{
+    const wave_model *m = find_model(rts_ctx_param_text(ctx, "model"));
+    unsigned missing = m->needs_caps & ~rts_port_caps();
+    if (missing)
+        snprintf(why, whysize, "model %s needs what this platform lacks (capabilities 0x%x)", m->name, missing);
+    else if (m->kind == RUN_SCRIPT && !rts_proc_findable(m->interpreter))
+        snprintf(why, whysize, "model %s: %s is not installed (Debian package %s)", m->name, m->interpreter,
+                 m->package);
+    else if (m->kind == RUN_KMOD && !rts_proc_findable(m->interpreter))
+        snprintf(why, whysize, "model %s: no %s here: the kernel generators run in rtscope's QEMU guests "
+                               "(--target qemu:…), which get the module built for their kernel", m->name,
+                 m->interpreter);
+    else if (strcmp(rts_ctx_param_text(ctx, "pin"), "gpio") != 0)
+        return true;
+    else if (!(rts_port_caps() & RTS_CAP_GPIO))
+        snprintf(why, whysize, "pin gpio: this build of the probe has no GPIO lines (the GPIO character device of "
+                               "Linux 5.10 and later); pin=shared works everywhere");
+    else {
+        rts_file *chip = NULL;
+        char opened[RTS_MESSAGE_TEXT];
+        rts_status st = rts_file_open(&chip, rts_ctx_param_text(ctx, "chip"), opened, sizeof opened);
+        rts_file_close(chip);
+        if (st == RTS_OK || st == RTS_EPERM) /* a chip not for this user: a privilege, the request fails */
+            return true;
+        snprintf(why, whysize, "pin gpio: %s (it needs a board's GPIO chip; pin=shared works everywhere)", opened);
+    }
+    return false;
+}
+
+/* Refuse what the user named wrong, before anything starts: one line each. */
 static bool runnable(rts_ctx *ctx, const gen_plan *g, const wave_model *m)
 {
     char why[RTS_MESSAGE_TEXT];
-    unsigned missing = m->needs_caps & ~rts_port_caps();
-    if (missing)
-        rts_ctx_fail(ctx, "model %s needs what this platform lacks (capabilities 0x%x)", m->name, missing);
-    else if (m->kind == RUN_SCRIPT && !rts_proc_findable(m->interpreter))
-        rts_ctx_fail(ctx, "model %s: %s is not installed (Debian package %s)", m->name, m->interpreter, m->package);
-    else if (m->kind == RUN_SCRIPT && !script_readable(g->script, why, sizeof why))
+    if (m->kind == RUN_SCRIPT && !script_readable(g->script, why, sizeof why))
         rts_ctx_fail(ctx, "model %s: %s (the scripts parameter names their directory)", m->name, why);
-    else if (m->kind == RUN_KMOD && !rts_proc_findable(m->interpreter))
-        rts_ctx_fail(ctx, "model %s: no %s here: the kernel generators run in rtscope's QEMU guests "
-                          "(--target qemu:…), which get the module built for their kernel", m->name, m->interpreter);
     else if (m->kind == RUN_CUSTOM && !rts_proc_findable(g->argv[0]))
         rts_ctx_fail(ctx, "model custom: cannot find the program %s", g->argv[0]);
     else if (strcmp(m->name, "c-rt") == 0 && rts_ctx_thread_attr(ctx, NULL, -1, 0).policy == RTS_POLICY_OTHER)
@@ -418,24 +465,12 @@ static bool open_line(wave_run *w)
 {
     rts_ctx *ctx = w->ctx;
     const char *chip = rts_ctx_param_text(ctx, "chip");
-    unsigned in = (unsigned)rts_ctx_param(ctx, "in_line"), out = (unsigned)rts_ctx_param(ctx, "out_line");
+    unsigned in = (unsigned)rts_ctx_param(ctx, "in_line");
     char why[RTS_MESSAGE_TEXT];
-    if (!(rts_port_caps() & RTS_CAP_GPIO))
-        rts_ctx_fail(ctx, "pin gpio: this build of the probe has no GPIO lines (the GPIO character device of Linux "
-                          "5.10 and later); pin=shared works everywhere");
-    else if (!w->model->drives_gpio)
-        rts_ctx_fail(ctx, "model %s cannot drive a GPIO line (%s); with pin=gpio use c-file, c-rt, c-busy, c-timerfd "
-                          "or custom", w->model->name,
-                     w->model->kind == RUN_SCRIPT ? "it writes a file: the shared pin"
-                                                  : "it stores to a mapped page, which a GPIO line has no portable one of");
-    else if (in == out)
-        rts_ctx_fail(ctx, "pin gpio: in_line and out_line are both %u; the observer's input is another line, wired to "
-                          "the output", in);
-    else if (rts_gpio_input(&w->obs.line, chip, in, &w->obs.line_level, why, sizeof why) != RTS_OK)
-        rts_ctx_fail(ctx, "pin gpio: %s (it needs a board's GPIO chip with out_line wired to in_line; pin=shared "
-                          "works everywhere)", why);
-    else
+    if (rts_gpio_input(&w->obs.line, chip, in, &w->obs.line_level, why, sizeof why) == RTS_OK)
         return true;
+    rts_ctx_fail(ctx, "pin gpio: %s (it needs a board's GPIO chip with out_line wired to in_line; pin=shared works "
+                      "everywhere)", why);
     return false;
 }
 
@@ -683,5 +718,7 @@ RTS_BENCH_DEFINE(rts_bench_wave_square) = {
     .params = params,
     .nparams = sizeof params / sizeof params[0],
     .needs_caps = RTS_CAP_PROCESSES | RTS_CAP_FILES,
+    .params_ok = params_ok,
+    .can_run = can_run,
     .run = run,
 };

@@ -20,6 +20,14 @@
  * counts them and "running" says whether they still go. Writing an empty
  * pin (or unloading) stops the generator early and lets the file go.
  * Built by rtscope against Debian's headers for the guest's kernel.
+ *
+ * The same module is also rtscope's known culprit, for the kernel trace at
+ * a latency spike (docs/spike-trace.md): loaded with hold=irqs|preempt|fifo,
+ * a kernel thread "rtscope-hold" bound to hold_cpu keeps, every
+ * hold_every_us, the CPU for hold_us — with interrupts off, with preemption
+ * off, or busy-looping at SCHED_FIFO 90 (above the probe's default 80) —
+ * until the module is unloaded. "holds" counts the holds done and
+ * "hold_longest_ns" is the longest, as its own clock measured it.
  */
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -31,6 +39,7 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/shmem_fs.h>
+#include <uapi/linux/sched/types.h>
 
 static char mode[16] = "hrtimer";
 static ulong half_period_ns = 500000;
@@ -179,13 +188,93 @@ static const struct kernel_param_ops pin_ops = { .set = set_pin };
 module_param_cb(pin, &pin_ops, NULL, 0200);
 MODULE_PARM_DESC(pin, "write the pin's file path to start, nothing to stop");
 
+/* ------------------------------------------------- the known culprit */
+
+static char hold[16] = "";
+static ulong hold_us = 500;
+static ulong hold_every_us = 20000;
+static int hold_cpu;
+static ulong holds;
+static ulong hold_longest_ns;
+module_param_string(hold, hold, sizeof hold, 0444);
+MODULE_PARM_DESC(hold, "at load: irqs, preempt or fifo keeps hold_cpu for hold_us every hold_every_us");
+module_param(hold_us, ulong, 0444);
+MODULE_PARM_DESC(hold_us, "how long each hold keeps the CPU");
+module_param(hold_every_us, ulong, 0444);
+MODULE_PARM_DESC(hold_every_us, "the period of the holds");
+module_param(hold_cpu, int, 0444);
+MODULE_PARM_DESC(hold_cpu, "the CPU held");
+module_param(holds, ulong, 0444);
+MODULE_PARM_DESC(holds, "holds done");
+module_param(hold_longest_ns, ulong, 0444);
+MODULE_PARM_DESC(hold_longest_ns, "the longest hold, by its own clock");
+
+static struct task_struct *holder;
+
+/* Keep the CPU from start for hold_us, as hold says; how long it kept it. */
+static u64 keep_cpu(bool irqs_off, bool preempt_off)
+{
+    unsigned long flags = 0;
+    ktime_t start, until;
+    u64 kept;
+    if (irqs_off)
+        local_irq_save(flags);
+    else if (preempt_off)
+        preempt_disable();
+    start = ktime_get();
+    until = ktime_add_us(start, hold_us);
+    while (ktime_before(ktime_get(), until))
+        cpu_relax();
+    kept = ktime_to_ns(ktime_sub(ktime_get(), start));
+    if (irqs_off)
+        local_irq_restore(flags);
+    else if (preempt_off)
+        preempt_enable();
+    return kept;
+}
+
+static int hold_fn(void *unused)
+{
+    bool irqs_off = strcmp(hold, "irqs") == 0, preempt_off = strcmp(hold, "preempt") == 0;
+    ktime_t next = ktime_get();
+    if (!irqs_off && !preempt_off) {
+        struct sched_attr fifo = { .size = sizeof fifo, .sched_policy = SCHED_FIFO, .sched_priority = 90 };
+        sched_setattr_nocheck(current, &fifo);
+    }
+    while (!kthread_should_stop()) {
+        u64 kept;
+        next = ktime_add_us(next, hold_every_us);
+        set_current_state(TASK_INTERRUPTIBLE);
+        schedule_hrtimeout(&next, HRTIMER_MODE_ABS);
+        if (kthread_should_stop())
+            break;
+        kept = keep_cpu(irqs_off, preempt_off);
+        WRITE_ONCE(holds, holds + 1);
+        if (kept > hold_longest_ns)
+            WRITE_ONCE(hold_longest_ns, kept);
+    }
+    return 0;
+}
+
 static int __init wave_init(void)
 {
+    if (!hold[0])
+        return 0;
+    if ((strcmp(hold, "irqs") && strcmp(hold, "preempt") && strcmp(hold, "fifo")) || !hold_us ||
+        hold_us >= hold_every_us || hold_cpu < 0 || hold_cpu >= nr_cpu_ids || !cpu_online(hold_cpu))
+        return -EINVAL;
+    holder = kthread_create(hold_fn, NULL, "rtscope-hold");
+    if (IS_ERR(holder))
+        return PTR_ERR(holder);
+    kthread_bind(holder, hold_cpu);
+    wake_up_process(holder);
     return 0;
 }
 
 static void __exit wave_exit(void)
 {
+    if (holder)
+        kthread_stop(holder);
     mutex_lock(&lock);
     stop();
     mutex_unlock(&lock);
@@ -194,4 +283,4 @@ static void __exit wave_exit(void)
 module_init(wave_init);
 module_exit(wave_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("rtscope: the square wave's kernel generators (hrtimer, SCHED_FIFO kthread)");
+MODULE_DESCRIPTION("rtscope: the square wave's kernel generators (hrtimer, SCHED_FIFO kthread) and a known culprit");

@@ -83,6 +83,16 @@ void rts_ctx_fail(rts_ctx *ctx, const char *fmt, ...)
     rts_ctx_stop(ctx);
 }
 
+void rts_ctx_warn(rts_ctx *ctx, const char *fmt, ...)
+{
+    char line[RTS_MESSAGE_TEXT];
+    va_list ap;
+    va_start(ap, fmt);
+    rts_text_vinto(line, sizeof line, fmt, ap);
+    va_end(ap);
+    rts_warn(&ctx->run->warnings, "%s: %s", ctx->result->bench->id, line);
+}
+
 bool rts_ctx_stopping(const rts_ctx *ctx) { return atomic_load_explicit(&ctx->stop, memory_order_relaxed); }
 
 void rts_ctx_stop(rts_ctx *ctx)

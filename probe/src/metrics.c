@@ -73,6 +73,9 @@ void rts_metric_free(rts_metric *m)
         return;
     rts_heap_free(m->raw);
     rts_heap_free(m->series.max);
+    for (unsigned i = 0; i < m->nspikes; i++)
+        rts_heap_free(m->spikes[i].events);
+    rts_heap_free(m->spikes);
     rts_heap_free(m);
 }
 

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "version.h"
@@ -100,6 +101,33 @@ void rts_result_write_system(rts_json *j, const rts_sysinfo *s)
     int_or_null(j, "rt_runtime_us", s->rt_runtime_us, -2);
     int_or_null(j, "rt_period_us", s->rt_period_us, -2);
     text_or_null(j, "virtualization", s->virtualization);
+    size_t count;
+    const rts_os_setting *settings = rts_os_config(&count);
+    rts_result_write_os_config(j, settings, count);
+    rts_json_object_end(j);
+}
+
+/* Whole digits that fit a long long, without a leading zero: the rest is text. */
+static bool is_integer_text(const char *s)
+{
+    size_t n = strspn(s, "0123456789");
+    return n > 0 && n <= 18 && s[n] == '\0' && (s[0] != '0' || n == 1);
+}
+
+void rts_result_write_os_config(rts_json *j, const rts_os_setting *settings, size_t count)
+{
+    if (count == 0)
+        return;
+    rts_json_object_begin(j, "os_config", false);
+    for (size_t i = 0; i < count; i++) {
+        const char *name = settings[i].name, *value = settings[i].value;
+        if (strcmp(value, "true") == 0 || strcmp(value, "false") == 0)
+            rts_json_bool(j, name, value[0] == 't');
+        else if (is_integer_text(value))
+            rts_json_int(j, name, (long long)strtoull(value, NULL, 10));
+        else
+            rts_json_string(j, name, value);
+    }
     rts_json_object_end(j);
 }
 
@@ -345,6 +373,36 @@ static void write_series(rts_json *j, const rts_series *s)
     rts_json_object_end(j);
 }
 
+/* The kernel traces kept at samples over the threshold (absent when none):
+ * each sample's planned time and lateness, its CPU, and the trace's lines
+ * from that CPU, oldest first. */
+static void write_spikes(rts_json *j, const rts_metric *m)
+{
+    if (!m->nspikes)
+        return;
+    rts_json_array_begin(j, "spikes", false);
+    for (unsigned i = 0; i < m->nspikes; i++) {
+        const rts_spike *k = &m->spikes[i];
+        rts_json_object_begin(j, NULL, false);
+        rts_json_uint(j, "planned_ns", k->planned_ns);
+        rts_json_uint(j, "late_ns", k->actual_ns - k->planned_ns);
+        rts_json_int(j, "cpu", k->cpu);
+        rts_json_uint(j, "dropped", k->dropped);
+        rts_json_array_begin(j, "events", false);
+        char line[512];
+        for (const char *p = k->events; *p;) {
+            const char *end = strchr(p, '\n');
+            size_t n = end ? (size_t)(end - p) : strlen(p);
+            snprintf(line, sizeof line, "%.*s", (int)n, p);
+            rts_json_string(j, NULL, line);
+            p += n + (end != NULL);
+        }
+        rts_json_array_end(j);
+        rts_json_object_end(j);
+    }
+    rts_json_array_end(j);
+}
+
 /* The fields of a metric of samples (not per period). */
 static void write_sample_metric_fields(rts_json *j, const rts_metric *m, const rts_summary *s)
 {
@@ -366,6 +424,7 @@ static void write_sample_metric_fields(rts_json *j, const rts_metric *m, const r
     }
     write_threshold(j, m);
     write_series(j, &m->series);
+    write_spikes(j, m);
 }
 
 /* What tells m apart from others of its family: key -> integer or text, in

@@ -46,6 +46,11 @@ bool rts_result_write(const rts_run *run, rts_json_write_fn write, void *arg);
  * prints, for rtscope doctor) into the object j is in. */
 void rts_result_write_system(rts_json *j, const rts_sysinfo *s);
 
+/* Write the OS's configuration manifest (rts_os_config) as "os_config" into
+ * the object j is in: "true"/"false" as booleans, whole numbers as integers,
+ * the rest as text; nothing when count is 0. */
+void rts_result_write_os_config(rts_json *j, const rts_os_setting *settings, size_t count);
+
 /* The human summary, in three parts: the table's heading (before the first
  * bench), a bench's rows (once it has measured) and the run's line (at the
  * end). The metric column is as wide as the longest metric id the run's

@@ -58,17 +58,20 @@ static void abandon_bench(void *arg, rts_ctx *ctx, double late_s, uint64_t now_n
 
 /* ----------------------------------------------------------------- run */
 
-/* Measure bench result r's bench, unless the platform lacks what it needs. */
+/* Measure bench result r's bench, unless the target cannot run it: then it
+ * is skipped with the reason, before anything of it starts. */
 static void run_bench(rts_run *run, rts_bench_result *r)
 {
     const rts_bench *b = r->bench;
-    unsigned missing = b->needs_caps & ~rts_port_caps();
-    if (missing) {
+    rts_ctx ctx = { .run = run, .result = r };
+    char why[RTS_MESSAGE_TEXT] = ""; /* the error only of a bench skipped */
+    if (!rts_bench_can_run(b, &ctx, rts_port_caps(), why, sizeof why)) {
         r->status = RTS_BENCH_SKIPPED;
-        rts_text_into(r->error, sizeof r->error, "this platform lacks a capability it needs (0x%x)", missing);
+        rts_text_into(r->error, sizeof r->error, "%s", why);
+        if (!run->req->quiet)
+            rts_text_fmt(rts_diag_write, "rtscope-probe: %s skipped: %s\n", b->id, r->error);
         return;
     }
-    rts_ctx ctx = { .run = run, .result = r };
     if (rts_sem_create(&ctx.stopped, 0, 1) != RTS_OK)
         ctx.stopped = NULL; /* the supervisor then looks every tick */
     double planned_s = b->planned_s ? b->planned_s(&ctx) : 0.0;

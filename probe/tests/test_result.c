@@ -132,6 +132,46 @@ static void test_image_read(void)
           image.text, image.data, image.bss);
 }
 
+/* The manifest's values are typed by their text: booleans and whole numbers
+ * become JSON's, anything else (a version, flags, a number with a sign, a
+ * leading zero or too many digits) stays text; no manifest, no key. */
+static void test_os_config(void)
+{
+    static const rts_os_setting manifest[] = {
+        { "kernel", "FreeRTOS" },      { "tick_hz", "1000" },   { "preemption", "true" },
+        { "assertions", "false" },     { "priorities", "0" },   { "kernel_version", "V11.1.0" },
+        { "cflags", "-O2 -g" },        { "offset", "-1" },      { "mask", "0777" },
+        { "big", "1234567890123456789" }, { "empty", "" },      { "yes", "True" },
+    };
+    capture c = { 0 };
+    rts_json j;
+    rts_json_init(&j, capture_write, &c);
+    rts_json_object_begin(&j, NULL, false);
+    rts_result_write_os_config(&j, manifest, sizeof manifest / sizeof manifest[0]);
+    rts_json_object_end(&j);
+    CHECK(rts_json_finish(&j), "manifest written");
+    const char *doc = capture_text(&c);
+    static const char *const expected[] = {
+        "\"os_config\": {\n",        "\"kernel\": \"FreeRTOS\",",  "\"tick_hz\": 1000,",
+        "\"preemption\": true,",    "\"assertions\": false,",    "\"priorities\": 0,",
+        "\"kernel_version\": \"V11.1.0\",", "\"cflags\": \"-O2 -g\",", "\"offset\": \"-1\",",
+        "\"mask\": \"0777\",",      "\"big\": \"1234567890123456789\",", "\"empty\": \"\",",
+        "\"yes\": \"True\"\n",
+    };
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
+        CHECK(strstr(doc, expected[i]), "%s in:\n%s", expected[i], doc);
+    capture_free(&c);
+
+    capture none = { 0 };
+    rts_json_init(&j, capture_write, &none);
+    rts_json_object_begin(&j, NULL, false);
+    rts_result_write_os_config(&j, NULL, 0);
+    rts_json_object_end(&j);
+    CHECK(rts_json_finish(&j) && !strstr(capture_text(&none), "os_config"), "no manifest, no key:\n%s",
+          capture_text(&none));
+    capture_free(&none);
+}
+
 static capture summary;
 static void take_summary(const char *text, size_t n) { capture_write(&summary, text, n); }
 
@@ -213,6 +253,7 @@ int main(int argc, char **argv)
     test_document();
     test_image_read();
     test_utc_times();
+    test_os_config();
     test_summary();
     test_streamed();
     return check_report("test_result");

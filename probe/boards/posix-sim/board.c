@@ -1,23 +1,20 @@
 /*
  * The POSIX simulator board (board.h): a kernel's Linux port (FreeRTOS's
  * POSIX port, ThreadX's ports/linux/gnu), where each thread is a host
- * thread. The host gives the console (stdout, stderr), the clock, the
- * result file and a periodic timer interrupt (a POSIX timer's signal,
- * taken by whichever thread runs); the software interrupt is the kernel
- * simulator's, given by the port (port/PORT/boards/posix-sim/). Everything
+ * thread. The host gives the console (stdout, stderr), the clock and the
+ * result file; the interrupts are the kernel simulator's, given by the
+ * port (port/PORT/boards/posix-sim/). Everything
  * here measures the simulator, never an RTOS: the result says so
  * (virtualization "simulator").
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "board.h"
-#include "../../port/posix/timer_irq_posix.h"
 
 /* ------------------------------------------------------------- startup */
 
@@ -155,35 +152,6 @@ _Noreturn void board_fatal(const char *text)
     int n = snprintf(line, sizeof line, "rtscope-probe: %s\n", text);
     board_diag_write(line, n > 0 && (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
     board_exit(BOARD_FATAL_STATUS);
-}
-
-/* The timer interrupt's signal. (FreeRTOS's simulator uses SIGALRM for
- * its tick and SIGUSR1 to resume threads, ThreadX's SIGUSR1 and SIGUSR2 to
- * suspend and resume them; the FreeRTOS port's software interrupt is
- * SIGUSR2.) */
-#define TIMER_IRQ_SIGNAL (SIGRTMIN + 1)
-
-/* ---------------------------------------------------- timer interrupt */
-
-/* A POSIX timer on CLOCK_MONOTONIC whose signal goes to the process: the
- * host gives it to the one thread that takes signals, the running task's
- * (the simulator holds them everywhere else), or keeps it until then. */
-rts_status board_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
-                                 void (*handler)(void *arg, uint64_t planned_ns, uint64_t entered_ns), void *arg)
-{
-    struct sigevent sev;
-    memset(&sev, 0, sizeof sev);
-    sev.sigev_notify = SIGEV_SIGNAL;
-    sev.sigev_signo = TIMER_IRQ_SIGNAL;
-    sigset_t all;
-    sigfillset(&all);
-    int err = rts_posix_timer_irq_start(&sev, &all, first_ns, period_ns, handler, arg);
-    return err == 0 ? RTS_OK : err == EINVAL ? RTS_EINVAL : RTS_EFAIL;
-}
-
-rts_status board_timer_irq_stop(uint64_t *missed)
-{
-    return rts_posix_timer_irq_stop(missed) == 0 ? RTS_OK : RTS_EFAIL;
 }
 
 /* ------------------------------------------------------------- random */

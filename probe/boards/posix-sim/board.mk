@@ -7,7 +7,5 @@ BOARD_CFLAGS          := -pthread
 # The host's clocks, signals and POSIX timers (board.c, board_time.h).
 BOARD_CPPFLAGS        := -D_POSIX_C_SOURCE=200809L
 BOARD_LDFLAGS         := -pthread -lrt
-# The timer interrupt is the POSIX port's timer signal, directed at the
-# process. The software interrupt is the kernel simulator's (the port's
-# boards/posix-sim/).
-BOARD_SRC             := $(BOARD_DIR)/board.c port/posix/timer_irq_posix.c
+# The interrupts are the kernel simulator's (the port's boards/posix-sim/).
+BOARD_SRC             := $(BOARD_DIR)/board.c

@@ -3,8 +3,9 @@
  *
  * A bench is one file in bench/ defining its rts_bench with
  * RTS_BENCH_DEFINE; nothing else needs an edit to add one. The runner
- * validates its parameters, applies the real-time setup, and calls run()
- * on the supervising thread. run() starts its measuring threads with
+ * validates its parameters, applies the real-time setup, skips it when the
+ * target cannot run it (needs_caps, can_run: decided before it starts, a
+ * reason given), and calls run() on the supervising thread. run() starts its measuring threads with
  * rts_ctx_spawn (which applies the granted policy, priority and CPU), lets
  * them record into metrics, waits with rts_ctx_wait, and joins them.
  */
@@ -72,6 +73,15 @@ typedef struct {
      * (only the rts_ctx_param* readers may be used); false with one line in
      * why makes the run bad input (exit 2). NULL: any values in range do. */
     bool (*params_ok)(const rts_ctx *ctx, char *why, size_t whysize);
+    /* Whether this target can run it, with these parameters, beyond
+     * needs_caps: what the machine or the build has or lacks (a kernel
+     * tracer, a crypto library, a GPIO chip, a program it starts). Called
+     * just before it would start; false with one line in why skips it (its
+     * status "skipped", why its error) and the run goes on, complete. Never
+     * for a privilege not granted (that degrades visibly, or fails) nor for
+     * what goes wrong once it runs. Only the rts_ctx_param* readers may be
+     * used. NULL: needs_caps says all. */
+    bool (*can_run)(const rts_ctx *ctx, char *why, size_t whysize);
     /* Measure. Returns 0 when the bench did its job (metrics may still be
      * marked invalid), non-zero after rts_ctx_fail. */
     int (*run)(rts_ctx *ctx);
@@ -122,6 +132,16 @@ typedef struct {
     char text[RTS_LABEL_TEXT];
 } rts_label;
 
+/* The kernel's trace around one sample over a metric's threshold, kept by
+ * bench/spike_trace.c: what ran on the sample's CPU from before its planned
+ * time to its actual one, for the analyzer to say what held the CPU. */
+typedef struct {
+    uint64_t planned_ns, actual_ns; /* the sample, on the monotonic clock (the trace's "mono" clock) */
+    int cpu;
+    char *events;                   /* the trace's lines of that window, each ending in '\n' (heap) */
+    unsigned kept, dropped;         /* lines in events; earlier lines of the window beyond the bound */
+} rts_spike;
+
 /* One measured distribution. Samples are added by one thread at a time.
  * A time metric holds durations (unit ns); a count metric holds how many
  * iterations each reporting period of period_s seconds completed (unit
@@ -155,6 +175,8 @@ typedef struct {
     char invalid_reason[RTS_MESSAGE_TEXT];
     rts_check checks[RTS_MAX_CHECKS];
     unsigned nchecks;
+    rts_spike *spikes;        /* traces kept at samples over the threshold (heap), or NULL */
+    unsigned nspikes;
 } rts_metric;
 
 /* ---- parameters and setup ---- */
@@ -222,6 +244,11 @@ void rts_ctx_stop(rts_ctx *ctx);
 /* Mark the bench failed with a reason; its metrics keep what they hold. */
 void rts_ctx_fail(rts_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Say in one line, among the run's warnings, what the bench could not do
+ * while it still measures (e.g. trace without tracefs); the line starts
+ * with the bench's id. */
+void rts_ctx_warn(rts_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* ---- metrics ---- */
 
 /* The metric id of this bench (declared in its metrics list), fresh.
@@ -284,6 +311,11 @@ extern const rts_bench *const rts_benches[];
 
 /* The bench whose id is id, or NULL (src/benches.c). */
 const rts_bench *rts_bench_find(const char *id);
+
+/* Whether bench b can run on a target with capabilities caps (RTS_CAP_*),
+ * its parameters those of ctx: the capabilities it needs, then its can_run.
+ * False with one line in why (the reason it is skipped) when it cannot. */
+bool rts_bench_can_run(const rts_bench *b, const rts_ctx *ctx, unsigned caps, char *why, size_t whysize);
 
 /* A named set of benches run together (src/suites.c). Suite ids have no
  * dot, so they never collide with bench ids. */

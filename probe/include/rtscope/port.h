@@ -238,7 +238,8 @@ rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count);
 /* Take a block; RTS_ENOMEM when all blocks are taken (never blocks). */
 rts_status rts_pool_alloc(rts_pool *p, void **block);
 
-/* Return a block taken from this pool. */
+/* Return a block taken from this pool; anything else is undefined, as with
+ * the kernels' own pools, which check nothing here (tm.memory times it). */
 rts_status rts_pool_free(rts_pool *p, void *block);
 
 /* Release the pool and all its blocks, taken or not. */
@@ -395,6 +396,18 @@ void rts_wallclock(int64_t *sec, long *nsec);
 
 /* Fill buf with n unpredictable bytes (run ids). */
 void rts_random_bytes(void *buf, size_t n);
+
+/* One setting of the OS build, as the build itself defines it. */
+typedef struct {
+    const char *name;  /* kernel, kernel_version, kernel_commit, config, tick_hz, preemption, time_slicing,
+                          assertions, stack_check, trace, heap, task_selection, priorities, compiler, cflags */
+    const char *value; /* as text: "true"/"false" and digits become JSON booleans and integers */
+} rts_os_setting;
+
+/* The configuration manifest of the OS the probe is built with, read at compile time from the kernel's
+ * own configuration (FreeRTOSConfig.h, tx_user.h, the build's flags), never typed a second time.
+ * *count is 0 where the OS is not built with the probe (Linux). */
+const rts_os_setting *rts_os_config(size_t *count);
 
 /* ------------------------------------------------------------ processes */
 
@@ -636,7 +649,9 @@ void rts_sched_stats_close(rts_sched_stats *s);
 typedef struct rts_file rts_file;
 
 /* Open the existing file path for reading. On failure *out is NULL and
- * why holds one line (e.g. "cannot open x.csv: No such file or directory"). */
+ * why holds one line (e.g. "cannot open x.csv: No such file or directory"):
+ * RTS_EPERM when the file is there but not for this user (a bench can then
+ * tell a missing feature from a missing privilege), else RTS_EFAIL. */
 rts_status rts_file_open(rts_file **out, const char *path, char *why, size_t whysize);
 
 /* Read the next bytes of f, at most size of them, into buf: *got is how
@@ -653,6 +668,13 @@ void rts_file_close(rts_file *f);
  * /sys/kernel/tracing/current_tracer: Permission denied"). RTS_ENOTSUP where
  * RTS_CAP_FILES is missing. */
 rts_status rts_file_write_text(const char *path, const char *text, char *why, size_t whysize);
+
+/* Make the directory path, where it may already exist (a tracefs instance:
+ * the kernel gives the new directory a trace buffer of its own), and remove
+ * it (empty, or emptied by the kernel itself as tracefs does). On failure
+ * why holds one line. RTS_ENOTSUP where RTS_CAP_FILES is missing. */
+rts_status rts_dir_make(const char *path, char *why, size_t whysize);
+rts_status rts_dir_remove(const char *path, char *why, size_t whysize);
 
 /* A temporary file that another program writes (a logic analyzer's capture
  * tool) and the probe then reads with rts_file_open. It is gone when closed

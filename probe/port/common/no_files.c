@@ -34,6 +34,20 @@ rts_status rts_file_write_text(const char *path, const char *text, char *why, si
     return RTS_ENOTSUP;
 }
 
+rts_status rts_dir_make(const char *path, char *why, size_t whysize)
+{
+    (void)path;
+    snprintf(why, whysize, "this port has no files");
+    return RTS_ENOTSUP;
+}
+
+rts_status rts_dir_remove(const char *path, char *why, size_t whysize)
+{
+    (void)path;
+    snprintf(why, whysize, "this port has no files");
+    return RTS_ENOTSUP;
+}
+
 rts_status rts_tempfile_create(rts_tempfile **out, char *why, size_t whysize)
 {
     *out = NULL;

@@ -1,11 +1,15 @@
 /*
  * The fixed-block pool of rtscope/port.h (rts_pool_*) for every port whose
  * OS has none: blocks carved from one allocation of the port's heap, the
- * free ones linked through their first bytes, under the port's pool lock
- * (pool_lock.h on the port's include path: a mutex on POSIX, a critical
- * section on an RTOS, each the cheapest lock its platform has around a few
- * instructions, inline because tm.memory times it). An OS with a pool of
- * its own (Zephyr's k_mem_slab) implements rts_pool_* itself instead.
+ * free ones linked through their first bytes. Each call is what a user of
+ * the OS would write for a lean pool, because tm.memory times it: one pop
+ * or push of the free list under the port's pool lock (pool_lock.h on the
+ * port's include path: a mutex on POSIX, a critical section on an RTOS,
+ * each the cheapest lock its platform has around a few instructions,
+ * inline), and no check of the block given back, as the kernels' own pools
+ * (ThreadX's tx_block_release) check none. An OS with a pool of its own
+ * (ThreadX's block pool, Zephyr's k_mem_slab) implements rts_pool_*
+ * itself instead.
  */
 #include "rtscope/port.h"
 
@@ -50,18 +54,9 @@ static void give_free(void **head, void *block)
     *head = block;
 }
 
-/* Whether block is one of the count blocks at base, stride apart. */
-static bool owns_block(const unsigned char *base, size_t stride, unsigned count, const void *block)
-{
-    const unsigned char *b = block;
-    return b >= base && b < base + (size_t)count * stride && (size_t)(b - base) % stride == 0;
-}
-
 struct rts_pool {
     rts_pool_lock lock;
     unsigned char *base;
-    size_t stride;
-    unsigned count;
     void *free_list;
 };
 
@@ -79,8 +74,6 @@ rts_status rts_pool_create(rts_pool **out, size_t block_size, unsigned count)
         rts_heap_free(p);
         return RTS_ENOMEM;
     }
-    p->stride = stride;
-    p->count = count;
     p->free_list = link_blocks(p->base, stride, count);
     *out = p;
     return RTS_OK;
@@ -99,8 +92,6 @@ rts_status rts_pool_alloc(rts_pool *p, void **block)
 
 rts_status rts_pool_free(rts_pool *p, void *block)
 {
-    if (!owns_block(p->base, p->stride, p->count, block))
-        return RTS_EINVAL;
     rts_pool_lock_take(&p->lock);
     give_free(&p->free_list, block);
     rts_pool_lock_give(&p->lock);

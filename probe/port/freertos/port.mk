@@ -1,5 +1,5 @@
 # Build settings of the FreeRTOS port, included by probe/Makefile:
-#   make PORT=freertos BOARD=posix-sim|mps2-an385 [FREERTOS_KERNEL=DIR]
+#   make PORT=freertos BOARD=posix-sim|mps2-an385 [CONFIG=dev|bench] [FREERTOS_KERNEL=DIR]
 # The kernel comes from FREERTOS_KERNEL (a FreeRTOS-Kernel checkout, as
 # FreeRTOS's own builds take it), by default ../shared/vendor/FreeRTOS-Kernel
 # beside the repository. The board is the kernel-neutral one of
@@ -10,7 +10,13 @@
 #   FREERTOS_PORTABLE_SRC     that port's sources, relative to it
 #   FREERTOS_HEAP             the kernel's heap (heap_3, heap_4 …)
 #   KERNEL_BOARD_SRC          the glue's sources, compiled with the probe
+# CONFIG names the kernel's configuration, configs/$(CONFIG).h: dev (the
+# default: assertions, stack checking) or bench (docs/rtos.md).
 BOARD ?= posix-sim
+CONFIG ?= dev
+ifeq ($(wildcard port/freertos/configs/$(CONFIG).h),)
+$(error unknown FreeRTOS configuration '$(CONFIG)' (the configurations are: $(basename $(notdir $(wildcard port/freertos/configs/*.h)))))
+endif
 PORT_BOARD_DIR := port/freertos/boards/$(BOARD)
 ifeq ($(wildcard $(PORT_BOARD_DIR)/kernel.mk),)
 $(error unknown FreeRTOS board '$(BOARD)' (the boards are: $(notdir $(wildcard port/freertos/boards/*))))
@@ -22,8 +28,8 @@ ifeq ($(wildcard $(FREERTOS_KERNEL)/tasks.c),)
 $(error no FreeRTOS kernel at $(FREERTOS_KERNEL) (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout))
 endif
 
-# Each board builds apart from the native probe and from the other boards.
-BUILD ?= build/freertos-$(BOARD)
+# Each board and configuration builds apart from the native probe and from the others.
+BUILD ?= build/freertos-$(BOARD)$(if $(filter dev,$(CONFIG)),,-$(CONFIG))
 CC := $(BOARD_CC)
 
 # The kernel's version is in its task.h; its commit, when it is a git
@@ -38,13 +44,18 @@ FREERTOS_INCLUDES := -isystem $(FREERTOS_KERNEL)/include -isystem $(FREERTOS_KER
 # The probe's own main (src/main.c) and the C tests' run as the first task,
 # under the name rts_app_main; the port's main (port_freertos.c) starts the
 # scheduler for it.
-PORT_CPPFLAGS := $(BOARD_INCLUDES) $(FREERTOS_INCLUDES) $(BOARD_CPPFLAGS) -Dmain=rts_app_main \
+# The configuration's header (port_config.h includes it) and the heap go to
+# the kernel and the probe alike; the probe records them (rts_os_config).
+KERNEL_CPPFLAGS := $(BOARD_INCLUDES) -Iport/freertos $(FREERTOS_INCLUDES) $(BOARD_CPPFLAGS) \
+                   -DRTS_FREERTOS_CONFIG_HEADER='"configs/$(CONFIG).h"' -DRTS_FREERTOS_HEAP='"$(FREERTOS_HEAP)"'
+PORT_CPPFLAGS := $(KERNEL_CPPFLAGS) -Dmain=rts_app_main \
                  -DRTS_FREERTOS_COMMIT='"$(FREERTOS_COMMIT)"' -DRTS_BUILD_FLAGS='"$(strip $(CFLAGS) $(BOARD_CFLAGS))"'
 PORT_CFLAGS   := $(BOARD_CFLAGS)
-# The board's sources, the status names, the block pool (its lock
+# The board's sources, what every port on a board gives the same way
+# (boards/board_services.c), the status names, the block pool (its lock
 # pool_lock.h), the image sizes, one CPU's setup, and "not supported" for
 # what FreeRTOS has no use for here (port/common/).
-PORT_SRC      := $(BOARD_SRC) $(KERNEL_BOARD_SRC) $(addprefix port/common/,status.c pool.c image.c one_cpu.c no_processes.c no_files.c \
+PORT_SRC      := $(BOARD_SRC) $(KERNEL_BOARD_SRC) boards/board_services.c $(addprefix port/common/,status.c pool.c image.c one_cpu.c no_processes.c no_files.c \
                                                        no_ticker_gpio_stats.c)
 
 # The kernel is compiled apart, with its own warnings rather than the probe's
@@ -58,7 +69,7 @@ PORT_DEPS    := $(KERNEL_OBJS)
 PORT_LDLIBS  := $(KERNEL_OBJS) $(BOARD_LDFLAGS)
 
 vpath %.c $(sort $(dir $(KERNEL_SRC)))
-$(KERNEL_BUILD)/%.o: %.c $(PORT_BOARD_DIR)/FreeRTOSConfig.h port/freertos/port_trace.h $(BOARD_DIR)/board.mk \
-                    $(PORT_BOARD_DIR)/kernel.mk
+$(KERNEL_BUILD)/%.o: %.c $(PORT_BOARD_DIR)/FreeRTOSConfig.h port/freertos/port_config.h port/freertos/configs/$(CONFIG).h \
+                    port/freertos/port_trace.h $(BOARD_DIR)/board.mk $(PORT_BOARD_DIR)/kernel.mk
 	@mkdir -p $(KERNEL_BUILD)
-	$(CC) $(BOARD_INCLUDES) -Iport/freertos $(FREERTOS_INCLUDES) $(BOARD_CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(KERNEL_CPPFLAGS) $(CFLAGS) -c -o $@ $<

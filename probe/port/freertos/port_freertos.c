@@ -13,7 +13,9 @@
  * What FreeRTOS has no use for here (processes, files, pins, a ticker, GPIO,
  * scheduler statistics) is the common "not supported", and its setup of
  * one CPU and its block pool (FreeRTOS has none; pool_lock.h is its
- * critical section) the common ones (port/common/).
+ * critical section) the common ones (port/common/); the console, the
+ * result's sink and the end of the run are every board port's
+ * (boards/board_services.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,17 +29,17 @@
 #include "port_time.h"
 #include "rtscope/port.h"
 
-/* What the port needs of a board's FreeRTOSConfig.h. */
-#if configMAX_PRIORITIES < RTS_PRIORITY_MAX + 2
-#error "rtscope's FreeRTOS port maps priorities 1..99 to 2..100: configMAX_PRIORITIES must be at least 101"
+/* What the port needs of a board's FreeRTOSConfig.h (and port_config.h's, which it includes). */
+#if configMAX_PRIORITIES < 32
+#error "rtscope's FreeRTOS port maps priorities 1..99 onto at least 30 above \"other\": configMAX_PRIORITIES must be at least 32"
 #endif
 #if configUSE_TIME_SLICING
 #error "rtscope's FreeRTOS port needs configUSE_TIME_SLICING 0 (fifo among equal priorities)"
 #endif
 #if !configSUPPORT_STATIC_ALLOCATION || !configUSE_MUTEXES || !configUSE_COUNTING_SEMAPHORES || \
-    configNUM_THREAD_LOCAL_STORAGE_POINTERS < 1 || !INCLUDE_vTaskSuspend || !INCLUDE_vTaskDelete ||     \
+    configNUM_THREAD_LOCAL_STORAGE_POINTERS <= RTS_FREERTOS_COUNTER_SLOT || !INCLUDE_vTaskSuspend || !INCLUDE_vTaskDelete ||     \
     !INCLUDE_vTaskPrioritySet || !INCLUDE_xTaskGetSchedulerState
-#error "rtscope's FreeRTOS port needs static allocation, mutexes, counting semaphores, one thread-local slot, \
+#error "rtscope's FreeRTOS port needs static allocation, mutexes, counting semaphores, two thread-local slots, \
 vTaskSuspend, vTaskDelete, vTaskPrioritySet and xTaskGetSchedulerState"
 #endif
 #ifndef traceTASK_SWITCHED_IN
@@ -80,10 +82,6 @@ const char *rts_port_name(void) { return "freertos"; }
 /* ------------------------------------------------------------------ time */
 
 #define NS_PER_TICK (1000000000u / configTICK_RATE_HZ)
-
-const char *rts_time_clock_name(void) { return board_clock_name(); }
-
-uint64_t rts_time_resolution_ns(void) { return board_clock_resolution_ns(); }
 
 /* Ticks to wait for at least ns: the kernel ends a wait of n ticks at the
  * n-th tick interrupt, which may be only n - 1 periods away. Every timed
@@ -128,9 +126,28 @@ const char *rts_policy_name(rts_policy p)
     return "other";
 }
 
-/* FreeRTOS priorities: 0 the idle task, 1 "other", 2..100 fifo 1..99.
- * Round robin would be time slicing, which the kernel does for all equal
- * priorities or none; this port's kernel does none. */
+/* FreeRTOS priorities: 0 the idle task, 1 "other", fifo from 2 up. With
+ * 101 or more (the dev configuration), fifo 1..99 is 2..100, one to one.
+ * With fewer (bench: the 32 of the optimised task selection), order is kept
+ * and the top stays one to one, where the probe's threads run (the default
+ * 80 and the offsets benches add to it, the supervisor's 98, the watchdog's
+ * 99): fifo 76..99 is 8..31, and 1..75 share 2..7 in six bands of about 12
+ * (1..12 is 2 … 63..75 is 7), so that threads given priorities 10, 20 and 30
+ * still take turns by priority, but 41 and 42 are equals. Round robin
+ * would be time slicing, which the kernel does for all equal priorities or
+ * none; this port's kernel does none. */
+#define KERNEL_FIFO_LOWEST 2
+#if configMAX_PRIORITIES >= RTS_PRIORITY_MAX + 2
+#define SHARED_LEVELS 0
+#define ONE_TO_ONE_FROM RTS_PRIORITY_MIN
+#else
+#define SHARED_LEVELS 6
+#define ONE_TO_ONE_FROM (RTS_PRIORITY_MAX + 1 - (configMAX_PRIORITIES - KERNEL_FIFO_LOWEST - SHARED_LEVELS))
+#endif
+#if ONE_TO_ONE_FROM > RTS_PRIORITY_DEFAULT - 1
+#error "the priorities around rtscope's default must stay one to one"
+#endif
+
 static rts_status kernel_priority(rts_policy policy, int priority, UBaseType_t *out)
 {
     if (policy == RTS_POLICY_OTHER) {
@@ -141,7 +158,13 @@ static rts_status kernel_priority(rts_policy policy, int priority, UBaseType_t *
         return RTS_ENOTSUP;
     if (priority < RTS_PRIORITY_MIN || priority > RTS_PRIORITY_MAX)
         return RTS_EINVAL;
-    *out = (UBaseType_t)priority + 1;
+#if SHARED_LEVELS
+    if (priority < ONE_TO_ONE_FROM) {
+        *out = (UBaseType_t)(KERNEL_FIFO_LOWEST + (priority - RTS_PRIORITY_MIN) * SHARED_LEVELS / (ONE_TO_ONE_FROM - 1));
+        return RTS_OK;
+    }
+#endif
+    *out = (UBaseType_t)(KERNEL_FIFO_LOWEST + SHARED_LEVELS + priority - ONE_TO_ONE_FROM);
     return RTS_OK;
 }
 
@@ -210,6 +233,7 @@ rts_status rts_thread_create(rts_thread **out, const rts_thread_attr *attr, void
                                 (configSTACK_DEPTH_TYPE)(stack_bytes / sizeof(StackType_t)), t, prio, stack,
                                 &t->tcb);
     vTaskSetThreadLocalStoragePointer(t->task, 0, t);
+    vTaskSetThreadLocalStoragePointer(t->task, RTS_FREERTOS_COUNTER_SLOT, (void *)&t->switches);
     xTaskResumeAll();
     *out = t;
     return RTS_OK;
@@ -295,21 +319,10 @@ long long rts_self_switches(void)
     return xTaskGetCurrentTaskHandle() == (TaskHandle_t)&app_tcb ? (long long)app_switches : -1;
 }
 
-/* The kernel's trace hooks (port_trace.h): count the switches into the
- * program's tasks, not the kernel's choices that kept the same task. */
-static const void *switched_out;
-
-void rts_freertos_switched_out(const void *tcb) { switched_out = tcb; }
-
-void rts_freertos_switched_in(const void *tcb, void *slot0)
-{
-    if (tcb == switched_out)
-        return;
-    if (slot0)
-        ((rts_thread *)slot0)->switches++;
-    else if (tcb == &app_tcb)
-        app_switches++;
-}
+/* The kernel's trace hooks (port_trace.h) count the switches into the
+ * program's tasks, each where its slot 1 points, and keep here the task
+ * that left. */
+const void *rts_freertos_leaving;
 
 /* ------------------------------------------------------------- semaphores */
 
@@ -475,82 +488,7 @@ void *rts_heap_calloc(size_t count, size_t size)
 
 void rts_heap_free(void *p) { vPortFree(p); }
 
-/* ------------------------------------------- console and diagnostics */
-
-/* One call's bytes are not interleaved with another task's: the
- * scheduler is held while the board writes them (interrupts still run). */
-static void write_whole(void (*board_write)(const char *, size_t), const char *text, size_t n)
-{
-    bool running = xTaskGetSchedulerState() == taskSCHEDULER_RUNNING;
-    if (running)
-        vTaskSuspendAll();
-    board_write(text, n);
-    if (running)
-        xTaskResumeAll();
-}
-
-void rts_console_write(const char *text, size_t n) { write_whole(board_console_write, text, n); }
-
-void rts_diag_write(const char *text, size_t n) { write_whole(board_diag_write, text, n); }
-
-/* ------------------------------------------------------- result output */
-
-/* The board has one result channel: one sink at a time. */
-struct rts_sink {
-    bool failed;
-};
-
-static rts_sink the_sink;
-static bool sink_open;
-
-rts_status rts_sink_open(rts_sink **out, const char *dest, char *why, size_t whysize)
-{
-    *out = NULL;
-    if (sink_open) {
-        snprintf(why, whysize, "the board's result channel is in use");
-        return RTS_EFAIL;
-    }
-    if (board_result_open(dest, why, whysize) != 0)
-        return RTS_EFAIL;
-    sink_open = true;
-    the_sink.failed = false;
-    *out = &the_sink;
-    return RTS_OK;
-}
-
-rts_status rts_sink_write(rts_sink *s, const void *data, size_t n)
-{
-    if (!s->failed && board_result_write(data, n) != 0)
-        s->failed = true;
-    return s->failed ? RTS_EFAIL : RTS_OK;
-}
-
-rts_status rts_sink_commit(rts_sink *s, char *why, size_t whysize)
-{
-    sink_open = false;
-    if (s->failed) {
-        board_result_abort();
-        snprintf(why, whysize, "the board's result channel failed while the result was written");
-        return RTS_EFAIL;
-    }
-    return board_result_commit(why, whysize) == 0 ? RTS_OK : RTS_EFAIL;
-}
-
-void rts_sink_abort(rts_sink *s)
-{
-    (void)s;
-    sink_open = false;
-    board_result_abort();
-}
-
-/* -------------------------------------------------------------- process */
-
-_Noreturn void rts_process_end(int status) { board_exit(status); }
-
-/* Nobody can ask a board to stop but by ending it. */
-rts_status rts_stop_requests_catch(void) { return RTS_ENOTSUP; }
-
-bool rts_stop_requested(void) { return false; }
+/* -------------------------------------------------------------- kernel */
 
 /* A broken kernel invariant (configASSERT) ends the run, saying where. */
 void rts_freertos_assert_failed(const char *file, int line)
@@ -603,17 +541,48 @@ void rts_sysinfo_read(rts_sysinfo *info)
     snprintf(info->preempt_model, sizeof info->preempt_model, "%s", configUSE_PREEMPTION ? "full" : "none");
 }
 
-/* No real-time clock: the time since the board started, from 1970 (the
- * analyzer knows when it ran; and reruns under instruction counting stay
- * identical). */
-void rts_wallclock(int64_t *sec, long *nsec)
-{
-    uint64_t now = board_time_ns();
-    *sec = (int64_t)(now / 1000000000u);
-    *nsec = (long)(now % 1000000000u);
-}
+/* The kernel's build, each value from its own macro: FreeRTOSConfig.h's
+ * (the board's facts, port_config.h, the configuration's configs/NAME.h),
+ * the kernel's defaults for what they leave out (FreeRTOS.h, portmacro.h),
+ * and the build's defines (port.mk: the heap, the commit, the flags). */
+#if configCHECK_FOR_STACK_OVERFLOW == 0
+#define RTS_STACK_CHECK "off"
+#elif configCHECK_FOR_STACK_OVERFLOW == 1
+#define RTS_STACK_CHECK "method 1: the stack pointer at each switch"
+#else
+#define RTS_STACK_CHECK "method 2: the stack pointer and the pattern at the stack's end at each switch"
+#endif
+#define RTS_TRUTH(setting) ((setting) ? "true" : "false")
 
-void rts_random_bytes(void *buf, size_t n) { board_random_bytes(buf, n); }
+const rts_os_setting *rts_os_config(size_t *count)
+{
+    static char tick_hz[24], priorities[24];
+    static const rts_os_setting settings[] = {
+        { "kernel", "FreeRTOS" },
+        { "kernel_version", tskKERNEL_VERSION_NUMBER },
+        { "kernel_commit", RTS_FREERTOS_COMMIT },
+        { "config", RTS_FREERTOS_CONFIG },
+        { "tick_hz", tick_hz },
+        { "preemption", RTS_TRUTH(configUSE_PREEMPTION) },
+        { "time_slicing", RTS_TRUTH(configUSE_TIME_SLICING) },
+        { "assertions", RTS_TRUTH(configASSERT_DEFINED) },
+        { "stack_check", RTS_STACK_CHECK },
+        { "trace", configUSE_TRACE_FACILITY ? "the trace facility, and the port's switch counter (traceTASK_SWITCHED_IN/OUT)"
+                                            : "the port's switch counter (traceTASK_SWITCHED_IN/OUT)" },
+        { "heap", RTS_FREERTOS_HEAP },
+        { "task_selection", configUSE_PORT_OPTIMISED_TASK_SELECTION ? "optimised (the kernel port's)" : "generic" },
+        { "priorities", priorities },
+#ifdef _NEWLIB_VERSION
+        { "newlib_reentrant", RTS_TRUTH(configUSE_NEWLIB_REENTRANT) },
+#endif
+        { "compiler", RTS_COMPILER },
+        { "cflags", RTS_BUILD_FLAGS },
+    };
+    snprintf(tick_hz, sizeof tick_hz, "%lu", (unsigned long)configTICK_RATE_HZ);
+    snprintf(priorities, sizeof priorities, "%lu", (unsigned long)configMAX_PRIORITIES);
+    *count = sizeof settings / sizeof settings[0];
+    return settings;
+}
 
 /* --------------------------------------------------------------- startup */
 
@@ -637,8 +606,9 @@ int main(void)
 {
     static StackType_t app_stack[RTS_MAIN_STACK_BYTES / sizeof(StackType_t)];
     board_init();
-    xTaskCreateStatic(app_task, "rtscope-main", sizeof app_stack / sizeof app_stack[0], NULL, 1, app_stack,
-                      &app_tcb);
+    TaskHandle_t app = xTaskCreateStatic(app_task, "rtscope-main", sizeof app_stack / sizeof app_stack[0], NULL, 1,
+                                         app_stack, &app_tcb);
+    vTaskSetThreadLocalStoragePointer(app, RTS_FREERTOS_COUNTER_SLOT, (void *)&app_switches);
     vTaskStartScheduler();
     static const char failed[] = "rtscope-probe: the FreeRTOS scheduler did not start\n";
     board_diag_write(failed, sizeof failed - 1);

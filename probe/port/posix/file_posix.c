@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct rts_file {
@@ -33,9 +34,10 @@ rts_status rts_file_open(rts_file **out, const char *path, char *why, size_t why
         f->fd = open(path, O_RDONLY | O_CLOEXEC);
     while (f->fd < 0 && errno == EINTR);
     if (f->fd < 0) {
-        snprintf(why, whysize, "cannot open %s: %s", path, strerror(errno));
+        int error = errno;
+        snprintf(why, whysize, "cannot open %s: %s", path, strerror(error));
         rts_heap_free(f);
-        return RTS_EFAIL;
+        return error == EACCES || error == EPERM ? RTS_EPERM : RTS_EFAIL;
     }
     *out = f;
     return RTS_OK;
@@ -92,6 +94,22 @@ rts_status rts_file_write_text(const char *path, const char *text, char *why, si
         return RTS_EFAIL;
     }
     return RTS_OK;
+}
+
+rts_status rts_dir_make(const char *path, char *why, size_t whysize)
+{
+    if (mkdir(path, 0700) == 0 || errno == EEXIST)
+        return RTS_OK;
+    snprintf(why, whysize, "cannot make %s: %s", path, strerror(errno));
+    return RTS_EFAIL;
+}
+
+rts_status rts_dir_remove(const char *path, char *why, size_t whysize)
+{
+    if (rmdir(path) == 0)
+        return RTS_OK;
+    snprintf(why, whysize, "cannot remove %s: %s", path, strerror(errno));
+    return RTS_EFAIL;
 }
 
 /* ------------------------------------------------------- temporary files */

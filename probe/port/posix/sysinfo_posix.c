@@ -239,6 +239,14 @@ void rts_sysinfo_read(rts_sysinfo *info)
     info->rt_period_us = read_ll("/proc/sys/kernel/sched_rt_period_us", -2);
 }
 
+/* Linux is not built with the probe: no manifest of its build here (its
+ * release, version and command line are the system's). */
+const rts_os_setting *rts_os_config(size_t *count)
+{
+    *count = 0;
+    return NULL;
+}
+
 void rts_wallclock(int64_t *sec, long *nsec)
 {
     struct timespec ts;

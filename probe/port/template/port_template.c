@@ -354,6 +354,15 @@ void rts_sysinfo_read(rts_sysinfo *info)
     *info = (rts_sysinfo){ .realtime_kernel = -1, .cpu_count = 1, .rt_runtime_us = -2, .rt_period_us = -2 };
 }
 
+/* The kernel's build settings, each from its own configuration macro (the
+ * FreeRTOS port's is the example: configTICK_RATE_HZ, configASSERT …), so
+ * that a result says how the OS was built; none here. */
+const rts_os_setting *rts_os_config(size_t *count)
+{
+    *count = 0;
+    return NULL;
+}
+
 /* An RTC if the board has one; zero otherwise (the analyzer stamps runs it receives). */
 void rts_wallclock(int64_t *sec, long *nsec)
 {

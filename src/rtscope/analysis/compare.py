@@ -117,6 +117,7 @@ class Comparison:
     ops: bool  # the operation table: a unit column, costs in cycles where possible
     adopted: dict[str, Labels] = field(default_factory=dict)  # labels given to metrics of runs before format 4
     adjusted: bool = True  # times overhead-adjusted, else as measured
+    statistics: tuple[str, ...] = DEFAULT_STATISTICS  # as asked (a tail on its bad side in each row)
 
 
 def build(groups: list[Group], statistics: tuple[str, ...], *, ops: bool = False, adjusted: bool = True) -> Comparison:
@@ -132,7 +133,7 @@ def build(groups: list[Group], statistics: tuple[str, ...], *, ops: bool = False
         else:
             made = _time_rows(metric_id, per_group, statistics, ops=ops, adjusted=adjusted)
         rows += [replace(row, labels=labels) for row in made]
-    return Comparison(tuple(groups), tuple(rows), ops, adopted, adjusted)
+    return Comparison(tuple(groups), tuple(rows), ops, adopted, adjusted, tuple(statistics))
 
 
 def labels_key(metric_doc: dict[str, Any]) -> Labels:
@@ -165,7 +166,7 @@ def metric_keys(docs: Iterable[dict[str, Any]]) -> tuple[list[tuple[str, Labels]
     keys: dict[tuple[str, Labels], None] = {}
     for doc in docs:
         for m in doc["metrics"]:
-            keys[(m["id"], _key_labels(doc, m, adopted))] = None
+            keys[(m["id"], key_labels(doc, m, adopted))] = None
     order = {metric_id: index for index, metric_id in enumerate(labelled)}
     # Sorted by id alone, which keeps each id's label sets in their order.
     return sorted(keys, key=lambda key: order[key[0]]), adopted
@@ -177,11 +178,13 @@ def members(group: Group, metric_id: str, labels: Labels, adopted: dict[str, Lab
     return [
         (doc, m)
         for doc in group.docs
-        if (m := result.metric(doc, metric_id)) is not None and _key_labels(doc, m, adopted) == labels
+        if (m := result.metric(doc, metric_id)) is not None and key_labels(doc, m, adopted) == labels
     ]
 
 
-def _key_labels(doc: dict[str, Any], metric_doc: dict[str, Any], adopted: dict[str, Labels]) -> Labels:
+def key_labels(doc: dict[str, Any], metric_doc: dict[str, Any], adopted: dict[str, Labels]) -> Labels:
+    """The labels of ``doc``'s metric as a row's key: its own, or for a document older than format 4 those
+    ``adopted`` gives it."""
     return labels_key(metric_doc) if _records_labels(doc) else adopted.get(metric_doc["id"], ())
 
 

@@ -2,7 +2,8 @@
 the LAVA, JUnit and KCIDB exports (a run against a user's limits).
 
 A metric fails when
-- it is not measured, though a limit names it or the baseline measured it;
+- it is not measured, though a limit names it or the baseline measured it — unless the run skipped its
+  bench (the target cannot run it): then it is absent, neither passed nor failed;
 - it is invalid — against a baseline, only where the baseline measured it validly: a metric new to
   the run, or invalid in both, has nothing to be held to;
 - when asked (``fail_on_threshold``), any sample passed the threshold its bench was given;
@@ -35,6 +36,8 @@ OVER_THRESHOLD = "over_threshold"
 # is one sample, often a VM's pause.
 DEFAULT_STATISTICS = ("p99",)
 DEFAULT_MAX_REGRESSION = 0.10
+# The status of a metric the run did not measure because it skipped its bench, before the reason.
+SKIPPED = "skipped"
 # A per-period metric (iterations per period) is held to its baseline by its median period, as compare
 # shows it.
 PERIODIC_STATISTIC = "p50"
@@ -126,6 +129,11 @@ class Verdict:
     def failed(self) -> bool:
         return bool(self.findings)
 
+    @property
+    def skipped(self) -> bool:
+        """Not measured, because the run skipped its bench (the status gives the reason)."""
+        return self.metric_doc is None and not self.findings
+
     def fails(self, stat: str) -> bool:
         """Whether a finding concerns the whole metric or ``stat`` (a summary key or OVER_THRESHOLD)."""
         return any(finding.stat in (None, stat) for finding in self.findings)
@@ -146,14 +154,23 @@ class Judge:
     def verdicts(self, doc: dict[str, Any], metric_ids: Iterable[str] = ()) -> list[Verdict]:
         """The verdict on each metric of result document ``doc`` to judge: ``metric_ids`` (by default the
         baselines' metrics and then the run's others, or without a baseline the run's), then any other
-        metric a limit names — measured or not: a limit on a metric the run lacks is a failure."""
+        metric a limit names — measured or not: a limit on a metric the run lacks is a failure, unless the
+        run skipped its bench (the target cannot run it): a skipped metric is absent, not failed."""
         ids = list(metric_ids) or [m["id"] for source in (*self.baselines, doc) for m in source["metrics"]]
         return [
-            self._verdict(metric_id, result.metric(doc, metric_id))
+            self._verdict(metric_id, result.metric(doc, metric_id), self._skip_reason(doc, metric_id))
             for metric_id in dict.fromkeys([*ids, *(each.metric for each in self.limits)])
         ]
 
-    def _verdict(self, metric_id: str, metric_doc: dict[str, Any] | None) -> Verdict:
+    def _skip_reason(self, doc: dict[str, Any], metric_id: str) -> str | None:
+        """Why ``doc`` has no metric ``metric_id`` when it skipped the bench of it (a baseline's metric
+        names that bench), else None."""
+        bench = next((m["bench"] for b in self.baselines if (m := result.metric(b, metric_id)) is not None), None)
+        return result.skip_reason(doc, metric_id, bench)
+
+    def _verdict(self, metric_id: str, metric_doc: dict[str, Any] | None, skipped: str | None) -> Verdict:
+        if metric_doc is None and skipped is not None:
+            return Verdict(metric_id, None, f"{SKIPPED}: {skipped}", (), ())
         if metric_doc is None:
             return Verdict(metric_id, None, "MISSING from the run", (), (Finding(None, "not measured in this run"),))
         measured = [m for baseline in self.baselines if (m := result.metric(baseline, metric_id)) is not None]

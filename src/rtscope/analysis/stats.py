@@ -411,13 +411,21 @@ def _binomial_two_sided(k: int, n: int, p: float) -> float:
 
     observed = log_pmf(k) + 1e-7  # equally likely outcomes count too (relative tolerance)
     # The distribution is unimodal: the outcomes no more likely than k are its two tails. Each is summed
-    # from its inner end outwards until the terms underflow to 0.0 (all beyond are smaller still).
+    # from its inner end outwards until the terms underflow to 0.0 (all beyond are smaller still). The
+    # inner end is found by bisection, the pmf falling away from the mode: a linear walk to it took as
+    # many steps as half the samples when k is far out (compare's verdict on a study of 192 cells runs
+    # a thousand such tests).
     mode = min(n, math.floor((n + 1) * p))
     total = 0.0
     for start, step, end in ((mode, -1, -1), (mode + 1, 1, n + 1)):
-        i = start
-        while i != end and log_pmf(i) > observed:
-            i += step
+        inside, outside = -1, abs(end - start)  # steps from start: the last more likely than k, the first not
+        while outside - inside > 1:
+            middle = (inside + outside) // 2
+            if log_pmf(start + step * middle) > observed:
+                inside = middle
+            else:
+                outside = middle
+        i = start + step * outside
         while i != end and (term := math.exp(log_pmf(i))) > 0.0:
             total += term
             i += step

@@ -12,14 +12,15 @@ import sys
 from pathlib import Path
 
 from rtscope.analysis.compare import DEFAULT_STATISTICS, build
-from rtscope.analysis.grouping import NoComparison, group
+from rtscope.analysis.grouping import Group, NoComparison, group
 from rtscope.commands.context import Context
 from rtscope.execution import campaign_spec
 from rtscope.execution.campaign import Progress, measure_all, open_campaign, planned_s, requests_for
 from rtscope.execution.measure import FAILED, INTERRUPTED, check_loads
 from rtscope.execution.parallel import run_workers
 from rtscope.render import comparison as comparison_text
-from rtscope.render import fmt
+from rtscope.render import fmt, text
+from rtscope.render.sections import skipped
 from rtscope.store.database import Campaign
 from rtscope.targets import boards
 
@@ -203,7 +204,10 @@ def _summary(context: Context, this: Campaign) -> list[str]:
         comparison = build(group(docs, "cell"), DEFAULT_STATISTICS)
     except NoComparison:
         # One cell, or more cells than a table has columns: a study of square waves or thread counts still
-        # has its own tables.
-        envelopes = comparison_text.studies_text(docs, context.style, by="cell")
-        return [*lines, *(["", *envelopes] if envelopes else [])]
+        # has its own tables, and what the runs skipped is still said.
+        found = text.render(
+            [*comparison_text.studies(docs, by="cell"), skipped.section([Group("A", this.name, tuple(docs))])],
+            context.style,
+        )
+        return [*lines, *(["", *found] if found else [])]
     return [*lines, "", *comparison_text.render_text(comparison, context.style, by="cell")]

@@ -4,7 +4,8 @@ The baseline is one run, or a group of them as compare has one: a campaign's run
 runs before RUN of its host and benches (last:N), or the stored runs of a label (label:NAME). A metric
 regresses when its statistic is worse than the baseline's (the median over its runs) by more than
 --max-regression AND the distributions really differ; a metric that the baseline measured and RUN did
-not, or measured invalidly, fails too. rtscope.analysis.judge decides (the judge the LAVA, JUnit and
+not, or measured invalidly, fails too — but for one whose bench RUN skipped (its target cannot run it):
+that is absent, not a regression. rtscope.analysis.judge decides (the judge the LAVA, JUnit and
 KCIDB exports use); this command reads the options, finds the baseline runs and prints the judge's table.
 """
 
@@ -97,7 +98,10 @@ def run(args: argparse.Namespace, context: Context) -> int:
         "or a metric invalid or missing"
     )
     failed = [verdict for verdict in verdicts if verdict.failed]
-    counted = f"{len(verdicts)} metric{'' if len(verdicts) == 1 else 's'}"
+    skipped = sum(verdict.skipped for verdict in verdicts)
+    counted = f"{len(verdicts)} metric{'' if len(verdicts) == 1 else 's'}" + (
+        f" ({skipped} skipped: the run could not run their bench)" if skipped else ""
+    )
     if failed:
         outcome = [
             style.bad(f"check failed: {len(failed)} of {counted}"),

@@ -3,21 +3,28 @@
 A group is one run, or the repetitions of one campaign cell, label or load: its figure for a statistic
 is the median over its runs, shown with the run-to-run spread (± half the range, relative). Whether a
 group really differs from the first is told per metric (see stats.compare_groups). The comparison is
-built once (Comparison) and written as a text table, markdown, CSV or JSON. Text and markdown show
-the studies' own tables first when the runs hold them (square waves' envelopes, the application
-workload's), and with --published a study's published figures beside them.
+built once (Comparison) and written as a text table, markdown, CSV or JSON. Text and markdown open
+with the verdict per factor (render.sections.verdict), which has no limit on groups: runs too many for
+the table (more groups than its letters) still get it. Then the studies' own tables when the runs hold
+them (square waves' envelopes, the application workload's), with --published a study's published
+figures beside them.
 """
 
 import argparse
+from typing import Any
 
-from rtscope.analysis import published
+from rtscope.analysis import factors, published
 from rtscope.analysis.compare import DEFAULT_STATISTICS, OPS_STATISTICS, build
 from rtscope.analysis.grouping import GROUPINGS, NoComparison, default_grouping, group
 from rtscope.commands.context import Context
 from rtscope.commands.show import add_raw_times_option
+from rtscope.errors import RtscopeError
 from rtscope.exporters import comparison as comparison_formats
 from rtscope.model import values
 from rtscope.render import comparison as comparison_text
+from rtscope.render import markdown, text
+from rtscope.render.document import Paragraph, Section
+from rtscope.render.sections import verdict as verdict_section
 
 FORMATS = ("text", "markdown", "csv", "json")
 
@@ -67,8 +74,8 @@ def add_published_option(parser: argparse.ArgumentParser) -> None:
         choices=published.names(),
         metavar="STUDY",
         help="show a study's published figures beside the runs, marked published (other hardware, "
-        "another time, means only; never compared with the runs): "
-        f"{', '.join(published.names())} (the application workload's times, wolfCrypt's MB/s)",
+        "another time base; context, never in a ratio with the runs): "
+        + "; ".join(f"{name}: {published.load(name).what}" for name in published.names()),
     )
 
 
@@ -76,29 +83,51 @@ def run(args: argparse.Namespace, context: Context) -> int:
     """Print which group is which, warnings about settings that differ, and the comparison."""
     docs = [run_result.doc for run_result in context.load_runs(args.runs)]
     by = args.by or default_grouping(docs)
+    ops = args.ops or all(m["cycles"] is not None for doc in docs for m in doc["metrics"])
     study = published.load(args.published) if args.published else None
+    if study is not None and (refused := published.refusal(study, docs, ops=ops)):
+        raise RtscopeError(refused)
+    statistics = args.stat or (OPS_STATISTICS if ops else DEFAULT_STATISTICS)
     try:
         groups = group(docs, by)
     except NoComparison as refusal:
-        # A study of square waves or of thread counts has more cells than a table has columns (or one run):
-        # its own tables are the answer.
-        tables = (
-            comparison_text.studies_text(docs, context.style, by=by, adjusted=not args.raw_times, published=study)
-            if args.format == "text"
-            else []
-        )
-        if not tables:
-            raise
-        context.print([*tables, "", f"No comparison table: {refusal}; --by load, or fewer runs, gives one."])
-        return 0
-    ops = args.ops or all(m["cycles"] is not None for doc in docs for m in doc["metrics"])
-    comparison = build(
-        groups, args.stat or (OPS_STATISTICS if ops else DEFAULT_STATISTICS), ops=ops, adjusted=not args.raw_times
-    )
+        return _without_table(args, context, docs, by, statistics, study, refusal)
+    comparison = build(groups, statistics, ops=ops, adjusted=not args.raw_times)
     if args.format == "text":
         context.print(comparison_text.render_text(comparison, context.style, by=by, published=study))
     elif args.format == "markdown":
         context.out.write(comparison_text.markdown(comparison, by=by, published=study))
     else:
         context.out.write(comparison_formats.WRITERS[args.format](comparison))
+    return 0
+
+
+def _without_table(
+    args: argparse.Namespace,
+    context: Context,
+    docs: list[dict[str, Any]],
+    by: str,
+    statistics: tuple[str, ...],
+    study: published.Study | None,
+    refusal: NoComparison,
+) -> int:
+    """Runs that make more groups than the table has columns (a study of 192 cells), or fewer than two: the
+    verdict per factor, which has no such limit, and the studies' own tables, in text or markdown; the
+    refusal as the error when there is neither."""
+    if args.format not in ("text", "markdown"):
+        raise refusal
+    adjusted = not args.raw_times
+    verdict = (
+        [verdict_section.section(docs, statistics, adjusted=adjusted, prefer=by)]
+        if factors.design(docs, prefer=by).factors
+        else []
+    )
+    tables = comparison_text.studies(docs, by=by, adjusted=adjusted, published=study)
+    if not verdict and not tables:
+        raise refusal
+    note = Section(parts=(Paragraph((f"No comparison table: {refusal}; --by load, or fewer runs, gives one.",)),))
+    if args.format == "markdown":
+        context.out.write(markdown.render([*verdict, *tables, note]))
+    else:
+        context.print(text.render([*verdict, *tables, note], context.style))
     return 0

@@ -41,10 +41,9 @@ def run(args: argparse.Namespace, context: Context) -> int:
         runs = context.load_runs(args.runs)
         if not runs:
             raise RtscopeError(f"no runs to report: {' '.join(args.runs)} holds none")
-        output.commit(
-            report.render(
-                runs, adjusted=not args.raw_times, published=published.load(args.published) if args.published else None
-            )
-        )
+        study = published.load(args.published) if args.published else None
+        if study is not None and (refused := published.refusal(study, [run_result.doc for run_result in runs])):
+            raise RtscopeError(refused)
+        output.commit(report.render(runs, adjusted=not args.raw_times, published=study))
     context.print([f"wrote {args.output}: {len(runs)} run{'s' if len(runs) != 1 else ''}"])
     return 0

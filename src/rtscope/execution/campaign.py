@@ -210,7 +210,11 @@ class Progress:
 
     def finished(self, run_result: result.Result) -> None:
         self.measured += 1
-        self.note(f"stored run {run_result.run_id[:8]} after {fmt.clock_time(time.monotonic() - self.run_started)}")
+        skipped = result.skipped(run_result.doc)
+        self.note(
+            f"stored run {run_result.run_id[:8]} after {fmt.clock_time(time.monotonic() - self.run_started)}"
+            + (f" (skipped: {', '.join(skipped)})" if skipped else "")
+        )
 
     def close(self) -> None:
         if self.measured:

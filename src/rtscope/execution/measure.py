@@ -111,7 +111,8 @@ def check_against_catalogue(request: RunRequest, catalogue: list[Bench]) -> None
 
 
 def exit_status(doc: dict[str, Any]) -> int:
-    """0 for a complete run, 1 when the run or one of its benches failed, 130 when it was interrupted."""
+    """0 for a complete run (every bench ran, or was skipped because the target cannot run it), 1 when the
+    run or one of its benches failed, 130 when it was interrupted."""
     if doc["run"]["status"] == "interrupted":
         return INTERRUPTED
     if doc["run"]["status"] == "failed" or any(bench["status"] == "failed" for bench in doc["benches"]):

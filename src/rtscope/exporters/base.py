@@ -44,6 +44,12 @@ class RunExport:
         return "overhead-adjusted" if self.adjusted else "as measured"
 
 
+def skipped_benches(export: RunExport) -> list[tuple[str, str]]:
+    """The benches the run skipped (the target cannot run them), each with its reason, when the export
+    has every metric (none asked for): a skipped bench has no metric to stand for it."""
+    return [] if export.metrics else list(result.skipped(export.run.doc).items())
+
+
 def csv_number(value: float | None) -> str:
     """A number as every rtscope CSV writes it: whole numbers without a point ("2792967"), others in
     the shortest text that reads back as the same float ("0.6860320598"; Python's repr, which
@@ -61,9 +67,12 @@ def chosen_metrics(doc: dict[str, Any], metric_ids: Iterable[str]) -> list[dict[
     for metric_id in ids:
         metric_doc = result.metric(doc, metric_id)
         if metric_doc is None:
-            raise RtscopeError(
-                f"run {doc['run']['id']} has no metric {metric_id} "
-                f"(it has {', '.join(m['id'] for m in doc['metrics'])})"
+            skipped = result.skip_reason(doc, metric_id)
+            has = (
+                f"it skipped its bench: {skipped}"
+                if skipped
+                else f"it has {', '.join(m['id'] for m in doc['metrics'])}"
             )
+            raise RtscopeError(f"run {doc['run']['id']} has no metric {metric_id} ({has})")
         chosen.append(metric_doc)
     return chosen

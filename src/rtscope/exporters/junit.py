@@ -5,19 +5,22 @@ from datetime import datetime
 from typing import Any
 
 from rtscope.analysis.judge import statistic_unit
-from rtscope.exporters.base import RunExport, chosen_metrics
+from rtscope.exporters.base import RunExport, chosen_metrics, skipped_benches
 from rtscope.model import result, values
 
 
 def write(export: RunExport) -> str:
     """JUnit XML: one testsuite for the run, with the system as properties, and one testcase per metric
     asked for (default: every metric; then any a limit names) whose failure lists every reason the
-    judge finds; its figures are the testcase's output."""
+    judge finds; its figures are the testcase's output. A metric whose bench the run skipped, and (with
+    every metric) each skipped bench, is a skipped testcase with the reason."""
     doc = export.run.doc
     run, system = doc["run"], doc["system"]
     started, finished = (datetime.fromisoformat(run[key]) for key in ("started", "finished"))
     verdicts = export.judge.verdicts(doc, [m["id"] for m in chosen_metrics(doc, export.metrics)])
-    tests, failures = str(len(verdicts)), str(sum(verdict.failed for verdict in verdicts))
+    benches_skipped = skipped_benches(export)
+    tests, failures = str(len(verdicts) + len(benches_skipped)), str(sum(verdict.failed for verdict in verdicts))
+    skipped = str(sum(verdict.skipped for verdict in verdicts) + len(benches_skipped))
     suites = ET.Element("testsuites", name="rtscope", tests=tests, failures=failures, errors="0")
     suite = ET.SubElement(
         suites,
@@ -27,7 +30,7 @@ def write(export: RunExport) -> str:
             "tests": tests,
             "failures": failures,
             "errors": "0",
-            "skipped": "0",
+            "skipped": skipped,
             # JUnit's timestamp has no zone; the result's times are UTC.
             "timestamp": started.strftime("%Y-%m-%dT%H:%M:%S"),
             "hostname": system["hostname"],
@@ -46,8 +49,12 @@ def write(export: RunExport) -> str:
             messages = [finding.message for finding in verdict.findings]
             failure = ET.SubElement(case, "failure", message="; ".join(messages), type="rtscope")
             failure.text = "\n".join(messages)
+        if verdict.skipped:
+            ET.SubElement(case, "skipped", message=verdict.status)
         if metric_doc is not None:
             ET.SubElement(case, "system-out").text = _figures(metric_doc, export.adjusted)
+    for bench, reason in benches_skipped:
+        ET.SubElement(ET.SubElement(suite, "testcase", name=bench, classname=bench), "skipped", message=reason)
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 

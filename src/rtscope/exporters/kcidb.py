@@ -8,7 +8,8 @@ the side that hurts, a throughput's p1 and min (rtscope.analysis.stats.bad_side)
 metric its median period alone; and any statistic a ``--limit`` names. A test is DONE (a measurement, no
 verdict), ERROR when the metric is invalid (the bench did not do its job: no verdict on the kernel either),
 FAIL when the judge (rtscope.analysis.judge: ``--limit``, ``--fail-on-threshold``) fails it; a metric a
-limit names and the run lacks is one FAIL test without a number. Numbers are the figures in the metric's
+limit names and the run lacks is one FAIL test without a number — SKIP, with the reason, when the run
+skipped its bench (the target cannot run it), as each skipped bench is when every metric is exported. Numbers are the figures in the metric's
 unit as the result has them (a time in ns; a throughput in B/s with KCIDB's metric prefix, so that a
 dashboard scales it).
 """
@@ -19,7 +20,7 @@ from typing import Any
 
 from rtscope.analysis import judge, stats
 from rtscope.analysis.compare import DEFAULT_STATISTICS
-from rtscope.exporters.base import RunExport, chosen_metrics
+from rtscope.exporters.base import RunExport, chosen_metrics, skipped_benches
 from rtscope.model import result, units
 
 ORIGIN = "rtscope"  # KCIDB's name for the CI system that submits: rtscope itself
@@ -49,6 +50,9 @@ def write(export: RunExport) -> str:
         test
         for verdict in export.judge.verdicts(doc, [m["id"] for m in chosen_metrics(doc, export.metrics)])
         for test in _tests(export, verdict, build_id)
+    ] + [
+        {**_test(doc, build_id, _path(bench, {}), "SKIP"), "comment": reason}
+        for bench, reason in skipped_benches(export)
     ]
     data = {
         "version": VERSION,
@@ -81,14 +85,15 @@ def write(export: RunExport) -> str:
 
 
 def _tests(export: RunExport, verdict: judge.Verdict, build_id: str) -> list[dict[str, Any]]:
-    """The tests of one metric: a figure each, or one FAIL test for a metric the run lacks."""
+    """The tests of one metric: a figure each, or one test for a metric the run lacks: SKIP when the run
+    skipped its bench, else FAIL."""
     doc, metric_doc = export.run.doc, verdict.metric_doc
     if metric_doc is None:
         path = _path(verdict.metric, {})
         return [
             {
-                **_test(doc, build_id, path, "FAIL"),
-                "comment": "; ".join(finding.message for finding in verdict.findings),
+                **_test(doc, build_id, path, "SKIP" if verdict.skipped else "FAIL"),
+                "comment": verdict.status if verdict.skipped else "; ".join(f.message for f in verdict.findings),
             }
         ]
     unit = result.unit(metric_doc)

@@ -3,7 +3,7 @@
 from typing import Any
 
 from rtscope.analysis.judge import OVER_THRESHOLD
-from rtscope.exporters.base import RunExport, chosen_metrics
+from rtscope.exporters.base import RunExport, chosen_metrics, skipped_benches
 from rtscope.model import result, units, values
 
 # LAVA's units are plain text: a time is given in "us" (to the nanosecond), as Linaro's test
@@ -19,13 +19,17 @@ def write(export: RunExport) -> str:
     Per metric asked for (default: every metric; then any a limit names): ``METRIC pass|fail`` (fails
     for any reason the judge finds), then ``METRIC.STAT`` for every statistic (fails when the metric is
     invalid or the statistic breaks a limit), and ``METRIC.over_threshold`` (samples over the bench's
-    threshold) where there is one. A metric that is not measured has only its fail lines.
+    threshold) where there is one. A metric that is not measured has only its fail lines; one whose bench
+    the run skipped (the target cannot run it) is ``METRIC skip``, and so is each skipped bench when every
+    metric is exported.
     """
     doc = export.run.doc
     lines = []
     for verdict in export.judge.verdicts(doc, [m["id"] for m in chosen_metrics(doc, export.metrics)]):
         metric_id, metric_doc = verdict.metric, verdict.metric_doc
-        lines.append(f"{metric_id} {_result(verdict.failed)}")
+        lines.append(f"{metric_id} {'skip' if verdict.skipped else _result(verdict.failed)}")
+        if verdict.skipped:
+            continue
         if metric_doc is None:
             lines += [
                 f"{metric_id}.{result.STATISTICS[limit.stat]} fail"
@@ -43,6 +47,7 @@ def write(export: RunExport) -> str:
                 f"{metric_id}.{OVER_THRESHOLD} {_result(verdict.fails(OVER_THRESHOLD))} "
                 f"{metric_doc['threshold']['over']} samples"
             )
+    lines += [f"{bench} skip" for bench, _ in skipped_benches(export)]
     return "".join(line + "\n" for line in lines)
 
 

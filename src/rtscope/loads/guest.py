@@ -78,7 +78,13 @@ def measure(
             "snap stopped",
         ]
     )
-    run_result, files = target.run_with(request, before, after, settle_s + _STOP_GRACE_S)
+    run_result, files = target.run_with(
+        request,
+        before,
+        after,
+        settle_s + _STOP_GRACE_S,
+        kernel_module=any(load.spec.kind.kernel_module for load in started),
+    )
     _judge(target.name, started, files)
     return run_result, active
 

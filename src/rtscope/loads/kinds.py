@@ -68,6 +68,8 @@ class LoadKind:
     # (settings, where it runs) -> the same load made of busybox commands, for a guest that has nothing
     # else (rtscope.loads.guest); None: the settings have no busybox equivalent (the reason is raised)
     busybox: Callable[[dict[str, Any], "Place"], list[list[str]]] = lambda s, w: []
+    # whether its guest commands need rtscope's kernel module and its loaders in the guest (probe/kmod/)
+    kernel_module: bool = False
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,26 @@ def _guest_net(settings: dict[str, Any], place: "Place") -> list[list[str]]:
 
 def _stress(*args: str) -> list[str]:
     return ["stress-ng", *args, "--timeout", f"{MAX_LOAD_S}s", "--quiet"]
+
+
+def _hold_what(text: str) -> str:
+    if text not in ("irqs", "preempt", "fifo"):
+        raise ValueError(f"{text!r} is not irqs, preempt or fifo")
+    return text
+
+
+def _hold_on_host(settings: dict[str, Any], place: "Place") -> list[list[str]]:
+    raise RtscopeError("load hold: only in rtscope's QEMU guests (--target qemu:…), which load rtscope's kernel module")
+
+
+def _hold(settings: dict[str, Any], place: "Place") -> list[list[str]]:
+    if settings["us"] >= settings["every_us"]:
+        raise RtscopeError(f"load hold: us={settings['us']} must be shorter than every_us={settings['every_us']}")
+    if settings["cpu"] >= place.cpus:
+        raise RtscopeError(f"load hold: cpu={settings['cpu']}, but the guest has {place.cpus} CPU(s)")
+    return [
+        ["rtscope-kmod-hold", settings["what"], str(settings["us"]), str(settings["every_us"]), str(settings["cpu"])]
+    ]
 
 
 _CPUS = Param("all", "CPUs to load, e.g. 1 or 0-1 (+ joins CPUs: 0+2)", _cpus)
@@ -190,6 +212,25 @@ KINDS = {
             lambda s, w: 1.0,
             # fork and exec: a shell starting a program, over and over, per group.
             lambda s, w: [_loop("/bin/true")] * s["groups"],
+        ),
+        LoadKind(
+            "hold",
+            "rtscope's known culprit: a kernel thread keeps a CPU for us every every_us, with interrupts off, "
+            "preemption off, or busy at SCHED_FIFO 90 (rtscope's kernel module; QEMU guests only)",
+            None,
+            None,
+            {
+                "what": Param("irqs", "irqs, preempt or fifo: how the CPU is kept", _hold_what),
+                "us": Param("500", "how long each hold keeps the CPU, in microseconds", values.positive),
+                "every_us": Param("20000", "the period of the holds, in microseconds", values.positive),
+                "cpu": Param("0", "the CPU held", values.non_negative),
+            },
+            _hold_on_host,
+            # Its time is a kernel thread's, outside the loader's processes: the loader checks that the holds
+            # happen instead, and ends (the run then says the load ended early) when they do not.
+            lambda s, w: 0.0,
+            _hold,
+            kernel_module=True,
         ),
     )
 }

@@ -129,6 +129,33 @@ def metric(doc: dict[str, Any], metric_id: str) -> dict[str, Any] | None:
     return next((m for m in doc["metrics"] if m["id"] == metric_id), None)
 
 
+def skipped(doc: dict[str, Any]) -> dict[str, str]:
+    """The benches the run skipped — not started: the target cannot run them (the reason the probe gave),
+    or the run ended before them — each with its reason."""
+    return {bench["id"]: why_skipped(bench) for bench in doc["benches"] if bench["status"] == "skipped"}
+
+
+def why_skipped(bench_doc: dict[str, Any]) -> str:
+    """Why a skipped bench was not started, in words even when the probe gave no reason."""
+    return bench_doc["error"] or "no reason given"
+
+
+def skip_reason(doc: dict[str, Any], metric_id: str, bench: str | None = None) -> str | None:
+    """Why the run has no metric ``metric_id`` when a bench that measures it was skipped: that bench's
+    reason, else None. ``bench``: the bench that measures it, when known (another run's metric names
+    it); else a metric is a bench's when its name is the bench's id or below it (lat.timerlat.irq), or when
+    it is of the bench's family (wave.period: wave.square) and no bench of that family ran."""
+    reasons = skipped(doc)
+    if bench is not None:
+        return reasons.get(bench)
+    name = metric_id.split("{", 1)[0]
+    family = name.split(".", 1)[0]
+    mine = [why for skipped_id, why in reasons.items() if name == skipped_id or name.startswith(skipped_id + ".")]
+    kin = [why for skipped_id, why in reasons.items() if skipped_id.split(".", 1)[0] == family]
+    kin_ran = any(b["id"].split(".", 1)[0] == family for b in doc["benches"] if b["id"] not in reasons)
+    return next(iter(mine or ([] if kin_ran else kin)), None)
+
+
 def current_metric(metric_doc: dict[str, Any]) -> dict[str, Any]:
     """A copy of a metric of any readable version as the current version writes it: the fields older
     versions lack are added with what they mean there (a v2 metric's ``threshold`` and ``series`` are

@@ -1,5 +1,5 @@
 """Cells that several sections make from a result document: statuses, validity, the real-time setup not
-granted, the system's kernel and CPU, and a metric's name with its labels."""
+granted, the system's name (an emulated one by its machine), kernel and CPU, and a metric's name with its labels."""
 
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -9,11 +9,13 @@ from rtscope.render.document import Cell
 from rtscope.render.fmt import MISSING
 
 GOOD_STATUSES = ("complete", "ok")
+# A bench not started (the target cannot run it): worth a look, not wrong.
+SKIPPED = "skipped"
 
 
 def status(text: str) -> Cell:
-    """A run or bench status, marked bad when it is not a good one."""
-    return Cell(text, "" if text in GOOD_STATUSES else "bad")
+    """A run or bench status, marked bad when it is not a good one (a skipped bench: marked to look at)."""
+    return Cell(text, "" if text in GOOD_STATUSES else "warn" if text == SKIPPED else "bad")
 
 
 def validity(metric_doc: dict[str, Any]) -> Cell:
@@ -35,10 +37,36 @@ def kernel_text(system: dict[str, Any]) -> str:
     return f"{system['kernel_release']} (preempt {system['preempt_model']}{realtime})"
 
 
-def cpu_text(system: dict[str, Any]) -> str:
-    """ "AMD EPYC × 2 (online 0-1)": the CPU model, how many, and which are online when known."""
-    online = f" (online {system['cpus_online']})" if system["cpus_online"] else ""
-    return f"{system['cpu_model'] or 'unknown model'} × {system['cpu_count']}{online}"
+def emulated(doc: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The machine type and CPU model an emulator ran the run on, as its target recorded them (QEMU's
+    ``mps2-an385``, ``Cortex-M3``); None where the run was not emulated or recorded neither."""
+    detail = (doc.get("target") or {}).get("detail") or {}
+    return detail.get("emulated_machine"), detail.get("emulated_cpu")
+
+
+def host_text(doc: dict[str, Any], *more: str) -> str:
+    """The system a run measured, by name: its hostname, or "qemu virt (emulated)" for an emulated
+    machine (a QEMU guest's hostname is "(none)"); ``more`` in the parentheses ("fixture-host (Linux,
+    x86_64)", "qemu virt (emulated; Linux, aarch64)")."""
+    machine = emulated(doc)[0]
+    name = f"qemu {machine}" if machine else doc["system"]["hostname"]
+    said = "; ".join(filter(None, ("emulated" if machine else "", ", ".join(more))))
+    return f"{name} ({said})" if said else name
+
+
+def cpu_model(doc: dict[str, Any]) -> str | None:
+    """The CPU's model: as the system told it, else the emulated CPU's; None when neither is known."""
+    model: str | None = doc["system"]["cpu_model"] or emulated(doc)[1]
+    return model
+
+
+def cpu_text(doc: dict[str, Any]) -> str:
+    """ "AMD EPYC × 2 (online 0-1)": the CPU model, how many, and which are online when known; the
+    emulated CPU's model where the system told none ("cortex-a57 × 2 (emulated; online 0-1)")."""
+    system = doc["system"]
+    online = f"online {system['cpus_online']}" if system["cpus_online"] else ""
+    said = "; ".join(filter(None, ("emulated" if emulated(doc)[1] else "", online)))
+    return f"{cpu_model(doc) or 'unknown model'} × {system['cpu_count']}{f' ({said})' if said else ''}"
 
 
 def or_missing(value: str | None) -> str:

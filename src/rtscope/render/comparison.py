@@ -1,6 +1,8 @@
 """`rtscope compare`'s views of a comparison (rtscope.analysis.compare), from sections.comparison: as
-terminal text and as markdown, with the studies' own tables — square waves' envelopes, the application
-workload's — before the comparison's when the runs hold them."""
+terminal text and as markdown, opening with the verdict per factor (sections.verdict), with the studies'
+own tables — square waves' envelopes, the application workload's — before the comparison's when the runs
+hold them, and a published study's Thread-Metric or per-operation figures after it when asked
+(sections.published)."""
 
 from collections.abc import Iterable
 from typing import Any
@@ -12,24 +14,30 @@ from rtscope.render import text
 from rtscope.render.document import Section
 from rtscope.render.fmt import Style
 from rtscope.render.sections import comparison as sections
-from rtscope.render.sections import envelope, workload
+from rtscope.render.sections import envelope, os_config, skipped, verdict, workload
+from rtscope.render.sections import published as published_sections
 
 
 def render_text(
     comparison: Comparison, style: Style, *, by: str | None = None, published: Study | None = None
 ) -> list[str]:
-    """The comparison as terminal text: which group is which and the settings that differ, the studies'
-    tables when the runs hold them (grouped ``by`` as the comparison; ``published``: that study's
-    figures beside them), then the table, its legend and the invalid metrics."""
+    """The comparison as terminal text: which group is which and the settings that differ, the verdict
+    per factor, the studies' tables when the runs hold them (grouped ``by`` as the comparison;
+    ``published``: that study's figures beside them), then the table, its legend and the invalid metrics,
+    the study's Thread-Metric or per-operation figures, and the benches skipped."""
     docs = [doc for g in comparison.groups for doc in g.docs]
     return text.render(
         [
             sections.names(comparison),
+            verdict.section(docs, comparison.statistics, adjusted=comparison.adjusted, prefer=by),
+            os_config.differences(comparison.groups),
             *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
             Section(
                 parts=(sections.figures_table(comparison), sections.legend(comparison)),
                 notes=sections.invalid_notes(comparison.groups),
             ),
+            *_published_after(comparison, published),
+            skipped.section(comparison.groups),
         ],
         style,
     )
@@ -63,12 +71,21 @@ def studies_text(
 
 
 def markdown(comparison: Comparison, *, by: str | None = None, published: Study | None = None) -> str:
-    """The comparison as markdown: the groups, the studies' tables, then the table and its legend."""
+    """The comparison as markdown: the groups, the verdict per factor, the studies' tables, then the table
+    and its legend, the published study's Thread-Metric or per-operation figures, and the benches skipped."""
     docs = [doc for g in comparison.groups for doc in g.docs]
-    return markdown_renderer.render(
-        [
-            Section(parts=(sections.group_table(comparison),)),
-            *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
-            Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),
-        ]
-    )
+    found = [
+        Section(parts=(sections.group_table(comparison),)),
+        verdict.section(docs, comparison.statistics, adjusted=comparison.adjusted, prefer=by),
+        os_config.differences(comparison.groups),
+        *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
+        Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),
+        *_published_after(comparison, published),
+        skipped.section(comparison.groups),
+    ]
+    return markdown_renderer.render(section for section in found if section)
+
+
+def _published_after(comparison: Comparison, published: Study | None) -> list[Section]:
+    """The study's tables that stand after the comparison's: Thread-Metric's, the operations'."""
+    return published_sections.sections(comparison.groups, published, adjusted=comparison.adjusted) if published else []

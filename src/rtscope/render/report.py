@@ -1,9 +1,12 @@
 """The page of `rtscope report`: runs as one self-contained HTML file, opening with the verdict on them.
 
-Sections, in order: the verdict (which group is best per metric and statistic, by how much, and whether
-really), square waves' envelopes and the application workload's tables when runs hold them (with a
-study's published figures beside them when asked), the runs, per metric of samples its distribution, worst samples over time and spread across
-groups, Thread-Metric, compare's table, then each run as `show` tells it. Groups are compare's (the one
+Sections, in order: the verdict (per factor of the runs, which level is better at equal levels of the
+others, per metric and statistic, by how much, and whether really; rtscope.analysis.factors), square
+waves' envelopes and the application workload's tables when runs hold them (with a study's published
+figures beside them when asked), the runs and the benches they skipped (with the reasons), per metric
+of samples its distribution, worst samples over time and spread across groups, Thread-Metric, compare's
+table (and a study's published Thread-Metric or per-operation figures beside the groups' when asked),
+then each run as `show` tells it. Groups are compare's (the one
 grouping rule). Tables show times overhead-adjusted unless asked otherwise, as `show` does; plots show
 them as measured, because that is what the probe's histograms and series hold.
 """
@@ -25,9 +28,13 @@ from rtscope.render.sections import (
     kernel,
     loads,
     metrics,
+    os_config,
     over_time,
     overview,
+    published,
     run,
+    skipped,
+    spikes,
     spread,
     system,
     thread_metric,
@@ -44,8 +51,14 @@ from rtscope.render.subjects import OneRun, Report, Run
 # The sections on all the runs, before the per-metric ones and after them: square waves' envelopes are
 # their answer, next to the verdict, as the workload's tables are the study's (and, when asked, crypto
 # throughputs beside a study's).
-OPENING = (verdict.build, envelope.build, workload.build, workload.build_crypto, overview.build)
-CLOSING = (thread_metric.build, comparison.build)
+OPENING = (verdict.build, envelope.build, workload.build, workload.build_crypto, overview.build, skipped.build)
+CLOSING = (
+    thread_metric.build,
+    comparison.build,
+    os_config.build_differences,
+    published.build_thread_metric,
+    published.build_operations,
+)
 # Per metric of samples.
 PER_METRIC = (distribution.build, worst_over_time.build, spread.build)
 # Per run: what `show` tells, and the run's campaign cell and kernel build.
@@ -54,12 +67,14 @@ PER_RUN = (
     campaign.build,
     system.build,
     kernel.build,
+    os_config.build,
     timing.build,
     configuration.build,
     loads.build,
     warnings.build,
     benches.build,
     metrics.build,
+    spikes.build,
     wave.build,
     workload.build_run,
     over_time.build,

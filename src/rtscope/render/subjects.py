@@ -10,7 +10,7 @@ from rtscope.analysis.grouping import LETTERS, Group, default_grouping, group, g
 from rtscope.analysis.published import Study
 from rtscope.errors import RtscopeError
 from rtscope.model import result
-from rtscope.render import svg
+from rtscope.render import cells, svg
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Run:
         campaign, run = self.doc.get("campaign"), self.doc["run"]
         if campaign:
             return f"{self.name} {campaign['name']}: {campaign['cell']} #{campaign['repetition']}"
-        return f"{self.name} {run['label'] or self.doc['system']['hostname'] + ' ' + run['id'][:8]}"
+        return f"{self.name} {run['label'] or cells.host_text(self.doc) + ' ' + run['id'][:8]}"
 
     @property
     def anchor(self) -> str:

@@ -9,8 +9,10 @@ from rtscope.render.sections import (
     configuration,
     loads,
     metrics,
+    os_config,
     over_time,
     run,
+    spikes,
     system,
     throughput,
     timing,
@@ -20,18 +22,20 @@ from rtscope.render.sections import (
 )
 from rtscope.render.subjects import OneRun
 
-# The run, its system, timing calibration, requested vs granted configuration, the loads it ran under,
+# The run, its system, its OS build's manifest (an RTOS's), timing calibration, requested vs granted configuration, the loads it ran under,
 # warnings, benches, the metrics of samples, its square waves, its lines of the workload's table, their worst
 # samples over time, the per-period metrics.
 SECTIONS = (
     run.build,
     system.build,
+    os_config.build,
     timing.build,
     configuration.build,
     loads.build,
     warnings.build,
     benches.build,
     metrics.build,
+    spikes.build,
     wave.build,
     workload.build_run,
     over_time.build,

@@ -26,9 +26,10 @@ class GuestTarget(Protocol):
     out_dir: str
 
     def run_with(
-        self, request: RunRequest, before: str, after: str, guest_s: float
+        self, request: RunRequest, before: str, after: str, guest_s: float, *, kernel_module: bool = False
     ) -> tuple[result.Result, dict[str, bytes]]:
-        """Run ``request`` between ``before`` and ``after``; the result and the files left in out_dir."""
+        """Run ``request`` between ``before`` and ``after``; the result and the files left in out_dir.
+        ``kernel_module``: the shell text needs rtscope's kernel module and its loaders (probe/kmod/)."""
 
 
 @dataclass(frozen=True)

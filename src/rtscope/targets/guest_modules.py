@@ -1,6 +1,7 @@
-"""wave.square's kernel generators for a QEMU guest: probe/kmod/rtscope_wave.c built against Debian's
-headers for the guest's exact kernel, and the loader (probe/kmod/rtscope-kmod-wave) that puts it
-behind the generator interface (docs/wave.md).
+"""rtscope's kernel module for a QEMU guest: probe/kmod/rtscope_wave.c built against Debian's headers
+for the guest's exact kernel — wave.square's kernel generators, and the known culprit of the load hold
+— and its loaders (probe/kmod/rtscope-kmod-wave puts the generators behind the generator interface of
+docs/wave.md; probe/kmod/rtscope-kmod-hold starts and stops the culprit).
 
 - x86_64 (this machine's architecture): the headers Debian installs here, ``/usr/src/linux-headers-
   RELEASE`` (``apt install linux-headers-RELEASE``; ./setup.sh installs the current stock and rt ones).
@@ -26,7 +27,8 @@ from rtscope.targets.probes import PROBE_DIR
 
 KMOD_DIR = PROBE_DIR / "kmod"
 SOURCE = KMOD_DIR / "rtscope_wave.c"
-LOADER = KMOD_DIR / "rtscope-kmod-wave"
+# The module's loaders: the wave's generator interface, and the load hold (rtscope's known culprit).
+LOADERS = (KMOD_DIR / "rtscope-kmod-wave", KMOD_DIR / "rtscope-kmod-hold")
 HOST_KBUILD = Path("/usr/lib/linux-kbuild-6.1")
 _BUILD_TIMEOUT_S = 300
 # Guest architecture: (kernel ARCH, cross compiler prefix; "" when this machine builds natively).

@@ -12,7 +12,7 @@ A board tells its architecture by ``uname -m``, in one of several spellings. The
   compiler's first error). Safe to call from several threads or processes at once: builds are serialised
   by a lock file, and make renames a finished build into place, so a reader never sees half a file.
 - ``make(goals, what)``: ``make -s -C probe GOALS…``, the one way rtscope builds a probe image (the
-  static probes above, the FreeRTOS image of rtscope.targets.qemu_board), one at a time, with the same
+  static probes above, the RTOS images of rtscope.targets.qemu_board), one at a time, with the same
   one-line errors.
 - ``native()``: this machine's own probe, ``BUILD_DIR/rtscope-probe`` (make's default build), brought up
   to date the same way: the local target's, unless --probe or RTSCOPE_PROBE names another. BUILD_DIR is
@@ -37,7 +37,7 @@ from rtscope.errors import RtscopeError
 
 PROBE_DIR = paths.PROBE_DIR
 BUILD_DIR = paths.probe_build_dir()
-# A bound, not an estimate: a cross build takes about 6 s, the FreeRTOS image about 12 s.
+# A bound, not an estimate: a cross build takes about 6 s, an RTOS image (its kernel compiled too) about 12 s to 50 s.
 BUILD_TIMEOUT_S = 900
 
 # uname -m values (and Debian's names for the same) to the probe build that runs there.

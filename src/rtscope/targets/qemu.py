@@ -56,7 +56,8 @@ DEFAULT_MEMORY_MIB = 1024
 # The guest's wall clock starts here in every boot: a fixed date, so that nothing depends on today's.
 RTC_BASE = "2026-01-01T00:00:00"
 GUEST_PROBE = "/rtscope/rtscope-probe"
-# wave.square's kernel generators, when a request names one (rtscope.targets.guest_modules).
+# rtscope's kernel module (rtscope.targets.guest_modules), when a request names one of wave.square's
+# kernel generators or a load needs it (hold).
 KERNEL_MODULE = "rtscope/rtscope_wave.ko"
 # Host time allowed for a boot and power-off, and per second of guest time a job asks for: TCG runs the
 # guest's CPUs in turn, tens of times slower than the hardware it emulates when they are busy.
@@ -206,10 +207,15 @@ class Guest:
         return qemu_machine.version(self.arch.emulator)
 
     def record(self) -> dict[str, Any]:
-        """What the result keeps of the machine and its software."""
+        """What the result keeps of the machine and its software; the machine type and CPU model QEMU
+        emulates by themselves, to name the system by (the guest's hostname is "(none)", and an arm64
+        guest's /proc/cpuinfo names no model)."""
+        options = dict(zip(self.arch.machine[::2], self.arch.machine[1::2], strict=True))
         return {
             "emulator": f"{self.arch.emulator} {self.emulator_version}".strip(),
             "machine": " ".join(self.arch.machine),
+            "emulated_machine": options["-M"].split(",")[0],
+            "emulated_cpu": options["-cpu"],
             "cpus": self.spec.cpus,
             "memory_mib": self.spec.memory_mib,
             "clock": "-icount shift=0,sleep=off" if self.spec.time == "icount" else "host clock (noisy)",
@@ -423,7 +429,7 @@ class QemuTarget:
         return self.run_with(request, "", "", 0.0)[0]
 
     def run_with(
-        self, request: RunRequest, before: str, after: str, guest_s: float
+        self, request: RunRequest, before: str, after: str, guest_s: float, *, kernel_module: bool = False
     ) -> tuple[result.Result, dict[str, bytes]]:
         """Boot and run the probe on ``request`` between the shell text ``before`` and ``after`` (loads
         started and stopped in the guest; ``guest_s`` more seconds of guest time they take), then power
@@ -431,15 +437,16 @@ class QemuTarget:
         its own (the same in every boot), so the result gets a new id and the host's start and end times."""
         started = qemu_machine.utc_now()
         argv = [GUEST_PROBE, "run", *request.probe_args(), "--json", "-"]
-        generators = self._kernel_generators(request)
-        if generators:  # loaded before the probe starts: see probe/kmod/rtscope_wave.c
+        wave_models = self._wave_models(request)
+        if wave_models:  # loaded before the probe starts: see probe/kmod/rtscope_wave.c
             before = f"insmod /{KERNEL_MODULE} || exit 1\n{before}"
+        module = self._kernel_module() if wave_models or kernel_module else {}
         script = f"{before}\n{shlex.join(argv)}\nstatus=$?\n{after}\nexit $status\n"
         asked = qemu_machine.request_guest_time(request, self.catalogue.benches, self.catalogue.suites)
         files = self.guest.boot_files(
             ["sh", "-c", script],
             BOOT_BUDGET_S + SLOWDOWN * (asked.bound_s + guest_s),
-            generators,
+            module,
             asked.asked_s + guest_s,
         )
         job = completed(self.name, files)
@@ -450,14 +457,18 @@ class QemuTarget:
         doc["run"]["id"] = secrets.token_hex(8)
         return result.from_doc(doc, "the guest's result"), files
 
-    def _kernel_generators(self, request: RunRequest) -> dict[str, tuple[bytes, int]]:
-        """The module and loader of wave.square's kernel models, when the request names one."""
-        if not any(setting.key == "model" and setting.value.startswith("kmod-") for setting in request.params):
-            return {}
+    @staticmethod
+    def _wave_models(request: RunRequest) -> bool:
+        """Whether the request names one of wave.square's kernel models."""
+        return any(setting.key == "model" and setting.value.startswith("kmod-") for setting in request.params)
+
+    def _kernel_module(self) -> dict[str, tuple[bytes, int]]:
+        """rtscope's kernel module for the guest's kernel and its loaders (the wave's generators, the
+        load hold), as files of the boot."""
         module = guest_modules.module_for(self.spec.arch, self.guest.kernel[0])
         return {
             KERNEL_MODULE: (module.read_bytes(), 0o644),
-            "bin/rtscope-kmod-wave": (guest_modules.LOADER.read_bytes(), 0o755),
+            **{f"bin/{loader.name}": (loader.read_bytes(), 0o755) for loader in guest_modules.LOADERS},
         }
 
     def probe_system(self) -> dict[str, Any]:

@@ -1,8 +1,8 @@
-"""An RTOS on an emulated microcontroller board: ``qemu:mps2-an385:freertos``.
+"""An RTOS on an emulated microcontroller board: ``qemu:mps2-an385:freertos``, ``qemu:mps2-an385:threadx``.
 
-rtscope builds the probe's FreeRTOS image for the board (``make -C probe PORT=freertos BOARD=…``, the
-kernel from $FREERTOS_KERNEL or ../shared/vendor/FreeRTOS-Kernel beside the repository) and boots it
-under QEMU with instruction counting: the request travels as the semihosting command line (each
+rtscope builds the probe's image of that kernel for the board (``make -C probe PORT=freertos|threadx
+BOARD=…``, the kernel from $FREERTOS_KERNEL or $THREADX, else from ../shared/vendor beside the
+repository; KERNELS) and boots it under QEMU with instruction counting: the request travels as the semihosting command line (each
 argument percent-encoded, since QEMU joins them with spaces), the board's UART is the probe's console
 (copied to rtscope's stderr), the result comes back as a file written through semihosting, and the
 guest's exit status is QEMU's. QEMU runs as every QEMU machine does (rtscope.targets.qemu_machine):
@@ -14,9 +14,8 @@ measurements buy nothing but emulation time. What a request leaves to the defaul
 period and periods, the duration of the others — is sized to what the board delivers (SIZED_*), said in
 one line and kept in the result's warnings; what the user sets is measured as set.
 
-``:mcu=small`` boots the probe's microcontroller build instead (``make … MCU=small``: 128 KiB of code and
-48 KiB of RAM at most, the suites micro, threadmetric and latency; docs/freertos.md), built apart from the
-full one.
+``:mcu=small`` boots the probe's microcontroller build instead (``make … MCU=small``: at most 128 KiB of
+code and 48 KiB of RAM, the suites micro, threadmetric and latency; docs/rtos.md), built apart.
 
 Time on this target is instruction time: one instruction every 2^shift ns, exception entry and memory
 waits free. The shift is 0 by default, as for the Linux guests (rtscope.targets.qemu): a nanosecond is an
@@ -34,7 +33,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +56,35 @@ BOOT_ALLOWANCE_S = 60
 # 140 million instructions a second on this shared 2-CPU machine; this is a bound, not an estimate.
 WALL_S_PER_GIGA_INSTRUCTION = 60
 
+# The kernels' configurations (probe/port/*/port.mk's CONFIG), the default first: dev, as developed
+# (assertions, stack checking), and bench, as benchmarks are run (docs/rtos.md).
+BUILD_CONFIGS = ("dev", "bench")
+# The probe's microcontroller builds (mcu=…, make MCU=…: 128 KiB of code, 48 KiB of RAM; docs/rtos.md).
+MCU_BUILDS = ("small",)
+
 EMULATOR = "qemu-system-arm"
-# The boards rtscope can boot, their OS and QEMU machine: (board, os) -> QEMU's -M.
-BOARDS = {("mps2-an385", "freertos"): "mps2-an385"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Kernel:
+    """An RTOS the probe has a port for: how its image is built and where its sources are."""
+
+    name: str  # as its users spell it
+    env: str  # the variable naming the user's checkout (probe/Makefile's too)
+    vendored: str  # its folder in ../shared/vendor beside the repository
+    marker: str  # a file every checkout of it has
+    checkout: str  # what env must name
+
+
+KERNELS = {
+    "freertos": Kernel("FreeRTOS", "FREERTOS_KERNEL", "FreeRTOS-Kernel", "tasks.c", "a FreeRTOS-Kernel checkout"),
+    "threadx": Kernel("ThreadX", "THREADX", "threadx", "common/src/tx_thread_create.c", "an Eclipse ThreadX checkout"),
+}
+# The boards rtscope can boot, their OS and QEMU machine: (board, os) -> QEMU's -M. One board layer serves
+# every kernel (probe/boards/).
+BOARDS = {("mps2-an385", "freertos"): "mps2-an385", ("mps2-an385", "threadx"): "mps2-an385"}
+# The CPU of each QEMU machine above, which QEMU's -M implies.
+MACHINE_CPUS = {"mps2-an385": "Cortex-M3"}
 _SAFE_ARG_BYTES = re.compile(rb"[A-Za-z0-9_./:=+@^-]")
 # What a request leaves to the defaults, sized to instruction time: Thread-Metric's period and periods
 # (3 periods, Thread-Metric's own number, so that the counts show they repeat; 0.1 s holds about 10^4 to
@@ -71,17 +96,24 @@ SIZED_DURATION_S = 0.5
 
 
 class QemuBoardTarget:
-    """FreeRTOS on QEMU's mps2-an385 (Cortex-M3): the probe image built here, booted per request."""
+    """An RTOS (FreeRTOS, ThreadX) on QEMU's mps2-an385 (Cortex-M3): the probe image built here, booted per
+    request."""
 
     def __init__(self, spec: str):
-        board, os_name, self.shift, self.mcu = _parse(spec)
+        parsed = _parse(spec)
         self.name = spec
-        self.board = board
-        self.machine = BOARDS[(board, os_name)]
+        self.board = parsed.board
+        self.os_name = parsed.os
+        self.shift = int(parsed.options["shift"])
+        self.config = parsed.options["config"]
+        self.mcu = parsed.options["mcu"] or None
+        self.machine = BOARDS[(parsed.board, parsed.os)]
         self.transport = BoardTransport(spec)
-        self.kernel = kernel_path(os.environ, probes.PROBE_DIR)
-        # Each build apart: the full image and the microcontroller one never overwrite each other.
-        self.image = probes.BUILD_DIR / f"freertos-{board}{f'-{self.mcu}' if self.mcu else ''}" / "rtscope-probe"
+        self.kernel = kernel_path(os.environ, probes.PROBE_DIR, parsed.os)
+        # Each kernel and configuration builds apart (probe/port/*/port.mk's own default directories).
+        build = f"{parsed.os}-{parsed.board}" + ("" if self.config == BUILD_CONFIGS[0] else f"-{self.config}")
+        build += f"-{self.mcu}" if self.mcu else ""  # the microcontroller build apart from the full one
+        self.image = probes.BUILD_DIR / build / "rtscope-probe"
 
     def record(self) -> dict[str, Any]:
         """Emulated hardware on instruction time, with what makes a run repeatable: QEMU's version, the
@@ -95,8 +127,9 @@ class QemuBoardTarget:
                 "emulator": f"{EMULATOR} {qemu_machine.version(EMULATOR)}".strip(),
                 "machine": self.machine,
                 "board": self.board,
-                # The probe's microcontroller build (make MCU=…), where the spec asked for it.
-                **({"mcu": self.mcu} if self.mcu else {}),
+                # The system's name in show, compare and report (rtscope.render.cells).
+                "emulated_machine": self.machine,
+                "emulated_cpu": MACHINE_CPUS[self.machine],
                 # Said as the Linux guests say it: result.ns_per_instruction reads the shift from it.
                 "clock": f"-icount shift={self.shift},sleep=off",
                 "time": (
@@ -104,7 +137,11 @@ class QemuBoardTarget:
                     "memory waits cost nothing"
                 ),
                 "image_sha256": hashlib.sha256(image.read_bytes()).hexdigest(),
-                "freertos_kernel": str(self.kernel),
+                f"{self.os_name}_kernel": str(self.kernel),
+                # The kernel's configuration (docs/rtos.md); the image's own manifest is system.os_config.
+                "config": self.config,
+                # The probe's microcontroller build (make MCU=…), where the spec asked for it.
+                **({"mcu": self.mcu} if self.mcu else {}),
             },
         }
 
@@ -170,10 +207,9 @@ class QemuBoardTarget:
     def _image(self) -> Path:
         """The image for this board, built (or brought up to date) by the probe's Makefile, once per
         target."""
-        if not (self.kernel / "tasks.c").is_file():
-            raise RtscopeError(
-                f"no FreeRTOS kernel at {self.kernel} (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout)"
-            )
+        kernel = KERNELS[self.os_name]
+        if not (self.kernel / kernel.marker).is_file():
+            raise RtscopeError(f"no {kernel.name} kernel at {self.kernel} (set {kernel.env} to {kernel.checkout})")
         if shutil.which("arm-none-eabi-gcc") is None:
             raise RtscopeError(
                 "arm-none-eabi-gcc not found (apt-get install gcc-arm-none-eabi "
@@ -182,13 +218,15 @@ class QemuBoardTarget:
         # BUILD as probes.BUILD_DIR has it: probe/build in a clone, the user's cache for an installed rtscope.
         probes.make(
             [
-                "PORT=freertos",
+                f"PORT={self.os_name}",
                 f"BOARD={self.board}",
-                f"FREERTOS_KERNEL={self.kernel}",
+                f"CONFIG={self.config}",
+                f"{kernel.env}={self.kernel}",
                 f"BUILD={self.image.parent}",
                 *([f"MCU={self.mcu}"] if self.mcu else []),
             ],
-            f"the {self.board} image{f' (MCU={self.mcu})' if self.mcu else ''}",
+            f"the {kernel.name} image for {self.board} ({self.config} configuration"
+            + (f", MCU={self.mcu})" if self.mcu else ")"),
         )
         if not self.image.is_file():
             raise RtscopeError(f"building the {self.board} image left no {self.image}")
@@ -304,34 +342,59 @@ def names_a_board(spec: str) -> bool:
     return len(parts) > 1 and parts[1] in {board for board, _ in BOARDS}
 
 
-# The probe's microcontroller builds a spec can ask for (mcu=…, make MCU=…; docs/freertos.md).
-MCU_BUILDS = ("small",)
+@dataclasses.dataclass(frozen=True)
+class Option:
+    """A ``key=value`` option of a board target: its values as the usage names them, whether ``value`` is
+    one of them, and its value when the spec does not give it."""
+
+    values: str
+    accepts: Callable[[str], bool]
+    default: str
 
 
-def _parse(spec: str) -> tuple[str, str, int, str | None]:
-    """(board, os, shift, mcu) of "qemu:BOARD:OS[:shift=N][:mcu=small]"; RtscopeError naming what there
-    is. ``mcu``: the probe's microcontroller build (make MCU=small), None for the full one."""
-    usage = "expected " + " or ".join(f"qemu:{board}:{os_name}[:shift=N][:mcu=small]" for board, os_name in BOARDS)
+# The options after "qemu:BOARD:OS", each at most once, in any order.
+OPTIONS = {
+    "shift": Option("N", lambda value: value.isdigit() and int(value) <= MAX_ICOUNT_SHIFT, str(DEFAULT_ICOUNT_SHIFT)),
+    "config": Option("|".join(BUILD_CONFIGS), lambda value: value in BUILD_CONFIGS, BUILD_CONFIGS[0]),
+    # "": the full build.
+    "mcu": Option("|".join(MCU_BUILDS), lambda value: value in MCU_BUILDS, ""),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class BoardSpec:
+    """What "qemu:BOARD:OS[:key=value]…" names: the board, its OS and every option's value."""
+
+    board: str
+    os: str
+    options: dict[str, str]
+
+
+def _parse(spec: str) -> BoardSpec:
+    """The board, OS and options of "qemu:BOARD:OS[:key=value]…"; RtscopeError naming what there is."""
+    options = "".join(f"[:{key}={option.values}]" for key, option in OPTIONS.items())
+    usage = "expected " + " or ".join(f"qemu:{board}:{os_name}{options}" for board, os_name in BOARDS)
     parts = spec.split(":")
     if len(parts) < 3 or parts[0] != "qemu" or (parts[1], parts[2]) not in BOARDS:
         raise RtscopeError(f"unknown QEMU board {spec!r} ({usage})")
-    settings: dict[str, str] = {}
+    given: dict[str, str] = {}
     for part in parts[3:]:
         key, equals, value = part.partition("=")
-        if not equals or key not in ("shift", "mcu") or key in settings:
-            raise RtscopeError(f"--target {spec}: {part!r} is not one of shift=N, mcu=small, each once ({usage})")
-        settings[key] = value
-    shift_text = settings.get("shift", str(DEFAULT_ICOUNT_SHIFT))
-    if not shift_text.isdigit() or int(shift_text) > MAX_ICOUNT_SHIFT:
-        raise RtscopeError(f"--target {spec}: shift={shift_text} is not shift=N with N 0..{MAX_ICOUNT_SHIFT} ({usage})")
-    mcu = settings.get("mcu")
-    if mcu is not None and mcu not in MCU_BUILDS:
-        raise RtscopeError(f"--target {spec}: mcu={mcu} is not one of {', '.join(MCU_BUILDS)} ({usage})")
-    return parts[1], parts[2], int(shift_text), mcu
+        option = OPTIONS.get(key)
+        if option is None or not equals:
+            raise RtscopeError(f"--target {spec}: no option {part!r} ({usage})")
+        if key in given:
+            raise RtscopeError(f"--target {spec}: {key} is given twice ({usage})")
+        if not option.accepts(value):
+            raise RtscopeError(f"--target {spec}: {part!r} is not {key}={option.values} ({usage})")
+        given[key] = value
+    return BoardSpec(parts[1], parts[2], {key: given.get(key, option.default) for key, option in OPTIONS.items()})
 
 
-def kernel_path(env: Any, probe_dir: Path) -> Path:
-    """$FREERTOS_KERNEL, else the vendored kernel beside the repository (probe/Makefile's default)."""
-    if env.get("FREERTOS_KERNEL"):
-        return Path(env["FREERTOS_KERNEL"]).resolve()
-    return (probe_dir / ".." / ".." / "shared" / "vendor" / "FreeRTOS-Kernel").resolve()
+def kernel_path(env: Any, probe_dir: Path, os_name: str = "freertos") -> Path:
+    """The kernel's checkout named by its variable ($FREERTOS_KERNEL, $THREADX), else the vendored one
+    beside the repository (probe/Makefile's default)."""
+    kernel = KERNELS[os_name]
+    if env.get(kernel.env):
+        return Path(env[kernel.env]).resolve()
+    return (probe_dir / ".." / ".." / "shared" / "vendor" / kernel.vendored).resolve()

@@ -16,7 +16,7 @@ from rtscope.render.subjects import Report
 
 INVALID_MARK = " *"
 # The unit column of the operation table: what a figure counts.
-_UNIT_NAMES = {"ns": "time"}
+UNIT_NAMES = {"ns": "time"}
 
 
 def build(report: Report) -> Section | None:
@@ -42,7 +42,7 @@ def names(comparison: Comparison) -> Section:
                 g.letter,
                 doc["run"]["id"][:SHORT_ID],
                 doc["run"]["label"] or MISSING,
-                doc["system"]["hostname"],
+                cells.host_text(doc),
                 doc["system"]["kernel_release"],
                 fmt.local_time(doc["run"]["started"]),
             ]
@@ -55,7 +55,7 @@ def names(comparison: Comparison) -> Section:
             g.letter,
             g.name,
             f"{len(g.docs)} run{'s' if len(g.docs) > 1 else ''}",
-            " ".join(sorted({doc["system"]["hostname"] for doc in g.docs})),
+            " ".join(sorted({cells.host_text(doc) for doc in g.docs})),
             " ".join(doc["run"]["id"][:SHORT_ID] for doc in g.docs),
         ]
         for g in groups
@@ -83,7 +83,11 @@ def differences(groups: tuple[Group, ...]) -> tuple[Cell, ...]:
             each = ", ".join(f"{letter} {value}" for letter, value in values.items())
             notes.append(Cell(f"! the runs differ in {what}: {each}", "warn"))
     for what, read in SYSTEM_FACTS:
-        values = {g.letter: "/".join(sorted({read(doc["system"]) for doc in g.docs})) for g in groups}
+        # The CPU as the runs name it: an emulated one's model where the guest told none.
+        values = {
+            g.letter: "/".join(sorted({read({**doc["system"], "cpu_model": cells.cpu_model(doc)}) for doc in g.docs}))
+            for g in groups
+        }
         if len(set(values.values())) > 1:
             notes.append(Cell(f"the systems differ in {what}: {', '.join(f'{k} {v}' for k, v in values.items())}"))
     periods = {
@@ -122,7 +126,7 @@ def figures_table(comparison: Comparison) -> Table:
             [
                 *row_name(row, previous, with_labels),
                 row.stat,
-                *([_UNIT_NAMES.get(row.unit, row.unit)] if unit else []),
+                *([UNIT_NAMES.get(row.unit, row.unit)] if unit else []),
                 *(_figure(f, row, with_spread) for f in row.figures),
                 *(fmt.ratio(f.ratio) for f in row.figures[1:]),
                 *(verdict_cell(row, index, v) for index, v in enumerate(row.verdicts, start=1)),

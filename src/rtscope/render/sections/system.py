@@ -8,16 +8,17 @@ from rtscope.render.subjects import OneRun
 
 def build(subject: OneRun) -> Section:
     """Host, kernel, CPU, clocksource, governor, isolated CPUs, RT throttling, virtualization."""
-    system = subject.doc["system"]
+    doc = subject.doc
+    system = doc["system"]
     return Section(
         heading("System"),
         (
             table(
                 None,
                 [
-                    ("host", f"{system['hostname']} ({system['os']}, {system['arch']})"),
+                    ("host", cells.host_text(doc, system["os"], system["arch"])),
                     ("kernel", cells.kernel_text(system)),
-                    ("CPU", cells.cpu_text(system)),
+                    ("CPU", cells.cpu_text(doc)),
                     ("clocksource", cells.or_missing(system["clocksource"])),
                     ("governor", cells.or_missing(system["governor"])),
                     ("isolated CPUs", _isolated_cpus_text(system["isolated_cpus"])),

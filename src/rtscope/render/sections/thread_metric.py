@@ -1,8 +1,9 @@
-"""Thread-Metric across runs: each test's median iterations relative to its calibration test's, as bars."""
+"""Thread-Metric across runs: each test's median iterations relative to its calibration test's, as bars,
+and the share of each test's measured time its harness took."""
 
 from rtscope.model import result
 from rtscope.render import fmt, plots, svg
-from rtscope.render.document import Figure, Paragraph, Section, heading
+from rtscope.render.document import Figure, Paragraph, Section, Table, cells, heading
 from rtscope.render.sections.throughput import baseline_text
 from rtscope.render.subjects import Report, Run
 
@@ -31,7 +32,7 @@ def build(report: Report) -> Section | None:
             run.index: (run, m) for run, m in measured if m["id"] in categories and m["baseline"]["ratio"] is not None
         }.values()
     )
-    parts: list[Paragraph | Figure] = [
+    parts: list[Paragraph | Figure | Table] = [
         Paragraph(
             (
                 (
@@ -56,7 +57,32 @@ def build(report: Report) -> Section | None:
         parts.append(
             Paragraph((f"No bar: {', '.join(missing)} (no ratio: the metric or {baseline} is invalid or missing).",))
         )
+    parts.extend(_harness(report, [baseline, *categories]))
     return Section(heading("Thread-Metric", ", relative to its calibration test"), tuple(parts), anchor="thread-metric")
+
+
+def _harness(report: Report, tests: list[str]) -> list[Paragraph | Table]:
+    """A row per run that recorded it: the share of each test's measured time its harness took (the
+    checks harness_share, from the test's loop timed without its work); nothing when no run has one."""
+    rows = []
+    for run in report.runs:
+        shares = [(result.metric(run.doc, test) or {}).get("checks", {}).get("harness_share") for test in tests]
+        if any(share is not None for share in shares):
+            rows.append(cells(run.name, *("—" if share is None else f"{share * 100:.1f} %" for share in shares)))
+    if not rows:
+        return []
+    return [
+        Paragraph(
+            (
+                (
+                    "The harness's share of each test's measured time: its loop without the test's work (the "
+                    "stop check, the counter, rtscope's own checks), timed in the same run before the periods, "
+                    "times the loop's passes. What is left of each iteration is the test's own."
+                ),
+            )
+        ),
+        Table(("run", *tests), tuple(rows), "l" + "r" * len(tests)),
+    ]
 
 
 def _bar(run: Run, metric_id: str) -> tuple[float, str, str] | None:

@@ -1,128 +1,308 @@
-"""The report's answer, first: per metric and statistic, which group is best, by how much over the next
-best, and whether that difference is real.
+"""The answer, first (the report's opening section; compare's text and markdown before the tables): per
+factor of the runs (rtscope.analysis.factors), metric and statistic, which level is better at equal levels
+of the other factors, by how much, and whether really — in sentences, one per metric and statistic:
 
-The margin is to the next best group rather than to the first: that is what makes the best one best
-(against the first, a best group that only just beats another would look as clear as one far ahead).
-Whether it is real is compare's verdict: the later of the two groups tested against the earlier, as
-compare tests every group against A — the same verdict as the comparison's table when A is one of them.
+    lat.wakeup max: rt beats stock under sched,io (109 µs → 17.6 µs, 6.19× lower), real; idle: no real
+    difference (stock 14.7 µs, rt 15.8 µs: p=1.000 tail) — interaction: the difference depends on load
+
+An answer over a few contexts (combinations of the other factors' levels) names each; over more, it counts
+them — the level best in most, the others with up to NAMED_UP_TO contexts each — so that a study of 192
+cells reads in as many lines as it has metrics and statistics per factor. Where the real winner changes
+with another factor's level, or is real at some of its levels only, the line says so (an interaction).
 """
 
-from rtscope.analysis import compare, stats
-from rtscope.analysis.compare import Comparison, Figure, Row
-from rtscope.analysis.grouping import Group
+from collections.abc import Sequence
+from typing import Any
+
+from rtscope.analysis import compare, factors, stats
+from rtscope.analysis.factors import Answer, Duel, Factor
 from rtscope.model import units
-from rtscope.render import cells, fmt
-from rtscope.render.document import Cell, Items, Paragraph, Section, Table, heading, table
+from rtscope.render import fmt
+from rtscope.render.document import Cell, Items, Paragraph, Section, heading
 from rtscope.render.sections import comparison as compared
 from rtscope.render.subjects import Report
 
+# An answer over at most this many contexts names each with its figures; over more, it counts them.
+DETAILED_UP_TO = 4
+# Contexts named for each outcome other than the most common one, when an answer counts them.
+NAMED_UP_TO = 3
+# Levels a factor's line names before it counts the rest; metrics a factor does not compare, likewise.
+LEVELS_NAMED = 8
+MISSING_NAMED = 12
+
+Outcome = tuple[str, str]  # ("win", level), ("none", "") or ("untold", "")
+
 
 def build(report: Report) -> Section | None:
-    """The verdict table, with how to read it, the settings that differ between the groups and the
-    metrics no two groups measured validly; why there is no verdict when compare refuses the groups;
-    nothing for a report of one run."""
+    """The report's verdict: the settings that differ between compare's groups, then the answer per
+    factor; nothing for a report of one run."""
     if len(report.runs) == 1:
         return None
-    if report.comparison is None:
-        return _section((Paragraph((f"No verdict: {report.no_comparison}.",)),))
-    comparison = report.comparison
-    with_labels = compared.labels_shown(comparison)
-    rows: list[list[str | Cell]] = []
-    unranked, previous = [], None
-    for row in comparison.rows:
-        if not row.verdicts:
-            continue  # a calibration ratio: compare tests the statistic it is the ratio of
-        ranked = _ranked(comparison.groups, row)
-        if len(ranked) < 2:
-            unranked += [row.name] if row.name not in unranked else []
-            continue
-        (best, best_figure, best_value), (runner_up, runner_up_figure, runner_up_value) = ranked[:2]
-        verdict = _verdict(comparison, row, best, runner_up)
-        rows.append(
-            [
-                *compared.row_name(row, previous, with_labels),
-                row.stat,
-                Cell(report.caption(best), "strong", report.swatch(best)),
-                compared.figure_text(best_figure, row),
-                _margin(best_value, runner_up_value, units.get(row.unit)),
-                Cell(report.caption(runner_up), swatch=report.swatch(runner_up)),
-                compared.figure_text(runner_up_figure, row),
-                Cell(compared.verdict_text(verdict), "good" if verdict and verdict.real else ""),
-            ]
-        )
-        previous = row
-    header = [
-        *cells.metric_header(with_labels),
-        "stat",
-        "best",
-        "its figure",
-        "better by",
-        "next best",
-        "its figure",
-        "real difference?",
-    ]
-    differences = compared.differences(comparison.groups)
-    parts: list[Paragraph | Items | Table] = [*([Items(differences)] if differences else [])]
-    if rows:
-        parts += [
-            Paragraph(
-                (
-                    (
-                        "Per metric and statistic, the best group and how many times better its figure is than "
-                        "the next best's; real difference?: whether the two really differ."
-                    ),
-                )
-            ),
-            table(header, rows, "l" * with_labels + "lllrrlrl"),
-            _how_to_read(report),
-        ]
-    else:
-        parts.append(Paragraph(("No metric has a valid figure in two groups or more.",)))
-    if unranked:
-        parts.append(Paragraph((f"Not ranked, as fewer than two groups have a valid figure: {', '.join(unranked)}.",)))
-    return _section(tuple(parts))
+    notes = compared.differences(report.comparison.groups) if report.comparison else ()
+    return section([run.doc for run in report.runs], compare.DEFAULT_STATISTICS, adjusted=report.adjusted, notes=notes)
 
 
-def _section(parts: tuple[Paragraph | Items | Table, ...]) -> Section:
-    return Section(heading("Verdict", ": which is best, by how much, and is it real?"), parts, anchor="verdict")
-
-
-def _how_to_read(report: Report) -> Paragraph:
-    adjusted = "overhead-adjusted" if report.adjusted else "as measured"
-    return Paragraph(
-        (
-            (
-                "Best: the lowest figure of a time, the highest of iterations, as the metric's unit has it. The "
-                "margin is to the next best, not to the first group: that is what makes the best one best."
-            ),
-            (
-                f"Real: rtscope compare's test ({100 * stats.CONFIDENCE:.0f} % confidence) of the later of the two "
-                "groups against the earlier — its legend, under Comparison, says which test — and, for groups of "
-                "several runs, a difference beyond their run-to-run spread."
-            ),
-            f"Figures {adjusted}; a group's is the median over its runs; an invalid one takes no part.",
-        )
+def section(
+    docs: Sequence[dict[str, Any]],
+    statistics: Sequence[str],
+    *,
+    adjusted: bool = True,
+    notes: tuple[Cell, ...] = (),
+    prefer: str | None = None,
+) -> Section:
+    """The verdict on ``docs``: which factors (named by ``prefer`` where it names one: factors.design),
+    then per factor a line per metric and statistic; ``notes`` (the settings that differ between the
+    groups) before them."""
+    verdict = factors.verdict(docs, statistics, adjusted=adjusted, prefer=prefer)
+    compared = [f for f in verdict.design.factors if f not in verdict.uncompared_factors]
+    parts: list[Paragraph | Items] = [*([Items(notes)] if notes else []), Paragraph((_factors_line(verdict),))]
+    if compared and not verdict.answers:
+        parts.append(Paragraph(("No metric has a valid figure at two levels of a factor, the others equal.",)))
+    return Section(
+        heading("Verdict", ": each factor at equal levels of the others"),
+        tuple(parts),
+        subsections=(
+            *(_factor(verdict, factor) for factor in compared if verdict.of(factor)),
+            *([Section(parts=(_how_to_read(adjusted),))] if verdict.answers else []),
+        ),
+        anchor="verdict",
     )
 
 
-def _ranked(groups: tuple[Group, ...], row: Row) -> list[tuple[Group, Figure, float]]:
-    """The groups with a valid figure in ``row``, each with the figure's value, best first (ties in group order)."""
-    valid = [(g, f, f.value) for g, f in zip(groups, row.figures, strict=True) if f.value is not None and not f.invalid]
-    return sorted(valid, key=lambda ranked: ranked[2], reverse=not units.get(row.unit).lower_is_better)
+def _factors_line(verdict: factors.Verdict) -> str:
+    """Which factors the verdict answers, where they come from and the cells; those it cannot answer (no
+    two of their levels measured at equal levels of the others)."""
+    design = verdict.design
+    looked_at = f"{', '.join(design.looked_at)}, and the parameters of the benches they all ran"
+    if design.from_axes:
+        source = "the campaign's axes"
+    elif [f.name for f in design.factors] == [factors.RUN]:
+        source = f"each run a level, as they differ in none of what they record ({looked_at})"
+    else:
+        source = f"from what differs between the runs ({looked_at})"
+    compared = [f for f in design.factors if f not in verdict.uncompared_factors]
+    uncompared = ", ".join(_name(f) for f in verdict.uncompared_factors)
+    if not design.factors:
+        return "No factor: the campaign's axes have one level each among these runs, which repeat one cell."
+    if not compared:
+        return (
+            f"No factor can be compared at equal levels of the others: the runs differ in {uncompared} at once "
+            f"({source}), no two of them in one alone."
+        )
+    runs = sorted({len(cell.docs) for cell in design.cells})
+    each = f"{runs[0]}" if len(runs) == 1 else f"{runs[0]} to {runs[-1]}"
+    cells = len(design.cells)
+    not_compared = (
+        f" Not compared: {uncompared}, no two of whose levels were measured at equal levels of the others."
+        if uncompared
+        else ""
+    )
+    return (
+        f"Factors, {source}: {'; '.join(_factor_text(f) for f in compared)}. {cells} cell{'s' if cells != 1 else ''}, "
+        f"{each} run{'s' if runs[-1] != 1 else ''} each.{not_compared}"
+    )
 
 
-def _verdict(comparison: Comparison, row: Row, best: Group, runner_up: Group) -> stats.Difference | None:
-    first, other = sorted((best, runner_up), key=comparison.groups.index)
-    if first is comparison.groups[0]:
-        return row.verdicts[comparison.groups.index(other) - 1]
-    return compare.difference(comparison, first, other, row)
+def _name(factor: Factor) -> str:
+    """ "target (with host)": a factor's name and those of the attributes that change with it."""
+    return f"{factor.name} (with {', '.join(factor.aliases)})" if factor.aliases else factor.name
 
 
-def _margin(best: float, runner_up: float, unit: units.Unit) -> str:
-    """ "1.36× lower": how many times better the best figure is than the next best's, in the unit's way;
-    "equal" for a tie, and no ratio to a figure of 0."""
-    low, high = sorted((best, runner_up))
+def _levels(factor: Factor) -> str:
+    """ "stock or rt"; "idle, cpu, net"; up to LEVELS_NAMED levels, then how many more."""
+    if len(factor.levels) == 2:
+        return " or ".join(factor.levels)
+    shown = factor.levels[:LEVELS_NAMED]
+    more = len(factor.levels) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
+
+
+def _factor_text(factor: Factor) -> str:
+    """ "label (a or b; kernel changes with it)"."""
+    verb = "changes" if len(factor.aliases) == 1 else "change"
+    aliases = f"; {', '.join(factor.aliases)} {verb} with it" if factor.aliases else ""
+    return f"{factor.name} ({_levels(factor)}{aliases})"
+
+
+def _factor(verdict: factors.Verdict, factor: Factor) -> Section:
+    """A factor's answers: a tally, then a line per metric and statistic, then what it could not compare."""
+    answers = verdict.of(factor)
+    others = verdict.design.others(factor)
+    at = f", at equal {_and([f.name for f in others])}" if others else ""
+    if others and answers[0].alone:
+        at += f" ({factors.level_names(answers[0].duels[0].context)})"
+    answered = {(a.metric, a.labels) for a in answers}
+    missing = [compare.labelled_id(*key) for key in verdict.metrics if key not in answered]
+    if len(missing) > MISSING_NAMED:
+        missing = [*missing[:MISSING_NAMED], f"and {len(missing) - MISSING_NAMED} more"]
+    parts: list[Paragraph | Items] = [Paragraph((_tally(answers),)), Items(tuple(sentence(a) for a in answers))]
+    if missing:
+        parts.append(Paragraph((f"Not compared (a valid figure at one level only): {', '.join(missing)}.",)))
+    return Section(heading(factor.name, f": {_levels(factor)}{at}"), tuple(parts))
+
+
+def _tally(answers: tuple[Answer, ...]) -> str:
+    """How the factor's comparisons came out, over every metric, statistic and context."""
+    duels = [duel for answer in answers for duel in answer.duels]
+    wins: dict[str, int] = {}
+    for duel in duels:
+        if duel.winner is not None:
+            wins[duel.winner] = wins.get(duel.winner, 0) + 1
+    ranked = sorted(wins.items(), key=lambda each: -each[1])
+    said = [
+        f"{level} better in {count}" if i == 0 else f"{level} in {count}" for i, (level, count) in enumerate(ranked)
+    ]
+    none = sum(1 for duel in duels if duel.winner is None and duel.difference is not None)
+    untold = len(duels) - sum(wins.values()) - none
+    said += [f"no real difference in {none}"] * bool(none) + [f"no test in {untold}"] * bool(untold)
+    crossing = sum(1 for a in answers if a.changes_with(crossing=True))
+    interaction = f"; the winner changes with another factor's level in {crossing} of {len(answers)} lines" * bool(
+        crossing
+    )
+    return f"Of {len(duels)} comparison{'s' if len(duels) != 1 else ''}: {', '.join(said)}{interaction}."
+
+
+def sentence(answer: Answer) -> Cell:
+    """An answer as one line: "METRIC STAT: what each context says", flagged (and stressed when the winner
+    changes) where it changes with another factor's level."""
+    if answer.alone:
+        text = _alone(answer, answer.duels[0])
+    else:
+        outcomes: dict[Outcome, list[Duel]] = {}
+        for duel in answer.duels:
+            outcomes.setdefault(_outcome(duel), []).append(duel)
+        # The most common outcome first; a real winner before no difference when as common.
+        ordered = sorted(outcomes.items(), key=lambda each: (-len(each[1]), each[0][0] != "win"))
+        if len(answer.duels) <= DETAILED_UP_TO:
+            text = "; ".join(_detailed(answer, outcome, duels) for outcome, duels in ordered)
+        else:
+            text = "; ".join(
+                _counted(answer, outcome, duels, first=i == 0) for i, (outcome, duels) in enumerate(ordered)
+            )
+    crossing = bool(answer.changes_with(crossing=True))
+    return Cell(f"{answer.name} {answer.stat}: {text}{_interaction(answer)}", "warn" if crossing else "")
+
+
+def _interaction(answer: Answer) -> str:
+    """ " — interaction: the winner changes with load" (different real winners), or " — interaction: the
+    difference depends on load" (a real winner under some of its levels only); empty when neither."""
+    crossing, changing = answer.changes_with(crossing=True), answer.changes_with()
+    if crossing:
+        return f" — interaction: the winner changes with {_and(list(crossing))}"
+    return f" — interaction: the difference depends on {_and(list(changing))}" if changing else ""
+
+
+def _outcome(duel: Duel) -> Outcome:
+    if duel.winner is not None:
+        return ("win", duel.winner)
+    return ("none", "") if duel.difference is not None else ("untold", "")
+
+
+def _alone(answer: Answer, duel: Duel) -> str:
+    """The one context of a factor compared in one: "rt beats stock: 109 µs → 17.6 µs, 6.19× lower, real"."""
+    if duel.winner is None:
+        return _no_winner(answer, duel)
+    return f"{_head([duel])}: {_change(answer, duel)}, real"
+
+
+def _detailed(answer: Answer, outcome: Outcome, duels: list[Duel]) -> str:
+    """The contexts of one outcome, each named with its figures."""
+    where = [factors.level_names(duel.context) for duel in duels]
+    if outcome[0] != "win":
+        what = "no real difference" if outcome[0] == "none" else "not told (no test applies)"
+        return "; ".join(f"{w}: {what} ({_figures(answer, d)})" for w, d in zip(where, duels, strict=True))
+    named = not _one_runner_up(duels)
+    each = [f"{w} ({_change(answer, d, name_runner_up=named)})" for w, d in zip(where, duels, strict=True)]
+    return f"{_head(duels)} under {_and(each)}, real"
+
+
+def _counted(answer: Answer, outcome: Outcome, duels: list[Duel], *, first: bool) -> str:
+    """The contexts of one outcome, counted: the first (most common) with how many were compared and by
+    how much, the others with up to NAMED_UP_TO of their contexts."""
+    if outcome[0] == "win":
+        head = _head(duels) if first else outcome[1]
+    else:
+        head = "no real difference" if outcome[0] == "none" else "not told (no test applies)"
+    if first:
+        of = " × ".join(f.name for f in answer.others)
+        combinations = "combinations" if len(answer.others) > 1 else "levels"
+        margin = f" ({_margins(answer, duels)}), real" if outcome[0] == "win" else ""
+        return f"{head} in {len(duels)} of {len(answer.duels)} {of} {combinations} compared{margin}"
+    named = [factors.level_names(duel.context) for duel in duels[:NAMED_UP_TO]]
+    more = len(duels) - len(named)
+    # What the contexts of an exception share is often its reason: "all under cpu".
+    shared = [level for level, *rest in zip(*(duel.context for duel in duels)) if all(r == level for r in rest)]
+    common = f"all under {factors.level_names(shared)}: " if shared and len(duels) > 1 else ""
+    return f"{head} in {len(duels)} ({common}{', '.join(named)}{f' and {more} more' if more else ''})"
+
+
+def _one_runner_up(duels: list[Duel]) -> bool:
+    return len({duel.runner_up for duel in duels}) == 1
+
+
+def _head(duels: list[Duel]) -> str:
+    """ "rt beats stock" (two levels), "c-busy best, ahead of c-rt" (more), "c-busy best" (a next best
+    that changes from context to context)."""
+    best, runner_up = duels[0].best, duels[0].runner_up
+    if not _one_runner_up(duels):
+        return f"{best} best"
+    return f"{best} beats {runner_up}" if all(d.levels == 2 for d in duels) else f"{best} best, ahead of {runner_up}"
+
+
+def _change(answer: Answer, duel: Duel, *, name_runner_up: bool = False) -> str:
+    """ "109 µs → 17.6 µs, 6.19× lower": the next best's figure to the best's, and how many times better;
+    the next best named first when ``name_runner_up`` ("next c-rt: …")."""
+    unit = answer.unit
+    change = f"{unit.format(duel.runner_up_value)} → {unit.format(duel.best_value)}, {_margin(duel, unit)}"
+    return f"next {duel.runner_up}: {change}" if name_runner_up else change
+
+
+def _margin(duel: Duel, unit: units.Unit) -> str:
     word = "lower" if unit.lower_is_better else "higher"
-    if low == high:
+    times = factors.ratio(duel.best_value, duel.runner_up_value)
+    if times == 1.0:
         return "equal"
-    return f"{fmt.ratio(high / low)} {word}" if low else f"{word}, no ratio to 0"
+    return f"{fmt.ratio(times)} {word}" if times is not None else f"{word}, from 0"
+
+
+def _margins(answer: Answer, duels: list[Duel]) -> str:
+    """The range of how many times better the best is than the next best over ``duels``."""
+    word = "lower" if answer.unit.lower_is_better else "higher"
+    times = sorted(r for d in duels if (r := factors.ratio(d.best_value, d.runner_up_value)) is not None)
+    if not times:
+        return f"{word}, from 0"
+    if times[0] == times[-1]:
+        return f"{fmt.ratio(times[0])} {word} than the next best"
+    return f"{fmt.ratio(times[0])} to {fmt.ratio(times[-1])} {word} than the next best"
+
+
+def _no_winner(answer: Answer, duel: Duel) -> str:
+    what = "no real difference" if duel.difference is not None else "not told (no test applies)"
+    return f"{what} ({_figures(answer, duel)})"
+
+
+def _figures(answer: Answer, duel: Duel) -> str:
+    """ "stock 14.7 µs, rt 15.8 µs: p=1.000 tail": the two figures, best first, and the test's word."""
+    figures = f"{duel.best} {answer.unit.format(duel.best_value)}, {duel.runner_up} {answer.unit.format(duel.runner_up_value)}"
+    if duel.difference is None:
+        return figures
+    spread = "within the runs' spread, " if duel.difference.beyond_spread is False else ""
+    return f"{figures}: {spread}{duel.difference}"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _how_to_read(adjusted: bool) -> Paragraph:
+    confidence = f"{100 * stats.CONFIDENCE:.0f} % confidence"
+    lines = (
+        "Per factor, metric and statistic: in each combination of the other factors' levels, the best level's",
+        "figure against the next best's (a cell's figure: the median over its runs) and how many times better.",
+        f"Real: rtscope compare's test ({confidence}) of the next best against the best (for a tail, its samples",
+        "beyond the best's figure) and, for cells of several runs, a difference beyond their run-to-run spread.",
+        "Better: lower for a time, higher for iterations or a throughput, as the metric's unit has it.",
+        "Interaction: the real winner changes with another factor's level, or is real at some of its levels only.",
+        f"Figures {'overhead-adjusted' if adjusted else 'as measured'}; an invalid one takes no part.",
+    )
+    return Paragraph(lines)

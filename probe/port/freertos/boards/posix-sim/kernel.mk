@@ -4,5 +4,6 @@ FREERTOS_PORTABLE     := ThirdParty/GCC/Posix
 FREERTOS_PORTABLE_SRC := port.c utils/wait_for_event.c
 # The host's malloc, made task-safe by the kernel: a heap of any size.
 FREERTOS_HEAP         := heap_3
-# The software interrupt: a signal the raising task sends itself.
-KERNEL_BOARD_SRC      := $(PORT_BOARD_DIR)/soft_irq.c
+# The interrupts: signals (a software interrupt the raising task sends
+# itself, the POSIX port's timer signal directed at the process).
+KERNEL_BOARD_SRC      := $(PORT_BOARD_DIR)/interrupts.c port/posix/timer_irq_posix.c

@@ -1,5 +1,6 @@
-/* FreeRTOS port: the inline monotonic clock (rtscope/port.h) is the board's
- * free-running clock of sub-tick resolution (board.h, board_time.h). */
+/* Every RTOS port on a board (boards/board.h): the inline monotonic clock
+ * (rtscope/port.h) is the board's free-running clock of sub-tick
+ * resolution (board_time.h). */
 #ifndef RTSCOPE_PORT_TIME_H
 #define RTSCOPE_PORT_TIME_H
 

@@ -1,0 +1,95 @@
+"""What held the CPU at each latency spike whose kernel trace the run kept (analysis.spikes)."""
+
+from rtscope.analysis import spikes
+from rtscope.render import fmt
+from rtscope.render.document import Cell, Items, Paragraph, Part, Section, heading, table
+from rtscope.render.subjects import OneRun
+
+# The holders listed per spike, the longest first; the rest are counted.
+MOST_HOLDERS = 6
+
+
+def build(subject: OneRun) -> Section | None:
+    """A subsection per traced spike: the sample, its two parts (to the wake-up, to running) and the
+    tasks, interrupts and softirqs that held the CPU; nothing when no metric kept a trace."""
+    parts = []
+    for metric in subject.doc["metrics"]:
+        for number, spike in enumerate(metric.get("spikes", ()), start=1):
+            parts.append(_spike(metric["id"], number, len(metric["spikes"]), spikes.explain(spike)))
+    if not parts:
+        return None
+    return Section(
+        heading("Why it was late", ", from the kernel's trace at each spike kept"),
+        (),
+        subsections=tuple(parts),
+        notes=(
+            Cell(
+                "From the planned wake-up to the thread running: to the wake-up is the timer's interrupt coming late "
+                "(interrupts off, or the CPU not running: a VM's vCPU held by its host); to running is what held the "
+                "CPU once the thread was woken. A task's run is its whole time on the CPU, also before the planned "
+                "time. Times are the trace's, to the microsecond."
+            ),
+        ),
+    )
+
+
+def _spike(metric_id: str, number: int, count: int, spike: spikes.Explanation) -> Section:
+    title = heading(
+        f"{metric_id} spike {number} of {count}",
+        f": {fmt.duration(spike.late_ns)} late on CPU {spike.cpu}, planned at {spike.planned_ns / 1e9:.6f} s",
+    )
+    trace = f"{spike.events} trace events" + (f", {spike.dropped} earlier ones not kept" if spike.dropped else "")
+    if spike.thread is None:
+        return Section(title, (Items((Cell(f"! {spike.problem} ({trace})", "warn"),)),))
+    lines = [f"{spike.thread}: " + _split(spike), _answer(spike)]
+    rows = [
+        [
+            holder.what,
+            holder.kind,
+            fmt.duration(holder.held_ns),
+            fmt.duration(holder.ran_ns),
+            fmt.duration(holder.before_ns) if holder.before_ns else "",
+        ]
+        for holder in spike.holders[:MOST_HOLDERS]
+    ]
+    parts: list[Part] = [Paragraph(tuple(lines))]
+    if rows:
+        parts.append(table(["held the CPU", "kind", "of the window", "its run", "began before planned"], rows, "llrrr"))
+    notes = [Cell(trace)]
+    if len(spike.holders) > MOST_HOLDERS:
+        notes.append(Cell(f"{len(spike.holders) - MOST_HOLDERS} shorter holders not listed"))
+    return Section(title, tuple(parts), notes=tuple(notes))
+
+
+def _split(spike: spikes.Explanation) -> str:
+    if spike.to_wakeup_ns is None or spike.to_running_ns is None:
+        return "its wake-up is not in the trace"
+    return f"woken {fmt.duration(spike.to_wakeup_ns)} after the planned time, running {fmt.duration(spike.to_running_ns)} after that"
+
+
+def _answer(spike: spikes.Explanation) -> str:
+    """The sentence an engineer wants first: who held the CPU, or that the interrupt itself was late."""
+    if spike.to_wakeup_ns is not None and spike.to_wakeup_ns * 2 > spike.late_ns:
+        late = fmt.duration(spike.to_wakeup_ns)
+        if spike.at_planned == "itself":
+            return (
+                f"It was still on the CPU at the planned time and was woken {late} late: the CPU was not running "
+                "(a VM's vCPU held by its host), or its previous period overran."
+            )
+        if spike.at_planned in (None, "idle"):
+            return (
+                f"The CPU was idle and the timer's interrupt came {late} late: a deep idle state, or the CPU "
+                "not running (a VM's vCPU held by its host)."
+            )
+        run = next((h.ran_ns for h in spike.holders if h.what == spike.at_planned), None)
+        lasted = f" (its run lasted {fmt.duration(run)})" if run is not None else ""
+        return (
+            f"The timer's interrupt came {late} late while {spike.at_planned} ran{lasted}: interrupts were kept "
+            "off, or the CPU was not running (a VM's vCPU held by its host)."
+        )
+    culprit = spike.culprit
+    if culprit is None:
+        return "Nothing else held the CPU in the trace: the time went to the wake-up path itself."
+    share = culprit.held_ns / spike.late_ns if spike.late_ns else 0.0
+    ran = f"; its run lasted {fmt.duration(culprit.ran_ns)}" if culprit.kind == "task" else ""
+    return f"Held longest by {culprit.what}: {fmt.duration(culprit.held_ns)}, {share:.0%} of the lateness{ran}."

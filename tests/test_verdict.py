@@ -1,0 +1,371 @@
+"""The verdict per factor (rtscope.analysis.factors, rendered by render.sections.verdict): designs built here
+as result documents — a 2×2 with an interaction, a factor that makes no real difference, a study of
+8 × 8 × 3 = 192 cells, runs that are no campaign — and compare's and the report's use of it."""
+
+import copy
+import math
+from pathlib import Path
+from typing import Any
+
+import builders
+from rtscope.analysis import factors
+from rtscope.render import text
+from rtscope.render.fmt import Style
+from rtscope.render.sections import verdict
+
+# The shares of a run's body of samples in seven buckets, each 10 % apart, around its typical value.
+_BODY = ((-3, 2), (-2, 7), (-1, 18), (0, 26), (1, 18), (2, 7), (3, 2))
+
+
+def spread_metric(
+    metric_id: str,
+    typical: float,
+    worst: float,
+    *,
+    unit: str = "ns",
+    step: float = 1.0,
+    samples: int = 2000,
+    labels: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A metric of ``samples`` samples around ``typical`` (in its unit, histogram steps of ``step``) and a thin
+    tail up to ``worst``, its statistics read from its own histogram as the probe reads them."""
+    counts: dict[int, int] = {}
+
+    def add(value: float, count: int) -> None:
+        index = max(1, round(value / step))
+        counts[index] = counts.get(index, 0) + count
+
+    tail = 3 if worst > typical * 1.1**3 else 0
+    for power, share in _BODY:
+        add(typical * 1.1**power, round((samples - 5 * tail) * share / 80))
+    top = typical * 1.1**3
+    for part in range(1, 5 if tail else 1):
+        add(top * (worst / top) ** (part / 5), tail)
+    add(worst, tail) if tail else None
+    rows = sorted((index, count) for index, count in counts.items() if count)  # a bucket holds a sample or more
+    total = sum(count for _, count in rows)
+
+    def quantile(share: float) -> float:
+        rank, seen = max(1, math.ceil(share * total)), 0
+        for index, count in rows:
+            seen += count
+            if seen >= rank:
+                return index * step
+        raise AssertionError("a rank beyond the samples")
+
+    figures = {
+        "count": total,
+        "min": rows[0][0] * step,
+        "max": rows[-1][0] * step,
+        "mean": sum(index * count for index, count in rows) * step / total,
+        "stddev": typical / 10,
+        **{key: quantile(share) for key, share in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999))},
+        "p9999": quantile(0.9999),
+    }
+    metric = builders.metric(metric_id, 1000.0)
+    metric.update(
+        unit=unit,
+        labels=labels or {},
+        overhead_ns=0.0,
+        cycles=None,
+        stats=figures,
+        adjusted=copy.deepcopy(figures),
+        histogram={
+            "scheme": "log-linear",
+            "sub_buckets": 128,
+            "buckets": [[index, 1, count] for index, count in rows],
+            "overflow": 0,
+            "overflow_above": 1 << 40,
+            **({} if step == 1.0 else {"resolution": step}),
+        },
+    )
+    return metric
+
+
+def campaign_run(
+    number: int, axes: dict[str, str], metrics: list[dict[str, Any]], *, name: str = "lab", repetition: int = 1
+) -> dict[str, Any]:
+    """A format-4 run of campaign ``name`` in the cell of ``axes`` holding ``metrics``."""
+    doc = builders.result_doc(run_id=f"{number:016x}", benches={})
+    doc["version"] = 4
+    cell = " ".join(f"{axis}={value}" for axis, value in axes.items())
+    doc["run"]["label"] = f"{name}: {cell} #{repetition}"
+    doc["benches"] = [
+        {"id": bench, "params": {}, "status": "ok", "elapsed_s": 1.0, "error": None}
+        for bench in dict.fromkeys(m["bench"] for m in metrics)
+    ]
+    doc["metrics"] = metrics
+    doc["campaign"] = {
+        "name": name,
+        "id": "c0ffee00c0ffee00",
+        "cell": cell,
+        "axes": axes,
+        "repetition": repetition,
+        "repetitions": 1,
+    }
+    return doc
+
+
+def rt_versus_stock() -> list[dict[str, Any]]:
+    """The qemu-rt-vs-stock campaign's design, its figures shaped as a run of it measured them (instruction
+    time, 500 samples a run): two targets × two loads. Under sched,io PREEMPT_RT cuts the worst wake-up
+    from 109 µs to 17.6 µs; idle, the kernels are alike. The timer interrupt is faster on stock under
+    either load; the tail of the wake-up's median flips with the load (stock ahead idle, rt under load)."""
+    figures = {  # (target, load): {metric: (typical, worst)}
+        ("stock", "idle"): {"lat.wakeup": (4590, 14700), "lat.irq": (7860, 19700)},
+        ("stock", "sched,io"): {"lat.wakeup": (6320, 109_000), "lat.irq": (9890, 469_000)},
+        ("rt", "idle"): {"lat.wakeup": (5070, 15800), "lat.irq": (29500, 48000)},
+        ("rt", "sched,io"): {"lat.wakeup": (5520, 17600), "lat.irq": (30400, 47500)},
+    }
+    return [
+        campaign_run(
+            number,
+            {"target": f"qemu:aarch64:{target}:cpus=1", "load": load},
+            [spread_metric(metric_id, typical, worst, samples=500) for metric_id, (typical, worst) in each.items()],
+            name="qemu-rt-vs-stock",
+        )
+        for number, ((target, load), each) in enumerate(figures.items())
+    ]
+
+
+def lines(section: Any) -> list[str]:
+    return text.render([section], Style(False))
+
+
+def answer(result: factors.Verdict, factor: str, metric: str, stat: str) -> factors.Answer:
+    return next(a for a in result.answers if (a.factor.name, a.name, a.stat) == (factor, metric, stat))
+
+
+def test_a_factor_is_answered_at_equal_levels_of_the_other_and_an_interaction_flagged():
+    result = factors.verdict(rt_versus_stock())
+    design = result.design
+    assert design.from_axes and [(f.name, f.levels) for f in design.factors] == [
+        ("target", ("stock", "rt")),  # named by what differs: not "qemu:aarch64:rt:cpus=1"
+        ("load", ("idle", "sched,io")),
+    ]
+    worst = answer(result, "target", "lat.wakeup", "max")
+    assert [(d.context, d.best, d.runner_up, d.winner) for d in worst.duels] == [
+        (("idle",), "stock", "rt", None),
+        (("sched,io",), "rt", "stock", "rt"),
+    ]
+    # rt wins under sched,io only: an interaction with the load, though not a change of winner.
+    assert worst.changes_with() == ("load",) and worst.changes_with(crossing=True) == ()
+    assert verdict.sentence(worst).text == (
+        "lat.wakeup max: rt beats stock under sched,io (109 µs → 17.6 µs, 6.19× lower), real; idle: no real "
+        f"difference (stock 14.7 µs, rt 15.8 µs: {worst.duels[0].difference}) — interaction: the difference "
+        "depends on load"
+    )
+    assert verdict.sentence(worst).emphasis == ""  # stressed only where the winner changes
+    # The median wake-up: stock ahead idle, rt under load — the winner changes.
+    median = answer(result, "target", "lat.wakeup", "p50")
+    assert [d.winner for d in median.duels] == ["stock", "rt"] and median.changes_with(crossing=True) == ("load",)
+    assert verdict.sentence(median).text.endswith("— interaction: the winner changes with load")
+    assert verdict.sentence(median).emphasis == "warn"
+    # The timer interrupt: stock ahead under both loads, no interaction.
+    irq = answer(result, "target", "lat.irq", "p50")
+    assert verdict.sentence(irq).text == (
+        "lat.irq p50: stock beats rt under idle (29.5 µs → 7.86 µs, 3.75× lower) and sched,io "
+        "(30.4 µs → 9.89 µs, 3.07× lower), real"
+    )
+    assert verdict.sentence(irq).emphasis == ""
+
+
+def test_the_section_names_the_factors_and_answers_each_in_its_own_part():
+    shown = lines(verdict.section(rt_versus_stock(), ("p50", "p99", "max")))
+    assert shown[0] == "Verdict: each factor at equal levels of the others"
+    assert (
+        shown[1]
+        == "  Factors, the campaign's axes: target (stock or rt); load (idle or sched,io). 4 cells, 1 run each."
+    )
+    assert "  target: stock or rt, at equal load" in shown and "  load: idle or sched,io, at equal target" in shown
+    assert (
+        "    Of 12 comparisons: stock better in 5, rt in 5, no real difference in 2; the winner changes with another "
+        "factor's level in 3 of 6 lines."
+    ) in shown
+    # A line per metric and statistic and factor: 2 metrics × 3 statistics × 2 factors.
+    assert sum(line.startswith("    lat.") for line in shown) == 12
+
+
+def test_a_factor_that_makes_no_real_difference():
+    runs = [
+        campaign_run(number, {"config": config}, [spread_metric("lat.wakeup", 15000, 15000 * 1.1**3)])
+        for number, config in enumerate(("fifo80", "fifo90"))
+    ]
+    result = factors.verdict(runs)
+    assert [a.stat for a in result.answers] == ["p50", "p99", "max"]
+    assert all(duel.winner is None and duel.difference is not None for a in result.answers for duel in a.duels)
+    worst = result.answers[2]
+    assert worst.alone and not worst.changes_with()
+    assert verdict.sentence(worst).text == (
+        f"lat.wakeup max: no real difference (fifo80 20.0 µs, fifo90 20.0 µs: {worst.duels[0].difference})"
+    )
+
+
+# The square-wave study: each model's worst period error (ns, at 1 run per cell) idle; under load each is
+# hit as much again (net) or twice (cpu), c-rt and c-busy less — but c-busy, a busy loop at normal
+# priority, shares its CPU with the CPU load and falls behind c-rt there.
+MODELS = {
+    "bash": 4e6,
+    "python": 2e5,
+    "node": 3e5,
+    "c-file": 6e4,
+    "c-mmap": 5e4,
+    "c-rt": 1.5e4,
+    "c-busy": 2e3,
+    "c-timerfd": 3e4,
+}
+PERIODS_US = (100000, 31623, 10000, 3162, 1000, 316, 100, 10)
+LOADS = {"idle": 1.0, "cpu": 3.0, "net": 2.0}
+
+
+def wave_study(*, repetitions: int = 1, every_metric: bool = False, samples: int | None = 400) -> list[dict[str, Any]]:
+    """The wave-study campaign's 8 models × 8 periods × 3 loads = 192 cells, ``repetitions`` runs each (3%
+    apart), their figure of merit wave.rel_error (labelled by model and period as the probe labels it; with
+    ``every_metric`` wave.period, wave.high and wave.duty too) capped at 2 where a model misses whole periods;
+    ``samples`` a run, or as many periods as the campaign's 1.5 s hold (None). bench/verdict.py times it."""
+    runs = []
+    for load, hit in LOADS.items():
+        for model, jitter_ns in MODELS.items():
+            for period_us in PERIODS_US:
+                for repetition in range(1, repetitions + 1):
+                    weight = 20.0 if (model, load) == ("c-busy", "cpu") else 1.2 if model in ("c-rt", "c-busy") else hit
+                    worst = min(2.0, jitter_ns * weight * (1 + 0.03 * (repetition - 1)) / (period_us * 1000))
+                    count = samples or max(15, int(1.5e6 / period_us))
+                    labels = {"model": model, "period_us": period_us}
+                    nominal = period_us * 1000.0
+                    figures = {  # metric: (unit, histogram step, typical, worst)
+                        "wave.period": ("ns", 1.0, nominal * (1 + worst / 8), nominal * (1 + worst)),
+                        "wave.high": ("ns", 1.0, nominal / 2 * (1 + worst / 8), nominal / 2 * (1 + worst)),
+                        "wave.rel_error": ("ratio", 1e-6, worst / 8, worst),
+                        "wave.duty": ("percent", 0.001, 50 * (1 + worst / 16), 50 * (1 + worst / 2)),
+                    }
+                    metrics = [
+                        spread_metric(metric_id, typical, top, unit=unit, step=step, samples=count, labels=labels)
+                        for metric_id, (unit, step, typical, top) in figures.items()
+                        if every_metric or metric_id == "wave.rel_error"
+                    ]
+                    for metric in metrics:
+                        metric["bench"] = "wave.square"
+                    axes = {"load": load, "model": model, "period_us": str(period_us)}
+                    run = campaign_run(len(runs), axes, metrics, name="wave-study", repetition=repetition)
+                    run["campaign"]["repetitions"] = repetitions
+                    runs.append(run)
+    return runs
+
+
+def test_a_study_of_192_cells_is_answered_per_factor_in_a_bounded_number_of_lines():
+    runs = wave_study()
+    result = factors.verdict(runs, ("max",))
+    assert len(result.design.cells) == 192 and [f.name for f in result.design.factors] == ["load", "model", "period_us"]
+    model = answer(result, "model", "wave.rel_error", "max")
+    assert len(model.duels) == 24  # every period × load
+    winners = [duel.winner for duel in model.duels]
+    # Under CPU load c-rt is best, but at 10 µs, where every model misses periods (its error ~ bash's 2).
+    assert winners.count("c-busy") == 16 and winners.count("c-rt") == 7 and winners.count(None) == 1
+    assert {duel.context[0] for duel in model.duels if duel.winner != "c-busy"} == {"cpu"}
+    assert model.changes_with(crossing=True) == ("load",)
+    assert verdict.sentence(model).text == (
+        "wave.rel_error max: c-busy best, ahead of c-rt in 16 of 24 load × period_us combinations compared "
+        f"({verdict._margins(model, [d for d in model.duels if d.winner == 'c-busy'])}), real; c-rt in 7 (all under "
+        "cpu: cpu · period_us=100000, cpu · period_us=31623, cpu · period_us=10000 and 4 more); no real difference "
+        "in 1 (cpu · period_us=10) — interaction: the winner changes with load"
+    )
+    shown = lines(verdict.section(runs, ("p50", "p99", "max")))
+    # Three factors, a line per statistic each (one metric), whatever the 192 cells: bounded.
+    assert sum(line.startswith("    wave.rel_error ") for line in shown) == 9
+    assert max(len(line) for line in shown) < 400
+    assert "192 cells, 1 run each." in shown[1] and "period_us (period_us=100000, period_us=31623," in shown[1]
+
+
+def test_runs_of_no_campaign_have_the_factors_they_differ_in():
+    runs = []
+    for kernel, typical in (("stock", 5000), ("rt", 4000)):
+        for load in ("idle", "cpu"):
+            doc = builders.result_doc(run_id=f"{len(runs):016x}", label=kernel, benches={})
+            doc["system"]["kernel_release"] = f"6.1.0-{kernel}"
+            doc["loads"] = [{"name": load}] if load != "idle" else []
+            doc["benches"] = [
+                {"id": "lat.wakeup", "params": {"cpu": 1}, "status": "ok", "elapsed_s": 1.0, "error": None}
+            ]
+            doc["metrics"] = [spread_metric("lat.wakeup", typical * (2 if load == "cpu" else 1), typical * 4)]
+            runs.append(doc)
+    result = factors.verdict(runs)
+    design = result.design
+    assert not design.from_axes
+    assert [(f.name, f.levels, f.aliases) for f in design.factors] == [
+        ("label", ("stock", "rt"), ("kernel",)),  # the label and the kernel change together: one factor
+        ("load", ("(none given)", "cpu"), ()),
+    ]
+    assert [d.winner for d in answer(result, "label", "lat.wakeup", "p50").duels] == ["rt", "rt"]
+    shown = lines(verdict.section(runs, ("p50",)))
+    assert shown[1].startswith(
+        "  Factors, from what differs between the runs (label, target, kernel, host, load, config, campaign, and the "
+        "parameters of the benches they all ran): label (stock or rt; kernel changes with it); load ("
+    )
+    # compare --by load names the factor by the load.
+    assert [f.name for f in factors.design(runs, prefer="kernel").factors] == ["kernel", "load"]
+
+
+def test_runs_of_several_campaigns_have_the_campaign_for_a_factor():
+    runs = [
+        campaign_run(kernel * 2 + n, {"load": load}, [spread_metric("lat.wakeup", typical, typical * 3)], name=name)
+        for kernel, (name, typical) in enumerate((("stock", 5000), ("rt", 4000)))
+        for n, load in enumerate(("idle", "cpu"))
+    ]
+    result = factors.verdict(runs, ("p50",))
+    assert [(f.name, f.levels) for f in result.design.factors] == [
+        ("load", ("idle", "cpu")),
+        ("campaign", ("stock", "rt")),
+    ]
+    assert [d.winner for d in answer(result, "campaign", "lat.wakeup", "p50").duels] == ["rt", "rt"]
+
+
+def test_levels_are_named_by_what_differs_between_them():
+    names = factors._names
+    assert names("target", ["qemu:aarch64:stock:cpus=1", "qemu:aarch64:rt:cpus=1"]) == {
+        "qemu:aarch64:stock:cpus=1": "stock",
+        "qemu:aarch64:rt:cpus=1": "rt",
+    }
+    assert names("target", ["ssh://board-a", "ssh://board-b"]) == {
+        "ssh://board-a": "board-a",
+        "ssh://board-b": "board-b",
+    }
+    assert names("target", ["local", "ssh://board"]) == {"local": "local", "ssh://board": "ssh://board"}
+    assert names("period_us", ["10", "100"]) == {"10": "period_us=10", "100": "period_us=100"}
+    # Contexts are the other factors' levels, joined: "rt · sched,io", never a whole cell's text.
+    result = factors.verdict(rt_versus_stock())
+    assert {d.context for a in result.answers if a.factor.name == "load" for d in a.duels} == {("stock",), ("rt",)}
+    assert factors.level_names(("rt", "sched,io")) == "rt · sched,io"
+
+
+def test_nothing_to_answer_when_runs_differ_in_everything_or_in_nothing():
+    one = campaign_run(0, {"load": "idle"}, [spread_metric("lat.wakeup", 15000, 30000)])
+    again = campaign_run(1, {"load": "idle"}, [spread_metric("lat.wakeup", 15000, 30000)], repetition=2)
+    shown = lines(verdict.section([one, again], ("p50",)))
+    assert shown[1] == "  No factor: the campaign's axes have one level each among these runs, which repeat one cell."
+    crossed = [
+        campaign_run(n, {"load": load, "config": config}, [spread_metric("lat.wakeup", 15000, 30000)])
+        for n, (load, config) in enumerate((("idle", "fifo80"), ("cpu", "fifo90")))
+    ]
+    # Two runs that differ in load and config at once: one factor, both its names.
+    assert [(f.name, f.aliases) for f in factors.design(crossed).factors] == [("load", ("config",))]
+
+
+def test_compare_answers_a_study_too_large_for_its_table(rtscope, tmp_path: Path):
+    paths = [builders.write(tmp_path / f"{n:03d}.json", doc) for n, doc in enumerate(wave_study())]
+    outcome = rtscope("compare", *paths, "--stat", "max")
+    assert outcome.status == 0, outcome.err
+    assert "Verdict: each factor at equal levels of the others" in outcome.out
+    assert "wave.rel_error max: c-busy best, ahead of c-rt in 16 of 24" in outcome.out
+    assert "Square waves: operating envelopes" in outcome.out  # the study's own tables follow
+    assert outcome.out.rstrip().endswith(
+        "No comparison table: compare takes at most 26 groups, not 192 (by cell); --by load, or fewer runs, gives one."
+    )
+    markdown = rtscope("compare", *paths, "--stat", "max", "--format", "markdown")
+    assert markdown.status == 0, markdown.err
+    assert "## Verdict: each factor at equal levels of the others" in markdown.out
+    assert (
+        "- wave.rel_error max: c-busy best" in markdown.out and "## Square waves: operating envelopes" in markdown.out
+    )
+    refused = rtscope("compare", *paths, "--format", "csv")
+    assert refused.status != 0 and "compare takes at most 26 groups" in refused.err
