@@ -279,10 +279,14 @@ def test_a_request_longer_than_the_image_holds_is_refused_in_one_line(board: Qem
 
 
 # The microcontroller build against the full one: the benches that take the most of its RAM (tm.preempt's
-# six threads and its reporter, thread.ops' stacks, heap.ops' blocks) and one of each other kind.
-MCU_BENCHES = ("ctxsw.sem", "mutex.ops", "heap.ops", "thread.ops", "tm.basic", "tm.preempt", "lat.irq")
+# six threads and its reporter, thread.ops' stacks, heap.ops' blocks, lat.wakeup's seven parameters) and one of
+# each other kind.
+MCU_BENCHES = ("ctxsw.sem", "mutex.ops", "heap.ops", "thread.ops", "tm.basic", "tm.preempt", "lat.wakeup", "lat.irq")
 # What the full build's defaults would hold at once and 48 KiB does not: heap.ops' 1000 blocks, a 16 KiB
 # stack for thread.ops. Both builds take these.
+# Woken by the kernel's tick: their latency is where in the 1 ms tick a wait begins, which the harness's
+# instructions before it move (measured: 676 µs against 533 µs at shift 5); run and valid, not compared.
+TICK_PHASED = {"lat.wakeup", "lat.preempt_timer"}
 MCU_PARAMS = (ParamSetting("heap.ops", "batch", "100"), ParamSetting("thread.ops", "stack_kib", "1"))
 
 
@@ -324,6 +328,8 @@ def test_the_microcontroller_build_fits_its_regions_and_measures_what_the_full_o
             continue
         mine, theirs = metric["stats"], other["stats"]
         assert mine["count"] == pytest.approx(theirs["count"], rel=0.05), metric["id"]
+        if metric["id"] in TICK_PHASED:
+            continue
         assert abs(mine["min"] - theirs["min"]) <= step, (metric["id"], mine, theirs)
         assert abs(mine["mean"] - theirs["mean"]) <= max(step, 0.02 * theirs["mean"]), (metric["id"], mine, theirs)
         assert abs(mine["p50"] - theirs["p50"]) <= step + 0.125 * theirs["p50"], (metric["id"], mine, theirs)

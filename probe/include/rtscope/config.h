@@ -36,7 +36,7 @@
 #define RTS_MAX_ASSIGNMENTS RTS_SIZE(24, 64)
 #endif
 #ifndef RTS_ASSIGNMENT_TEXT
-#define RTS_ASSIGNMENT_TEXT RTS_SIZE(48, 256)
+#define RTS_ASSIGNMENT_TEXT RTS_SIZE(40, 256)
 #endif
 
 /* Warnings kept for the result (later ones are only printed). */
@@ -54,7 +54,7 @@
 
 /* Parameters one bench declares. */
 #ifndef RTS_MAX_PARAMS
-#define RTS_MAX_PARAMS RTS_SIZE(6, 16)
+#define RTS_MAX_PARAMS RTS_SIZE(7, 16)
 #endif
 
 /* Longest value of a text parameter (a file name, a command), with its NUL. */
@@ -173,7 +173,7 @@
 /* What a port records about its system (rts_sysinfo in rtscope/port.h),
  * each with its NUL; longer values are cut. */
 #ifndef RTS_SYS_TEXT
-#define RTS_SYS_TEXT RTS_SIZE(256, 512) /* kernel version */
+#define RTS_SYS_TEXT RTS_SIZE(192, 512) /* kernel version */
 #endif
 #ifndef RTS_SYS_NAME
 #define RTS_SYS_NAME RTS_SIZE(32, 128) /* hostname, kernel release, virtualisation */
