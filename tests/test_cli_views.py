@@ -4,6 +4,7 @@ import copy
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -95,6 +96,16 @@ def test_unknown_and_ambiguous_run_ids(fake):
     shared = next(i[0] for i in ids if sum(other[0] == i[0] for other in ids) > 1)
     outcome = fake("show", shared)
     assert outcome.status == 2 and f"run id prefix {shared} is ambiguous" in outcome.err
+
+
+def test_show_says_the_image_sizes_the_probe_recorded(rtscope, tmp_path):
+    doc = json.loads((Path(__file__).parent / "golden" / "result-v4-freertos.json").read_text())
+    doc["run"]["image"] = {"text": 123456, "data": 3752, "bss": None}
+    outcome = rtscope("show", builders.write(tmp_path / "sized.json", doc))
+    image = next(line for line in outcome.out.splitlines() if line.strip().startswith("image"))
+    assert outcome.status == 0 and image.split(None, 1)[1].strip() == "text 123,456 B  data 3,752 B  bss ?"
+    del doc["run"]["image"]  # before 2026-11-26: no line
+    assert "image" not in rtscope("show", builders.write(tmp_path / "older.json", doc)).out
 
 
 def test_compare_shows_values_and_ratios(fake, tmp_path):

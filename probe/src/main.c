@@ -416,8 +416,10 @@ static int cmd_run(int argc, char **argv)
     make_run_id(run.id);
     if (!rts_output_open(&out, req.json_path))
         return EXIT_USAGE;
+    run.started = rts_output_started;
+    run.measured = rts_output_measured;
     run.publish = rts_output_publish;
-    run.publish_arg = &out;
+    run.output_arg = &out;
     run.stop_requests = rts_stop_requests_catch() == RTS_OK;
     int status = rts_run_execute(&run);
     rts_run_release(&run);

@@ -1,10 +1,10 @@
-/* A run's result output and publish step (see output.h). */
+/* A run's result output, written as the run goes (see output.h). */
 #include "output.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "result.h"
+#include "metrics.h"
 #include "text.h"
 
 bool rts_output_open(rts_output *o, const char *dest)
@@ -27,11 +27,38 @@ static bool to_sink(void *arg, const char *data, size_t n)
     return !o->write_failed;
 }
 
-/* Write the run's document and commit it; false after saying why. */
-static bool write_document(rts_output *o, const rts_run *run)
+void rts_output_started(rts_run *run, void *arg)
+{
+    rts_output *o = arg;
+    bool to_console = o->dest && strcmp(o->dest, RTS_SINK_CONSOLE) == 0;
+    o->benches_told = 0;
+    o->summary = run->req->quiet ? NULL : to_console ? rts_diag_write : rts_console_write;
+    if (o->sink)
+        rts_result_begin(&o->writer, run, to_sink, o);
+    if (o->summary)
+        rts_result_print_heading(run, o->summary);
+}
+
+/* Write and summarise the next bench result, then release its metrics. */
+static void tell_bench(rts_output *o, rts_run *run)
+{
+    rts_bench_result *r = &run->results[o->benches_told++];
+    if (o->sink)
+        rts_result_add_bench(&o->writer, run);
+    if (o->summary)
+        rts_result_print_bench(run, r, o->summary);
+    for (unsigned k = 0; k < r->nmetrics; k++)
+        rts_metric_free(r->metrics[k]);
+    r->nmetrics = 0;
+}
+
+void rts_output_measured(rts_run *run, void *arg) { tell_bench(arg, run); }
+
+/* End the document and commit it; false after saying why. */
+static bool end_document(rts_output *o, const rts_run *run)
 {
     char why[RTS_MESSAGE_TEXT];
-    bool whole = rts_result_write(run, to_sink, o);
+    bool whole = rts_result_end(&o->writer, run);
     rts_sink *sink = o->sink;
     o->sink = NULL;
     if (!whole && !o->write_failed) { /* the writer's own failure: a bug, the sink is fine */
@@ -47,9 +74,10 @@ static bool write_document(rts_output *o, const rts_run *run)
 bool rts_output_publish(rts_run *run, void *arg)
 {
     rts_output *o = arg;
-    bool ok = !o->sink || write_document(o, run);
-    bool to_console = o->dest && strcmp(o->dest, RTS_SINK_CONSOLE) == 0;
-    if (!run->req->quiet)
-        rts_result_print_summary(run, to_console ? rts_diag_write : rts_console_write);
+    while (o->benches_told < run->req->nbenches)
+        tell_bench(o, run);
+    bool ok = !o->sink || end_document(o, run);
+    if (o->summary)
+        rts_result_print_run(run, o->summary);
     return ok;
 }

@@ -1,5 +1,6 @@
 /*
- * The result document (schema/result-v4.schema.json) and the human summary.
+ * The result document (schema/result-v4.schema.json), written as the run
+ * goes, and the human summary, printed bench by bench.
  */
 #include "result.h"
 
@@ -7,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "version.h"
 
@@ -28,13 +28,31 @@ static void int_or_null(rts_json *j, const char *key, long long v, long long unk
         rts_json_int(j, key, v);
 }
 
+/* The proleptic Gregorian date of a day counted from 1970-01-01 (Howard
+ * Hinnant's days_from_civil, inverted): the probe's own, not strftime and
+ * gmtime, whose time zone and locale machinery is 12 KiB of a
+ * microcontroller's image. */
+static void civil_from_days(int64_t days, int64_t *year, unsigned *month, unsigned *day)
+{
+    days += 719468;
+    int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+    unsigned doe = (unsigned)(days - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    *day = doy - (153 * mp + 2) / 5 + 1;
+    *month = mp < 10 ? mp + 3 : mp - 9;
+    *year = (int64_t)yoe + era * 400 + (*month <= 2);
+}
+
 static void write_utc(rts_json *j, const char *key, int64_t sec, long nsec)
 {
-    time_t t = (time_t)sec;
-    char buf[32], out[64];
-    /* Single-threaded here, so the ISO C gmtime is safe. */
-    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", gmtime(&t));
-    snprintf(out, sizeof out, "%s.%03dZ", buf, (int)(nsec / 1000000) % 1000);
+    int64_t days = (sec >= 0 ? sec : sec - 86399) / 86400, year;
+    unsigned month, day, of_day = (unsigned)(sec - days * 86400);
+    civil_from_days(days, &year, &month, &day);
+    char out[64];
+    snprintf(out, sizeof out, "%04lld-%02u-%02uT%02u:%02u:%02u.%03dZ", (long long)year, month, day, of_day / 3600,
+             of_day / 60 % 60, of_day % 60, (int)(nsec / 1000000) % 1000);
     rts_json_string(j, key, out);
 }
 
@@ -52,6 +70,11 @@ static void write_run(rts_json *j, const rts_run *run)
     for (int i = 0; i < run->req->argc; i++)
         rts_json_string(j, NULL, run->req->argv[i]);
     rts_json_array_end(j);
+    rts_json_object_begin(j, "image", true);
+    int_or_null(j, "text", run->image.text, -1);
+    int_or_null(j, "data", run->image.data, -1);
+    int_or_null(j, "bss", run->image.bss, -1);
+    rts_json_object_end(j);
     rts_json_object_end(j);
 }
 
@@ -273,38 +296,37 @@ static void summarize_metric(rts_summary *s, const rts_metric *m)
         rts_summarize(s, &m->values, &m->hist, m->resolution);
 }
 
-static const rts_metric *find_metric(const rts_run *run, const char *id)
+/* The median of a calibration metric written before (or in the bench being
+ * written), NAN when it is not usable as a baseline; NULL when none is called id. */
+static const rts_result_baseline *find_baseline(const rts_result_writer *w, const char *id)
 {
-    for (unsigned b = 0; b < run->req->nbenches; b++)
-        for (unsigned k = 0; k < run->results[b].nmetrics; k++)
-            if (strcmp(run->results[b].metrics[k]->id, id) == 0)
-                return run->results[b].metrics[k];
+    for (unsigned i = 0; i < w->nbaselines; i++)
+        if (strcmp(w->baselines[i].id, id) == 0)
+            return &w->baselines[i];
     return NULL;
 }
 
 /* Median of m over the median of its baseline metric, when both are valid. */
-static void write_baseline(rts_json *j, const rts_run *run, const rts_metric *m, const rts_summary *s, bool valid)
+static void write_baseline(rts_result_writer *w, const rts_metric *m, const rts_summary *s, bool valid)
 {
+    rts_json *j = &w->json;
     if (!m->baseline) {
         rts_json_null(j, "baseline");
         return;
     }
     rts_json_object_begin(j, "baseline", true);
     rts_json_string(j, "metric", m->baseline);
-    const rts_metric *base = find_metric(run, m->baseline);
-    rts_summary b;
-    if (base)
-        summarize_metric(&b, base);
-    if (valid && base && !base->invalid && b.count > 0 && b.p50 > 0)
-        rts_json_double(j, "ratio", s->p50 / b.p50);
+    const rts_result_baseline *base = find_baseline(w, m->baseline);
+    if (valid && base && base->p50 > 0)
+        rts_json_double(j, "ratio", s->p50 / base->p50);
     else
         rts_json_null(j, "ratio");
     rts_json_object_end(j);
 }
 
-static void write_period_metric_fields(rts_json *j, const rts_run *run, const rts_metric *m, const rts_summary *s,
-                                      bool valid)
+static void write_period_metric_fields(rts_result_writer *w, const rts_metric *m, const rts_summary *s, bool valid)
 {
+    rts_json *j = &w->json;
     write_summary(j, "stats", s);
     write_summary(j, "adjusted", s);
     rts_json_null(j, "cycles");
@@ -314,7 +336,7 @@ static void write_period_metric_fields(rts_json *j, const rts_run *run, const rt
     for (uint64_t i = 0; i < m->raw_len; i++)
         rts_json_uint(j, NULL, m->raw[i]);
     rts_json_array_end(j);
-    write_baseline(j, run, m, s, valid);
+    write_baseline(w, m, s, valid);
     rts_json_null(j, "threshold");
     rts_json_null(j, "series");
 }
@@ -420,8 +442,9 @@ static void write_labels(rts_json *j, const rts_metric *m)
     rts_json_object_end(j);
 }
 
-static void write_metric(rts_json *j, const rts_run *run, const rts_bench *b, const rts_metric *m)
+static void write_metric(rts_result_writer *w, const rts_bench *b, const rts_metric *m)
 {
+    rts_json *j = &w->json;
     rts_summary s;
     summarize_metric(&s, m);
     bool valid = !m->invalid && s.count > 0;
@@ -436,31 +459,69 @@ static void write_metric(rts_json *j, const rts_run *run, const rts_bench *b, co
     write_checks(j, m);
     rts_json_double(j, "overhead_ns", overhead_ns(m));
     if (m->per_period)
-        write_period_metric_fields(j, run, m, &s, valid);
+        write_period_metric_fields(w, m, &s, valid);
     else
         write_sample_metric_fields(j, m, &s);
     rts_json_object_end(j);
 }
 
+/* Keep the medians of r's calibration metrics (per period, their own
+ * baseline or none), for the metrics they calibrate, in this bench
+ * or a later one; beyond RTS_MAX_BASELINES those find none (ratio null). */
+static void keep_baselines(rts_result_writer *w, const rts_bench_result *r)
+{
+    for (unsigned k = 0; k < r->nmetrics && w->nbaselines < RTS_MAX_BASELINES; k++) {
+        const rts_metric *m = r->metrics[k];
+        if (!m->per_period || (m->baseline && strcmp(m->baseline, m->id) != 0))
+            continue;
+        rts_summary s;
+        summarize_metric(&s, m);
+        rts_result_baseline *b = &w->baselines[w->nbaselines++];
+        memcpy(b->id, m->id, sizeof b->id);
+        b->p50 = !m->invalid && s.count > 0 ? s.p50 : NAN;
+    }
+}
+
+void rts_result_begin(rts_result_writer *w, const rts_run *run, rts_json_write_fn write, void *arg)
+{
+    w->benches_written = 0;
+    w->nbaselines = 0;
+    rts_json *j = &w->json;
+    rts_json_init(j, write, arg);
+    rts_json_object_begin(j, NULL, false);
+    rts_json_string(j, "format", "rtscope-result");
+    rts_json_int(j, "version", 4);
+    rts_result_write_system(j, &run->sys);
+    write_timing(j, &run->timing);
+    write_config(j, run);
+    rts_json_array_begin(j, "metrics", false);
+}
+
+void rts_result_add_bench(rts_result_writer *w, const rts_run *run)
+{
+    const rts_bench_result *r = &run->results[w->benches_written++];
+    keep_baselines(w, r);
+    for (unsigned k = 0; k < r->nmetrics; k++)
+        write_metric(w, r->bench, r->metrics[k]);
+}
+
+bool rts_result_end(rts_result_writer *w, const rts_run *run)
+{
+    while (w->benches_written < run->req->nbenches)
+        rts_result_add_bench(w, run);
+    rts_json *j = &w->json;
+    rts_json_array_end(j);
+    write_benches(j, run);
+    write_run(j, run);
+    rts_json_object_end(j);
+    return rts_json_finish(j);
+}
+
 bool rts_result_write(const rts_run *run, rts_json_write_fn write, void *arg)
 {
-    rts_json j;
-    rts_json_init(&j, write, arg);
-    rts_json_object_begin(&j, NULL, false);
-    rts_json_string(&j, "format", "rtscope-result");
-    rts_json_int(&j, "version", 4);
-    write_run(&j, run);
-    rts_result_write_system(&j, &run->sys);
-    write_timing(&j, &run->timing);
-    write_config(&j, run);
-    write_benches(&j, run);
-    rts_json_array_begin(&j, "metrics", false);
-    for (unsigned b = 0; b < run->req->nbenches; b++)
-        for (unsigned k = 0; k < run->results[b].nmetrics; k++)
-            write_metric(&j, run, run->results[b].bench, run->results[b].metrics[k]);
-    rts_json_array_end(&j);
-    rts_json_object_end(&j);
-    return rts_json_finish(&j);
+    rts_result_writer w;
+    rts_result_begin(&w, run, write, arg);
+    return rts_result_end(&w, run);
 }
 
 /* ns as "845 ns" / "12.3 us" / "4.56 ms" / "1.23 s" into buf. */
@@ -521,21 +582,35 @@ static void print_metric_row(const rts_metric *m, int width, rts_text_fn out)
                  m->invalid ? m->invalid_reason : a.count ? "" : "no samples");
 }
 
-/* The width of the summary's first column: its longest metric id, or the heading's. */
-static int metric_column_width(const rts_run *run)
+/* The width of the summary's first column: the longest metric id the run's benches declare, or the heading's. */
+static int metric_column(const rts_run *run)
 {
     size_t width = strlen("metric");
     for (unsigned b = 0; b < run->req->nbenches; b++)
-        for (unsigned k = 0; k < run->results[b].nmetrics; k++) {
-            size_t n = strlen(run->results[b].metrics[k]->id);
+        for (const char *const *id = run->req->benches[b]->metrics; *id; id++) {
+            size_t n = strlen(*id);
             width = n > width ? n : width;
         }
     return (int)width;
 }
 
-void rts_result_print_summary(const rts_run *run, rts_text_fn out)
+void rts_result_print_heading(const rts_run *run, rts_text_fn out)
 {
-    int width = metric_column_width(run);
+    rts_text_fmt(out, "%-*s %10s %10s %10s %10s %10s %10s  %s\n", metric_column(run), "metric", "count",
+                 "min", "p50", "p99", "p99.99", "max", "(overhead-adjusted)");
+}
+
+void rts_result_print_bench(const rts_run *run, const rts_bench_result *r, rts_text_fn out)
+{
+    int width = metric_column(run);
+    if (r->status == RTS_BENCH_FAILED || r->status == RTS_BENCH_SKIPPED)
+        rts_text_fmt(out, "%-*s %s: %s\n", width, r->bench->id, bench_status_names[r->status], r->error);
+    for (unsigned k = 0; k < r->nmetrics; k++)
+        print_metric_row(r->metrics[k], width, out);
+}
+
+void rts_result_print_run(const rts_run *run, rts_text_fn out)
+{
     char priority[16] = "";
     if (run->granted.policy != RTS_POLICY_OTHER)
         snprintf(priority, sizeof priority, " %d", run->granted.priority);
@@ -544,13 +619,4 @@ void rts_result_print_summary(const rts_run *run, rts_text_fn out)
                  run->granted.not_applicable & RTS_SETTING_MLOCKALL ? "not applicable"
                  : run->granted.mlockall                            ? "yes"
                                                                     : "no");
-    rts_text_fmt(out, "%-*s %10s %10s %10s %10s %10s %10s  %s\n", width, "metric", "count", "min", "p50", "p99",
-                 "p99.99", "max", "(overhead-adjusted)");
-    for (unsigned b = 0; b < run->req->nbenches; b++) {
-        const rts_bench_result *r = &run->results[b];
-        if (r->status == RTS_BENCH_FAILED || r->status == RTS_BENCH_SKIPPED)
-            rts_text_fmt(out, "%-*s %s: %s\n", width, r->bench->id, bench_status_names[r->status], r->error);
-        for (unsigned k = 0; k < r->nmetrics; k++)
-            print_metric_row(r->metrics[k], width, out);
-    }
 }

@@ -29,7 +29,7 @@ static int conclude(rts_run *run)
         failed |= run->results[i].status == RTS_BENCH_FAILED;
     rts_wallclock(&run->finished_sec, &run->finished_nsec);
     run->status = rts_stop_requested() ? RTS_RUN_INTERRUPTED : failed ? RTS_RUN_FAILED : RTS_RUN_COMPLETE;
-    bool published = run->publish(run, run->publish_arg);
+    bool published = run->publish(run, run->output_arg);
     if (run->status == RTS_RUN_INTERRUPTED)
         return 130;
     return run->status == RTS_RUN_FAILED || !published ? 1 : 0;
@@ -96,6 +96,7 @@ int rts_run_execute(rts_run *run)
 {
     rts_wallclock(&run->started_sec, &run->started_nsec);
     rts_sysinfo_read(&run->sys);
+    rts_image_read(&run->image);
     run->warnings.quiet = run->req->quiet;
     rts_rtsetup_apply(&run->req->requested, run->req->refuse_privilege, &run->sys, &run->granted, &run->warnings);
     rts_timing_calibrate(&run->timing, true);
@@ -103,16 +104,18 @@ int rts_run_execute(rts_run *run)
     if (!rts_watchdog_start(&run->watchdog, run->granted.policy, run->req->grace_s, run->quiet_supervision,
                             abandon_bench, run))
         rts_warn(&run->warnings, "the watchdog could not start: a hung bench would hang the probe");
+    run->started(run, run->output_arg);
     for (unsigned i = 0; i < run->req->nbenches; i++) {
         rts_bench_result *r = &run->results[i];
         if (rts_stop_requested()) {
             r->status = RTS_BENCH_SKIPPED;
             rts_text_into(r->error, sizeof r->error, "not run: the run was interrupted");
-            continue;
+        } else {
+            run_bench(run, r);
+            if (r->status == RTS_BENCH_FAILED && !run->req->quiet)
+                rts_text_fmt(rts_diag_write, "rtscope-probe: %s failed: %s\n", r->bench->id, r->error);
         }
-        run_bench(run, r);
-        if (r->status == RTS_BENCH_FAILED && !run->req->quiet)
-            rts_text_fmt(rts_diag_write, "rtscope-probe: %s failed: %s\n", r->bench->id, r->error);
+        run->measured(run, run->output_arg);
     }
     rts_watchdog_stop(&run->watchdog);
     return conclude(run);

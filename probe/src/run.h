@@ -58,6 +58,7 @@ struct rts_run {
     long started_nsec, finished_nsec;
     rts_run_status status;
     rts_sysinfo sys;
+    rts_image image;          /* the probe's own sections */
     rts_timing timing;
     rts_rtconfig granted;
     rts_warnings warnings;
@@ -71,10 +72,16 @@ struct rts_run {
      * would preempt the measuring threads (rts_run_execute sets it). */
     bool quiet_supervision;
     _Atomic bool concluded;
-    /* Write the result and the summary; false when the result could not be
-     * written. Called once per run, by rts_run_execute or by the watchdog. */
+    /* The run's output (output.h), told as the run goes, each with
+     * output_arg: started once the run is set up, before the first bench;
+     * measured after each bench in turn (run or skipped), which may release
+     * its metrics; publish once at the end, by rts_run_execute or by the
+     * watchdog, to write the rest and the summary's end (false when the
+     * result could not be written). */
+    void (*started)(rts_run *run, void *arg);
+    void (*measured)(rts_run *run, void *arg);
     bool (*publish)(rts_run *run, void *arg);
-    void *publish_arg;
+    void *output_arg;
 };
 
 /* Measure every requested bench (run->results bound to them by

@@ -55,6 +55,7 @@ static void test_published_whole(void)
     snprintf(path, sizeof path, "%s/result.json", dir);
     rts_output o;
     CHECK(rts_output_open(&o, path), "output opened");
+    rts_output_started(&run, &o);
     CHECK(rts_output_publish(&run, &o), "published");
     FILE *f = fopen(path, "r");
     size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
@@ -75,6 +76,7 @@ static void test_failed_commit_leaves_nothing(void)
     mkdir(path, 0700);
     rts_output o;
     CHECK(rts_output_open(&o, path), "output opened beside a directory");
+    rts_output_started(&run, &o);
     int saved = quiet_stderr();
     bool published = rts_output_publish(&run, &o);
     restore_stderr(saved);
@@ -104,6 +106,7 @@ static void test_a_fifo_stays_a_fifo(void)
     int reader = open(path, O_RDONLY | O_NONBLOCK);
     rts_output o;
     CHECK(rts_output_open(&o, path), "output opened");
+    rts_output_started(&run, &o);
     CHECK(rts_output_publish(&run, &o), "published");
     ssize_t n = read(reader, text, sizeof text - 1);
     close(reader);

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "capture.h"
 #include "check.h"
@@ -20,6 +21,7 @@ static rts_run run;
 static void build(void)
 {
     fixture_run(&run, &req);
+    run.image = (rts_image){ .text = 0, .data = -1, .bss = 4096 };
     rts_metric *ns = fixture_metric(&run, "fix.time", RTS_UNIT_NS, 1);
     rts_metric *cpu = fixture_metric(&run, "fix.time.cpu3", RTS_UNIT_NS, 1);
     rts_metric *ratio = fixture_metric(&run, "fix.error", RTS_UNIT_RATIO, 0.001);
@@ -71,6 +73,7 @@ static void test_document(void)
     const char *doc = document(&c);
     static char m[16384];
     CHECK(strstr(doc, "\"version\": 4,\n"), "version 4");
+    CHECK(strstr(doc, "\"image\": {\"text\": 0, \"data\": null, \"bss\": 4096}"), "image sizes, null unknown");
     metric_text(doc, "fix.time", m, sizeof m);
     CHECK(strstr(m, "\"unit\": \"ns\",\n      \"labels\": {},\n"), "ns metric, no labels:\n%s", m);
     CHECK(!strstr(m, "resolution"), "ns histogram without resolution");
@@ -94,6 +97,39 @@ static void test_document(void)
               strstr(m, "\"periods\": [1200, 1100]") && strstr(m, "\"baseline\": null"),
           "a per-period count has periods:\n%s", m);
     capture_free(&c);
+}
+
+/* The run's times in UTC, as the C library's gmtime has them, over four
+ * centuries either side of 1970 (leap days, century years). */
+static void test_utc_times(void)
+{
+    int64_t saved = run.finished_sec;
+    for (int64_t t = -12219292800LL; t < 32503680000LL; t += 86400LL * 365 / 7 + 3671) {
+        run.finished_sec = t;
+        capture c = { 0 };
+        CHECK(rts_result_write(&run, capture_write, &c), "document written");
+        time_t tt = (time_t)t;
+        char want[64], at[80];
+        strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%S.000Z", gmtime(&tt));
+        snprintf(at, sizeof at, "\"finished\": \"%s\"", want);
+        if (!strstr(capture_text(&c), at)) {
+            CHECK(false, "%lld is %s", (long long)t, want);
+            capture_free(&c);
+            break;
+        }
+        capture_free(&c);
+    }
+    run.finished_sec = saved;
+}
+
+/* This test's own image, from its link's symbols: code and zeroed data
+ * (this file's static run alone is kilobytes) are there. */
+static void test_image_read(void)
+{
+    rts_image image;
+    rts_image_read(&image);
+    CHECK(image.text > 4096 && image.bss >= (long long)sizeof run && image.data >= -1, "text %lld, data %lld, bss %lld",
+          image.text, image.data, image.bss);
 }
 
 /* The manifest's values are typed by their text: booleans and whole numbers
@@ -141,14 +177,66 @@ static void take_summary(const char *text, size_t n) { capture_write(&summary, t
 
 static void test_summary(void)
 {
-    rts_result_print_summary(&run, take_summary);
+    rts_result_print_heading(&run, take_summary);
+    rts_result_print_bench(&run, &run.results[0], take_summary);
+    rts_result_print_run(&run, take_summary);
     const char *s = capture_text(&summary);
-    CHECK(strstr(s, "run 0123456789abcdef  complete"), "summary head:\n%s", s);
+    CHECK(strncmp(s, "metric ", 7) == 0, "summary heading:\n%s", s);
+    CHECK(strstr(s, "\nrun 0123456789abcdef  complete"), "the run's line last:\n%s", s);
     CHECK(strstr(s, "fix.error") && strstr(s, "0.05 "), "ratio row");
     CHECK(strstr(s, "12.5 %"), "percent row:\n%s", s);
     CHECK(strstr(s, "50 MB/s") && strstr(s, "100 MB/s"), "throughput row:\n%s", s);
     CHECK(strstr(s, "1200/p"), "per-period row:\n%s", s);
     capture_free(&summary);
+}
+
+/* A per-period metric of bench result r (fixture_metric's, in another bench). */
+static rts_metric *period_metric(rts_bench_result *r, const char *id, const char *baseline, uint64_t figure)
+{
+    char why[RTS_MESSAGE_TEXT];
+    rts_metric *m = rts_metric_new(id, "periods of the tests", RTS_UNIT_COUNT, 1, &run.timing, 2, why, sizeof why);
+    CHECK(m, "metric %s: %s", id, why);
+    m->per_period = true;
+    m->period_s = 0.1;
+    m->baseline = baseline;
+    rts_metric_add(m, (double)figure);
+    rts_metric_add(m, (double)figure);
+    r->metrics[r->nmetrics++] = m;
+    return m;
+}
+
+/* Written as the run goes: a bench's metrics reach the writer before the
+ * run ends, in chunks of at most RTS_JSON_CHUNK, and once written can be
+ * released; a later bench's ratio to a calibration metric released before
+ * is still computed; the benches and the run come last. */
+static void test_streamed(void)
+{
+    static rts_run_request sreq;
+    static rts_run srun;
+    fixture_run(&srun, &sreq);
+    sreq.benches[1] = &fixture_bench;
+    sreq.nbenches = 2;
+    srun.results[1] = (rts_bench_result){ .bench = &fixture_bench, .status = RTS_BENCH_OK };
+    capture c = { 0 };
+    rts_result_writer w;
+    period_metric(&srun.results[0], "fix.basic", "fix.basic", 1000);
+    rts_result_begin(&w, &srun, capture_write, &c);
+    rts_result_add_bench(&w, &srun);
+    CHECK(strstr(capture_text(&c), "\"id\": \"fix.basic\""), "the first bench's metric is out before the run ends");
+    CHECK(!strstr(capture_text(&c), "\"benches\""), "the benches are not yet written");
+    rts_metric_free(srun.results[0].metrics[0]);
+    srun.results[0].nmetrics = 0;
+    period_metric(&srun.results[1], "fix.coop", "fix.basic", 2500);
+    CHECK(rts_result_end(&w, &srun), "document written whole");
+    const char *doc = capture_text(&c);
+    CHECK(strstr(doc, "\"baseline\": {\"metric\": \"fix.basic\", \"ratio\": 1}"), "a calibration is its own baseline");
+    CHECK(strstr(doc, "\"baseline\": {\"metric\": \"fix.basic\", \"ratio\": 2.5}"), "ratio to a released metric:\n%s",
+          doc);
+    const char *benches = strstr(doc, "\"benches\"");
+    CHECK(benches && strstr(doc, "\"metrics\"") < benches && strstr(benches, "\"run\": {"), "metrics, benches, run");
+    CHECK(c.calls >= c.len / RTS_JSON_CHUNK && c.calls > 1, "%zu bytes in %zu chunks", c.len, c.calls);
+    rts_metric_free(srun.results[1].metrics[0]);
+    capture_free(&c);
 }
 
 static bool to_stdout(void *arg, const char *data, size_t n)
@@ -163,7 +251,10 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "--print") == 0)
         return rts_result_write(&run, to_stdout, NULL) ? 0 : 1;
     test_document();
+    test_image_read();
+    test_utc_times();
     test_os_config();
     test_summary();
+    test_streamed();
     return check_report("test_result");
 }

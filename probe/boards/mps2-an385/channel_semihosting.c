@@ -62,8 +62,14 @@ void board_diag_write(const char *text, size_t n) { board_console_write(text, n)
 /* The request as QEMU gives it: its -semihosting-config arg= values joined
  * by single spaces, each percent-encoded by rtscope (a space is %20, a
  * percent sign %25), so that an argument may hold any byte. */
+#ifndef BOARD_CMDLINE_BYTES /* board.mk's MCU=small gives less */
 #define BOARD_CMDLINE_BYTES 2048
+#endif
+#ifndef BOARD_MAX_ARGS
 #define BOARD_MAX_ARGS 128
+#endif
+#define BOARD_TEXT_OF(x) #x
+#define BOARD_TEXT(x) BOARD_TEXT_OF(x)
 
 static char cmdline[BOARD_CMDLINE_BYTES];
 static char *args[BOARD_MAX_ARGS + 1];
@@ -109,11 +115,13 @@ int board_args(char ***argv)
 {
     struct { char *buf; int len; } block = { cmdline, (int)sizeof cmdline };
     if (semihost(SYS_GET_CMDLINE, &block) != 0)
-        fail_early("rtscope-probe: the request is longer than the image holds (2048 bytes of command line)\n");
+        fail_early("rtscope-probe: the request is longer than the image holds (" BOARD_TEXT(
+            BOARD_CMDLINE_BYTES) " bytes of command line)\n");
     int argc = 0;
     for (char *word = strtok(cmdline, " "); word; word = strtok(NULL, " ")) {
         if (argc == BOARD_MAX_ARGS)
-            fail_early("rtscope-probe: the request has more arguments than the image holds (128)\n");
+            fail_early("rtscope-probe: the request has more arguments than the image holds (" BOARD_TEXT(
+                BOARD_MAX_ARGS) ")\n");
         if (!percent_decode(word))
             fail_early("rtscope-probe: a malformed argument in the request (bad %-escape)\n");
         args[argc++] = word;
@@ -156,7 +164,9 @@ void board_random_bytes(void *buf, size_t n)
 /* The result is a file of the host, written through semihosting beside
  * dest as dest.part and renamed over dest on commit, so that a reader
  * never sees half a document; "-" is the console. */
+#ifndef RESULT_PATH_BYTES /* board.mk's MCU=small gives less */
 #define RESULT_PATH_BYTES 512
+#endif
 
 static struct {
     int handle;            /* semihosting handle; -1: console; -2: none open */

@@ -378,6 +378,19 @@ typedef struct {
 /* Fill info with what this platform can tell. Never fails: unknown stays unknown. */
 void rts_sysinfo_read(rts_sysinfo *info);
 
+/* The probe's own image in memory, in bytes: its code (and the constants a
+ * board's linker script places with it), its initialised data, its zeroed
+ * data; -1 where the link does not tell. */
+typedef struct {
+    long long text, data, bss;
+} rts_image;
+
+/* Fill image from the symbols the linker defines (port/common/image.c:
+ * GNU ld's __executable_start, etext, __data_start, edata, __bss_start and
+ * end, which a board's linker script defines alike); every port's build
+ * includes that file. */
+void rts_image_read(rts_image *image);
+
 /* Current UTC wall-clock time as seconds and nanoseconds (for run stamps). */
 void rts_wallclock(int64_t *sec, long *nsec);
 

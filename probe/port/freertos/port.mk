@@ -29,7 +29,7 @@ $(error no FreeRTOS kernel at $(FREERTOS_KERNEL) (set FREERTOS_KERNEL to a FreeR
 endif
 
 # Each board and configuration builds apart from the native probe and from the others.
-BUILD ?= build/freertos-$(BOARD)$(if $(filter dev,$(CONFIG)),,-$(CONFIG))$(BOARD_BUILD_SUFFIX)
+BUILD ?= build/freertos-$(BOARD)$(if $(filter dev,$(CONFIG)),,-$(CONFIG))$(if $(MCU),-$(MCU))$(BOARD_BUILD_SUFFIX)
 CC := $(BOARD_CC)
 
 # The kernel's version is in its task.h; its commit, when it is a git
@@ -53,9 +53,9 @@ PORT_CPPFLAGS := $(KERNEL_CPPFLAGS) -Dmain=rts_app_main \
 PORT_CFLAGS   := $(BOARD_CFLAGS)
 # The board's sources, what every port on a board gives the same way
 # (boards/board_services.c), the status names, the block pool (its lock
-# pool_lock.h), one CPU's setup, and "not supported" for what FreeRTOS has
-# no use for here (port/common/).
-PORT_SRC      := $(BOARD_SRC) $(KERNEL_BOARD_SRC) boards/board_services.c $(addprefix port/common/,status.c pool.c one_cpu.c no_processes.c no_files.c \
+# pool_lock.h), the image sizes, one CPU's setup, and "not supported" for
+# what FreeRTOS has no use for here (port/common/).
+PORT_SRC      := $(BOARD_SRC) $(KERNEL_BOARD_SRC) boards/board_services.c $(addprefix port/common/,status.c pool.c image.c one_cpu.c no_processes.c no_files.c \
                                                        no_ticker_gpio_stats.c)
 
 # The kernel is compiled apart, with its own warnings rather than the probe's

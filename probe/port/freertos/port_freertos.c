@@ -604,7 +604,7 @@ static void app_task(void *arg)
 /* The board's startup (or the simulator's process) calls main. */
 int main(void)
 {
-    static StackType_t app_stack[RTS_THREAD_STACK_BYTES / sizeof(StackType_t)];
+    static StackType_t app_stack[RTS_MAIN_STACK_BYTES / sizeof(StackType_t)];
     board_init();
     TaskHandle_t app = xTaskCreateStatic(app_task, "rtscope-main", sizeof app_stack / sizeof app_stack[0], NULL, 1,
                                          app_stack, &app_tcb);

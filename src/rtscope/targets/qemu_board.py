@@ -14,6 +14,9 @@ measurements buy nothing but emulation time. What a request leaves to the defaul
 period and periods, the duration of the others — is sized to what the board delivers (SIZED_*), said in
 one line and kept in the result's warnings; what the user sets is measured as set.
 
+``:mcu=small`` boots the probe's microcontroller build instead (``make … MCU=small``: at most 128 KiB of
+code and 48 KiB of RAM, the suites micro, threadmetric and latency; docs/rtos.md), built apart.
+
 Time on this target is instruction time: one instruction every 2^shift ns, exception entry and memory
 waits free. The shift is 0 by default, as for the Linux guests (rtscope.targets.qemu): a nanosecond is an
 instruction on both, so that their figures compare. The board's clock counts 40 ns, 40 instructions at
@@ -56,6 +59,8 @@ WALL_S_PER_GIGA_INSTRUCTION = 60
 # The kernels' configurations (probe/port/*/port.mk's CONFIG), the default first: dev, as developed
 # (assertions, stack checking), and bench, as benchmarks are run (docs/rtos.md).
 BUILD_CONFIGS = ("dev", "bench")
+# The probe's microcontroller builds (mcu=…, make MCU=…: 128 KiB of code, 48 KiB of RAM; docs/rtos.md).
+MCU_BUILDS = ("small",)
 
 EMULATOR = "qemu-system-arm"
 
@@ -101,10 +106,11 @@ class QemuBoardTarget:
         self.os_name = parsed.os
         self.shift = int(parsed.options["shift"])
         self.config = parsed.options["config"]
+        self.mcu = parsed.options["mcu"]
         self.machine = BOARDS[(parsed.board, parsed.os)]
         self.transport = BoardTransport(spec)
         self.kernel = kernel_path(os.environ, probes.PROBE_DIR, parsed.os)
-        self.image = image_path(parsed.os, parsed.board, self.config)
+        self.image = image_path(parsed.os, parsed.board, self.config, mcu=self.mcu)
 
     def record(self) -> dict[str, Any]:
         """Emulated hardware on instruction time, with what makes a run repeatable: QEMU's version, the
@@ -131,6 +137,8 @@ class QemuBoardTarget:
                 f"{self.os_name}_kernel": str(self.kernel),
                 # The kernel's configuration (docs/rtos.md); the image's own manifest is system.os_config.
                 "config": self.config,
+                # The probe's microcontroller build (make MCU=…), where the spec asked for it.
+                **({"mcu": self.mcu} if self.mcu else {}),
             },
         }
 
@@ -195,7 +203,7 @@ class QemuBoardTarget:
     @functools.cached_property
     def _image(self) -> Path:
         """The image for this board, built (or brought up to date) once per target."""
-        return build_image(self.os_name, self.board, self.config)
+        return build_image(self.os_name, self.board, self.config, mcu=self.mcu)
 
 
 class BoardTransport:
@@ -321,6 +329,8 @@ class Option:
 OPTIONS = {
     "shift": Option("N", lambda value: value.isdigit() and int(value) <= MAX_ICOUNT_SHIFT, str(DEFAULT_ICOUNT_SHIFT)),
     "config": Option("|".join(BUILD_CONFIGS), lambda value: value in BUILD_CONFIGS, BUILD_CONFIGS[0]),
+    # "": the full build.
+    "mcu": Option("|".join(MCU_BUILDS), lambda value: value in MCU_BUILDS, ""),
 }
 
 
@@ -354,18 +364,24 @@ def _parse(spec: str) -> BoardSpec:
     return BoardSpec(parts[1], parts[2], {key: given.get(key, option.default) for key, option in OPTIONS.items()})
 
 
-def image_path(os_name: str, board: str, config: str = BUILD_CONFIGS[0], link: str = "semihosting") -> Path:
-    """Where the image of kernel ``os_name`` for ``board`` is built: a folder per kernel, configuration
-    and link (probe/port/*/port.mk's own default folders), under probes.BUILD_DIR (probe/build in a
-    clone, the user's cache for an installed rtscope)."""
+def image_path(
+    os_name: str, board: str, config: str = BUILD_CONFIGS[0], link: str = "semihosting", *, mcu: str = ""
+) -> Path:
+    """Where the image of kernel ``os_name`` for ``board`` is built: a folder per kernel, configuration,
+    microcontroller build and link (probe/port/*/port.mk's own default folders), under probes.BUILD_DIR
+    (probe/build in a clone, the user's cache for an installed rtscope)."""
     folder = f"{os_name}-{board}" + ("" if config == BUILD_CONFIGS[0] else f"-{config}")
-    return probes.BUILD_DIR / (folder + ("" if link == "semihosting" else f"-{link}")) / "rtscope-probe"
+    folder += (f"-{mcu}" if mcu else "") + ("" if link == "semihosting" else f"-{link}")
+    return probes.BUILD_DIR / folder / "rtscope-probe"
 
 
-def build_image(os_name: str, board: str, config: str = BUILD_CONFIGS[0], link: str = "semihosting") -> Path:
+def build_image(
+    os_name: str, board: str, config: str = BUILD_CONFIGS[0], link: str = "semihosting", *, mcu: str = ""
+) -> Path:
     """The image of kernel ``os_name`` for ``board`` in ``config``, reaching its host by ``link``
-    (semihosting, or uart: docs/boards.md), built or brought up to date by the probe's Makefile;
-    RtscopeError in one line without the kernel's sources or the compiler, or when the build fails."""
+    (semihosting, or uart: docs/boards.md), the microcontroller build ``mcu`` ("small") or the full one,
+    built or brought up to date by the probe's Makefile; RtscopeError in one line without the kernel's
+    sources or the compiler, or when the build fails."""
     kernel = KERNELS[os_name]
     source = kernel_path(os.environ, probes.PROBE_DIR, os_name)
     if not (source / kernel.marker).is_file():

@@ -1,5 +1,5 @@
 """The run: its id, label and status, when it started and how long it took, where and on what time base
-it was measured, the probe and its command."""
+it was measured, the probe (and its image's sizes) and its command."""
 
 from datetime import datetime
 from typing import Any
@@ -40,6 +40,7 @@ def build(subject: OneRun) -> Section:
                     ),
                     *_measured_on_row(subject.doc),
                     ("probe", f"{run['probe_version']}, {run['port']} port"),
+                    *_image_row(run),
                     ("command", " ".join(run["argv"])),
                 ],
                 "ll",
@@ -56,6 +57,19 @@ def _measured_on_row(doc: dict[str, Any]) -> list[tuple[str, str]]:
     if not target and time_base == "hardware":
         return []
     return [("measured on", measured_on({**(target or {}), "time_base": time_base}))]
+
+
+def _image_row(run: dict[str, Any]) -> list[tuple[str, str]]:
+    """The probe's image sizes ("text 186,076 B  data 3,752 B  bss 40,960 B"), where the probe recorded
+    them (results since 2026-11-26); a size the link did not tell is "?"."""
+    image = run.get("image")
+    if not image:
+        return []
+    return [("image", "  ".join(f"{key} {_bytes(image[key])}" for key in ("text", "data", "bss")))]
+
+
+def _bytes(value: int | None) -> str:
+    return "?" if value is None else f"{fmt.count(value)} B"
 
 
 def measured_on(target: dict[str, Any]) -> str:

@@ -17,7 +17,7 @@
 /* The heap (heap_4) is ucHeap, which the board places in its 16 MiB PSRAM
  * (board_kernel.c, mps2-an385.ld). */
 #define configAPPLICATION_ALLOCATED_HEAP        1
-#define configTOTAL_HEAP_SIZE                   ((size_t)(15U * 1024U * 1024U))
+#define configTOTAL_HEAP_SIZE                   ((size_t)BOARD_KERNEL_HEAP_BYTES) /* board.mk: by the build */
 
 /* The C library is newlib: each task has newlib's state of its own (errno,
  * number formatting's buffers), switched with the task. */

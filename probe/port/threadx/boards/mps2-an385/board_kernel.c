@@ -31,8 +31,10 @@ extern uint32_t board_main_stack_top[];
 #define LOWEST_PRIORITY 0xFFu
 
 /* The byte pool's memory, in the section the board's linker script places
- * in its 16 MiB PSRAM (mps2-an385.ld): 15 MiB, as FreeRTOS's heap there. */
-#define HEAP_BYTES (15u * 1024u * 1024u)
+ * in its KERNEL_HEAP region: as much as FreeRTOS's heap there, the size
+ * board.mk gives the build (15 MiB of the PSRAM, or MCU=small's share of
+ * its 48 KiB of RAM). */
+#define HEAP_BYTES ((size_t)BOARD_KERNEL_HEAP_BYTES)
 static UCHAR heap_memory[HEAP_BYTES] __attribute__((section(".rtos_heap"), aligned(8)));
 
 void rts_threadx_heap_memory(void **base, size_t *bytes)
