@@ -535,9 +535,9 @@ void rts_sysinfo_read(rts_sysinfo *info)
     board_sysinfo(info);
     snprintf(info->os, sizeof info->os, "FreeRTOS");
     snprintf(info->kernel_release, sizeof info->kernel_release, "%s", tskKERNEL_VERSION_NUMBER);
-    snprintf(info->kernel_version, sizeof info->kernel_version,
-             "FreeRTOS-Kernel %s commit %s, %u Hz tick; built with %s: %s", tskKERNEL_VERSION_NUMBER,
-             RTS_FREERTOS_COMMIT, (unsigned)configTICK_RATE_HZ, RTS_COMPILER, RTS_BUILD_FLAGS);
+    /* The rest of the build (tick, compiler, flags …) is the manifest's, system.os_config. */
+    snprintf(info->kernel_version, sizeof info->kernel_version, "FreeRTOS-Kernel %s commit %s, %s configuration",
+             tskKERNEL_VERSION_NUMBER, RTS_FREERTOS_COMMIT, RTS_FREERTOS_CONFIG);
     snprintf(info->preempt_model, sizeof info->preempt_model, "%s", configUSE_PREEMPTION ? "full" : "none");
 }
 

@@ -560,7 +560,7 @@ static void stack_error(TX_THREAD *thread)
 /* ------------------------------------------------------- system identity */
 
 /* The board's part (CPU, clock source, emulator or simulator), then the
- * kernel's: ThreadX, its version and commit, and how this image was built. */
+ * kernel's: ThreadX, its version, commit and configuration. */
 void rts_sysinfo_read(rts_sysinfo *info)
 {
     *info = (rts_sysinfo){ .realtime_kernel = -1, .cpu_count = 1, .isolated_known = 1, .rt_runtime_us = -1,
@@ -568,10 +568,9 @@ void rts_sysinfo_read(rts_sysinfo *info)
     board_sysinfo(info);
     snprintf(info->os, sizeof info->os, "ThreadX");
     snprintf(info->kernel_release, sizeof info->kernel_release, "%s", THREADX_VERSION);
-    snprintf(info->kernel_version, sizeof info->kernel_version,
-             "Eclipse ThreadX %s commit %s, %s configuration, %lu Hz tick; built with %s: %s", THREADX_VERSION,
-             RTS_THREADX_COMMIT, RTS_OS_CONFIG_NAME, (unsigned long)TX_TIMER_TICKS_PER_SECOND, RTS_COMPILER,
-             RTS_BUILD_FLAGS);
+    /* The rest of the build (tick, compiler, flags …) is the manifest's, system.os_config. */
+    snprintf(info->kernel_version, sizeof info->kernel_version, "Eclipse ThreadX %s commit %s, %s configuration",
+             THREADX_VERSION, RTS_THREADX_COMMIT, RTS_OS_CONFIG_NAME);
     snprintf(info->preempt_model, sizeof info->preempt_model, "full");
 }
 
