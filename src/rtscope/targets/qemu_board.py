@@ -390,17 +390,19 @@ def build_image(
         raise RtscopeError(
             "arm-none-eabi-gcc not found (apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi, or run setup.sh)"
         )
-    image = image_path(os_name, board, config, link)
+    image = image_path(os_name, board, config, link, mcu=mcu)
     probes.make(
         [
             f"PORT={os_name}",
             f"BOARD={board}",
             f"CONFIG={config}",
             f"LINK={link}",
+            f"MCU={mcu}",
             f"{kernel.env}={source}",
             f"BUILD={image.parent}",
         ],
         f"the {kernel.name} image for {board} ({config} configuration"
+        + (f", MCU={mcu}" if mcu else "")
         + (f", {link} link)" if link != "semihosting" else ")"),
     )
     if not image.is_file():
