@@ -650,7 +650,7 @@ static void app_entry(ULONG input)
 void tx_application_define(void *first_unused_memory)
 {
     (void)first_unused_memory;
-    static ULONG app_stack[RTS_THREAD_STACK_BYTES / sizeof(ULONG)];
+    static ULONG app_stack[RTS_MAIN_STACK_BYTES / sizeof(ULONG)];
     void *memory;
     size_t bytes;
     rts_threadx_heap_memory(&memory, &bytes);
