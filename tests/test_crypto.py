@@ -105,7 +105,7 @@ def test_a_probe_built_without_a_library_says_the_benches_are_not_available(tmp_
     assert ran.returncode == 0
     [bench] = result.load(out).doc["benches"]
     assert bench["status"] == "skipped"
-    assert bench["error"] == "SHA-256: not available in this build of the probe (built without a crypto library)"
+    assert bench["error"] == "SHA-256: not in this build of the probe (built without a crypto library)"
 
 
 @pytest.mark.parametrize(

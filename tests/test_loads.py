@@ -72,7 +72,7 @@ def test_parse_names_combinations_and_parameters():
 @pytest.mark.parametrize(
     "texts, message",
     [
-        (["gpu"], "--load gpu: unknown load 'gpu' (known: idle, cpu, memory, io, net, sched)"),
+        (["gpu"], "--load gpu: unknown load 'gpu' (known: idle, cpu, memory, io, net, sched, hold)"),
         (
             ["cpu:speed=9"],
             "--load cpu:speed=9: 'speed=9' is not KEY=VALUE with a parameter of cpu (its parameters: cpus, load)",

@@ -256,7 +256,7 @@ def test_benches_the_board_cannot_run_are_skipped_with_their_reason(board: QemuB
     assert benches["lat.timerlat"] == ("skipped", "this target's port: no files")
     assert benches["crypto.sha256"] == (
         "skipped",
-        "SHA-256: not available in this build of the probe (built without a crypto library)",
+        "SHA-256: not in this build of the probe (built without a crypto library)",
     )
     assert benches["clock.read"] == ("ok", None)
     assert {metric["bench"] for metric in doc["metrics"]} == {"clock.read"}

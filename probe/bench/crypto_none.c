@@ -24,7 +24,7 @@ long crypto_library_version(const crypto_session *s)
 crypto_session *crypto_open(const crypto_algorithm *alg, const uint8_t *key, char *why, size_t whysize)
 {
     (void)key;
-    snprintf(why, whysize, "%s: not available in this build of the probe (built without a crypto library)",
+    snprintf(why, whysize, "%s: not in this build of the probe (built without a crypto library)",
              alg->title);
     return NULL;
 }

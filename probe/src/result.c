@@ -493,7 +493,6 @@ void rts_result_begin(rts_result_writer *w, const rts_run *run, rts_json_write_f
     rts_json_int(j, "version", 4);
     rts_result_write_system(j, &run->sys);
     write_timing(j, &run->timing);
-    write_config(j, run);
     rts_json_array_begin(j, "metrics", false);
 }
 
@@ -511,6 +510,9 @@ bool rts_result_end(rts_result_writer *w, const rts_run *run)
         rts_result_add_bench(w, run);
     rts_json *j = &w->json;
     rts_json_array_end(j);
+    /* The configuration last but the benches and the run: its warnings
+     * include those the benches gave while they measured. */
+    write_config(j, run);
     write_benches(j, run);
     write_run(j, run);
     rts_json_object_end(j);
