@@ -31,8 +31,10 @@ def run_probe(probe: Path, *args: str) -> dict[str, Any]:
     proc = subprocess.run(
         [str(probe), "run", *args, "--quiet", "--json", "-"], capture_output=True, text=True, timeout=120, check=False
     )
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
+    doc = json.loads(proc.stdout) if proc.stdout.strip() else None
+    # A run that failed says which bench and why in its result (--quiet keeps stderr empty).
+    failed = [(bench["id"], bench["error"]) for bench in doc["benches"] if bench["status"] != "ok"] if doc else []
+    assert proc.returncode == 0, (proc.stderr, failed)
     jsonschema.validate(doc, builders.SCHEMA)
     return doc
 

@@ -165,7 +165,7 @@ def test_micro_and_threadmetric_run_on_the_emulated_board(board: QemuBoardTarget
     doc = board.run(request("micro", "threadmetric", "lat.irq", "lat.preempt")).doc
     assert doc["run"]["status"] == "complete"
     assert doc["system"]["os"] == "FreeRTOS" and doc["system"]["hostname"] == "mps2-an385"
-    assert "commit" in doc["system"]["kernel_version"] and "-mcpu=cortex-m3" in doc["system"]["kernel_version"]
+    assert "commit" in doc["system"]["kernel_version"] and "-mcpu=cortex-m3" in doc["system"]["os_config"]["cflags"]
     benches = {bench["id"]: bench["status"] for bench in doc["benches"]}
     assert set(benches) >= {
         "ctxsw.sem",
