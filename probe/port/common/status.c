@@ -1,4 +1,5 @@
-/* rts_status_str for every port: the names of the port's status codes (no OS call). */
+/* rts_status_str and rts_policy_name for every port: the names of the port's
+ * status codes and scheduling policies (no OS call). */
 #include "rtscope/port.h"
 
 const char *rts_status_str(rts_status st)
@@ -14,4 +15,14 @@ const char *rts_status_str(rts_status st)
     case RTS_EFAIL: return "failed";
     }
     return "unknown status";
+}
+
+const char *rts_policy_name(rts_policy p)
+{
+    switch (p) {
+    case RTS_POLICY_FIFO: return "fifo";
+    case RTS_POLICY_RR: return "rr";
+    case RTS_POLICY_OTHER: break;
+    }
+    return "other";
 }

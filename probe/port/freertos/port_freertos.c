@@ -27,6 +27,7 @@
 
 #include "board.h"
 #include "port_time.h"
+#include "../common/rtos_ticks.h"
 #include "rtscope/port.h"
 
 /* What the port needs of a board's FreeRTOSConfig.h (and port_config.h's, which it includes). */
@@ -83,15 +84,10 @@ const char *rts_port_name(void) { return "freertos"; }
 
 #define NS_PER_TICK (1000000000u / configTICK_RATE_HZ)
 
-/* Ticks to wait for at least ns: the kernel ends a wait of n ticks at the
- * n-th tick interrupt, which may be only n - 1 periods away. Every timed
- * wait converts its timeout: up to about 4 s (the benches' bounded waits)
- * it divides in 32 bits, one instruction where a 32-bit CPU divides 64
- * bits in a library call of hundreds. */
+/* Ticks to wait for at least ns (rtos_ticks.h), within the kernel's longest finite wait. */
 static TickType_t ticks_at_least(uint64_t ns)
 {
-    uint64_t ticks = ns <= UINT32_MAX - NS_PER_TICK ? ((uint32_t)ns + NS_PER_TICK - 1) / NS_PER_TICK + 1
-                                                    : (ns + NS_PER_TICK - 1) / NS_PER_TICK + 1;
+    uint64_t ticks = rts_ticks_at_least(ns, NS_PER_TICK);
     return ticks >= (uint64_t)portMAX_DELAY ? portMAX_DELAY - 1 : (TickType_t)ticks;
 }
 
@@ -115,16 +111,6 @@ rts_status rts_sleep_until_ns(uint64_t abs_ns)
 rts_status rts_sleep_ns(uint64_t rel_ns) { return rts_sleep_until_ns(board_time_ns() + rel_ns); }
 
 /* ------------------------------------------------------- scheduling setup */
-
-const char *rts_policy_name(rts_policy p)
-{
-    switch (p) {
-    case RTS_POLICY_FIFO: return "fifo";
-    case RTS_POLICY_RR: return "rr";
-    case RTS_POLICY_OTHER: break;
-    }
-    return "other";
-}
 
 /* FreeRTOS priorities: 0 the idle task, 1 "other", fifo from 2 up. With
  * 101 or more (the dev configuration), fifo 1..99 is 2..100, one to one.

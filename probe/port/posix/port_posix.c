@@ -101,16 +101,6 @@ static struct timespec deadline_after(uint64_t timeout_ns)
 
 /* ------------------------------------------------------- scheduling setup */
 
-const char *rts_policy_name(rts_policy p)
-{
-    switch (p) {
-    case RTS_POLICY_FIFO: return "fifo";
-    case RTS_POLICY_RR: return "rr";
-    case RTS_POLICY_OTHER: break;
-    }
-    return "other";
-}
-
 static int os_policy(rts_policy p)
 {
     return p == RTS_POLICY_FIFO ? SCHED_FIFO : p == RTS_POLICY_RR ? SCHED_RR : SCHED_OTHER;

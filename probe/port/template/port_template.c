@@ -51,11 +51,6 @@ rts_status rts_sleep_ns(uint64_t rel_ns) { return rts_sleep_until_ns(rts_time_ns
 
 /* ------------------------------------------------------- scheduling setup */
 
-const char *rts_policy_name(rts_policy p)
-{
-    return p == RTS_POLICY_FIFO ? "fifo" : p == RTS_POLICY_RR ? "rr" : "other";
-}
-
 /* An RTOS is strict-priority by nature: map 1..99 onto its range
  * (FreeRTOS: higher number = higher priority; Zephyr: lower number =
  * higher, cooperative below zero) with vTaskPrioritySet / k_thread_priority_set.

@@ -24,6 +24,7 @@
 #include "board.h"
 #include "board_glue.h"
 #include "port_time.h"
+#include "../common/rtos_ticks.h"
 #include "rtscope/port.h"
 
 /* What the port needs of tx_user.h. */
@@ -78,14 +79,10 @@ const char *rts_port_name(void) { return "threadx"; }
 
 #define NS_PER_TICK (1000000000u / TX_TIMER_TICKS_PER_SECOND)
 
-/* Ticks to wait for at least ns: the kernel ends a wait of n ticks at the
- * n-th tick interrupt, which may be only n - 1 periods away. Up to about
- * 4 s it divides in 32 bits (one instruction on a Cortex-M3, where 64 bits
- * are a library call of hundreds). */
+/* Ticks to wait for at least ns (rtos_ticks.h), within the kernel's longest finite wait. */
 static ULONG ticks_at_least(uint64_t ns)
 {
-    uint64_t ticks = ns <= UINT32_MAX - NS_PER_TICK ? ((uint32_t)ns + NS_PER_TICK - 1) / NS_PER_TICK + 1
-                                                    : (ns + NS_PER_TICK - 1) / NS_PER_TICK + 1;
+    uint64_t ticks = rts_ticks_at_least(ns, NS_PER_TICK);
     return ticks >= (uint64_t)TX_WAIT_FOREVER ? TX_WAIT_FOREVER - 1 : (ULONG)ticks;
 }
 
@@ -109,16 +106,6 @@ rts_status rts_sleep_until_ns(uint64_t abs_ns)
 rts_status rts_sleep_ns(uint64_t rel_ns) { return rts_sleep_until_ns(board_time_ns() + rel_ns); }
 
 /* ------------------------------------------------------- scheduling setup */
-
-const char *rts_policy_name(rts_policy p)
-{
-    switch (p) {
-    case RTS_POLICY_FIFO: return "fifo";
-    case RTS_POLICY_RR: return "rr";
-    case RTS_POLICY_OTHER: break;
-    }
-    return "other";
-}
 
 /* ThreadX priorities run from 0, the highest: "other" is 100, fifo 1..99
  * is 99..1 (0 stays free). Every thread is made without a time slice, as
