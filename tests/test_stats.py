@@ -97,6 +97,42 @@ def test_a_shift_of_a_few_percent_is_detected(raw):
     assert verdict.real and verdict.p_value < 0.001
 
 
+def with_moments(samples: list[int]) -> dict:
+    """as_metric's histogram, with the exact count, mean and standard deviation the probe records."""
+    metric = as_metric(samples, raw=False)
+    mean = sum(samples) / len(samples)
+    stddev = math.sqrt(sum((v - mean) ** 2 for v in samples) / len(samples))
+    metric["stats"] = {**metric["stats"], "count": len(samples), "mean": mean, "stddev": stddev}
+    return metric
+
+
+def test_the_mean_is_tested_as_a_mean_where_the_median_cannot_see_it_move():
+    # An emulated board's clock counts 40 ns steps: one operation takes 120 or 200 ns, and a costlier
+    # path taken more often moves the mean while the median stays at 120.
+    a = with_moments([120] * 3500 + [200] * 1500)  # mean 144
+    b = with_moments([120] * 3000 + [200] * 2000)  # mean 152
+    assert not stats.compare_groups([a], [b], "p50").real
+    verdict = stats.compare_groups([a], [b], "mean")
+    assert verdict.test == "z" and verdict.real and verdict.p_value < 0.001
+    assert not stats.compare_groups([a], [with_moments([120] * 3500 + [200] * 1500)], "mean").real
+
+
+def test_samples_that_never_vary_differ_in_mean_exactly_when_their_means_do():
+    # Instruction time: every sample the same number of instructions, no spread to weigh a shift by.
+    same, other = with_moments([152] * 1000), with_moments([177] * 1000)
+    assert stats.compare_groups([same], [with_moments([152] * 1000)], "mean").p_value == 1.0
+    assert stats.compare_groups([same], [other], "mean").real
+
+
+def test_equal_means_are_not_called_different():
+    rng = random.Random(11)
+    verdicts = [
+        stats.compare_groups([with_moments(skewed(rng, 500))], [with_moments(skewed(rng, 500))], "mean")
+        for _ in range(200)
+    ]
+    assert sum(v.real for v in verdicts) <= 20  # a 5 % test: ten false alarms expected, 20 is 3.5 sigma
+
+
 def test_count_metrics_compare_their_periods():
     same = builders.count_metric("tm.basic", [100, 101, 99])
     assert not stats.compare_groups([same], [same]).real

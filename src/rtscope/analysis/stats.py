@@ -66,7 +66,7 @@ class Difference:
     """The verdict on B against A: the test used, its p-value, and whether the difference is real."""
 
     test: str  # "MW" (Mann–Whitney U on raw samples or periods), "CI" (bootstrap interval of the
-    # median) or "tail" (exceedances of the first group's tail statistic)
+    # median), "z" (Welch's test of the means) or "tail" (exceedances of the first group's tail statistic)
     p_value: float
     real: bool  # significant, and beyond the run-to-run spread where that is known
     beyond_spread: bool | None = None  # None: a group has a single run
@@ -273,7 +273,10 @@ def compare_groups(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key
     histograms' medians against their bootstrap intervals. For its tail (p90 … max): the tail test —
     how many of b's samples lie beyond a's percentile (beyond a's largest sample for max) against the
     binomial share expected of one distribution; a test of the median cannot see a tail that doubled.
-    For per-period metrics (Thread-Metric's iterations): Mann–Whitney U on the periods. When both
+    For the mean: Welch's test, from each run's exact count, mean and standard deviation — a median
+    cannot see a mean that moved within one step of a coarse clock (an emulated board's 40 ns), nor a
+    mean moved by its tail. For per-period metrics (Thread-Metric's iterations): Mann–Whitney U on the
+    periods. When both
     groups have repetitions, the difference must also be larger than the run-to-run spread of the
     statistic — every run of one group beyond every run of the other — to be called real: with 10^5
     samples a 1 % shift is significant, but not worth a verdict when the runs themselves move by 2 %.
@@ -292,6 +295,8 @@ def compare_groups(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key
         test, p = "tail", _tail_test(a, b, key)
     elif key in LOW_TAIL_QUANTILES and not result.unit(a[0]).lower_is_better:
         test, p = "tail", _low_tail_test(a, b, key)
+    elif key == "mean":
+        test, p = "z", _mean_test(a, b)
     else:
         test, p = _body_test(a, b)
     if p is None:
@@ -449,6 +454,33 @@ def _body_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> tupl
     # Samples are whole steps: a median known to within one bucket still has a spread.
     step = result.histogram_step(a[0])
     return "CI", math.erfc(abs(shift) / max(spread, step / 2) / math.sqrt(2))
+
+
+def _mean_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> float | None:
+    """Two-sided p-value of Welch's z test that the pooled samples of a and b have one mean (their
+    counts are thousands: the means are near normal whatever the samples' shape). Samples that do not
+    vary at all (instruction time) leave no doubt: p is 1 for equal means, 0 for different ones."""
+    pooled_a, pooled_b = _pooled_moments(a), _pooled_moments(b)
+    if pooled_a is None or pooled_b is None:
+        return None
+    (n_a, mean_a, var_a), (n_b, mean_b, var_b) = pooled_a, pooled_b
+    shift = (mean_b - _mean_overhead(b)) - (mean_a - _mean_overhead(a))
+    error = math.sqrt(var_a / n_a + var_b / n_b)
+    if error == 0:
+        return 1.0 if shift == 0 else 0.0
+    return math.erfc(abs(shift) / error / math.sqrt(2))
+
+
+def _pooled_moments(metrics: Sequence[dict[str, Any]]) -> tuple[int, float, float] | None:
+    """The count, mean and variance of the runs' samples taken together (unadjusted), from each run's
+    exact count, mean and standard deviation; None when there are fewer than two samples."""
+    parts = [(m["stats"]["count"], m["stats"]["mean"], m["stats"]["stddev"]) for m in metrics]
+    n = sum(count for count, _, _ in parts)
+    if n < 2:
+        return None
+    mean = sum(count * part_mean for count, part_mean, _ in parts) / n
+    squares = sum(count * (sd**2 + (part_mean - mean) ** 2) for count, part_mean, sd in parts if count)
+    return n, mean, squares / n
 
 
 def _mean_overhead(metrics: Sequence[dict[str, Any]]) -> float:

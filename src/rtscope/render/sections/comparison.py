@@ -202,6 +202,11 @@ def legend(comparison: Comparison) -> Paragraph:
             "(--raw N when running) or on Thread-Metric periods; CI: the bootstrap interval of each median, "
             "from the histograms;"
         ),
+        *(
+            ("z (mean): Welch's test of the means, from each run's exact mean and standard deviation;",)
+            if any(row.key == "mean" for row in comparison.rows)
+            else ()
+        ),
         "tail (p90 … max): how the samples beyond A's figure split between A and X, against their sizes (binomial).",
         *(
             (
