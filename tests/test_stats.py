@@ -136,6 +136,11 @@ def test_equal_means_are_not_called_different():
 def test_count_metrics_compare_their_periods():
     same = builders.count_metric("tm.basic", [100, 101, 99])
     assert not stats.compare_groups([same], [same]).real
+    # Three periods each: however far apart, Mann–Whitney cannot reach 95 %, and says so.
+    apart = stats.compare_groups([same], [builders.count_metric("tm.basic", [200, 201, 199])])
+    assert not apart.real and str(apart) == "p=0.100 MW, 3 and 3 periods: too few to tell"
+    four = builders.count_metric("tm.basic", [100, 101, 99, 100])
+    assert stats.compare_groups([four], [builders.count_metric("tm.basic", [200, 201, 199, 200])]).blind is None
     faster = stats.compare_groups(
         [builders.count_metric("tm.basic", [100, 101, 99, 100, 102, 98])],
         [builders.count_metric("tm.basic", [200, 201, 199, 200, 202, 198])],

@@ -70,10 +70,13 @@ class Difference:
     p_value: float
     real: bool  # significant, and beyond the run-to-run spread where that is known
     beyond_spread: bool | None = None  # None: a group has a single run
+    blind: str | None = None  # why the test cannot call any difference real (too few periods), if so
 
     def __str__(self) -> str:
-        """ "p=0.012 MW" or "p<0.001 tail": the p-value to three decimals, and the test that gave it."""
-        return f"{'p<0.001' if self.p_value < 0.001 else f'p={self.p_value:.3f}'} {self.test}"
+        """ "p=0.012 MW" or "p<0.001 tail": the p-value to three decimals, and the test that gave it (and
+        why it cannot tell, where it cannot: "p=0.100 MW, 3 and 3 periods: too few to tell")."""
+        said = f"{'p<0.001' if self.p_value < 0.001 else f'p={self.p_value:.3f}'} {self.test}"
+        return f"{said}, {self.blind}" if self.blind else said
 
 
 # --- Mann–Whitney U -------------------------------------------------------------------------------------
@@ -285,12 +288,14 @@ def compare_groups(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key
     metrics = (*a, *b)
     if len({m["unit"] for m in metrics}) != 1 or len({result.is_periodic(m) for m in metrics}) != 1:
         return None
+    blind = None
     if result.is_periodic(a[0]):
         key = "p50"  # a per-period metric is judged by its periods
-        test, p = (
-            "MW",
-            _mann_whitney_or_none([v for m in a for v in m["periods"]], [v for m in b for v in m["periods"]]),
-        )
+        periods_a, periods_b = ([v for m in group for v in m["periods"]] for group in (a, b))
+        test, p = "MW", _mann_whitney_or_none(periods_a, periods_b)
+        # However far apart, n and m periods give Mann–Whitney no p below 2 / C(n + m, n): 0.1 for 3 and 3.
+        if periods_a and periods_b and 2 / math.comb(len(periods_a) + len(periods_b), len(periods_a)) >= SIGNIFICANCE:
+            blind = f"{len(periods_a)} and {len(periods_b)} periods: too few to tell"
     elif key in TAIL_QUANTILES:
         test, p = "tail", _tail_test(a, b, key)
     elif key in LOW_TAIL_QUANTILES and not result.unit(a[0]).lower_is_better:
@@ -302,7 +307,7 @@ def compare_groups(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key
     if p is None:
         return None
     beyond = _beyond_spread([statistic(m, key) for m in a], [statistic(m, key) for m in b])
-    return Difference(test, p, p < SIGNIFICANCE and beyond is not False, beyond)
+    return Difference(test, p, p < SIGNIFICANCE and beyond is not False, beyond, blind)
 
 
 def _mann_whitney_or_none(a: list[float], b: list[float]) -> float | None:
