@@ -132,3 +132,28 @@ def test_bad_grace_is_refused(probe):
     completed = subprocess.run([probe, "run", "ctxsw.sem", "--grace", "0"], capture_output=True, text=True, check=False)
     assert completed.returncode == 2
     assert completed.stderr == "rtscope-probe: --grace: '0' is not a positive number of seconds\n"
+
+
+def test_a_stall_of_the_whole_process_does_not_count_towards_the_grace(probe, tmp_path):
+    # A virtual machine paused by its host stops every thread, the watchdog's too: as here, a SIGSTOP of
+    # the probe for 3 s, well into a 2 s grace. Counted in wall time, the watchdog would give up as soon
+    # as the process ran again; it must wait out the grace's remainder in time it saw pass.
+    tag = f"watchdog-{uuid.uuid4().hex}"
+    out = tmp_path / "hang.json"
+    process = subprocess.Popen(
+        [probe, "run", "selftest.hang", "--duration", "0.2", "--grace", "2", "--quiet", "--label", tag, "--json", out],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(0.8)  # asked to stop at 0.2 s: the grace is running
+    process.send_signal(signal.SIGSTOP)
+    time.sleep(3)
+    process.send_signal(signal.SIGCONT)
+    resumed = time.monotonic()
+    _, err = process.communicate(timeout=LIMIT_S)
+    took_after_s = time.monotonic() - resumed
+    assert process.returncode == 1, err
+    assert took_after_s >= 0.5  # the grace's remainder (about 1.4 s), not at once
+    error = result.load(out).doc["benches"][0]["error"]
+    assert "stopped by the watchdog" in error and "s more when the process did not run at all" in error
+    assert _leftovers(tag) == []

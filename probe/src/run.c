@@ -37,15 +37,18 @@ static int conclude(rts_run *run)
 
 /* The watchdog gave up on the bench of ctx (an rts_hang_fn): record it
  * failed and the benches after it skipped, publish, end the process. */
-static void abandon_bench(void *arg, rts_ctx *ctx, double late_s, uint64_t now_ns)
+static void abandon_bench(void *arg, rts_ctx *ctx, double late_s, double held_s, uint64_t now_ns)
 {
     rts_run *run = arg;
     rts_bench_result *r = ctx->result;
+    char held[80] = "";
+    if (held_s >= 0.1)
+        rts_text_into(held, sizeof held, " (and %.1f s more when the process did not run at all)", held_s);
     r->status = RTS_BENCH_FAILED; /* overrides "failed" reasons given before: hanging is what matters */
     rts_text_into(r->error, sizeof r->error,
-                  "stopped by the watchdog: still running %.1f s after it was asked to stop (hung, or not "
+                  "stopped by the watchdog: still running %.1f s after it was asked to stop%s (hung, or not "
                   "checking the stop flag); its metrics hold what it measured until then",
-                  late_s);
+                  late_s, held);
     r->elapsed_s = (double)(now_ns - ctx->started_ns) / 1e9;
     for (rts_bench_result *later = r + 1; later < run->results + run->req->nbenches; later++) {
         later->status = RTS_BENCH_SKIPPED;

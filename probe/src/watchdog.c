@@ -3,6 +3,11 @@
 
 #define WATCHDOG_TICK_NS 50000000u
 
+/* A look this much later than the one before, when looks are a tick apart,
+ * means nothing ran meanwhile, the watchdog included (it is above every
+ * thread of the probe): a stall, of which one tick counts. */
+#define WATCHDOG_STALL_NS (4 * WATCHDOG_TICK_NS)
+
 /* The lock, where the watchdog has one (it has none when it did not start:
  * then only the supervising thread touches w). */
 static void lock(rts_watchdog *w)
@@ -20,22 +25,29 @@ static void unlock(rts_watchdog *w)
 /* One look at the watched bench, under the lock: stop it at its planned end
  * or on the user's request (the supervising thread may be the one stuck),
  * note when it was first seen asked to stop, and take it when it overran
- * its grace. Returns the context taken, or NULL. */
-static rts_ctx *look(rts_watchdog *w, uint64_t now, double *late_s)
+ * its grace, counted without the stalls (once asked to stop, the looks are
+ * a tick apart). Returns the context taken, or NULL. */
+static rts_ctx *look(rts_watchdog *w, uint64_t now, double *late_s, double *held_s)
 {
     rts_ctx *ctx = w->ctx;
+    uint64_t since_last = now - w->last_look_ns;
+    w->last_look_ns = now;
     if (!ctx)
         return NULL;
     if (now >= w->planned_end_ns || rts_stop_requested())
         rts_ctx_stop(ctx);
-    if (!w->stop_seen && rts_ctx_stopping(ctx)) {
+    if (w->stop_seen)
+        w->waited_ns += since_last < WATCHDOG_STALL_NS ? since_last : WATCHDOG_TICK_NS;
+    else if (rts_ctx_stopping(ctx)) {
         w->stop_seen = true;
         w->stop_seen_ns = now;
+        w->waited_ns = 0;
     }
-    if (!w->stop_seen || now - w->stop_seen_ns < w->grace_ns)
+    if (!w->stop_seen || w->waited_ns < w->grace_ns)
         return NULL;
     w->ctx = NULL;
-    *late_s = (double)(now - w->stop_seen_ns) / 1e9;
+    *late_s = (double)w->waited_ns / 1e9;
+    *held_s = (double)(now - w->stop_seen_ns - w->waited_ns) / 1e9;
     return ctx;
 }
 
@@ -59,12 +71,12 @@ static void watchdog_main(void *arg)
     while (!atomic_load(&w->quit)) {
         rts_sem_take(w->wake, next_look_ns(w));
         uint64_t now = rts_time_ns();
-        double late_s = 0.0;
+        double late_s = 0.0, held_s = 0.0;
         lock(w);
-        rts_ctx *hung = look(w, now, &late_s);
+        rts_ctx *hung = look(w, now, &late_s, &held_s);
         unlock(w);
         if (hung) {
-            w->on_hang(w->arg, hung, late_s, now);
+            w->on_hang(w->arg, hung, late_s, held_s, now);
             return;
         }
     }

@@ -13,8 +13,9 @@
 #include "rtscope/bench.h"
 
 /* Called on the watchdog thread for the bench of ctx, asked to stop late_s
- * seconds ago (now_ns on the monotonic clock). Must end the process. */
-typedef void (*rts_hang_fn)(void *arg, rts_ctx *ctx, double late_s, uint64_t now_ns);
+ * seconds of running ago, and held_s more during which the process did not
+ * run at all (now_ns on the monotonic clock). Must end the process. */
+typedef void (*rts_hang_fn)(void *arg, rts_ctx *ctx, double late_s, double held_s, uint64_t now_ns);
 
 typedef struct {
     rts_thread *thread;       /* NULL: not running */
@@ -24,6 +25,9 @@ typedef struct {
     uint64_t planned_end_ns;  /* when it should stop measuring */
     bool stop_seen;           /* it was seen asked to stop, at stop_seen_ns */
     uint64_t stop_seen_ns;
+    uint64_t last_look_ns;    /* the watchdog's previous look */
+    uint64_t waited_ns;       /* of the time since stop_seen_ns, what counts
+                               * towards the grace: not the stalls */
     uint64_t grace_ns;
     rts_hang_fn on_hang;
     void *arg;
@@ -46,7 +50,10 @@ bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, bool
  * then on, or once the user asks the run to stop, the watchdog sets ctx's
  * stop flag itself (the supervising thread may be the one stuck); once ctx
  * was asked to stop, by anyone, grace_s ago and was not released, the
- * watchdog calls on_hang. One bench at a time. */
+ * watchdog calls on_hang. The grace counts the time the watchdog saw pass
+ * between its looks, not a stall of the whole process (a virtual machine
+ * paused by its host for seconds, a SIGSTOP): a bench cannot stop while
+ * nothing runs. One bench at a time. */
 void rts_watchdog_watch(rts_watchdog *w, rts_ctx *ctx, uint64_t planned_end_ns);
 
 /* The bench of ctx returned: the watchdog lets go of ctx. False when it
