@@ -59,6 +59,27 @@ def no_load_tools_running():
     assert not await_gone(("stress-ng", "iperf3", "hackbench"))
 
 
+def test_every_load_kind_is_one_a_result_may_name():
+    # A load the schema does not name makes every run under it fail when it is stored.
+    schema = json.loads((Path(__file__).parents[1] / "schema" / "result-v4.schema.json").read_text())
+    names = _find_load_name_enum(schema)
+    assert set(kinds.KINDS) == set(names)
+
+
+def _find_load_name_enum(node):
+    """The enum of ``loads[].name``: the object whose properties hold ``loopback_bytes_per_s``."""
+    if isinstance(node, dict):
+        properties = node.get("properties")
+        if isinstance(properties, dict) and "loopback_bytes_per_s" in properties:
+            return properties["name"]["enum"]
+        found = (_find_load_name_enum(value) for value in node.values())
+    elif isinstance(node, list):
+        found = (_find_load_name_enum(value) for value in node)
+    else:
+        return None
+    return next((enum for enum in found if enum is not None), None)
+
+
 def test_parse_names_combinations_and_parameters():
     specs = kinds.parse(["cpu,net", "memory:workers=2:bytes=64M"])
     assert [str(spec) for spec in specs] == ["cpu", "net", "memory:workers=2:bytes=64M"]
