@@ -3,12 +3,14 @@ runs as root and as a user without privilege, under loads that run and stop ther
 connect is one line within a bounded time; a connection lost mid-run or a Ctrl-C leaves nothing running
 there."""
 
+import concurrent.futures
 import json
 import os
 import pwd
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -307,9 +309,10 @@ def test_no_space_on_the_board_is_one_line_and_leaves_no_partial_probe(db_path, 
     name = _build_name()
     cache = Path(pwd.getpwnam(sshd.USER).pw_dir) / ".cache" / "rtscope"
     cache.mkdir(parents=True, exist_ok=True)
-    (cache / name).unlink(missing_ok=True)
-    # The copy's temporary file leads to /dev/full: every write to it fails as on a full file system.
-    (cache / f"{name}.part").symlink_to("/dev/full")
+    # The board's cache on a file system of 16 KiB: the probe's megabyte does not fit.
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k,mode=0777", "tmpfs", cache], check=False)
+    if mounted.returncode != 0:
+        pytest.skip("needs to mount a small tmpfs (root)")
     try:
         ran = _rtscope(db_path, server, "--target", server.spec(sshd.USER), "run", "clock.read", "--duration", "0.3")
         assert ran.status == 2 and "Traceback" not in ran.err
@@ -317,9 +320,45 @@ def test_no_space_on_the_board_is_one_line_and_leaves_no_partial_probe(db_path, 
             f"rtscope: cannot copy the probe to {server.spec(sshd.USER)}:{cache / name}: "
             "cat: write error: No space left on device"
         )
-        assert not (cache / name).exists() and not (cache / f"{name}.part").is_symlink()
+        assert list(cache.iterdir()) == []  # neither the probe nor a part of it
     finally:
-        (cache / f"{name}.part").unlink(missing_ok=True)
+        subprocess.run(["umount", cache], check=True)
+
+
+def _copy_at(start: threading.Barrier, transport: Any, remote: Path) -> None:
+    """The x86_64 probe copied to ``remote`` by ``transport`` as soon as every copier is ready."""
+    from rtscope.targets import probes
+
+    start.wait()
+    transport.put_probe(probes.probe_for("x86_64"), str(remote))
+
+
+def test_copies_of_one_build_to_one_board_at_once_all_succeed(server, monkeypatch, tmp_path):
+    # Two places of a fleet on one host copy the same build into the same cache at the same moment.
+    from rtscope.targets import probes
+    from rtscope.targets.ssh import SshTransport
+
+    for key, value in server.env().items():
+        monkeypatch.setenv(key, value)
+    cache = Path(pwd.getpwnam(sshd.USER).pw_dir) / ".cache" / "rtscope"
+    cache.mkdir(parents=True, exist_ok=True)
+    remote = cache / "rtscope-probe-concurrentcopy"
+    transports = [SshTransport(server.spec(sshd.USER)) for _ in range(4)]
+    try:
+        for transport in transports:
+            transport.connect()
+        for _ in range(3):
+            remote.unlink(missing_ok=True)
+            start = threading.Barrier(len(transports))
+            with concurrent.futures.ThreadPoolExecutor(len(transports)) as pool:
+                for done in [pool.submit(_copy_at, start, transport, remote) for transport in transports]:
+                    done.result()
+            assert remote.read_bytes() == probes.probe_for("x86_64").read_bytes() and os.access(remote, os.X_OK)
+            assert [p.name for p in cache.glob("rtscope-probe-concurrentcopy.part*")] == []
+    finally:
+        for transport in transports:
+            transport.close()
+        remote.unlink(missing_ok=True)
 
 
 def test_a_net_load_streams_on_the_boards_own_loopback(db_path, server, tmp_path):

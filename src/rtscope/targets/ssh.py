@@ -292,11 +292,14 @@ class SshTransport:
     def put_probe(self, local: Path, remote: str) -> None:
         """Copy the executable ``local`` to ``remote`` (…/rtscope-probe-HASH) there, whole or not at all,
         and remove the other builds beside it that came more than a day ago."""
-        # The script is fixed; the path travels as its argument. Another build stays a day: an rtscope of
-        # another version may have just found it there and be about to start it (a run already started
-        # keeps its file until it ends). Without find's -mmin (a small BusyBox) nothing is removed.
+        # The script is fixed; the path travels as its argument. Each copy writes a file of its own
+        # (the shell's pid): two places of one fleet on one host copy the same build at once, and one's
+        # rename took the other's half-written file. Another build stays a day: an rtscope of another
+        # version may have just found it there and be about to start it (a run already started keeps its
+        # file until it ends). Without find's -mmin (a small BusyBox) nothing is removed.
         script = (
-            'cat > "$1.part" && chmod 755 "$1.part" && mv -f "$1.part" "$1" || { rm -f "$1.part"; exit 1; }\n'
+            'part="$1.part-$$"\n'
+            'cat > "$part" && chmod 755 "$part" && mv -f "$part" "$1" || { rm -f "$part"; exit 1; }\n'
             'find "${1%/*}" -maxdepth 1 -name "rtscope-probe-*" ! -name "${1##*/}" -mmin +1440 '
             "-exec rm -f {} \\; 2>/dev/null || true"
         )
