@@ -18,28 +18,29 @@ def build(subject: OneRun) -> Section | None:
             parts.append(_spike(metric["id"], number, len(metric["spikes"]), spikes.explain(spike, metric["id"])))
     if not parts:
         return None
-    given = sorted({metric["id"] for metric in subject.doc["metrics"] if metric.get("spikes")} & spikes.GIVEN)
+    traced = {metric["id"] for metric in subject.doc["metrics"] if metric.get("spikes")}
+    notes = [Cell(_TIMED)] if traced - spikes.GIVEN else []
+    notes += [Cell(f"{metric_id}{_GIVEN}") for metric_id in sorted(traced & spikes.GIVEN)]
     return Section(
         heading("Why it was late", ", from the kernel's trace at each spike kept"),
         (),
         subsections=tuple(parts),
-        notes=(
-            Cell(
-                "From the planned wake-up to the thread running: to the wake-up is the timer's interrupt coming late "
-                "(interrupts off, or the CPU not running: a VM's vCPU held by its host); to running is what held the "
-                "CPU once the thread was woken. A task's run is its whole time on the CPU, also before the planned "
-                "time. Times are the trace's, to the microsecond."
-            ),
-            *(
-                Cell(
-                    f"{metric_id} has no timer: its window starts at a thread of the probe giving the semaphore the "
-                    "measured thread takes; to the wake-up is the give's own path (and what took the CPU from the "
-                    "giver before it gave)."
-                )
-                for metric_id in given
-            ),
-        ),
+        notes=tuple(notes),
     )
+
+
+# What the two parts of a window mean: one started by a timer, one by a give (spikes.GIVEN, after the metric's id).
+_TIMED = (
+    "From the planned wake-up to the thread running: to the wake-up is the timer's interrupt coming late (interrupts "
+    "off, or the CPU not running: a VM's vCPU held by its host); to running is what held the CPU once the thread was "
+    "woken. A task's run is its whole time on the CPU, also before the planned time. Times are the trace's, to the "
+    "microsecond."
+)
+_GIVEN = (
+    " has no timer: its window starts at a thread of the probe giving the semaphore the measured thread takes; to the "
+    "wake-up is the give's own path (and what took the CPU from the giver before it gave), to running what held the "
+    "CPU after it. A task's run is its whole time on the CPU. Times are the trace's, to the microsecond."
+)
 
 
 def _spike(metric_id: str, number: int, count: int, spike: spikes.Explanation) -> Section:
