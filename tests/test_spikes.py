@@ -1,6 +1,7 @@
 """What held the CPU at a spike, from the kernel trace a latency bench kept (analysis.spikes), and how
-`show` says it. The fixture holds three spikes the real probe traced on this kind of machine, with a
-SCHED_FIFO 90 process busy for 2 ms every 50 ms on the measuring CPU (tests/test_latency.py runs it)."""
+`show` says it. The fixtures hold spikes the real probe traced on this kind of machine, with a SCHED_FIFO
+90 process busy for 2 ms every 50 ms on the measuring CPU (tests/test_latency.py runs it): three of
+lat.wakeup, one of lat.preempt."""
 
 import json
 from pathlib import Path
@@ -14,6 +15,7 @@ from rtscope.render.fmt import Style
 
 FIXTURE = Path(__file__).parent / "fixtures" / "spikes-fifo-hog.json"
 RECORDED = json.loads(FIXTURE.read_text())["spikes"]
+[PREEMPT] = json.loads((FIXTURE.parent / "spikes-preempt-hog.json").read_text())["spikes"]
 
 
 def test_a_busy_real_time_process_is_named_with_its_run() -> None:
@@ -111,8 +113,68 @@ def test_show_says_what_held_the_cpu_and_the_result_is_valid() -> None:
     assert "Held longest by culprit (pid 26180, RT 90): 1.24 ms" in text
     assert "its run lasted 2.02 ms" in text
     assert "It was still on the CPU at the planned time and was woken 484 µs late" in text
+    assert "to the wake-up is the timer's interrupt coming late" in text and "has no timer" not in text
 
 
 def test_show_has_no_spike_section_without_traces() -> None:
     text = "\n".join(summary.render(builders.result_doc(), Style(False)))
     assert "Why it was late" not in text
+
+
+def test_lat_preempt_s_window_starts_at_the_give_of_the_probe_s_own_thread() -> None:
+    # The low thread (pid 26479, RT 80) gave; the hog's timer came 20 us later and it took the CPU before the
+    # taker (RT 81) ran: the give readied the taker at once, the hog held it after.
+    explained = spikes.explain(PREEMPT, "lat.preempt")
+    assert explained.thread == "rtscope-probe (pid 26478)"
+    assert explained.giver == "rtscope-probe (pid 26479, RT 80)"
+    assert (explained.to_wakeup_ns, explained.to_running_ns) == (268, 2_058_000)
+    assert [holder.what for holder in explained.holders] == ["rtscope-hog (pid 26415, RT 90)"]
+    assert explained.culprit is not None and explained.culprit.ran_ns == 2_031_000
+    # Read as a timer's window, the giver would be a holder of its own give.
+    assert "rtscope-probe (pid 26479, RT 80)" in [holder.what for holder in spikes.explain(PREEMPT).holders]
+
+
+def _preempt_doc(spike: dict[str, object]) -> dict[str, object]:
+    doc = {**builders.result_doc(benches={"lat.preempt": 30_000}), "version": 4}
+    doc["metrics"][0].update(labels={}, spikes=[spike])
+    jsonschema.validate(doc, builders.SCHEMA)
+    return doc
+
+
+def test_show_says_lat_preempt_s_spike_was_given_not_planned() -> None:
+    text = "\n".join(summary.render(_preempt_doc(PREEMPT), Style(False)))
+    assert "lat.preempt spike 1 of 1: 2.06 ms late on CPU 1, given at 19424.823544 s" in text
+    assert "given by rtscope-probe (pid 26479, RT 80), which readied it 268 ns after its stamp; running 2.06 ms" in text
+    assert "Held longest by rtscope-hog (pid 26415, RT 90): 2.03 ms, 98% of the lateness" in text
+    assert "lat.preempt has no timer" in text and "timer's interrupt" not in text
+
+
+def test_a_giver_held_up_before_its_give_is_no_late_interrupt() -> None:
+    # A SCHED_FIFO 90 task took the CPU from the giver between its stamp and its give, for 500 us: the
+    # waking (the give) came late, and no timer's interrupt was.
+    lines = [
+        "  lat-low-20  [000] dNh4.   100.000101: sched_waking: comm=hog pid=30 prio=9 target_cpu=000",
+        (
+            "  lat-low-20  [000] d..2.   100.000102: sched_switch: prev_comm=lat-low prev_pid=20 prev_prio=19 "
+            "prev_state=R ==> next_comm=hog next_pid=30 next_prio=9"
+        ),
+        (
+            "  hog-30  [000] d..2.   100.000602: sched_switch: prev_comm=hog prev_pid=30 prev_prio=9 prev_state=S "
+            "==> next_comm=lat-low next_pid=20 next_prio=19"
+        ),
+        "  lat-low-20  [000] d..2.   100.000604: sched_waking: comm=waiter pid=21 prio=18 target_cpu=000",
+        (
+            "  lat-low-20  [000] d..2.   100.000606: sched_switch: prev_comm=lat-low prev_pid=20 prev_prio=19 "
+            "prev_state=R ==> next_comm=waiter next_pid=21 next_prio=18"
+        ),
+    ]
+    spike = {"planned_ns": 100_000_100_000, "late_ns": 506_000, "cpu": 0, "dropped": 0, "events": lines}
+    explained = spikes.explain(spike, "lat.preempt")
+    assert (explained.to_wakeup_ns, explained.to_running_ns) == (504_000, 2_000)
+    assert explained.culprit is not None and (explained.culprit.what, explained.culprit.held_ns) == (
+        "hog (pid 30, RT 90)",
+        500_000,
+    )
+    text = "\n".join(summary.render(_preempt_doc(spike), Style(False)))
+    assert "Held longest by hog (pid 30, RT 90): 500 µs, 99% of the lateness" in text
+    assert "interrupt came" not in text

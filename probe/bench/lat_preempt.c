@@ -6,7 +6,9 @@
  * lat.preempt — the event is the low thread itself giving a semaphore the
  *   high thread waits on (stamp before the give, stamp after the take;
  *   the wake_pair checks that the high thread really blocked and
- *   preempted). Between events the low thread computes for busy_us.
+ *   preempted). Between events the low thread computes for busy_us. A
+ *   sample over threshold_us may keep the kernel's trace from the give to
+ *   the take (trace=first|each: the wake_pair keeps it).
  * lat.preempt_timer — the event is a timer: the high thread sleeps until
  *   absolute times (cyclictest's loop) while the low thread spins without
  *   pause; a sample is the wake-up's lateness. The low thread's progress
@@ -51,14 +53,21 @@ static int run_sem(rts_ctx *ctx)
     rts_sem *sem = NULL;
     if (!m)
         return 1;
+    m->threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
     if (rts_sem_create(&sem, 0, 1) != RTS_OK) {
         rts_ctx_fail(ctx, "cannot create a semaphore");
         return 1;
     }
     bool started = wake_pair_start(&s.pair, ctx, m, &wake_pair_sem_ops, sem, cpu);
-    bool ran = started && bench_run_measurer(ctx, "lat-preempt-low", cpu, s.pair.waker_offset, busy_giver, &s, m);
     if (started)
+        s.pair.tracer = spike_trace_start(ctx, m);
+    bool ran = started && bench_run_measurer(ctx, "lat-preempt-low", cpu, s.pair.waker_offset, busy_giver, &s, m);
+    if (started) {
         wake_pair_finish(&s.pair);
+        if (s.pair.tracer)
+            rts_metric_check_int(m, "trace_skipped", (long long)s.pair.trace_skipped);
+        spike_trace_stop(ctx, s.pair.tracer, m);
+    }
     rts_metric_check_int(m, "busy_ns", (long long)s.busy_ns);
     rts_sem_destroy(sem);
     return ran ? 0 : 1;
@@ -132,6 +141,8 @@ static const rts_param_decl sem_params[] = {
     { "busy_us", "100", 0, 1000000, false, "the low thread's computing between two gives, in microseconds" },
     RTS_PARAM_CPU("the last CPU"),
     BENCH_PARAM_WARMUP("100"),
+    BENCH_PARAM_THRESHOLD,
+    SPIKE_TRACE_PARAMS,
 };
 
 static const char *const sem_metrics[] = { "lat.preempt", NULL };

@@ -51,9 +51,24 @@ bool wake_pair_start(wake_pair *w, rts_ctx *ctx, rts_metric *m, const wake_ops *
     return true;
 }
 
-/* Judge the waiter's answer to a wake stamped at t0 and returned from at
- * t_after, and record it; false if the round makes m invalid. */
-static bool judge(wake_pair *w, uint64_t t0, uint64_t t_after, bool waker_on_cpu, bool record)
+/* Keep the trace of a recorded sample of ticks over the threshold, the wake
+ * having been at t0_ns on the monotonic clock, the trace's. The sample's end
+ * there is t0_ns plus its ticks in ns at the stamp's own calibration: off by
+ * the clock read between t0_ns and the stamp (tens of ns) and the
+ * calibration's error over the sample (well under 1 us for a sample of
+ * milliseconds), both below the trace's 1 us resolution. The round after a
+ * kept trace is not recorded: its waker and waiter run on caches and a
+ * kernel the reading just churned (trace_skipped). */
+static void trace_spike(wake_pair *w, uint64_t t0_ns, uint64_t ticks)
+{
+    uint64_t late_ns = (uint64_t)rts_ticks_to_ns(rts_ctx_timing(w->ctx), (double)ticks);
+    w->after_trace = spike_trace_sample(w->tracer, w->m, t0_ns, t0_ns + late_ns);
+}
+
+/* Judge the waiter's answer to a wake stamped at t0 (t0_ns on the monotonic
+ * clock when tracing) and returned from at t_after, and record it; false if
+ * the round makes m invalid. */
+static bool judge(wake_pair *w, uint64_t t0, uint64_t t0_ns, uint64_t t_after, bool waker_on_cpu, bool record)
 {
     if (!w->wait_ok) {
         rts_metric_invalidate(w->m, "round %llu: the waiter's wait failed or it got the wrong content",
@@ -75,9 +90,14 @@ static bool judge(wake_pair *w, uint64_t t0, uint64_t t_after, bool waker_on_cpu
         w->not_blocked++;
         return true;
     }
-    if (record) {
+    if (record && w->after_trace) {
+        w->after_trace = false;
+        w->trace_skipped++;
+    } else if (record) {
         w->preempted += w->woken_stamp < t_after;
         rts_metric_add(w->m, (double)(w->woken_stamp - t0));
+        if (w->tracer)
+            trace_spike(w, t0_ns, w->woken_stamp - t0);
     }
     return true;
 }
@@ -95,7 +115,9 @@ bool wake_pair_round(wake_pair *w, bool record)
     /* 2. Let it block: it preempted us already under a priority policy. */
     bool armed = bench_await(&w->armed, k, BENCH_TIMEOUT_NS);
     bool waker_on_cpu = rts_self_cpu() == w->cpu;
-    /* 3. Stamp, wake (also after a failure: nobody may stay blocked), stamp. */
+    /* 3. Stamp, wake (also after a failure: nobody may stay blocked), stamp.
+     * A tracing bench reads the trace's clock first, outside the sample. */
+    uint64_t t0_ns = w->tracer ? rts_time_ns() : 0;
     uint64_t t0 = rts_stamp(t);
     bool woke = w->ops->wake(w->obj, k);
     uint64_t t_after = rts_stamp(t);
@@ -109,7 +131,7 @@ bool wake_pair_round(wake_pair *w, bool record)
         rts_metric_invalidate(w->m, "round %llu: the waiter did not wake within 2 s", (unsigned long long)k);
         return false;
     }
-    return judge(w, t0, t_after, waker_on_cpu, record);
+    return judge(w, t0, t0_ns, t_after, waker_on_cpu, record);
 }
 
 static void record_checks(wake_pair *w)

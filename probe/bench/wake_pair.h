@@ -21,6 +21,12 @@
  * was switched out, returned after the wake stamp, and both threads were
  * on the CPU. Every wait is bounded except a mutex lock (the port has no
  * timed lock): the waker always unlocks, even when a round fails.
+ *
+ * A bench may trace its spikes (lat.preempt: spike_trace.h): it sets
+ * tracer after wake_pair_start; a recorded sample over the metric's
+ * threshold then keeps the kernel's trace from the wake to the waiter's
+ * stamp. The waker keeps it, after it judged the round, on the pair's CPU;
+ * the round after a kept trace is not recorded (trace_skipped).
  */
 #ifndef RTSCOPE_WAKE_PAIR_H
 #define RTSCOPE_WAKE_PAIR_H
@@ -47,13 +53,15 @@ typedef struct {
     int waker_offset;   /* priority offset to start the waker with (rts_ctx_spawn) */
     rts_sem *go;
     rts_thread *waiter;
+    spike_tracer *tracer; /* NULL: no trace (the default) */
+    bool after_trace;     /* the last round kept a trace: the next is not recorded */
     bench_counter armed, answered; /* last round announced / answered by the waiter */
     _Atomic bool quit;
     /* the waiter's answer, published by answered */
     uint64_t woken_stamp;
     bool switched, wait_ok, waiter_on_cpu;
     bool waiter_timed_out;
-    uint64_t rounds, not_blocked, early, off_cpu, preempted; /* counts of rounds */
+    uint64_t rounds, not_blocked, early, off_cpu, preempted, trace_skipped; /* counts of rounds */
 } wake_pair;
 
 /* Create the pair's state and start the waiter on cpu, one priority above

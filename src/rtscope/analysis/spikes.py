@@ -14,6 +14,11 @@ Each task that ran on the CPU in that window, each interrupt and softirq, is a *
 held of the window and, for a task, the whole run it was in (its switch-in to its switch-out, which may
 begin before the planned time: a busy loop that started earlier). The trace's clock is the monotonic
 clock the sample was taken on (the probe sets ``trace_clock`` to ``mono``), in microseconds.
+
+In ``lat.preempt`` no timer starts the window: a thread of the probe, the *giver*, stamps and gives the
+semaphore the measured thread takes. Its ``sched_waking`` is the give itself, traced in the giver's
+context; "to the wake-up" is then the give's own path (and whatever took the CPU from the giver before it
+gave), and the giver is the bench's own, not a holder.
 """
 
 import re
@@ -37,6 +42,8 @@ _SOFTIRQ = re.compile(r"\[action=(?P<action>\w+)\]")
 
 # The events that wake a task: sched_waking (the wake-up's start), else sched_wakeup where only that is traced.
 _WAKE_EVENTS = ("sched_waking", "sched_wakeup")
+# The metrics whose window starts at a give by the probe's own thread, not at a timer.
+GIVEN = frozenset({"lat.preempt"})
 # Interrupt-like events: entry, exit, and how the holder is named from the entry's fields.
 _NESTED = {
     "irq_handler_entry": "irq_handler_exit",
@@ -83,6 +90,7 @@ class Explanation:
     dropped: int
     problem: str | None = None
     at_planned: str | None = None  # the task on the CPU when the wake-up was due: "idle", "itself" or a task
+    giver: str | None = None  # a window started by a give (GIVEN): the task that gave, named
 
     @property
     def culprit(self) -> Holder | None:
@@ -122,8 +130,8 @@ class _Run:
     ended: int
 
 
-def explain(spike: dict[str, Any]) -> Explanation:
-    """What held the CPU at the spike ``spike`` (an item of a metric's ``spikes``)."""
+def explain(spike: dict[str, Any], metric_id: str = "") -> Explanation:
+    """What held the CPU at the spike ``spike`` (an item of the ``spikes`` of metric ``metric_id``)."""
     events = parse(spike["events"])
     planned, late = spike["planned_ns"], spike["late_ns"]
     actual = planned + late
@@ -151,10 +159,13 @@ def explain(spike: dict[str, Any]) -> Explanation:
     runs = _runs(events, actual)
     switched_in = [run.began for run in runs if run.pid == thread_pid]
     running_ns = switched_in[-1] if switched_in else actual
-    woken_ns = _woken(events, thread_pid, running_ns)
+    waking = _waking(events, thread_pid, running_ns)
+    woken_ns = None if waking is None else waking.at_ns
     priorities = _priorities(events)
+    # A give is traced in the giver's context: the probe's own thread, not a holder.
+    giver = waking if metric_id in GIVEN and waking is not None and waking.pid != thread_pid else None
     holders = [
-        *_tasks(runs, priorities, planned, running_ns, thread_pid),
+        *_tasks(runs, priorities, planned, running_ns, thread_pid, None if giver is None else giver.pid),
         *_interrupts(events, planned, running_ns),
     ]
     holders.sort(key=lambda holder: -holder.held_ns)
@@ -170,6 +181,7 @@ def explain(spike: dict[str, Any]) -> Explanation:
         events=len(events),
         dropped=spike["dropped"],
         at_planned=None if on_cpu is None else _task_name(on_cpu, priorities, thread_pid),
+        giver=None if giver is None else _task_name(_Run(giver.comm, giver.pid, 0, 0), priorities, thread_pid),
     )
 
 
@@ -222,9 +234,10 @@ def _task_name(run: _Run, priorities: dict[int, int], thread_pid: int) -> str:
     return f"{run.comm} (pid {run.pid}" + (f", {policy(prio)})" if prio is not None else ")")
 
 
-def _woken(events: Sequence[Event], pid: int, until_ns: int) -> int | None:
-    """When the thread pid was last woken before until_ns: its sched_waking (the wake-up's start), else
-    its sched_wakeup on kernels that trace only that."""
+def _waking(events: Sequence[Event], pid: int, until_ns: int) -> Event | None:
+    """The thread pid's last wake-up before until_ns: its sched_waking (the wake-up's start), else its
+    sched_wakeup on kernels that trace only that. The event is traced in the context of the task that woke
+    it (or the one an interrupt that woke it came in)."""
     for name in _WAKE_EVENTS:
         for event in reversed(events):
             if (
@@ -233,17 +246,19 @@ def _woken(events: Sequence[Event], pid: int, until_ns: int) -> int | None:
                 and (match := _WAKING.search(event.fields))
                 and int(match["pid"]) == pid
             ):
-                return event.at_ns
+                return event
     return None
 
 
-def _tasks(runs: Sequence[_Run], priorities: dict[int, int], start: int, end: int, thread_pid: int) -> list[Holder]:
-    """The tasks that ran between start and end but the thread and idle, their times there summed; a
-    task's run is its longest one, and how long before start it began."""
+def _tasks(
+    runs: Sequence[_Run], priorities: dict[int, int], start: int, end: int, thread_pid: int, giver_pid: int | None
+) -> list[Holder]:
+    """The tasks that ran between start and end but the thread, its giver and idle, their times there
+    summed; a task's run is its longest one, and how long before start it began."""
     holders: dict[int, Holder] = {}
     for run in runs:
         held = min(run.ended, end) - max(run.began, start)
-        if run.pid in (0, thread_pid) or held <= 0:
+        if run.pid in (0, thread_pid, giver_pid) or held <= 0:
             continue
         earlier = holders.get(run.pid)
         holders[run.pid] = Holder(

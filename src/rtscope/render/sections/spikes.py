@@ -15,28 +15,39 @@ def build(subject: OneRun) -> Section | None:
     parts = []
     for metric in subject.doc["metrics"]:
         for number, spike in enumerate(metric.get("spikes", ()), start=1):
-            parts.append(_spike(metric["id"], number, len(metric["spikes"]), spikes.explain(spike)))
+            parts.append(_spike(metric["id"], number, len(metric["spikes"]), spikes.explain(spike, metric["id"])))
     if not parts:
         return None
+    traced = {metric["id"] for metric in subject.doc["metrics"] if metric.get("spikes")}
+    notes = [Cell(_TIMED)] if traced - spikes.GIVEN else []
+    notes += [Cell(f"{metric_id}{_GIVEN}") for metric_id in sorted(traced & spikes.GIVEN)]
     return Section(
         heading("Why it was late", ", from the kernel's trace at each spike kept"),
         (),
         subsections=tuple(parts),
-        notes=(
-            Cell(
-                "From the planned wake-up to the thread running: to the wake-up is the timer's interrupt coming late "
-                "(interrupts off, or the CPU not running: a VM's vCPU held by its host); to running is what held the "
-                "CPU once the thread was woken. A task's run is its whole time on the CPU, also before the planned "
-                "time. Times are the trace's, to the microsecond."
-            ),
-        ),
+        notes=tuple(notes),
     )
+
+
+# What the two parts of a window mean: one started by a timer, one by a give (spikes.GIVEN, after the metric's id).
+_TIMED = (
+    "From the planned wake-up to the thread running: to the wake-up is the timer's interrupt coming late (interrupts "
+    "off, or the CPU not running: a VM's vCPU held by its host); to running is what held the CPU once the thread was "
+    "woken. A task's run is its whole time on the CPU, also before the planned time. Times are the trace's, to the "
+    "microsecond."
+)
+_GIVEN = (
+    " has no timer: its window starts at a thread of the probe giving the semaphore the measured thread takes; to the "
+    "wake-up is the give's own path (and what took the CPU from the giver before it gave), to running what held the "
+    "CPU after it. A task's run is its whole time on the CPU. Times are the trace's, to the microsecond."
+)
 
 
 def _spike(metric_id: str, number: int, count: int, spike: spikes.Explanation) -> Section:
     title = heading(
         f"{metric_id} spike {number} of {count}",
-        f": {fmt.duration(spike.late_ns)} late on CPU {spike.cpu}, planned at {spike.planned_ns / 1e9:.6f} s",
+        f": {fmt.duration(spike.late_ns)} late on CPU {spike.cpu}, {'given' if spike.giver else 'planned'} at "
+        f"{spike.planned_ns / 1e9:.6f} s",
     )
     trace = f"{spike.events} trace events" + (f", {spike.dropped} earlier ones not kept" if spike.dropped else "")
     if spike.thread is None:
@@ -64,12 +75,16 @@ def _spike(metric_id: str, number: int, count: int, spike: spikes.Explanation) -
 def _split(spike: spikes.Explanation) -> str:
     if spike.to_wakeup_ns is None or spike.to_running_ns is None:
         return "its wake-up is not in the trace"
-    return f"woken {fmt.duration(spike.to_wakeup_ns)} after the planned time, running {fmt.duration(spike.to_running_ns)} after that"
+    running = f"running {fmt.duration(spike.to_running_ns)} after that"
+    if spike.giver is not None:
+        return f"given by {spike.giver}, which readied it {fmt.duration(spike.to_wakeup_ns)} after its stamp; {running}"
+    return f"woken {fmt.duration(spike.to_wakeup_ns)} after the planned time, {running}"
 
 
 def _answer(spike: spikes.Explanation) -> str:
-    """The sentence an engineer wants first: who held the CPU, or that the interrupt itself was late."""
-    if spike.to_wakeup_ns is not None and spike.to_wakeup_ns * 2 > spike.late_ns:
+    """The sentence an engineer wants first: who held the CPU, or that the interrupt itself was late (a window
+    started by a give has no interrupt to be late)."""
+    if spike.giver is None and spike.to_wakeup_ns is not None and spike.to_wakeup_ns * 2 > spike.late_ns:
         late = fmt.duration(spike.to_wakeup_ns)
         if spike.at_planned == "itself":
             return (
@@ -89,7 +104,8 @@ def _answer(spike: spikes.Explanation) -> str:
         )
     culprit = spike.culprit
     if culprit is None:
-        return "Nothing else held the CPU in the trace: the time went to the wake-up path itself."
+        path = "the give and the switch" if spike.giver is not None else "the wake-up path"
+        return f"Nothing else held the CPU in the trace: the time went to {path} itself."
     share = culprit.held_ns / spike.late_ns if spike.late_ns else 0.0
     ran = f"; its run lasted {fmt.duration(culprit.ran_ns)}" if culprit.kind == "task" else ""
     return f"Held longest by {culprit.what}: {fmt.duration(culprit.held_ns)}, {share:.0%} of the lateness{ran}."
