@@ -24,6 +24,7 @@
 #include "board.h"
 #include "board_glue.h"
 #include "port_time.h"
+#include "../common/build_info.h"
 #include "../common/rtos_ticks.h"
 #include "rtscope/port.h"
 
@@ -41,17 +42,6 @@
 #ifndef RTS_THREADX_COMMIT
 #define RTS_THREADX_COMMIT "unknown"
 #endif
-#ifndef RTS_BUILD_FLAGS
-#define RTS_BUILD_FLAGS ""
-#endif
-#if defined(__clang__)
-#define RTS_COMPILER "clang " __clang_version__
-#elif defined(__GNUC__)
-#define RTS_COMPILER "gcc " __VERSION__
-#else
-#define RTS_COMPILER "an unknown compiler"
-#endif
-
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x) STRINGIFY_(x)
 #define THREADX_VERSION                                                                                                \
@@ -60,18 +50,9 @@
 static void soft_irq_entry(void *arg);
 
 /* No processes, files, cycle counter or scheduler statistics, and no
- * memory lock: memory never pages. What ThreadX and the boards offer is
- * strict priorities, inheriting mutexes, every board's periodic timer
- * interrupt and a software interrupt where the board has one. Affinity is
- * claimed because one CPU makes it exact (port/freertos/port_freertos.c
- * says why). */
-unsigned rts_port_caps(void)
-{
-    unsigned caps = RTS_CAP_PRIORITY_SCHED | RTS_CAP_AFFINITY | RTS_CAP_PI_MUTEX | RTS_CAP_SYSINFO | RTS_CAP_TIMER_IRQ;
-    if (board_soft_irq_register(soft_irq_entry, NULL) == RTS_OK)
-        caps |= RTS_CAP_SOFT_IRQ;
-    return caps;
-}
+ * memory lock: memory never pages. What ThreadX offers is strict
+ * priorities and inheriting mutexes; the rest is the board's (board_caps). */
+unsigned rts_port_caps(void) { return RTS_CAP_PRIORITY_SCHED | RTS_CAP_PI_MUTEX | board_caps(soft_irq_entry); }
 
 const char *rts_port_name(void) { return "threadx"; }
 
@@ -79,27 +60,17 @@ const char *rts_port_name(void) { return "threadx"; }
 
 #define NS_PER_TICK (1000000000u / TX_TIMER_TICKS_PER_SECOND)
 
-/* Ticks to wait for at least ns (rtos_ticks.h), within the kernel's longest finite wait. */
-static ULONG ticks_at_least(uint64_t ns)
-{
-    uint64_t ticks = rts_ticks_at_least(ns, NS_PER_TICK);
-    return ticks >= (uint64_t)TX_WAIT_FOREVER ? TX_WAIT_FOREVER - 1 : (ULONG)ticks;
-}
-
-/* A port timeout as the kernel's wait option: 0 stays 0, RTS_FOREVER waits without bound. */
+/* A port timeout as the kernel's wait option (rtos_ticks.h: TX_NO_WAIT is 0). */
 static ULONG wait_option(uint64_t timeout_ns)
 {
-    return timeout_ns == 0 ? TX_NO_WAIT : timeout_ns == RTS_FOREVER ? TX_WAIT_FOREVER : ticks_at_least(timeout_ns);
+    return (ULONG)rts_wait_ticks(timeout_ns, NS_PER_TICK, TX_WAIT_FOREVER);
 }
-
-/* The status of a wait that did not get what it waited for. */
-static rts_status missed(uint64_t timeout_ns) { return timeout_ns == 0 ? RTS_EAGAIN : RTS_ETIMEDOUT; }
 
 /* Sleeps are in whole ticks; the board's clock decides when one is over. */
 rts_status rts_sleep_until_ns(uint64_t abs_ns)
 {
     for (uint64_t now = board_time_ns(); now < abs_ns; now = board_time_ns())
-        tx_thread_sleep(ticks_at_least(abs_ns - now) - 1);
+        tx_thread_sleep((ULONG)rts_ticks_within(abs_ns - now, NS_PER_TICK, TX_WAIT_FOREVER) - 1);
     return RTS_OK;
 }
 
@@ -307,7 +278,7 @@ rts_status rts_sem_give(rts_sem *s)
 
 rts_status rts_sem_take(rts_sem *s, uint64_t timeout_ns)
 {
-    return tx_semaphore_get(&s->sem, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : missed(timeout_ns);
+    return tx_semaphore_get(&s->sem, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : rts_wait_missed(timeout_ns);
 }
 
 void rts_sem_destroy(rts_sem *s)
@@ -389,16 +360,16 @@ rts_status rts_queue_send(rts_queue *q, const void *msg, uint64_t timeout_ns)
     void *words = (void *)(uintptr_t)msg;
     if (!q->direct || !aligned_words(msg))
         words = memcpy(buffer, msg, q->msg_size);
-    return tx_queue_send(&q->queue, words, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : missed(timeout_ns);
+    return tx_queue_send(&q->queue, words, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : rts_wait_missed(timeout_ns);
 }
 
 rts_status rts_queue_receive(rts_queue *q, void *msg, uint64_t timeout_ns)
 {
     if (q->direct && aligned_words(msg))
-        return tx_queue_receive(&q->queue, msg, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : missed(timeout_ns);
+        return tx_queue_receive(&q->queue, msg, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : rts_wait_missed(timeout_ns);
     ULONG buffer[QUEUE_MAX_WORDS];
     if (tx_queue_receive(&q->queue, buffer, wait_option(timeout_ns)) != TX_SUCCESS)
-        return missed(timeout_ns);
+        return rts_wait_missed(timeout_ns);
     memcpy(msg, buffer, q->msg_size);
     return RTS_OK;
 }
@@ -490,17 +461,6 @@ rts_status rts_soft_irq_register(void (*handler)(void *), void *arg)
 
 rts_status rts_soft_irq_raise(void) { return board_soft_irq_raise(); }
 
-/* ------------------------------------------------------- timer interrupt */
-
-/* The handler only records (port.h): the board calls it directly. */
-rts_status rts_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
-                               void (*handler)(void *arg, uint64_t planned_ns, uint64_t entered_ns), void *arg)
-{
-    return board_timer_irq_start(first_ns, period_ns, handler, arg);
-}
-
-rts_status rts_timer_irq_stop(uint64_t *missed_expiries) { return board_timer_irq_stop(missed_expiries); }
-
 /* ------------------------------------------------------------------ heap */
 
 /* The kernel's byte pool over the board's memory (rts_threadx_heap_memory);
@@ -513,16 +473,6 @@ void *rts_heap_alloc(size_t bytes)
     if (bytes > UINT32_MAX)
         return NULL;
     return tx_byte_allocate(&heap, &p, bytes ? (ULONG)bytes : 1, TX_NO_WAIT) == TX_SUCCESS ? p : NULL;
-}
-
-void *rts_heap_calloc(size_t count, size_t size)
-{
-    if (size && count > SIZE_MAX / size)
-        return NULL;
-    void *p = rts_heap_alloc(count * size);
-    if (p)
-        memset(p, 0, count * size);
-    return p;
 }
 
 void rts_heap_free(void *p)
@@ -618,20 +568,17 @@ const rts_os_setting *rts_os_config(size_t *count)
 
 /* --------------------------------------------------------------- startup */
 
-/* The probe's main (src/main.c, renamed by port.mk), or a C test's. */
-int rts_app_main(int argc, char **argv);
-#undef main
-
-/* The first thread runs the program on the board's command line and ends
- * the board with its exit status. It starts as "other", as a process's
- * main thread does; the run raises it to the policy asked for. */
+/* The first thread runs the program (board_run_program). It starts as
+ * "other", as a process's main thread does; the run raises it to the
+ * policy asked for. */
 static void app_entry(ULONG input)
 {
     (void)input;
-    char **argv;
-    int argc = board_args(&argv);
-    board_exit(rts_app_main(argc, argv));
+    board_run_program();
 }
+
+/* port.mk renames the program's main, not the port's. */
+#undef main
 
 /* Called by the kernel once it is initialised, before it schedules. */
 void tx_application_define(void *first_unused_memory)
