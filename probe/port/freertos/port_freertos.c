@@ -65,17 +65,24 @@ const char *rts_port_name(void) { return "freertos"; }
 
 #define NS_PER_TICK (1000000000u / configTICK_RATE_HZ)
 
-/* A port timeout as kernel ticks (rtos_ticks.h); portMAX_DELAY is FreeRTOS's forever. */
+/* Ticks to wait for at least ns (rtos_ticks.h), within the kernel's longest finite wait. */
+static TickType_t ticks_at_least(uint64_t ns)
+{
+    uint64_t ticks = rts_ticks_at_least(ns, NS_PER_TICK);
+    return ticks >= (uint64_t)portMAX_DELAY ? portMAX_DELAY - 1 : (TickType_t)ticks;
+}
+
+/* A port timeout as kernel ticks: 0 stays 0, RTS_FOREVER waits without bound. */
 static TickType_t timeout_ticks(uint64_t timeout_ns)
 {
-    return (TickType_t)rts_wait_ticks(timeout_ns, NS_PER_TICK, portMAX_DELAY);
+    return timeout_ns == 0 ? 0 : timeout_ns == RTS_FOREVER ? portMAX_DELAY : ticks_at_least(timeout_ns);
 }
 
 /* Sleeps are in whole ticks; the board's clock decides when one is over. */
 rts_status rts_sleep_until_ns(uint64_t abs_ns)
 {
     for (uint64_t now = board_time_ns(); now < abs_ns; now = board_time_ns())
-        vTaskDelay((TickType_t)rts_ticks_within(abs_ns - now, NS_PER_TICK, portMAX_DELAY) - 1);
+        vTaskDelay(ticks_at_least(abs_ns - now) - 1);
     return RTS_OK;
 }
 

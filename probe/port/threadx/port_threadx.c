@@ -60,17 +60,24 @@ const char *rts_port_name(void) { return "threadx"; }
 
 #define NS_PER_TICK (1000000000u / TX_TIMER_TICKS_PER_SECOND)
 
-/* A port timeout as the kernel's wait option (rtos_ticks.h: TX_NO_WAIT is 0). */
+/* Ticks to wait for at least ns (rtos_ticks.h), within the kernel's longest finite wait. */
+static ULONG ticks_at_least(uint64_t ns)
+{
+    uint64_t ticks = rts_ticks_at_least(ns, NS_PER_TICK);
+    return ticks >= (uint64_t)TX_WAIT_FOREVER ? TX_WAIT_FOREVER - 1 : (ULONG)ticks;
+}
+
+/* A port timeout as the kernel's wait option: 0 stays 0, RTS_FOREVER waits without bound. */
 static ULONG wait_option(uint64_t timeout_ns)
 {
-    return (ULONG)rts_wait_ticks(timeout_ns, NS_PER_TICK, TX_WAIT_FOREVER);
+    return timeout_ns == 0 ? TX_NO_WAIT : timeout_ns == RTS_FOREVER ? TX_WAIT_FOREVER : ticks_at_least(timeout_ns);
 }
 
 /* Sleeps are in whole ticks; the board's clock decides when one is over. */
 rts_status rts_sleep_until_ns(uint64_t abs_ns)
 {
     for (uint64_t now = board_time_ns(); now < abs_ns; now = board_time_ns())
-        tx_thread_sleep((ULONG)rts_ticks_within(abs_ns - now, NS_PER_TICK, TX_WAIT_FOREVER) - 1);
+        tx_thread_sleep(ticks_at_least(abs_ns - now) - 1);
     return RTS_OK;
 }
 
