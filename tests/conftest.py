@@ -194,12 +194,36 @@ def rtscope_process(db_path: Path) -> Callable[..., Outcome]:
     return run
 
 
+def start_rtscope(db_path: Path, *args: str | Path, output: int = subprocess.PIPE) -> subprocess.Popen[str]:
+    """``python -m rtscope ARGS`` started with this test's database, in a session of its own (a test signals
+    its group, as a terminal's Ctrl-C does); its stdout and stderr go to ``output``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "rtscope", *map(str, args)],
+        env=process_env(db_path),
+        stdout=output,
+        stderr=output,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def make_probe(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """``make -s -C probe ARGS``, its output kept for the test to judge."""
+    return subprocess.run(
+        ["make", "-s", "-C", str(REPO / "probe"), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
 @slow_fixture(scope="session")
 def probe() -> Path:
     """The real probe binary, built with ``make -C probe`` when needed; skips when it cannot be built."""
     if os.environ.get("RTSCOPE_PROBE"):
         return Path(os.environ["RTSCOPE_PROBE"])
-    built = subprocess.run(["make", "-s", "-C", str(REPO / "probe")], capture_output=True, text=True, check=False)
+    built = make_probe()
     binary = REPO / "probe" / "build" / "rtscope-probe"
     if built.returncode != 0 or not binary.exists():
         pytest.skip(f"the probe cannot be built: {built.stderr.strip()[-300:]}")
