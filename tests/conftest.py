@@ -9,16 +9,18 @@ the test that starts them: a test that needs them without saying so fails there,
 fast tier down or passing on what happened to be built.
 """
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 import builders
@@ -205,6 +207,28 @@ def start_rtscope(db_path: Path, *args: str | Path, output: int = subprocess.PIP
         text=True,
         start_new_session=True,
     )
+
+
+def probe_result(
+    probe: Path, *args: str, status: int = 0, as_user: Sequence[str] = (), timeout: float = 120
+) -> dict[str, Any]:
+    """The result document of ``rtscope-probe run ARGS`` (``as_user``: the command that runs it as another
+    user), read from its standard output, after its exit status, and valid against the schema. A status
+    other than ``status`` fails the test naming the benches that failed and why (--quiet keeps stderr
+    empty)."""
+    ran = subprocess.run(
+        [*as_user, str(probe), "run", *args, "--quiet", "--json", "-"],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    doc: dict[str, Any] | None = json.loads(ran.stdout) if ran.stdout.strip() else None
+    failed = [(bench["id"], bench["error"]) for bench in doc["benches"] if bench["status"] != "ok"] if doc else []
+    assert ran.returncode == status, (ran.stderr, failed)
+    jsonschema.validate(doc, builders.SCHEMA)
+    assert doc is not None
+    return doc
 
 
 def make_probe(*args: str | Path) -> subprocess.CompletedProcess[str]:

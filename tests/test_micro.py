@@ -7,10 +7,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
-import builders
+from conftest import probe_result
 
 BENCHES = ("heap.ops", "mutex.ops", "mutex.handoff", "thread.ops", "ctxsw.yield", "sem.ops", "msgq.ops")
 WAKE_CHECKS = {"rounds": None, "not_blocked": None, "woke_before_wake": 0, "preempted_waker": None, "same_cpu": True}
@@ -44,16 +43,7 @@ YIELD_NEEDS_RT = "relinquish did not switch: needs an equal-priority real-time p
 
 def run_probe(probe: Path, *args: str) -> dict[str, Any]:
     """Run the micro benches with args (default policy: fifo when permitted) and return the validated result."""
-    proc = subprocess.run(
-        [str(probe), "run", *BENCHES, *args, "--quiet", "--json", "-"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
-    jsonschema.validate(doc, builders.SCHEMA)
+    doc = probe_result(probe, *BENCHES, *args)
     assert [(b["id"], b["status"]) for b in doc["benches"]] == [(b, "ok") for b in BENCHES]
     return doc
 
