@@ -78,6 +78,9 @@ static TickType_t timeout_ticks(uint64_t timeout_ns)
     return timeout_ns == 0 ? 0 : timeout_ns == RTS_FOREVER ? portMAX_DELAY : ticks_at_least(timeout_ns);
 }
 
+/* The status of a wait that did not get what it waited for. */
+static rts_status missed(uint64_t timeout_ns) { return timeout_ns == 0 ? RTS_EAGAIN : RTS_ETIMEDOUT; }
+
 /* Sleeps are in whole ticks; the board's clock decides when one is over. */
 rts_status rts_sleep_until_ns(uint64_t abs_ns)
 {
@@ -315,7 +318,7 @@ rts_status rts_sem_give(rts_sem *s)
 
 rts_status rts_sem_take(rts_sem *s, uint64_t timeout_ns)
 {
-    return xSemaphoreTake(s->h, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : rts_wait_missed(timeout_ns);
+    return xSemaphoreTake(s->h, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : missed(timeout_ns);
 }
 
 void rts_sem_destroy(rts_sem *s)
@@ -386,12 +389,12 @@ rts_status rts_queue_create(rts_queue **out, size_t msg_size, unsigned capacity)
 
 rts_status rts_queue_send(rts_queue *q, const void *msg, uint64_t timeout_ns)
 {
-    return xQueueSend(q->h, msg, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : rts_wait_missed(timeout_ns);
+    return xQueueSend(q->h, msg, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : missed(timeout_ns);
 }
 
 rts_status rts_queue_receive(rts_queue *q, void *msg, uint64_t timeout_ns)
 {
-    return xQueueReceive(q->h, msg, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : rts_wait_missed(timeout_ns);
+    return xQueueReceive(q->h, msg, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : missed(timeout_ns);
 }
 
 void rts_queue_destroy(rts_queue *q)

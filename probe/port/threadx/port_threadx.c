@@ -73,6 +73,9 @@ static ULONG wait_option(uint64_t timeout_ns)
     return timeout_ns == 0 ? TX_NO_WAIT : timeout_ns == RTS_FOREVER ? TX_WAIT_FOREVER : ticks_at_least(timeout_ns);
 }
 
+/* The status of a wait that did not get what it waited for. */
+static rts_status missed(uint64_t timeout_ns) { return timeout_ns == 0 ? RTS_EAGAIN : RTS_ETIMEDOUT; }
+
 /* Sleeps are in whole ticks; the board's clock decides when one is over. */
 rts_status rts_sleep_until_ns(uint64_t abs_ns)
 {
@@ -285,7 +288,7 @@ rts_status rts_sem_give(rts_sem *s)
 
 rts_status rts_sem_take(rts_sem *s, uint64_t timeout_ns)
 {
-    return tx_semaphore_get(&s->sem, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : rts_wait_missed(timeout_ns);
+    return tx_semaphore_get(&s->sem, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : missed(timeout_ns);
 }
 
 void rts_sem_destroy(rts_sem *s)
@@ -367,16 +370,16 @@ rts_status rts_queue_send(rts_queue *q, const void *msg, uint64_t timeout_ns)
     void *words = (void *)(uintptr_t)msg;
     if (!q->direct || !aligned_words(msg))
         words = memcpy(buffer, msg, q->msg_size);
-    return tx_queue_send(&q->queue, words, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : rts_wait_missed(timeout_ns);
+    return tx_queue_send(&q->queue, words, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : missed(timeout_ns);
 }
 
 rts_status rts_queue_receive(rts_queue *q, void *msg, uint64_t timeout_ns)
 {
     if (q->direct && aligned_words(msg))
-        return tx_queue_receive(&q->queue, msg, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : rts_wait_missed(timeout_ns);
+        return tx_queue_receive(&q->queue, msg, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : missed(timeout_ns);
     ULONG buffer[QUEUE_MAX_WORDS];
     if (tx_queue_receive(&q->queue, buffer, wait_option(timeout_ns)) != TX_SUCCESS)
-        return rts_wait_missed(timeout_ns);
+        return missed(timeout_ns);
     memcpy(msg, buffer, q->msg_size);
     return RTS_OK;
 }
