@@ -2,7 +2,6 @@
 plausible, ordered figures; a delay injected on the measuring CPU shows in the maximum; and the Metrics
 Number of a real run."""
 
-import json
 import os
 import statistics
 import subprocess
@@ -212,30 +211,7 @@ def test_without_tracefs_the_bench_says_so_and_measures_untraced(probe):
         or subprocess.run([*nobody, str(probe), "version"], check=False, capture_output=True).returncode
     ):
         pytest.skip("drops to nobody from root, who must be able to run the probe where it was built")
-    proc = subprocess.run(
-        [
-            "setpriv",
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            str(probe),
-            "run",
-            "lat.wakeup",
-            "--duration",
-            "0.3",
-            "--param",
-            "trace=first",
-            "--quiet",
-            "--json",
-            "-",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
+    doc = probe_result(probe, "lat.wakeup", "--duration", "0.3", "--param", "trace=first", as_user=nobody, timeout=60)
     assert doc["benches"][0]["status"] == "ok" and doc["metrics"][0]["valid"]
     assert "spikes" not in doc["metrics"][0]
     [warning] = [w for w in doc["config"]["warnings"] if "trace=first" in w]

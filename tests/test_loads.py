@@ -113,17 +113,22 @@ def test_loads_are_stopped_when_the_run_fails():
     assert not await_gone(("stress-ng", "iperf3"), timeout_s=2)
 
 
-def test_a_load_that_ends_during_the_run_did_not_hold(monkeypatch):
-    brief = LoadKind(
+def brief_cpu_load(then: str = "") -> LoadKind:
+    """A "cpu" load that keeps a CPU busy for a second and ends (``then``: what its shell does after)."""
+    busy = "timeout --foreground 1 sh -c 'while :; do :; done'"
+    return LoadKind(
         "cpu",
         "busy for a second, then gone",
         "sh",
         "dash",
         {},
-        lambda s, w: [["sh", "-c", "timeout --foreground 1 sh -c 'while :; do :; done'; exit 3"]],
+        lambda s, w: [["sh", "-c", busy + then]],
         lambda s, w: 0.2,
     )
-    monkeypatch.setitem(kinds.KINDS, "cpu", brief)
+
+
+def test_a_load_that_ends_during_the_run_did_not_hold(monkeypatch):
+    monkeypatch.setitem(kinds.KINDS, "cpu", brief_cpu_load(then="; exit 3"))
     with session.Session(LOCAL, settle_s=0.2) as loads, loads.hold(kinds.parse(["cpu"])) as active:
         time.sleep(2.5)  # the run outlives the load
     record = active[0].record()
@@ -197,16 +202,7 @@ def test_a_session_keeps_a_load_across_runs_and_checks_it_for_each():
 
 
 def test_a_kept_load_that_ended_is_refused_before_the_next_run(monkeypatch):
-    brief = LoadKind(
-        "cpu",
-        "busy for a second, then gone",
-        "sh",
-        "dash",
-        {},
-        lambda s, w: [["sh", "-c", "timeout --foreground 1 sh -c 'while :; do :; done'"]],
-        lambda s, w: 0.2,
-    )
-    monkeypatch.setitem(kinds.KINDS, "cpu", brief)
+    monkeypatch.setitem(kinds.KINDS, "cpu", brief_cpu_load())
     with session.Session(LOCAL, settle_s=0.2) as loads:
         with loads.hold(kinds.parse(["cpu"])):
             pass

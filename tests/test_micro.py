@@ -145,30 +145,11 @@ def test_a_thread_stack_below_the_platforms_least_is_refused_and_the_default_tak
         f"platform's least thread stack, {least_kib} KiB (0 takes it, or 64 KiB where that "
         "is more)\n"
     )
-    ran = subprocess.run(
-        [
-            str(probe),
-            "run",
-            "thread.ops",
-            "--param",
-            "count=50",
-            "--duration",
-            "5",
-            "--policy",
-            "other",
-            "--no-mlock",
-            "--quiet",
-            "--json",
-            "-",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
+    ran = probe_result(
+        probe, "thread.ops", "--param", "count=50", "--duration", "5", "--policy", "other", "--no-mlock", timeout=30
     )
-    assert ran.returncode == 0, ran.stderr
     # The default (0) is recorded as the stack measured with: 64 KiB, or the platform's least (arm64 glibc: 128).
-    assert json.loads(ran.stdout)["benches"][0]["params"]["stack_kib"] == max(64, least_kib)
+    assert ran["benches"][0]["params"]["stack_kib"] == max(64, least_kib)
 
 
 def test_a_round_too_large_fails_the_bench_plainly(probe):
