@@ -33,6 +33,32 @@ def summary(typical_ns: float, count: int = SAMPLES, minus: float = 0.0) -> dict
     return {"count": count, "stddev": typical_ns * 0.1, **figures}
 
 
+def histogram(buckets: list[list[int]], *, step: float = 1.0, overflow_above: int = 1 << 40) -> dict[str, Any]:
+    """The probe's log-linear histogram of ``buckets`` ([first index, width, samples]), its indexes in
+    steps of ``step`` (said only when not 1)."""
+    return {
+        "scheme": "log-linear",
+        "sub_buckets": 128,
+        "buckets": buckets,
+        "overflow": 0,
+        "overflow_above": overflow_above,
+        **({} if step == 1.0 else {"resolution": step}),
+    }
+
+
+def as_measured(
+    figures: dict[str, Any], buckets: list[list[int]], *, step: float = 1.0, overflow_above: int = 1 << 40
+) -> dict[str, Any]:
+    """A metric's figures with nothing to adjust (adjusted as measured), no cycle counts, and the histogram
+    of ``buckets``."""
+    return {
+        "stats": figures,
+        "adjusted": copy.deepcopy(figures),
+        "cycles": None,
+        "histogram": histogram(buckets, step=step, overflow_above=overflow_above),
+    }
+
+
 def metric(metric_id: str, typical_ns: float, *, valid: bool = True) -> dict[str, Any]:
     """The metric of the bench of the same id."""
     return {
@@ -47,13 +73,7 @@ def metric(metric_id: str, typical_ns: float, *, valid: bool = True) -> dict[str
         "stats": summary(typical_ns),
         "adjusted": summary(typical_ns, minus=OVERHEAD_NS),
         "cycles": None if metric_id in CLOCK_TIMED else summary(typical_ns * 2.6),
-        "histogram": {
-            "scheme": "log-linear",
-            "sub_buckets": 128,
-            "buckets": [[int(typical_ns), 16, SAMPLES]],
-            "overflow": 0,
-            "overflow_above": 1 << 40,
-        },
+        "histogram": histogram([[int(typical_ns), 16, SAMPLES]]),
         "threshold": None,
         "series": None,
     }
@@ -239,17 +259,7 @@ def wave_metrics(
                 "invalid_reason": None if valid else "the observer was blind for 12.0 % of the run (max_blind 10.0 %)",
                 "checks": {},
                 "overhead_ns": 0.0,
-                "stats": stats,
-                "adjusted": copy.deepcopy(stats),
-                "cycles": None,
-                "histogram": {
-                    "scheme": "log-linear",
-                    "sub_buckets": 128,
-                    "buckets": buckets,
-                    "overflow": 0,
-                    "overflow_above": 1 << 40,
-                    **({} if step == 1.0 else {"resolution": step}),
-                },
+                **as_measured(stats, buckets, step=step),
                 "threshold": None,
                 "series": None,
             }
@@ -359,17 +369,8 @@ def app_doc(
             bench="app.workload",
             labels={"threads": threads, "op": op, "processes": processes},
             invalid_reason=None if valid else "a sort's output was out of order",
-            cycles=None,
             overhead_ns=0.0,
-            stats=figures,
-            adjusted=copy.deepcopy(figures),
-            histogram={
-                "scheme": "log-linear",
-                "sub_buckets": 128,
-                "buckets": [[int(typical), 16, samples]],
-                "overflow": 0,
-                "overflow_above": 1 << 40,
-            },
+            **as_measured(figures, [[int(typical), 16, samples]]),
         )
         doc["metrics"].append(one)
     if campaign is not None:
@@ -411,17 +412,7 @@ def throughput_doc(
             "invalid_reason": None,
             "checks": {"known_answer": True},
             "overhead_ns": 0.0,
-            "stats": figures,
-            "adjusted": copy.deepcopy(figures),
-            "cycles": None,
-            "histogram": {
-                "scheme": "log-linear",
-                "sub_buckets": 128,
-                "buckets": buckets,
-                "overflow": 0,
-                "overflow_above": 1 << 40,
-                "resolution": 1000,
-            },
+            **as_measured(figures, buckets, step=1000),
             "threshold": None,
             "series": None,
             **({"raw": [step for step in steps]} if raw else {}),

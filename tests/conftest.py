@@ -9,16 +9,18 @@ the test that starts them: a test that needs them without saying so fails there,
 fast tier down or passing on what happened to be built.
 """
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 import builders
@@ -194,12 +196,58 @@ def rtscope_process(db_path: Path) -> Callable[..., Outcome]:
     return run
 
 
+def start_rtscope(db_path: Path, *args: str | Path, output: int = subprocess.PIPE) -> subprocess.Popen[str]:
+    """``python -m rtscope ARGS`` started with this test's database, in a session of its own (a test signals
+    its group, as a terminal's Ctrl-C does); its stdout and stderr go to ``output``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "rtscope", *map(str, args)],
+        env=process_env(db_path),
+        stdout=output,
+        stderr=output,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def probe_result(
+    probe: Path, *args: str, status: int = 0, as_user: Sequence[str] = (), timeout: float = 120
+) -> dict[str, Any]:
+    """The result document of ``rtscope-probe run ARGS`` (``as_user``: the command that runs it as another
+    user), read from its standard output, after its exit status, and valid against the schema. A status
+    other than ``status`` fails the test naming the benches that failed and why (--quiet keeps stderr
+    empty)."""
+    ran = subprocess.run(
+        [*as_user, str(probe), "run", *args, "--quiet", "--json", "-"],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    doc: dict[str, Any] | None = json.loads(ran.stdout) if ran.stdout.strip() else None
+    failed = [(bench["id"], bench["error"]) for bench in doc["benches"] if bench["status"] != "ok"] if doc else []
+    assert ran.returncode == status, (ran.stderr, failed)
+    jsonschema.validate(doc, builders.SCHEMA)
+    assert doc is not None
+    return doc
+
+
+def make_probe(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """``make -s -C probe ARGS``, its output kept for the test to judge."""
+    return subprocess.run(
+        ["make", "-s", "-C", str(REPO / "probe"), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
 @slow_fixture(scope="session")
 def probe() -> Path:
     """The real probe binary, built with ``make -C probe`` when needed; skips when it cannot be built."""
     if os.environ.get("RTSCOPE_PROBE"):
         return Path(os.environ["RTSCOPE_PROBE"])
-    built = subprocess.run(["make", "-s", "-C", str(REPO / "probe")], capture_output=True, text=True, check=False)
+    built = make_probe()
     binary = REPO / "probe" / "build" / "rtscope-probe"
     if built.returncode != 0 or not binary.exists():
         pytest.skip(f"the probe cannot be built: {built.stderr.strip()[-300:]}")

@@ -10,10 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
-import builders
+from conftest import probe_result
 
 METRICS = ("app.exec", "app.response", "app.wait", "app.wait.runqueue", "app.wait.mutex")
 SECOND = 1e9
@@ -21,25 +20,8 @@ SECOND = 1e9
 
 def run_app(probe: Path, *params: str, policy: str = "rr", extra: tuple[str, ...] = ()) -> dict[str, Any]:
     """The result document of app.workload with ``params`` (name=value), validated against the schema."""
-    args = [
-        str(probe),
-        "run",
-        "app.workload",
-        "--policy",
-        policy,
-        "--duration",
-        "60",
-        "--quiet",
-        "--json",
-        "-",
-        *extra,
-        *(arg for p in params for arg in ("--param", p)),
-    ]
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
-    jsonschema.validate(doc, builders.SCHEMA)
-    return doc
+    settings = (arg for p in params for arg in ("--param", p))
+    return probe_result(probe, "app.workload", "--policy", policy, "--duration", "60", *extra, *settings)
 
 
 def metrics(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:

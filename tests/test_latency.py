@@ -2,7 +2,6 @@
 plausible, ordered figures; a delay injected on the measuring CPU shows in the maximum; and the Metrics
 Number of a real run."""
 
-import json
 import os
 import statistics
 import subprocess
@@ -11,10 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
-import builders
+from conftest import probe_result
 from rtscope.analysis import spikes
 
 BENCHES = ("lat.wakeup", "lat.preempt", "lat.preempt_timer", "lat.irq")
@@ -27,21 +25,9 @@ CHECKS = {
 ORDERED = ("min", "p50", "p90", "p99", "p999", "p9999", "max")
 
 
-def run_probe(probe: Path, *args: str) -> dict[str, Any]:
-    proc = subprocess.run(
-        [str(probe), "run", *args, "--quiet", "--json", "-"], capture_output=True, text=True, timeout=120, check=False
-    )
-    doc = json.loads(proc.stdout) if proc.stdout.strip() else None
-    # A run that failed says which bench and why in its result (--quiet keeps stderr empty).
-    failed = [(bench["id"], bench["error"]) for bench in doc["benches"] if bench["status"] != "ok"] if doc else []
-    assert proc.returncode == 0, (proc.stderr, failed)
-    jsonschema.validate(doc, builders.SCHEMA)
-    return doc
-
-
 @pytest.fixture(scope="module")
 def brief(probe: Path) -> dict[str, Any]:
-    return run_probe(probe, "latency", "--duration", "0.5", "--cpus", str(os.cpu_count() - 1))
+    return probe_result(probe, "latency", "--duration", "0.5", "--cpus", str(os.cpu_count() - 1))
 
 
 @pytest.mark.parametrize("bench", BENCHES)
@@ -82,7 +68,7 @@ def test_lat_wakeup_measures_on_each_cpu_and_merges_them(probe, privilege):
     if privilege == "granted" and os.geteuid() != 0:
         pytest.skip("real-time priority needs root")
     refuse = ["--refuse-privilege"] if privilege == "refused" else []
-    doc = run_probe(probe, "lat.wakeup", "--duration", "1.2", "--cpus", "0,1", *refuse)
+    doc = probe_result(probe, "lat.wakeup", "--duration", "1.2", "--cpus", "0,1", *refuse)
     merged, *per_cpu = doc["metrics"]
     assert [m["id"] for m in doc["metrics"]] == ["lat.wakeup", "lat.wakeup.cpu0", "lat.wakeup.cpu1"]
     assert [m["checks"]["cpu"] for m in per_cpu] == [0, 1]
@@ -104,14 +90,14 @@ def test_lat_wakeup_measures_on_each_cpu_and_merges_them(probe, privilege):
 
 
 def test_lat_wakeup_on_one_cpu_keeps_one_metric(probe):
-    doc = run_probe(probe, "lat.wakeup", "--duration", "0.3", "--cpus", "0", "--param", "threshold_us=0")
+    doc = probe_result(probe, "lat.wakeup", "--duration", "0.3", "--cpus", "0", "--param", "threshold_us=0")
     assert [m["id"] for m in doc["metrics"]] == ["lat.wakeup"]
     assert doc["metrics"][0]["threshold"] is None  # 0: no threshold
     assert doc["benches"][0]["params"]["duration_s"] == 0.3  # the run's duration, as used
 
 
 def test_the_cpu_parameter_gives_one_thread_and_its_own_duration(probe):
-    doc = run_probe(
+    doc = probe_result(
         probe,
         "lat.wakeup",
         "--duration",
@@ -131,7 +117,7 @@ def test_the_cpu_parameter_gives_one_thread_and_its_own_duration(probe):
 
 
 def test_without_privilege_the_latency_benches_still_measure(probe):
-    doc = run_probe(probe, "latency", "--duration", "0.3", "--refuse-privilege")
+    doc = probe_result(probe, "latency", "--duration", "0.3", "--refuse-privilege")
     assert [b["status"] for b in doc["benches"]] == ["ok"] * len(BENCHES)
     assert doc["config"]["granted"]["policy"] == "other"
     assert any("timer slack" in warning for warning in doc["config"]["warnings"])
@@ -158,7 +144,7 @@ def test_a_delay_injected_on_the_cpu_shows_in_the_maximum(probe, tmp_path):
     hog = fifo_hog(cpu, busy_s=0.02, every_s=0.1)
     try:
         time.sleep(0.2)
-        doc = run_probe(probe, "lat.wakeup", "--duration", "1", "--cpus", cpu)
+        doc = probe_result(probe, "lat.wakeup", "--duration", "1", "--cpus", cpu)
     finally:
         hog.wait(timeout=30)
     metric = doc["metrics"][0]
@@ -198,7 +184,7 @@ def test_the_trace_at_a_spike_names_the_process_that_held_the_cpu(probe, tracefs
     hog = fifo_hog(cpu, busy_s=0.002, every_s=0.05, name="rtscope-hog")
     try:
         time.sleep(0.2)
-        doc = run_probe(
+        doc = probe_result(
             probe,
             bench,
             "--duration",
@@ -235,30 +221,7 @@ def test_without_tracefs_the_bench_says_so_and_measures_untraced(probe):
         or subprocess.run([*nobody, str(probe), "version"], check=False, capture_output=True).returncode
     ):
         pytest.skip("drops to nobody from root, who must be able to run the probe where it was built")
-    proc = subprocess.run(
-        [
-            "setpriv",
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            str(probe),
-            "run",
-            "lat.wakeup",
-            "--duration",
-            "0.3",
-            "--param",
-            "trace=first",
-            "--quiet",
-            "--json",
-            "-",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
+    doc = probe_result(probe, "lat.wakeup", "--duration", "0.3", "--param", "trace=first", as_user=nobody, timeout=60)
     assert doc["benches"][0]["status"] == "ok" and doc["metrics"][0]["valid"]
     assert "spikes" not in doc["metrics"][0]
     [warning] = [w for w in doc["config"]["warnings"] if "trace=first" in w]

@@ -6,13 +6,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import process_env, slow_fixture
+from conftest import slow_fixture, start_rtscope
 from rtscope.errors import RtscopeError
 from rtscope.execution.measure import check_loads
 from rtscope.loads import kinds, session
@@ -135,17 +134,22 @@ def test_loads_are_stopped_when_the_run_fails():
     assert not await_gone(("stress-ng", "iperf3"), timeout_s=2)
 
 
-def test_a_load_that_ends_during_the_run_did_not_hold(monkeypatch):
-    brief = LoadKind(
+def brief_cpu_load(then: str = "") -> LoadKind:
+    """A "cpu" load that keeps a CPU busy for a second and ends (``then``: what its shell does after)."""
+    busy = "timeout --foreground 1 sh -c 'while :; do :; done'"
+    return LoadKind(
         "cpu",
         "busy for a second, then gone",
         "sh",
         "dash",
         {},
-        lambda s, w: [["sh", "-c", "timeout --foreground 1 sh -c 'while :; do :; done'; exit 3"]],
+        lambda s, w: [["sh", "-c", busy + then]],
         lambda s, w: 0.2,
     )
-    monkeypatch.setitem(kinds.KINDS, "cpu", brief)
+
+
+def test_a_load_that_ends_during_the_run_did_not_hold(monkeypatch):
+    monkeypatch.setitem(kinds.KINDS, "cpu", brief_cpu_load(then="; exit 3"))
     with session.Session(LOCAL, settle_s=0.2) as loads, loads.hold(kinds.parse(["cpu"])) as active:
         time.sleep(2.5)  # the run outlives the load
     record = active[0].record()
@@ -219,16 +223,7 @@ def test_a_session_keeps_a_load_across_runs_and_checks_it_for_each():
 
 
 def test_a_kept_load_that_ended_is_refused_before_the_next_run(monkeypatch):
-    brief = LoadKind(
-        "cpu",
-        "busy for a second, then gone",
-        "sh",
-        "dash",
-        {},
-        lambda s, w: [["sh", "-c", "timeout --foreground 1 sh -c 'while :; do :; done'"]],
-        lambda s, w: 0.2,
-    )
-    monkeypatch.setitem(kinds.KINDS, "cpu", brief)
+    monkeypatch.setitem(kinds.KINDS, "cpu", brief_cpu_load())
     with session.Session(LOCAL, settle_s=0.2) as loads:
         with loads.hold(kinds.parse(["cpu"])):
             pass
@@ -268,30 +263,16 @@ def test_a_run_under_load_records_it(probe, rtscope, tmp_path):
     assert not await_gone(("stress-ng",), timeout_s=2)
 
 
+def start_long_run(probe: Path, db_path: Path, *args: str, output: int) -> subprocess.Popen[str]:
+    """rtscope measuring lat.wakeup for 30 s under the loads ARGS name (start_rtscope)."""
+    return start_rtscope(
+        db_path, "--probe", probe, "run", "lat.wakeup", "--duration", "30", "--settle", "0.4", *args, output=output
+    )
+
+
 def test_ctrl_c_stops_the_run_and_its_loads(probe, db_path):
     needs("stress-ng", "iperf3")
-    run = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "rtscope",
-            "--probe",
-            str(probe),
-            "run",
-            "lat.wakeup",
-            "--duration",
-            "30",
-            "--load",
-            "cpu,net",
-            "--settle",
-            "0.4",
-        ],
-        env=process_env(db_path),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    run = start_long_run(probe, db_path, "--load", "cpu,net", output=subprocess.PIPE)
     time.sleep(2.5)
     os.killpg(run.pid, signal.SIGINT)  # what a terminal's Ctrl-C does to the foreground group
     out, err = run.communicate(timeout=60)
@@ -302,28 +283,7 @@ def test_ctrl_c_stops_the_run_and_its_loads(probe, db_path):
 
 def test_killing_rtscope_takes_its_loads_along(probe, db_path):
     needs("stress-ng")
-    run = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "rtscope",
-            "--probe",
-            str(probe),
-            "run",
-            "lat.wakeup",
-            "--duration",
-            "30",
-            "--load",
-            "cpu",
-            "--settle",
-            "0.4",
-            "--no-store",
-        ],
-        env=process_env(db_path),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    run = start_long_run(probe, db_path, "--load", "cpu", "--no-store", output=subprocess.DEVNULL)
     deadline = time.monotonic() + 10
     while not processes_of(("rtscope-probe",)) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -7,10 +7,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
-import builders
+from conftest import probe_result
 
 BENCHES = ("heap.ops", "mutex.ops", "mutex.handoff", "thread.ops", "ctxsw.yield", "sem.ops", "msgq.ops")
 WAKE_CHECKS = {"rounds": None, "not_blocked": None, "woke_before_wake": 0, "preempted_waker": None, "same_cpu": True}
@@ -44,16 +43,7 @@ YIELD_NEEDS_RT = "relinquish did not switch: needs an equal-priority real-time p
 
 def run_probe(probe: Path, *args: str) -> dict[str, Any]:
     """Run the micro benches with args (default policy: fifo when permitted) and return the validated result."""
-    proc = subprocess.run(
-        [str(probe), "run", *BENCHES, *args, "--quiet", "--json", "-"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
-    jsonschema.validate(doc, builders.SCHEMA)
+    doc = probe_result(probe, *BENCHES, *args)
     assert [(b["id"], b["status"]) for b in doc["benches"]] == [(b, "ok") for b in BENCHES]
     return doc
 
@@ -155,30 +145,11 @@ def test_a_thread_stack_below_the_platforms_least_is_refused_and_the_default_tak
         f"platform's least thread stack, {least_kib} KiB (0 takes it, or 64 KiB where that "
         "is more)\n"
     )
-    ran = subprocess.run(
-        [
-            str(probe),
-            "run",
-            "thread.ops",
-            "--param",
-            "count=50",
-            "--duration",
-            "5",
-            "--policy",
-            "other",
-            "--no-mlock",
-            "--quiet",
-            "--json",
-            "-",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
+    ran = probe_result(
+        probe, "thread.ops", "--param", "count=50", "--duration", "5", "--policy", "other", "--no-mlock", timeout=30
     )
-    assert ran.returncode == 0, ran.stderr
     # The default (0) is recorded as the stack measured with: 64 KiB, or the platform's least (arm64 glibc: 128).
-    assert json.loads(ran.stdout)["benches"][0]["params"]["stack_kib"] == max(64, least_kib)
+    assert ran["benches"][0]["params"]["stack_kib"] == max(64, least_kib)
 
 
 def test_a_round_too_large_fails_the_bench_plainly(probe):

@@ -4,12 +4,11 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import process_env
+from conftest import start_rtscope
 from rtscope.model import result
 
 BRIEF = ["--duration", "0.3"]
@@ -84,29 +83,17 @@ def test_probe_rejections_come_back_as_one_line(local):
     assert "Traceback" not in outcome.err
 
 
-def test_ctrl_c_keeps_what_was_measured(probe, db_path):
+def test_ctrl_c_keeps_what_was_measured(probe, db_path, rtscope_process):
     # A terminal sends Ctrl-C's SIGINT to the whole foreground process group: rtscope and the probe.
-    process = subprocess.Popen(
-        [sys.executable, "-m", "rtscope", "--probe", str(probe), "run", "lat.wakeup", "--duration", "30"],
-        env=process_env(db_path),
-        start_new_session=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = start_rtscope(db_path, "--probe", probe, "run", "lat.wakeup", "--duration", "30")
     time.sleep(1.5)
     os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
     assert "run interrupted" in err and "Traceback" not in err
     assert "interrupted" in out
-    shown = subprocess.run(
-        [sys.executable, "-m", "rtscope", "show", "last", "--json"],
-        env=process_env(db_path),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    doc = json.loads(shown.stdout)
+    shown = rtscope_process("show", "last", "--json")
+    assert shown.status == 0, shown.err
+    doc = json.loads(shown.out)
     assert doc["run"]["status"] == "interrupted"
     assert doc["metrics"][0]["stats"]["count"] > 0

@@ -2,17 +2,14 @@
 warned about, and it measures either way. Three paths: privileged (root), privilege refused by option,
 and a real unprivileged user (root drops to nobody with setpriv)."""
 
-import json
 import os
 import shutil
 import stat
-import subprocess
 from pathlib import Path
 
-import jsonschema
 import pytest
 
-import builders
+from conftest import probe_result
 
 REPO = Path(__file__).resolve().parent.parent
 PROBE = REPO / "probe" / "build" / "rtscope-probe"
@@ -24,27 +21,8 @@ pytestmark = pytest.mark.usefixtures("probe")
 def run_probe(*extra: str, user: list[str] | None = None) -> dict:
     """Run ctxsw.sem and lat.wakeup briefly at fifo 80 and return the validated result (read from stdout,
     so that a dropped user needs no writable directory)."""
-    cmd = [
-        *(user or []),
-        str(PROBE),
-        "run",
-        "ctxsw.sem",
-        "lat.wakeup",
-        "--duration",
-        "0.3",
-        "--policy",
-        "fifo",
-        "--priority",
-        "80",
-        "--quiet",
-        "--json",
-        "-",
-        *extra,
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
-    jsonschema.validate(doc, builders.SCHEMA)
+    run = ("ctxsw.sem", "lat.wakeup", "--duration", "0.3", "--policy", "fifo", "--priority", "80", *extra)
+    doc = probe_result(PROBE, *run, as_user=user or (), timeout=60)
     assert all(m["valid"] and m["stats"]["count"] > 0 for m in doc["metrics"])
     return doc
 

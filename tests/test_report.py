@@ -1,6 +1,5 @@
 """rtscope report: the HTML page of runs, read as text and opened in headless Chromium."""
 
-import copy
 import html
 import json
 import math
@@ -62,16 +61,7 @@ def latency_metric(metric_id: str, typical_ns: float, *, windows: int, seed: int
     }
     return {
         **builders.metric(metric_id, typical_ns),
-        "stats": stats,
-        "adjusted": copy.deepcopy(stats),
-        "cycles": None,
-        "histogram": {
-            "scheme": "log-linear",
-            "sub_buckets": 128,
-            "buckets": buckets,
-            "overflow": 0,
-            "overflow_above": 1 << 36,
-        },
+        **builders.as_measured(stats, buckets, overflow_above=1 << 36),
         "threshold": {"ns": int(typical_ns * 10), "over": 7},
         "series": {"window_s": 1, "max": series, "dropped": 0},
     }

@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 
 import builders
+from conftest import probe_result
 from test_report import report, section_rows
 
 TESTS = ("tm.basic", "tm.coop", "tm.preempt", "tm.irq", "tm.irq_preempt", "tm.message", "tm.sync", "tm.memory")
@@ -42,17 +43,7 @@ STRICT_PRIORITIES_NEEDED = "Thread-Metric needs strict priorities on one CPU"
 
 
 def run_probe(probe: Path, *args: str, status: int = 0) -> dict[str, Any]:
-    proc = subprocess.run(
-        [str(probe), "run", "threadmetric", *args, "--quiet", "--json", "-"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == status, proc.stderr
-    doc = json.loads(proc.stdout)
-    jsonschema.validate(doc, builders.SCHEMA)
-    return doc
+    return probe_result(probe, "threadmetric", *args, status=status)
 
 
 @pytest.fixture(scope="module")

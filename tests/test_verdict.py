@@ -2,7 +2,6 @@
 as result documents — a 2×2 with an interaction, a factor that makes no real difference, a study of
 8 × 8 × 3 = 192 cells, runs that are no campaign — and compare's and the report's use of it."""
 
-import copy
 import math
 from pathlib import Path
 from typing import Any
@@ -67,17 +66,7 @@ def spread_metric(
         unit=unit,
         labels=labels or {},
         overhead_ns=0.0,
-        cycles=None,
-        stats=figures,
-        adjusted=copy.deepcopy(figures),
-        histogram={
-            "scheme": "log-linear",
-            "sub_buckets": 128,
-            "buckets": [[index, 1, count] for index, count in rows],
-            "overflow": 0,
-            "overflow_above": 1 << 40,
-            **({} if step == 1.0 else {"resolution": step}),
-        },
+        **builders.as_measured(figures, [[index, 1, count] for index, count in rows], step=step),
     )
     return metric
 

@@ -81,7 +81,7 @@ def test_ctrl_c_on_a_hung_bench_ends_the_run_interrupted(probe, tmp_path):
     assert _leftovers(tag) == []
 
 
-def test_rtscope_stores_the_failed_run(probe, db_path):
+def test_rtscope_stores_the_failed_run(probe, db_path, rtscope_process):
     completed = subprocess.run(
         [
             sys.executable,
@@ -105,14 +105,9 @@ def test_rtscope_stores_the_failed_run(probe, db_path):
     assert completed.returncode == 1, completed.stderr
     assert "Traceback" not in completed.stderr
     assert "stopped by the watchdog" in completed.stdout
-    shown = subprocess.run(
-        [sys.executable, "-m", "rtscope", "show", "last", "--json"],
-        env=process_env(db_path),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert json.loads(shown.stdout)["run"]["status"] == "failed"
+    shown = rtscope_process("show", "last", "--json")
+    assert shown.status == 0, shown.err
+    assert json.loads(shown.out)["run"]["status"] == "failed"
 
 
 def test_a_bench_that_stops_in_time_is_not_touched(probe, tmp_path):

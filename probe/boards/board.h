@@ -108,4 +108,15 @@ _Noreturn void board_fatal(const char *text);
 void port_sched_hold(void);
 void port_sched_release(void);
 
+/* Given by boards/board_services.c, for the port. The capabilities
+ * (rtscope/port.h) a port has by the board alone: affinity on its one CPU,
+ * the system's description, the periodic timer interrupt, and the software
+ * interrupt where the board has one, asked by registering soft_irq_entry,
+ * the port's entry for it. */
+unsigned board_caps(void (*soft_irq_entry)(void *arg));
+
+/* Run the program on the board's command line (the probe's main, or a C
+ * test's) and end the board with its exit status: the port's first thread. */
+_Noreturn void board_run_program(void);
+
 #endif

@@ -1,13 +1,27 @@
 /*
  * What every RTOS port on a board (board.h) gives the same way, whatever the
- * kernel, compiled with the port (its port.mk): the clock's name, the
- * console and diagnostics kept whole under the port's scheduler hold, the
- * board's one result channel as the port's sink, and the end of the run.
+ * kernel, compiled with the port (its port.mk): the capabilities the board
+ * gives, the clock's name, the console and diagnostics kept whole under the
+ * port's scheduler hold, the board's one result channel as the port's sink,
+ * its timer interrupt, the program run on its command line, and the end of
+ * the run.
  */
 #include <stdio.h>
 
 #include "board.h"
 #include "rtscope/port.h"
+
+/* One CPU makes affinity exact: every thread is pinned to CPU 0, the only
+ * one, which is what the benches that need it ask for (a CPU above 0 is
+ * refused: port/common/one_cpu.c). Registering the port's entry again
+ * changes nothing. */
+unsigned board_caps(void (*soft_irq_entry)(void *arg))
+{
+    unsigned caps = RTS_CAP_AFFINITY | RTS_CAP_SYSINFO | RTS_CAP_TIMER_IRQ;
+    if (board_soft_irq_register(soft_irq_entry, NULL) == RTS_OK)
+        caps |= RTS_CAP_SOFT_IRQ;
+    return caps;
+}
 
 const char *rts_time_clock_name(void) { return board_clock_name(); }
 
@@ -81,7 +95,28 @@ void rts_sink_abort(rts_sink *s)
     board_result_abort();
 }
 
+/* ------------------------------------------------------- timer interrupt */
+
+/* The handler only records (port.h): the board calls it directly. */
+rts_status rts_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
+                               void (*handler)(void *arg, uint64_t planned_ns, uint64_t entered_ns), void *arg)
+{
+    return board_timer_irq_start(first_ns, period_ns, handler, arg);
+}
+
+rts_status rts_timer_irq_stop(uint64_t *missed_expiries) { return board_timer_irq_stop(missed_expiries); }
+
 /* -------------------------------------------------------------- process */
+
+/* The probe's main (src/main.c, renamed by the port's port.mk), or a C test's. */
+int rts_app_main(int argc, char **argv);
+
+_Noreturn void board_run_program(void)
+{
+    char **argv;
+    int argc = board_args(&argv);
+    board_exit(rts_app_main(argc, argv));
+}
 
 _Noreturn void rts_process_end(int status) { board_exit(status); }
 

@@ -5,7 +5,9 @@
  * converts its timeout: up to about 4 s (the benches' bounded waits) it
  * divides in 32 bits, one instruction where a 32-bit CPU divides 64 bits in
  * a library call of hundreds. Each port clamps the result to its kernel's
- * longest finite wait.
+ * longest finite wait, in its kernel's type: a clamp shared in 64 bits
+ * compiled the timed waits to other instructions, and under instruction
+ * counting that moved how many samples a bench fits in its time.
  */
 #ifndef RTSCOPE_RTOS_TICKS_H
 #define RTSCOPE_RTOS_TICKS_H

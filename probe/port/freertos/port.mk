@@ -52,10 +52,10 @@ PORT_CPPFLAGS := $(KERNEL_CPPFLAGS) -Dmain=rts_app_main \
                  -DRTS_FREERTOS_COMMIT='"$(FREERTOS_COMMIT)"' -DRTS_BUILD_FLAGS='"$(strip $(CFLAGS) $(BOARD_CFLAGS))"'
 PORT_CFLAGS   := $(BOARD_CFLAGS)
 # The board's sources, what every port on a board gives the same way
-# (boards/board_services.c), the status names, the block pool (its lock
-# pool_lock.h), the image sizes, one CPU's setup, and "not supported" for
+# (boards/board_services.c), the status names, calloc over the heap, the
+# block pool (its lock pool_lock.h), the image sizes, one CPU's setup, and "not supported" for
 # what FreeRTOS has no use for here (port/common/).
-PORT_SRC      := $(BOARD_SRC) $(KERNEL_BOARD_SRC) boards/board_services.c $(addprefix port/common/,status.c pool.c image.c one_cpu.c no_processes.c no_files.c \
+PORT_SRC      := $(BOARD_SRC) $(KERNEL_BOARD_SRC) boards/board_services.c $(addprefix port/common/,status.c heap_calloc.c pool.c image.c one_cpu.c no_processes.c no_files.c \
                                                        no_ticker_gpio_stats.c)
 
 # The kernel is compiled apart, with its own warnings rather than the probe's

@@ -27,6 +27,7 @@
 
 #include "board.h"
 #include "port_time.h"
+#include "../common/build_info.h"
 #include "../common/rtos_ticks.h"
 #include "rtscope/port.h"
 
@@ -50,33 +51,13 @@ vTaskSuspend, vTaskDelete, vTaskPrioritySet and xTaskGetSchedulerState"
 #ifndef RTS_FREERTOS_COMMIT
 #define RTS_FREERTOS_COMMIT "unknown"
 #endif
-#ifndef RTS_BUILD_FLAGS
-#define RTS_BUILD_FLAGS ""
-#endif
-#if defined(__clang__)
-#define RTS_COMPILER "clang " __clang_version__
-#elif defined(__GNUC__)
-#define RTS_COMPILER "gcc " __VERSION__
-#else
-#define RTS_COMPILER "an unknown compiler"
-#endif
 
 static void soft_irq_entry(void *arg);
 
 /* No processes, files, cycle counter or scheduler statistics, and no
- * memory lock: memory never pages. What FreeRTOS and the boards offer is
- * strict priorities, inheriting mutexes, every board's periodic timer interrupt
- * (board.h), and a software interrupt where the board has one (registering
- * the port's own entry again changes nothing). Affinity is claimed because
- * one CPU makes it exact: every thread is pinned to CPU 0, the only one,
- * which is what the benches that need it ask for; a CPU above 0 is refused. */
-unsigned rts_port_caps(void)
-{
-    unsigned caps = RTS_CAP_PRIORITY_SCHED | RTS_CAP_AFFINITY | RTS_CAP_PI_MUTEX | RTS_CAP_SYSINFO | RTS_CAP_TIMER_IRQ;
-    if (board_soft_irq_register(soft_irq_entry, NULL) == RTS_OK)
-        caps |= RTS_CAP_SOFT_IRQ;
-    return caps;
-}
+ * memory lock: memory never pages. What FreeRTOS offers is strict
+ * priorities and inheriting mutexes; the rest is the board's (board_caps). */
+unsigned rts_port_caps(void) { return RTS_CAP_PRIORITY_SCHED | RTS_CAP_PI_MUTEX | board_caps(soft_irq_entry); }
 
 const char *rts_port_name(void) { return "freertos"; }
 
@@ -447,30 +428,9 @@ rts_status rts_soft_irq_register(void (*handler)(void *), void *arg)
 
 rts_status rts_soft_irq_raise(void) { return board_soft_irq_raise(); }
 
-/* ------------------------------------------------------- timer interrupt */
-
-/* The handler only records (port.h): the board calls it directly. */
-rts_status rts_timer_irq_start(uint64_t first_ns, uint64_t period_ns,
-                               void (*handler)(void *arg, uint64_t planned_ns, uint64_t entered_ns), void *arg)
-{
-    return board_timer_irq_start(first_ns, period_ns, handler, arg);
-}
-
-rts_status rts_timer_irq_stop(uint64_t *missed_expiries) { return board_timer_irq_stop(missed_expiries); }
-
 /* ------------------------------------------------------------------ heap */
 
 void *rts_heap_alloc(size_t bytes) { return pvPortMalloc(bytes); }
-
-void *rts_heap_calloc(size_t count, size_t size)
-{
-    if (size && count > SIZE_MAX / size)
-        return NULL;
-    void *p = pvPortMalloc(count * size);
-    if (p)
-        memset(p, 0, count * size);
-    return p;
-}
 
 void rts_heap_free(void *p) { vPortFree(p); }
 
@@ -572,20 +532,17 @@ const rts_os_setting *rts_os_config(size_t *count)
 
 /* --------------------------------------------------------------- startup */
 
-/* The probe's main (src/main.c, renamed by port.mk), or a C test's. */
-int rts_app_main(int argc, char **argv);
-#undef main
-
-/* The first task runs the program on the board's command line and ends the
- * board with its exit status. It starts as "other", as a process's main
- * thread does; the run raises it to the policy asked for. */
+/* The first task runs the program (board_run_program). It starts as
+ * "other", as a process's main thread does; the run raises it to the policy
+ * asked for. */
 static void app_task(void *arg)
 {
     (void)arg;
-    char **argv;
-    int argc = board_args(&argv);
-    board_exit(rts_app_main(argc, argv));
+    board_run_program();
 }
+
+/* port.mk renames the program's main, not the port's. */
+#undef main
 
 /* The board's startup (or the simulator's process) calls main. */
 int main(void)

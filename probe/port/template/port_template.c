@@ -15,8 +15,9 @@
  * include/rtscope/config.h with -D in this folder's port.mk.
  *
  * What most RTOS ports lack comes ready-made from port/common/ (this
- * folder's port.mk lists it): the status names, a block pool (pool.c, under
- * the lock of this folder's pool_lock.h), the setup of one CPU
+ * folder's port.mk lists it): the status names, rts_heap_calloc over
+ * rts_heap_alloc (heap_calloc.c), a block pool (pool.c, under the lock of
+ * this folder's pool_lock.h), the setup of one CPU
  * (one_cpu.c), and "not supported" for
  * processes and shared memory, files and pins, the ticker, GPIO lines and
  * scheduler statistics, each file saying how a port that can would do it.
@@ -251,14 +252,6 @@ rts_status rts_timer_irq_stop(uint64_t *missed)
 void *rts_heap_alloc(size_t bytes)
 {
     (void)bytes;
-    return NULL;
-}
-
-/* rts_heap_alloc of count * size (refuse when it overflows), then memset 0. */
-void *rts_heap_calloc(size_t count, size_t size)
-{
-    (void)count;
-    (void)size;
     return NULL;
 }
 

@@ -49,11 +49,11 @@ PORT_CPPFLAGS := $(BOARD_INCLUDES) $(THREADX_INCLUDES) $(BOARD_CPPFLAGS) -Dmain=
                  -DRTS_THREADX_COMMIT='"$(THREADX_COMMIT)"' -DRTS_BUILD_FLAGS='"$(strip $(CFLAGS) $(BOARD_CFLAGS))"'
 PORT_CFLAGS   := $(BOARD_CFLAGS)
 # The board's sources, what every port on a board gives the same way
-# (boards/board_services.c), the status names, the image sizes, one CPU's setup, and "not
-# supported" for what ThreadX has no use for here (port/common/). The
-# block pool is the kernel's own.
+# (boards/board_services.c), the status names, calloc over the heap, the
+# image sizes, one CPU's setup, and "not supported" for what ThreadX has no
+# use for here (port/common/). The block pool is the kernel's own.
 PORT_SRC      := $(BOARD_SRC) $(KERNEL_BOARD_SRC) boards/board_services.c \
-                 $(addprefix port/common/,status.c image.c one_cpu.c no_processes.c no_files.c no_ticker_gpio_stats.c)
+                 $(addprefix port/common/,status.c heap_calloc.c image.c one_cpu.c no_processes.c no_files.c no_ticker_gpio_stats.c)
 
 # The kernel is compiled apart, with its own warnings rather than the
 # probe's -Werror: it is someone else's code, built as its authors build it.

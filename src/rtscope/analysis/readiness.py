@@ -106,6 +106,14 @@ def notes(facts: SystemFacts) -> list[str]:
     return []
 
 
+def _ok_unless(
+    id_: str, title: str, state: str, why: str, fix: str | None, *, flagged: bool, verdict: str = WARN
+) -> Check:
+    """The check at ``verdict`` with its fix when the setting is ``flagged``, else ok: an ok setting
+    needs no command."""
+    return Check(id_, title, state, verdict if flagged else OK, why, fix if flagged else None)
+
+
 def distorting(checks: list[Check]) -> list[Check]:
     """The checks whose setting would distort measurements."""
     return [check for check in checks if check.verdict == BAD]
@@ -127,14 +135,7 @@ def _rt_throttling(facts: SystemFacts) -> Check:
         f"{100 * runtime / period:.3g} % ({runtime / 1000:g} ms of every {period / 1000:g} ms; "
         f"paused {(period - runtime) / 1000:g} ms)"
     )
-    return Check(
-        "rt-throttling",
-        "RT throttling",
-        state,
-        WARN if runtime < period else OK,
-        why,
-        fix if runtime < period else None,
-    )
+    return _ok_unless("rt-throttling", "RT throttling", state, why, fix, flagged=runtime < period)
 
 
 def _cpu_governor(facts: SystemFacts) -> Check:
@@ -164,8 +165,8 @@ def _cpu_governor(facts: SystemFacts) -> Check:
     )
     if facts["cpufreq"]["driver"]:
         state += f", driver {facts['cpufreq']['driver']}"
-    ok = set(by_governor) == {"performance"}
-    return Check("cpu-governor", "CPU frequency governor", state, OK if ok else BAD, why, None if ok else fix)
+    slowed = set(by_governor) != {"performance"}
+    return _ok_unless("cpu-governor", "CPU frequency governor", state, why, fix, flagged=slowed, verdict=BAD)
 
 
 def _cpu_boost(facts: SystemFacts) -> Check:
@@ -214,9 +215,8 @@ def _idle_states(facts: SystemFacts) -> Check:
         return Check("idle-states", "CPU idle states", f"{shallow}; {device}", OK, why, None)
     listed = ", ".join(f"{state['name']} {state['latency_us']} µs" for state in deep)
     state = f"driver {idle['driver']}, deep states enabled ({listed}); {device}"
-    if idle["cpu_dma_latency"]:
-        return Check("idle-states", "CPU idle states", state, OK, why, None)
-    return Check("idle-states", "CPU idle states", state, BAD, why, fix)
+    unheld = not idle["cpu_dma_latency"]
+    return _ok_unless("idle-states", "CPU idle states", state, why, fix, flagged=unheld, verdict=BAD)
 
 
 def _cpu_isolation(facts: SystemFacts) -> Check:
@@ -255,16 +255,8 @@ def _cpu_isolation(facts: SystemFacts) -> Check:
             "--cpus N (" + EDIT_CMDLINE + ")",
         )
     quiet = all(_covers(cpu_list, isolated) for cpu_list in (cpus["nohz_full"], rcu_nocbs))
-    if quiet:
-        return Check("cpu-isolation", "CPU isolation", state, OK, why, None)
-    return Check(
-        "cpu-isolation",
-        "CPU isolation",
-        state,
-        WARN,
-        why,
-        f"boot with nohz_full={isolated} rcu_nocbs={isolated} as well (" + EDIT_CMDLINE + ")",
-    )
+    fix = f"boot with nohz_full={isolated} rcu_nocbs={isolated} as well (" + EDIT_CMDLINE + ")"
+    return _ok_unless("cpu-isolation", "CPU isolation", state, why, fix, flagged=not quiet)
 
 
 def _smt(facts: SystemFacts) -> Check:
@@ -281,7 +273,7 @@ def _smt(facts: SystemFacts) -> Check:
     if active is None:
         return Check("smt", "SMT (hyper-threading)", "unknown", UNKNOWN, why, fix)
     state = ("active" if active else "inactive") + (f" (control {cpus['smt_control']})" if cpus["smt_control"] else "")
-    return Check("smt", "SMT (hyper-threading)", state, WARN if active else OK, why, fix if active else None)
+    return _ok_unless("smt", "SMT (hyper-threading)", state, why, fix, flagged=active)
 
 
 def _irqbalance(facts: SystemFacts) -> Check:
@@ -293,14 +285,7 @@ def _irqbalance(facts: SystemFacts) -> Check:
     fix = "sudo systemctl stop irqbalance  (or IRQBALANCE_BANNED_CPULIST=CPUS in /etc/default/irqbalance)"
     if running is None:
         return Check("irqbalance", "irqbalance", "unknown (no pgrep there)", UNKNOWN, why, fix)
-    return Check(
-        "irqbalance",
-        "irqbalance",
-        "running" if running else "not running",
-        WARN if running else OK,
-        why,
-        fix if running else None,
-    )
+    return _ok_unless("irqbalance", "irqbalance", "running" if running else "not running", why, fix, flagged=running)
 
 
 def _transparent_hugepages(facts: SystemFacts) -> Check:
@@ -313,14 +298,7 @@ def _transparent_hugepages(facts: SystemFacts) -> Check:
     if enabled is None:
         return Check("transparent-hugepages", "transparent huge pages", "unknown (or not built in)", UNKNOWN, why, None)
     state = f"enabled {enabled}" + (f", defrag {defrag}" if defrag else "")
-    return Check(
-        "transparent-hugepages",
-        "transparent huge pages",
-        state,
-        WARN if enabled == "always" else OK,
-        why,
-        fix if enabled == "always" else None,
-    )
+    return _ok_unless("transparent-hugepages", "transparent huge pages", state, why, fix, flagged=enabled == "always")
 
 
 def _swap(facts: SystemFacts) -> Check:
@@ -354,7 +332,7 @@ def _clocksource(facts: SystemFacts) -> Check:
         return Check("clocksource", "clocksource", "unknown", UNKNOWN, why, None)
     state = current + (f" (available: {' '.join(available)})" if available else "")
     slow = current in SLOW_CLOCKSOURCES
-    return Check("clocksource", "clocksource", state, BAD if slow else OK, why, fix if slow else None)
+    return _ok_unless("clocksource", "clocksource", state, why, fix, flagged=slow, verdict=BAD)
 
 
 def _timer_slack(facts: SystemFacts) -> Check:
@@ -369,7 +347,7 @@ def _timer_slack(facts: SystemFacts) -> Check:
         return Check("timer-slack", "timer slack", "unknown", UNKNOWN, why, fix)
     state = f"{slack / 1000:g} µs" + (" (the default)" if slack == DEFAULT_TIMER_SLACK_NS else "")
     high = slack > DEFAULT_TIMER_SLACK_NS
-    return Check("timer-slack", "timer slack", state, WARN if high else OK, why, fix if high else None)
+    return _ok_unless("timer-slack", "timer slack", state, why, fix, flagged=high)
 
 
 def _preemption(facts: SystemFacts) -> Check:

@@ -1,10 +1,13 @@
 """What every command works with: the global options, the output stream, the target and the store."""
 
+import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Self, TextIO
 
+from rtscope import files
 from rtscope.model import result
 from rtscope.render import fmt
 from rtscope.store.database import Store
@@ -12,6 +15,17 @@ from rtscope.targets import Target, make_target
 
 LATEST = "last"
 CAMPAIGN_PREFIX = "campaign:"
+
+
+def add_output_option(parser: argparse.ArgumentParser) -> None:
+    """The -o FILE of the commands that print a document or write it (Context.write_output)."""
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="write to FILE, complete or not at all (default: standard output)",
+    )
 
 
 class Context:
@@ -83,6 +97,15 @@ class Context:
             else:
                 ids.append(self.store().latest().run_id if ref == LATEST else self.store().get(ref).run_id)
         return list(dict.fromkeys(ids))
+
+    def write_output(self, output: Path | None, render: Callable[[], str]) -> None:
+        """The text ``render`` gives on the output, or in the file ``output``, complete or not at all: the
+        file is claimed first, so that an unwritable one is reported before any work."""
+        if output is None:
+            self.out.write(render())
+            return
+        with files.AtomicFile(output) as claimed:
+            claimed.commit(render())
 
     def print(self, lines: list[str]) -> None:
         """Write ``lines`` to the output, one per line."""

@@ -3,11 +3,10 @@ LAVA result lines, JUnit XML or KCIDB (rtscope.exporters writes them; rtscope.an
 metrics for LAVA, JUnit and KCIDB)."""
 
 import argparse
-from pathlib import Path
 
-from rtscope import exporters, files
+from rtscope import exporters
 from rtscope.analysis import judge
-from rtscope.commands.context import Context
+from rtscope.commands.context import Context, add_output_option
 from rtscope.commands.show import add_raw_times_option
 from rtscope.errors import RtscopeError
 from rtscope.exporters import cyclictest
@@ -33,13 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=exporters.RUN_EXPORTERS,
         help="; ".join(f"{e.name}: {e.description}" for e in exporters.RUN_EXPORTERS.values()),
     )
-    parser.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        metavar="FILE",
-        help="write to FILE, complete or not at all (default: standard output)",
-    )
+    add_output_option(parser)
     add_raw_times_option(parser)
     parser.add_argument(
         "--metric",
@@ -84,12 +77,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     for argument, option, formats in _FORMAT_OPTIONS:
         if getattr(args, argument) and args.format not in formats:
             raise RtscopeError(f"{option} does not apply to --format {args.format} (only to {', '.join(formats)})")
-    if args.output is None:
-        context.out.write(_render(args, context))
-        return 0
-    # Created first, so that an unwritable FILE is reported before the run is read.
-    with files.AtomicFile(args.output) as output:
-        output.commit(_render(args, context))
+    context.write_output(args.output, lambda: _render(args, context))
     return 0
 
 

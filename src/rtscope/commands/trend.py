@@ -8,11 +8,9 @@ table keeps p50, p99, max and mean of each run; any other statistic is in the do
 
 import argparse
 from datetime import UTC, datetime
-from pathlib import Path
 
-from rtscope import files
 from rtscope.analysis import trend
-from rtscope.commands.context import Context
+from rtscope.commands.context import Context, add_output_option
 from rtscope.errors import RtscopeError
 from rtscope.exporters.trend import TREND_EXPORTERS
 from rtscope.model import result, units, values
@@ -52,13 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="text (the default on standard output), html (the default with -o: a page with a point per run), "
         "csv or json (one entry per run)",
     )
-    parser.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        metavar="FILE",
-        help="write to FILE, complete or not at all (default: standard output)",
-    )
+    add_output_option(parser)
 
 
 def stored_statistic(text: str) -> str:
@@ -90,13 +82,9 @@ def run(args: argparse.Namespace, context: Context) -> int:
     chosen = args.format or ("html" if args.output else "text")
     if chosen == "text" and args.output:
         raise RtscopeError("-o writes html, csv or json, not text (--format)")
-    if args.output is None:
-        context.out.write(_render(args, context, chosen))
-        return 0
-    # Claimed first, so that an unwritable FILE is reported before any work.
-    with files.AtomicFile(args.output) as output:
-        output.commit(_render(args, context, chosen))
-    context.print([f"wrote {args.output}"])
+    context.write_output(args.output, lambda: _render(args, context, chosen))
+    if args.output:
+        context.print([f"wrote {args.output}"])
     return 0
 
 

@@ -11,38 +11,28 @@ grouping rule). Tables show times overhead-adjusted unless asked otherwise, as `
 them as measured, because that is what the probe's histograms and series hold.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rtscope import __version__
 from rtscope.analysis.published import Study
 from rtscope.model import result
-from rtscope.render import page, subjects
+from rtscope.render import page, subjects, summary
 from rtscope.render.document import Paragraph, Section, heading
 from rtscope.render.sections import (
-    benches,
     campaign,
     comparison,
-    configuration,
     distribution,
     envelope,
     kernel,
-    loads,
-    metrics,
     os_config,
-    over_time,
     overview,
     published,
     run,
     skipped,
-    spikes,
     spread,
     system,
     thread_metric,
-    throughput,
-    timing,
     verdict,
-    warnings,
-    wave,
     workload,
     worst_over_time,
 )
@@ -61,24 +51,13 @@ CLOSING = (
 )
 # Per metric of samples.
 PER_METRIC = (distribution.build, worst_over_time.build, spread.build)
-# Per run: what `show` tells, and the run's campaign cell and kernel build.
-PER_RUN = (
-    run.build,
-    campaign.build,
-    system.build,
-    kernel.build,
-    os_config.build,
-    timing.build,
-    configuration.build,
-    loads.build,
-    warnings.build,
-    benches.build,
-    metrics.build,
-    spikes.build,
-    wave.build,
-    workload.build_run,
-    over_time.build,
-    throughput.build,
+# A section on one run.
+RunSection = Callable[[OneRun], Section | None]
+# Per run: what `show` tells (summary.SECTIONS), with the run's campaign cell after the run and its kernel
+# build after its system.
+_ADDED_AFTER: dict[RunSection, RunSection] = {run.build: campaign.build, system.build: kernel.build}
+PER_RUN = tuple(
+    section for build in summary.SECTIONS for section in (build, _ADDED_AFTER.get(build)) if section is not None
 )
 
 
