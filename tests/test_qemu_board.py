@@ -81,6 +81,7 @@ def test_the_shift_is_the_linux_guests_unless_asked(spec: str, shift: int):
         ("qemu:mps2-an385:threadx:config=bench", 0, "bench", "threadx-mps2-an385-bench"),
         (f"{SPEC}:mcu=small:shift=5", 5, "dev", "freertos-mps2-an385-small"),
         (f"{SPEC}:config=bench:mcu=small", 0, "bench", "freertos-mps2-an385-bench-small"),
+        ("qemu:mps2-an385:threadx:mcu=small:config=bench", 0, "bench", "threadx-mps2-an385-bench-small"),
     ],
 )
 def test_options_come_in_any_order_and_each_configuration_builds_apart(spec: str, shift: int, config: str, build: str):
