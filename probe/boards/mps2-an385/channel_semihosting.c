@@ -38,9 +38,30 @@ static int semihost(int op, const void *arg)
     return r0;
 }
 
-static const char *host_error(void)
+/* What went wrong on the host, from SYS_ERRNO: the host's own errno, in its
+ * numbering (Linux's under QEMU here), not newlib's, so newlib's strerror
+ * would misname some (Linux's ENAMETOOLONG, 36, is newlib's EIDRM); its
+ * 2.8 KiB of text would also not fit MCU=small's ThreadX image. Named: what
+ * opening, writing and renaming a file can meet; every one with its number. */
+typedef struct {
+    const char *name;
+    int code;
+} host_failure;
+
+static host_failure host_error(void)
 {
-    return strerror(semihost(SYS_ERRNO, NULL));
+    static const host_failure names[] = {
+        { "operation not permitted", 1 },  { "no such file or directory", 2 }, { "input/output error", 5 },
+        { "permission denied", 13 },       { "file exists", 17 },               { "invalid cross-device link", 18 },
+        { "not a directory", 20 },         { "is a directory", 21 },            { "file too large", 27 },
+        { "no space left on device", 28 }, { "read-only file system", 30 },     { "file name too long", 36 },
+        { "disk quota exceeded", 122 },
+    };
+    host_failure failure = { "an error", semihost(SYS_ERRNO, NULL) };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].code == failure.code)
+            failure.name = names[i].name;
+    return failure;
 }
 
 /* ------------------------------------------------------------- console */
@@ -198,7 +219,8 @@ int board_result_open(const char *dest, char *why, size_t whysize)
                                                               (int)strlen(result.part) };
     result.handle = semihost(SYS_OPEN, &block);
     if (result.handle < 0) {
-        snprintf(why, whysize, "cannot open %s on the host: %s", result.part, host_error());
+        host_failure failure = host_error();
+        snprintf(why, whysize, "cannot open %s on the host: %s (errno %d)", result.part, failure.name, failure.code);
         result.handle = -2;
         return -1;
     }
@@ -216,7 +238,9 @@ int board_result_write(const void *data, size_t n)
     struct { int handle; const void *buf; int len; } block = { result.handle, data, (int)n };
     if (semihost(SYS_WRITE, &block) != 0) {
         result.failed = true;
-        snprintf(result.failure, sizeof result.failure, "cannot write the result on the host: %s", host_error());
+        host_failure failure = host_error();
+        snprintf(result.failure, sizeof result.failure, "cannot write the result on the host: %s (errno %d)",
+                 failure.name, failure.code);
         return -1;
     }
     return 0;
@@ -248,7 +272,9 @@ int board_result_commit(char *why, size_t whysize)
     struct { const char *from; int from_len; const char *to; int to_len; } block = {
         result.part, (int)strlen(result.part), result.dest, (int)strlen(result.dest) };
     if (semihost(SYS_RENAME, &block) != 0) {
-        snprintf(why, whysize, "cannot rename %s to %s on the host: %s", result.part, result.dest, host_error());
+        host_failure failure = host_error();
+        snprintf(why, whysize, "cannot rename %s to %s on the host: %s (errno %d)", result.part, result.dest,
+                 failure.name, failure.code);
         (void)sh_remove(result.part);
         return -1;
     }

@@ -197,7 +197,10 @@ rts_status rts_thread_create(rts_thread **out, const rts_thread_attr *attr, void
     }
     t->fn = fn;
     t->arg = arg;
-    snprintf(t->name, sizeof t->name, "%s", attr->name ? attr->name : "rtscope");
+    /* Copied, not printed: snprintf's frames (0.6 KiB of newlib's vfprintf) would sit on top of the
+     * caller's, and tm.basic spawns from under its 4 KiB array, the main thread's deepest point (its
+     * last byte stays the 0 of calloc). */
+    strncpy(t->name, attr->name ? attr->name : "rtscope", sizeof t->name - 1);
     tx_semaphore_create(&t->resume, t->name, 0);
     tx_semaphore_create(&t->finished, t->name, 0);
     /* Made stopped and started once *out is set: it may run at once. */
