@@ -41,7 +41,7 @@ def _spike(metric_id: str, number: int, count: int, spike: spikes.Explanation) -
     trace = f"{spike.events} trace events" + (f", {spike.dropped} earlier ones not kept" if spike.dropped else "")
     if spike.thread is None:
         return Section(title, (Items((Cell(f"! {spike.problem} ({trace})", "warn"),)),))
-    lines = [f"{spike.thread}: " + _split(spike), _answer(spike)]
+    lines = [f"{spike.thread}: " + _split(spike), *_timerlat(spike), _answer(spike)]
     rows = [
         [
             holder.what,
@@ -65,6 +65,19 @@ def _split(spike: spikes.Explanation) -> str:
     if spike.to_wakeup_ns is None or spike.to_running_ns is None:
         return "its wake-up is not in the trace"
     return f"woken {fmt.duration(spike.to_wakeup_ns)} after the planned time, running {fmt.duration(spike.to_running_ns)} after that"
+
+
+def _timerlat(spike: spikes.Explanation) -> list[str]:
+    """lat.timerlat's own figures for the spike's activation, as its tracer wrote them."""
+    activation = spike.timerlat
+    if activation is None:
+        return []
+    irq = (
+        "its IRQ sample is not in the trace" if activation.irq_ns is None else f"IRQ {fmt.duration(activation.irq_ns)}"
+    )
+    return [
+        f"timerlat activation #{activation.seq}: {irq}, thread {fmt.duration(activation.thread_ns)} after the planned expiry"
+    ]
 
 
 def _answer(spike: spikes.Explanation) -> str:
