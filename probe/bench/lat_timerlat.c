@@ -133,7 +133,7 @@ static void parse_line(void *arg, const char *line, size_t n)
     const char *cpu_at = stamp_end;
     while (cpu_at > line && *cpu_at != '[')
         cpu_at--;
-    int cpu = *cpu_at == '[' ? atoi(cpu_at + 1) : -1;
+    int cpu = *cpu_at == '[' ? (int)strtol(cpu_at + 1, NULL, 10) : -1;
     uint64_t seq = strtoull(stamp_end + 3, NULL, 10);
     double ns = strtod(latency + strlen("timer_latency"), NULL);
     if (!t->have_first) {
