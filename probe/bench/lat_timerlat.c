@@ -177,7 +177,7 @@ typedef struct {
     spike_tracer *tracer;
     const char *dir, *base;
     timerlat_trace *trace;
-    bool tracing, failed; /* tracing: the events and the stop are on */
+    bool tracing, failed; /* tracing: traces still wanted, the kernel's stop set */
 } timerlat_watch;
 
 /* The kernel stopped the trace at a spike: read every sample, keep the
