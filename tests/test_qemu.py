@@ -219,12 +219,44 @@ def test_the_trace_names_a_known_culprit_and_its_duration(spec: str, what: str, 
     assert hold.commands == [["rtscope-kmod-hold", what, "500", "20250", "0"]] and hold.ended_early == []
     metric = run_result.doc["metrics"][0]
     assert metric["checks"]["traced_spikes"] == len(metric["spikes"]) >= 2
-    for spike in map(spikes.explain, metric["spikes"]):
-        culprit = spike.culprit
-        assert culprit is not None and culprit.what.startswith("rtscope-hold (pid ")
-        assert 450_000 <= culprit.ran_ns <= 550_000  # the 500 us held, within 10 %
+    for spike in held_by_the_culprit(metric):
         # Interrupts off: the wake-up itself came late. Preemption off: it came on time, the switch late.
         assert getattr(spike, late_part) > spike.late_ns / 2
+
+
+def held_by_the_culprit(metric: dict) -> list[spikes.Explanation]:
+    """The metric's spikes the trace blames on rtscope-hold, its 500 us run read within 10 %: at least two,
+    and most of them. Not every one: the guest's kernel has spikes of its own over the threshold (a 146 us
+    timer interrupt on the rt guest, where the holds' drift across the wake-ups left it one)."""
+    explained = [spikes.explain(spike) for spike in metric["spikes"]]
+    held = [spike for spike in explained if spike.culprit and spike.culprit.what.startswith("rtscope-hold (pid ")]
+    assert len(held) >= 2 and len(held) * 4 >= len(explained) * 3, [spike.culprit for spike in explained]
+    for spike in held:
+        assert spike.culprit is not None and 450_000 <= spike.culprit.ran_ns <= 550_000
+    return held
+
+
+# lat.timerlat against the culprit on the rt guest (the kernel with the tracer): the kernel stops its own trace at a
+# thread sample over the threshold; interrupts held off make the IRQ's sample late, and the trace goes on that metric.
+TIMERLAT_CULPRIT = dataclasses.replace(CULPRIT, benches=("lat.timerlat",))
+
+
+@pytest.mark.kernels
+def test_timerlat_names_a_known_culprit_and_loses_no_sample() -> None:
+    load = kinds.parse(["hold:what=irqs:us=500:every_us=20250"])
+    run_result, [hold] = guest.measure(QemuTarget("qemu:aarch64:rt"), TIMERLAT_CULPRIT, load, 0.3)
+    assert hold.ended_early == []
+    irq, thread = run_result.doc["metrics"]
+    assert irq["checks"]["traced_spikes"] == len(irq["spikes"]) >= 2 and thread["checks"]["traced_spikes"] == 0
+    for spike in held_by_the_culprit(irq):
+        assert spike.to_wakeup_ns is not None and spike.to_wakeup_ns > spike.late_ns / 2
+        assert spike.timerlat is not None and spike.timerlat.irq_ns == spike.late_ns
+    # Every activation is a sample, or counted apart while the kernel's stop held the trace.
+    for metric in (irq, thread):
+        checks = metric["checks"]
+        assert metric["valid"] and checks["lost_events"] == 0 and checks["trace_skipped"] > 0
+        accounted = metric["stats"]["count"] + checks["trace_skipped"]
+        assert abs(accounted - checks["expected_activations"]) <= 0.03 * checks["expected_activations"] + 2
 
 
 def test_the_culprit_is_a_guest_load_only() -> None:

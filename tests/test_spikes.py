@@ -178,3 +178,57 @@ def test_a_giver_held_up_before_its_give_is_no_late_interrupt() -> None:
     text = "\n".join(summary.render(_preempt_doc(spike), Style(False)))
     assert "Held longest by hog (pid 30, RT 90): 500 µs, 99% of the lateness" in text
     assert "interrupt came" not in text
+
+
+# lat.timerlat's traces: the kernel's timerlat tracer's own samples among the events, at rtscope's known culprit
+# (the load hold, 500 us every 20.25 ms) on Debian's 6.1 PREEMPT_RT arm64 guest, trimmed to the hold's run.
+TIMERLAT = json.loads((FIXTURE.parent / "spikes-timerlat-hold.json").read_text())
+
+
+def test_timerlat_samples_are_read_as_their_activation() -> None:
+    events = spikes.parse(TIMERLAT["irq"]["events"])
+    samples = [event for event in events if event.name == "timerlat"]
+    assert [(event.comm, event.at_ns) for event in samples] == [
+        ("rtscope-hold", 2_807_027_000),
+        ("timerlat/0", 2_807_034_000),
+    ]
+    assert spikes.activation(events) == spikes.Activation(74, 365_472, 373_072, 2_807_027_000)
+    # Its planned expiry, read back from the IRQ sample, is the one the probe kept.
+    assert 2_807_027_000 - 365_472 == TIMERLAT["irq"]["planned_ns"]
+    assert spikes.activation(spikes.parse(RECORDED[0]["events"])) is None
+
+
+def test_a_timerlat_irq_spike_names_the_hold_that_kept_interrupts_off() -> None:
+    explained = spikes.explain(TIMERLAT["irq"])
+    assert explained.thread == "timerlat/0 (pid 131)"
+    assert explained.at_planned == "rtscope-hold (pid 109, nice 0)"
+    # The timer's interrupt came when the hold turned them back on: the wake-up itself was late.
+    assert (explained.to_wakeup_ns, explained.to_running_ns) == (366_472, 5_000)
+    culprit = explained.culprit
+    assert culprit is not None and culprit.what == "rtscope-hold (pid 109, nice 0)"
+    assert (culprit.ran_ns, culprit.before_ns) == (509_000, 137_528)
+
+
+def test_a_timerlat_thread_spike_names_the_hold_that_kept_preemption_off() -> None:
+    explained = spikes.explain(TIMERLAT["thread"])
+    assert explained.timerlat == spikes.Activation(5, 1_648, 312_464, 2_725_679_000)
+    # Woken on time by its IRQ; the switch to it waited for the hold to end.
+    assert (explained.to_wakeup_ns, explained.to_running_ns) == (2_648, 309_000)
+    culprit = explained.culprit
+    assert culprit is not None and (culprit.what, culprit.ran_ns) == ("rtscope-hold (pid 109, nice 0)", 503_000)
+
+
+def test_the_timerlat_irq_sample_stands_for_a_wake_up_not_traced() -> None:
+    lines = [line for line in TIMERLAT["irq"]["events"] if "sched_waking" not in line]
+    explained = spikes.explain({**TIMERLAT["irq"], "events": lines})
+    assert explained.to_wakeup_ns == 2_807_027_000 - TIMERLAT["irq"]["planned_ns"]
+
+
+def test_show_gives_timerlat_figures_beside_what_held_the_cpu() -> None:
+    doc = {**builders.result_doc(benches={"lat.wakeup": 30_000}), "version": 4}
+    doc["metrics"][0].update(labels={}, spikes=[TIMERLAT["irq"], TIMERLAT["thread"]])
+    jsonschema.validate(doc, builders.SCHEMA)
+    text = "\n".join(summary.render(doc, Style(False)))
+    assert "timerlat activation #74: IRQ 365 µs, thread 373 µs after the planned expiry" in text
+    assert "came 366 µs late while rtscope-hold (pid 109, nice 0) ran (its run lasted 509 µs)" in text
+    assert "Held longest by rtscope-hold (pid 109, nice 0): 312 µs, 100% of the lateness; its run lasted 503 µs" in text

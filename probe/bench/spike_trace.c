@@ -3,7 +3,6 @@
 
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "tracefs.h"
@@ -83,32 +82,6 @@ spike_tracer *spike_trace_start(rts_ctx *ctx, const rts_metric *m)
     return t;
 }
 
-/* The time of a trace line "TASK-PID [CPU] FLAGS SECONDS.MICROS: EVENT…",
- * in ns of the trace clock; false for a line without one. */
-static bool line_time_ns(const char *line, uint64_t *ns)
-{
-    const char *p = strchr(line, ']');
-    while (p && *p) {
-        while (*p == ' ' || *p == ']')
-            p++;
-        char *end;
-        unsigned long long secs = strtoull(p, &end, 10);
-        if (end != p && *end == '.') {
-            const char *frac = end + 1;
-            unsigned long long part = strtoull(frac, &end, 10);
-            if (*end == ':') {
-                uint64_t scale = 1000000000u;
-                for (const char *d = frac; d < end; d++)
-                    scale /= 10u;
-                *ns = (uint64_t)secs * 1000000000u + (uint64_t)part * scale;
-                return true;
-            }
-        }
-        p = strchr(p, ' ');
-    }
-    return false;
-}
-
 /* The lines kept of a trace: when the next does not fit, the oldest half
  * goes (a trace's end, nearest the sample, matters most). */
 typedef struct {
@@ -123,7 +96,7 @@ static void store_line(void *arg, const char *line, size_t n)
 {
     line_store *s = arg;
     uint64_t at;
-    if (!line_time_ns(line, &at) || at < s->from_ns || at > s->to_ns)
+    if (!tracefs_line_time_ns(line, &at) || at < s->from_ns || at > s->to_ns)
         return;
     if (n + 1 > SPIKE_MAX_BYTES)
         return;
@@ -145,14 +118,15 @@ static void store_line(void *arg, const char *line, size_t n)
 }
 
 /* Read the trace of cpu and keep, on m, its lines from before the planned
- * time (by the lateness, at least SPIKE_LOOKBACK_MIN_NS) to the actual one. */
-static bool capture(spike_tracer *t, rts_metric *m, int cpu, uint64_t planned_ns, uint64_t actual_ns)
+ * time (by the lateness, at least SPIKE_LOOKBACK_MIN_NS) to until_ns. */
+static bool capture(spike_tracer *t, rts_metric *m, int cpu, uint64_t planned_ns, uint64_t actual_ns,
+                    uint64_t until_ns)
 {
     uint64_t late = actual_ns - planned_ns;
     uint64_t back = late > SPIKE_LOOKBACK_MIN_NS ? late : SPIKE_LOOKBACK_MIN_NS;
     char path[256];
     snprintf(path, sizeof path, "%s/per_cpu/cpu%d/trace", t->dir, cpu);
-    line_store s = { .from_ns = planned_ns > back ? planned_ns - back : 0, .to_ns = actual_ns,
+    line_store s = { .from_ns = planned_ns > back ? planned_ns - back : 0, .to_ns = until_ns,
                      .text = rts_heap_alloc(SPIKE_MAX_BYTES + 1) };
     rts_spike *spikes = rts_heap_alloc((m->nspikes + 1) * sizeof *spikes);
     bool read = s.text && spikes && tracefs_read_lines(path, store_line, &s, t->failure, sizeof t->failure);
@@ -174,6 +148,32 @@ static bool capture(spike_tracer *t, rts_metric *m, int cpu, uint64_t planned_ns
     return true;
 }
 
+/* Keep the stopped trace of cpu around the sample on m, counted as kept or
+ * failed (stopped false: it could not be stopped). */
+static void keep(spike_tracer *t, rts_metric *m, bool stopped, int cpu, uint64_t planned_ns, uint64_t actual_ns,
+                 uint64_t until_ns)
+{
+    if (stopped && capture(t, m, cpu, planned_ns, actual_ns, until_ns))
+        atomic_fetch_add(&t->kept, 1);
+    else
+        atomic_fetch_add(&t->failures, 1);
+}
+
+/* Whether more traces are wanted: trace=each, under its limit. */
+static bool more(const spike_tracer *t)
+{
+    return t->each && atomic_load(&t->kept) < t->limit;
+}
+
+bool spike_trace_resume(spike_tracer *t)
+{
+    char why[200];
+    bool resumed = set(t, "trace", "", why, sizeof why) && set(t, "tracing_on", "1", why, sizeof why);
+    if (!resumed)
+        atomic_store(&t->done, true);
+    return resumed;
+}
+
 bool spike_trace_sample(spike_tracer *t, rts_metric *m, uint64_t planned_ns, uint64_t actual_ns)
 {
     if (!t || actual_ns < planned_ns || actual_ns - planned_ns < t->threshold_ns || atomic_load(&t->done) ||
@@ -181,19 +181,34 @@ bool spike_trace_sample(spike_tracer *t, rts_metric *m, uint64_t planned_ns, uin
         return false;
     bool paused = !atomic_load(&t->done);
     if (paused) {
-        char why[200];
         /* Stop first: the events that matter are the ones before now. */
         bool stopped = set(t, "tracing_on", "0", t->failure, sizeof t->failure);
-        if (stopped && capture(t, m, rts_self_cpu(), planned_ns, actual_ns))
-            atomic_fetch_add(&t->kept, 1);
-        else
-            atomic_fetch_add(&t->failures, 1);
-        if (!t->each || atomic_load(&t->kept) >= t->limit || !set(t, "trace", "", why, sizeof why) ||
-            !set(t, "tracing_on", "1", why, sizeof why))
+        keep(t, m, stopped, rts_self_cpu(), planned_ns, actual_ns, actual_ns);
+        if (!more(t) || !spike_trace_resume(t))
             atomic_store(&t->done, true);
     }
     atomic_store(&t->busy, false);
     return paused;
+}
+
+bool spike_trace_keep(spike_tracer *t, rts_metric *m, int cpu, uint64_t planned_ns, uint64_t actual_ns,
+                      uint64_t until_ns)
+{
+    keep(t, m, true, cpu, planned_ns, actual_ns, until_ns);
+    if (!more(t))
+        atomic_store(&t->done, true);
+    return !atomic_load(&t->done);
+}
+
+const char *spike_trace_dir(const spike_tracer *t)
+{
+    return t->dir;
+}
+
+void spike_trace_record(const spike_tracer *t, rts_metric *m)
+{
+    rts_metric_check_int(m, "traced_spikes", (long long)m->nspikes);
+    rts_metric_check_int(m, "trace_failures", (long long)atomic_load(&t->failures));
 }
 
 void spike_trace_stop(rts_ctx *ctx, spike_tracer *t, rts_metric *m)
@@ -208,7 +223,9 @@ void spike_trace_stop(rts_ctx *ctx, spike_tracer *t, rts_metric *m)
     unsigned failures = atomic_load(&t->failures);
     if (failures)
         rts_ctx_warn(ctx, "%u of its spike traces could not be kept: %s", failures, t->failure);
-    rts_metric_check_int(m, "traced_spikes", (long long)atomic_load(&t->kept));
-    rts_metric_check_int(m, "trace_failures", (long long)failures);
+    if (m) {
+        rts_metric_check_int(m, "traced_spikes", (long long)atomic_load(&t->kept));
+        rts_metric_check_int(m, "trace_failures", (long long)failures);
+    }
     rts_heap_free(t);
 }

@@ -37,8 +37,27 @@ spike_tracer *spike_trace_start(rts_ctx *ctx, const rts_metric *m);
  * threads may call it; one keeps a trace at a time. t NULL: false. */
 bool spike_trace_sample(spike_tracer *t, rts_metric *m, uint64_t planned_ns, uint64_t actual_ns);
 
+/* A bench whose trace something else stops (lat.timerlat: the kernel's own
+ * stop condition) uses the tracer's instance, spike_trace_dir (its trace,
+ * tracing_on, current_tracer), and once the trace stopped and it found the
+ * sample over the threshold: spike_trace_keep keeps cpu's lines from before
+ * planned_ns (as spike_trace_sample does) to until_ns, as a spike of m taken
+ * at actual_ns. It returns whether more traces are wanted (trace=each, under
+ * trace_limit); then spike_trace_resume clears the trace and traces on (false
+ * when it cannot: no more traces). */
+const char *spike_trace_dir(const spike_tracer *t);
+bool spike_trace_keep(spike_tracer *t, rts_metric *m, int cpu, uint64_t planned_ns, uint64_t actual_ns,
+                      uint64_t until_ns);
+bool spike_trace_resume(spike_tracer *t);
+
+/* Record on m, for a bench whose spikes go on several metrics, traced_spikes
+ * (those kept on m) and trace_failures (the bench's); before
+ * spike_trace_stop(ctx, t, NULL). */
+void spike_trace_record(const spike_tracer *t, rts_metric *m);
+
 /* Stop tracing, remove the instance, and record on m how tracing went
- * (checks traced_spikes, trace_pauses, trace_failures). t NULL: nothing. */
+ * (checks traced_spikes, trace_failures; m NULL: the bench records them with
+ * spike_trace_record). t NULL: nothing. */
 void spike_trace_stop(rts_ctx *ctx, spike_tracer *t, rts_metric *m);
 
 #endif

@@ -2,6 +2,7 @@
 #include "tracefs.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
@@ -77,4 +78,28 @@ bool tracefs_write(const char *dir, const char *name, const char *text, char *wh
     char path[160];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     return rts_file_write_text(path, text, why, whysize) == RTS_OK;
+}
+
+bool tracefs_line_time_ns(const char *line, uint64_t *ns)
+{
+    const char *p = strchr(line, ']');
+    while (p && *p) {
+        while (*p == ' ' || *p == ']')
+            p++;
+        char *end;
+        unsigned long long secs = strtoull(p, &end, 10);
+        if (end != p && *end == '.') {
+            const char *frac = end + 1;
+            unsigned long long part = strtoull(frac, &end, 10);
+            if (*end == ':') {
+                uint64_t scale = 1000000000u;
+                for (const char *d = frac; d < end; d++)
+                    scale /= 10u;
+                *ns = (uint64_t)secs * 1000000000u + (uint64_t)part * scale;
+                return true;
+            }
+        }
+        p = strchr(p, ' ');
+    }
+    return false;
 }

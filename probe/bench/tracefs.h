@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rtscope/port.h"
 
@@ -29,6 +30,10 @@ bool tracefs_has_word(const char *text, const char *word);
  * line in why when it cannot be opened. */
 bool tracefs_read_lines(const char *path, void (*each)(void *arg, const char *line, size_t n), void *arg, char *why,
                         size_t whysize);
+
+/* The time of a trace line "TASK-PID [CPU] FLAGS SECONDS.FRACTION: EVENT…",
+ * in ns of the trace clock; false for a line without one. */
+bool tracefs_line_time_ns(const char *line, uint64_t *ns);
 
 /* Write text to the file name under dir; false with one line in why. */
 bool tracefs_write(const char *dir, const char *name, const char *text, char *why, size_t whysize);

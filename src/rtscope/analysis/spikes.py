@@ -19,6 +19,11 @@ In ``lat.preempt`` no timer starts the window: a thread of the probe, the *giver
 semaphore the measured thread takes. Its ``sched_waking`` is the give itself, traced in the giver's
 context; "to the wake-up" is then the give's own path (and whatever took the CPU from the giver before it
 gave), and the giver is the bench's own, not a holder.
+
+``lat.timerlat``'s traces hold the kernel's timerlat tracer's own lines beside the events
+(``#74 context irq timer_latency 366816 ns``, then ``thread``): the measuring thread is its ``timerlat/N``,
+the spike's activation is the trace's last thread sample, and the IRQ sample of the same activation is
+when the timer's handler ran and woke it.
 """
 
 import re
@@ -28,10 +33,12 @@ from typing import Any
 
 # "COMM-PID [CPU] FLAGS SECONDS.MICROS: EVENT: FIELDS": the flags column is absent when irq-info is off, and
 # longer on a PREEMPT_RT kernel (its lazy preemption and migrate-disable counts).
+# A timerlat sample has no event name: "SECONDS.MICROS: #N context irq|thread timer_latency NS ns".
 _LINE = re.compile(
     r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(?P<cpu>\d+)\]\s+(?:[^\s:]+\s+)?"
-    r"(?P<secs>\d+)\.(?P<frac>\d+):\s+(?P<event>\w+):\s*(?P<fields>.*)$"
+    r"(?P<secs>\d+)\.(?P<frac>\d+):\s+(?:(?P<event>\w+):\s*(?P<fields>.*)|(?P<timerlat>#\d+\s+context\s.*))$"
 )
+_TIMERLAT = re.compile(r"#(?P<seq>\d+)\s+context\s+(?P<context>irq|thread)\s+timer_latency\s+(?P<ns>\d+) ns")
 _SWITCH = re.compile(
     r"prev_comm=(?P<prev_comm>.*) prev_pid=(?P<prev_pid>-?\d+) prev_prio=(?P<prev_prio>-?\d+) "
     r"prev_state=\S+ ==> next_comm=(?P<next_comm>.*) next_pid=(?P<next_pid>-?\d+) next_prio=(?P<next_prio>-?\d+)"
@@ -75,6 +82,18 @@ class Holder:
 
 
 @dataclass(frozen=True)
+class Activation:
+    """An activation of the timerlat tracer as its samples in the trace give it: its number, the latency
+    of its IRQ (None when the trace lacks that sample) and of its thread, and when the IRQ sample was
+    written (ns, trace clock): its handler ran, and woke the thread."""
+
+    seq: int
+    irq_ns: int | None
+    thread_ns: int
+    irq_at_ns: int | None
+
+
+@dataclass(frozen=True)
 class Explanation:
     """A spike and what the trace says of it; ``thread`` None when the trace has no switch to the
     measuring thread (then there is nothing to split, and ``problem`` says why)."""
@@ -91,6 +110,7 @@ class Explanation:
     problem: str | None = None
     at_planned: str | None = None  # the task on the CPU when the wake-up was due: "idle", "itself" or a task
     giver: str | None = None  # a window started by a give (GIVEN): the task that gave, named
+    timerlat: Activation | None = None  # lat.timerlat: the tracer's own samples of the spike's activation
 
     @property
     def culprit(self) -> Holder | None:
@@ -106,8 +126,30 @@ def parse(lines: Iterable[str]) -> list[Event]:
         if match:
             frac = match["frac"]
             at_ns = int(match["secs"]) * 1_000_000_000 + int(frac) * 10 ** (9 - len(frac))
-            events.append(Event(at_ns, match["comm"].strip(), int(match["pid"]), match["event"], match["fields"]))
+            name, fields = (match["event"], match["fields"]) if match["event"] else ("timerlat", match["timerlat"])
+            events.append(Event(at_ns, match["comm"].strip(), int(match["pid"]), name, fields))
     return events
+
+
+def activation(events: Sequence[Event]) -> Activation | None:
+    """The timerlat activation the trace ends at: its last thread sample, with the IRQ sample of the same
+    number; None when the trace holds no thread sample (not a lat.timerlat trace)."""
+    samples = [
+        (event, match) for event in events if event.name == "timerlat" and (match := _TIMERLAT.search(event.fields))
+    ]
+    thread = next((match for _, match in reversed(samples) if match["context"] == "thread"), None)
+    if thread is None:
+        return None
+    irq = next(
+        ((event, match) for event, match in samples if match["context"] == "irq" and match["seq"] == thread["seq"]),
+        None,
+    )
+    return Activation(
+        int(thread["seq"]),
+        int(irq[1]["ns"]) if irq else None,
+        int(thread["ns"]),
+        irq[0].at_ns if irq else None,
+    )
 
 
 def policy(prio: int) -> str:
@@ -161,6 +203,10 @@ def explain(spike: dict[str, Any], metric_id: str = "") -> Explanation:
     running_ns = switched_in[-1] if switched_in else actual
     waking = _waking(events, thread_pid, running_ns)
     woken_ns = None if waking is None else waking.at_ns
+    timerlat = activation(events)
+    # timerlat's IRQ handler wakes its thread: its sample stands for the wake-up where that is not traced.
+    if woken_ns is None and timerlat is not None:
+        woken_ns = timerlat.irq_at_ns
     priorities = _priorities(events)
     # A give is traced in the giver's context: the probe's own thread, not a holder.
     giver = waking if metric_id in GIVEN and waking is not None and waking.pid != thread_pid else None
@@ -182,6 +228,7 @@ def explain(spike: dict[str, Any], metric_id: str = "") -> Explanation:
         dropped=spike["dropped"],
         at_planned=None if on_cpu is None else _task_name(on_cpu, priorities, thread_pid),
         giver=None if giver is None else _task_name(_Run(giver.comm, giver.pid, 0, 0), priorities, thread_pid),
+        timerlat=timerlat,
     )
 
 

@@ -52,7 +52,7 @@ def _spike(metric_id: str, number: int, count: int, spike: spikes.Explanation) -
     trace = f"{spike.events} trace events" + (f", {spike.dropped} earlier ones not kept" if spike.dropped else "")
     if spike.thread is None:
         return Section(title, (Items((Cell(f"! {spike.problem} ({trace})", "warn"),)),))
-    lines = [f"{spike.thread}: " + _split(spike), _answer(spike)]
+    lines = [f"{spike.thread}: " + _split(spike), *_timerlat(spike), _answer(spike)]
     rows = [
         [
             holder.what,
@@ -79,6 +79,19 @@ def _split(spike: spikes.Explanation) -> str:
     if spike.giver is not None:
         return f"given by {spike.giver}, which readied it {fmt.duration(spike.to_wakeup_ns)} after its stamp; {running}"
     return f"woken {fmt.duration(spike.to_wakeup_ns)} after the planned time, {running}"
+
+
+def _timerlat(spike: spikes.Explanation) -> list[str]:
+    """lat.timerlat's own figures for the spike's activation, as its tracer wrote them."""
+    activation = spike.timerlat
+    if activation is None:
+        return []
+    irq = (
+        "its IRQ sample is not in the trace" if activation.irq_ns is None else f"IRQ {fmt.duration(activation.irq_ns)}"
+    )
+    return [
+        f"timerlat activation #{activation.seq}: {irq}, thread {fmt.duration(activation.thread_ns)} after the planned expiry"
+    ]
 
 
 def _answer(spike: spikes.Explanation) -> str:
