@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -63,14 +64,33 @@ def test_a_hung_bench_is_stopped_and_keeps_what_it_measured(probe, tmp_path, spi
     assert _leftovers(tag) == []
 
 
-def test_ctrl_c_on_a_hung_bench_ends_the_run_interrupted(probe, tmp_path):
+def _start_hanging(probe, tmp_path, duration: str, grace: str) -> tuple[subprocess.Popen[str], str, Path]:
+    """The probe running selftest.hang in the background: the process, its tag, where its result goes."""
     tag = f"watchdog-{uuid.uuid4().hex}"
     out = tmp_path / "hang.json"
     process = subprocess.Popen(
-        [probe, "run", "selftest.hang", "--duration", "60", "--grace", "1", "--quiet", "--label", tag, "--json", out],
+        [
+            probe,
+            "run",
+            "selftest.hang",
+            "--duration",
+            duration,
+            "--grace",
+            grace,
+            "--quiet",
+            "--label",
+            tag,
+            "--json",
+            out,
+        ],
         stderr=subprocess.PIPE,
         text=True,
     )
+    return process, tag, out
+
+
+def test_ctrl_c_on_a_hung_bench_ends_the_run_interrupted(probe, tmp_path):
+    process, tag, out = _start_hanging(probe, tmp_path, "60", "1")
     time.sleep(0.5)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=LIMIT_S)
@@ -133,13 +153,7 @@ def test_a_stall_of_the_whole_process_does_not_count_towards_the_grace(probe, tm
     # A virtual machine paused by its host stops every thread, the watchdog's too: as here, a SIGSTOP of
     # the probe for 3 s, well into a 2 s grace. Counted in wall time, the watchdog would give up as soon
     # as the process ran again; it must wait out the grace's remainder in time it saw pass.
-    tag = f"watchdog-{uuid.uuid4().hex}"
-    out = tmp_path / "hang.json"
-    process = subprocess.Popen(
-        [probe, "run", "selftest.hang", "--duration", "0.2", "--grace", "2", "--quiet", "--label", tag, "--json", out],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process, tag, out = _start_hanging(probe, tmp_path, "0.2", "2")
     time.sleep(0.8)  # asked to stop at 0.2 s: the grace is running
     process.send_signal(signal.SIGSTOP)
     time.sleep(3)
