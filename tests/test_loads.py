@@ -89,6 +89,14 @@ def test_parse_names_combinations_and_parameters():
     assert kinds.parse([]) == ()
 
 
+def test_a_hold_s_priority_reaches_its_loader_in_a_guest():
+    place = Place("/tmp", 0, 2)
+    (irqs,) = kinds.parse(["hold:what=irqs:prio=95:cpu=1"])
+    assert irqs.kind.busybox(irqs.values(), place) == [["rtscope-kmod-hold", "irqs", "500", "20000", "1", "95"]]
+    (fifo,) = kinds.parse(["hold:what=fifo"])
+    assert fifo.kind.busybox(fifo.values(), place)[0][-1] == "0"  # the module's own: 90 for fifo
+
+
 @pytest.mark.parametrize(
     "texts, message",
     [
@@ -102,6 +110,8 @@ def test_parse_names_combinations_and_parameters():
         (["cpu,cpu"], "--load: cpu is named twice"),
         (["idle", "net"], "--load: idle cannot be combined with another load"),
         (["idle:x=1"], "--load idle:x=1: 'x=1' is not KEY=VALUE with a parameter of idle (its parameters: none)"),
+        (["hold:what=fifo:prio=100"], "--load hold:what=fifo:prio=100: '100' is not default or a priority 1..99"),
+        (["hold:prio=0"], "--load hold:prio=0: '0' is not default or a priority 1..99"),
     ],
 )
 def test_bad_load_specs_get_one_line(texts, message):

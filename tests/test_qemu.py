@@ -216,7 +216,7 @@ CULPRIT = RunRequest(
 def test_the_trace_names_a_known_culprit_and_its_duration(spec: str, what: str, late_part: str) -> None:
     load = kinds.parse([f"hold:what={what}:us=500:every_us=20250"])
     run_result, [hold] = guest.measure(QemuTarget(spec), CULPRIT, load, 0.3)
-    assert hold.commands == [["rtscope-kmod-hold", what, "500", "20250", "0"]] and hold.ended_early == []
+    assert hold.commands == [["rtscope-kmod-hold", what, "500", "20250", "0", "0"]] and hold.ended_early == []
     metric = run_result.doc["metrics"][0]
     assert metric["checks"]["traced_spikes"] == len(metric["spikes"]) >= 2
     for spike in held_by_the_culprit(metric):
@@ -242,15 +242,26 @@ TIMERLAT_CULPRIT = dataclasses.replace(CULPRIT, benches=("lat.timerlat",))
 
 
 @pytest.mark.kernels
-def test_timerlat_names_a_known_culprit_and_loses_no_sample() -> None:
-    load = kinds.parse(["hold:what=irqs:us=500:every_us=20250"])
-    run_result, [hold] = guest.measure(QemuTarget("qemu:aarch64:rt"), TIMERLAT_CULPRIT, load, 0.3)
-    assert hold.ended_early == []
+@pytest.mark.parametrize("hold", ["what=irqs", "what=fifo:prio=99"], ids=["irqs", "fifo-above-timerlat"])
+def test_timerlat_names_a_known_culprit_and_loses_no_sample(hold: str) -> None:
+    # A fifo hold at its default 90 never delays timerlat's own thread (SCHED_FIFO 95): prio=99 puts it above.
+    run_result, [load] = guest.measure(
+        QemuTarget("qemu:aarch64:rt"), TIMERLAT_CULPRIT, kinds.parse([f"hold:{hold}:us=500:every_us=20250"]), 0.3
+    )
+    assert load.ended_early == []
     irq, thread = run_result.doc["metrics"]
-    assert irq["checks"]["traced_spikes"] == len(irq["spikes"]) >= 2 and thread["checks"]["traced_spikes"] == 0
-    for spike in held_by_the_culprit(irq):
-        assert spike.to_wakeup_ns is not None and spike.to_wakeup_ns > spike.late_ns / 2
-        assert spike.timerlat is not None and spike.timerlat.irq_ns == spike.late_ns
+    if hold == "what=irqs":
+        # Interrupts held off make the IRQ's sample late: the trace goes on that metric.
+        assert irq["checks"]["traced_spikes"] == len(irq["spikes"]) >= 2 and thread["checks"]["traced_spikes"] == 0
+        for spike in held_by_the_culprit(irq):
+            assert spike.to_wakeup_ns is not None and spike.to_wakeup_ns > spike.late_ns / 2
+            assert spike.timerlat is not None and spike.timerlat.irq_ns == spike.late_ns
+    else:
+        # The IRQ comes on time and wakes timerlat/0; the hold, above it, runs first.
+        assert thread["checks"]["traced_spikes"] == len(thread["spikes"]) >= 2 and irq["checks"]["traced_spikes"] == 0
+        for spike in held_by_the_culprit(thread):
+            assert spike.culprit is not None and spike.culprit.what.endswith(", RT 99)")
+            assert spike.to_running_ns is not None and spike.to_running_ns > spike.late_ns / 2
     # Every activation is a sample, or counted apart while the kernel's stop held the trace.
     for metric in (irq, thread):
         checks = metric["checks"]

@@ -23,7 +23,8 @@
  *
  * The same module is also rtscope's known culprit, for the kernel trace at
  * a latency spike (docs/spike-trace.md): loaded with hold=irqs|preempt|fifo,
- * a kernel thread "rtscope-hold" bound to hold_cpu keeps, every
+ * a kernel thread "rtscope-hold" bound to hold_cpu (at SCHED_FIFO
+ * hold_prio when given) keeps, every
  * hold_every_us, the CPU for hold_us — with interrupts off, with preemption
  * off, or busy-looping at SCHED_FIFO 90 (above the probe's default 80) —
  * until the module is unloaded. "holds" counts the holds done and
@@ -194,6 +195,7 @@ static char hold[16] = "";
 static ulong hold_us = 500;
 static ulong hold_every_us = 20000;
 static int hold_cpu;
+static int hold_prio;
 static ulong holds;
 static ulong hold_longest_ns;
 module_param_string(hold, hold, sizeof hold, 0444);
@@ -204,6 +206,8 @@ module_param(hold_every_us, ulong, 0444);
 MODULE_PARM_DESC(hold_every_us, "the period of the holds");
 module_param(hold_cpu, int, 0444);
 MODULE_PARM_DESC(hold_cpu, "the CPU held");
+module_param(hold_prio, int, 0444);
+MODULE_PARM_DESC(hold_prio, "the holder's SCHED_FIFO priority, 1..99; 0: 90 for fifo, a normal thread for irqs and preempt");
 module_param(holds, ulong, 0444);
 MODULE_PARM_DESC(holds, "holds done");
 module_param(hold_longest_ns, ulong, 0444);
@@ -237,8 +241,11 @@ static int hold_fn(void *unused)
 {
     bool irqs_off = strcmp(hold, "irqs") == 0, preempt_off = strcmp(hold, "preempt") == 0;
     ktime_t next = ktime_get();
-    if (!irqs_off && !preempt_off) {
-        struct sched_attr fifo = { .size = sizeof fifo, .sched_policy = SCHED_FIFO, .sched_priority = 90 };
+    /* Above a bench's SCHED_FIFO threads, an irqs or preempt holder can
+     * take a CPU they keep busy; fifo is always at a real-time priority. */
+    if (hold_prio || (!irqs_off && !preempt_off)) {
+        struct sched_attr fifo = { .size = sizeof fifo, .sched_policy = SCHED_FIFO,
+                                   .sched_priority = hold_prio ? hold_prio : 90 };
         sched_setattr_nocheck(current, &fifo);
     }
     while (!kthread_should_stop()) {
@@ -261,7 +268,8 @@ static int __init wave_init(void)
     if (!hold[0])
         return 0;
     if ((strcmp(hold, "irqs") && strcmp(hold, "preempt") && strcmp(hold, "fifo")) || !hold_us ||
-        hold_us >= hold_every_us || hold_cpu < 0 || hold_cpu >= nr_cpu_ids || !cpu_online(hold_cpu))
+        hold_us >= hold_every_us || hold_cpu < 0 || hold_cpu >= nr_cpu_ids || !cpu_online(hold_cpu) ||
+        hold_prio < 0 || hold_prio > 99)
         return -EINVAL;
     holder = kthread_create(hold_fn, NULL, "rtscope-hold");
     if (IS_ERR(holder))

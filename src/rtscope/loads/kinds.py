@@ -117,6 +117,12 @@ def _hold_what(text: str) -> str:
     return text
 
 
+def _hold_prio(text: str) -> str:
+    if text != "default" and not (text.isdigit() and 1 <= int(text) <= 99):
+        raise ValueError(f"{text!r} is not default or a priority 1..99")
+    return text
+
+
 def _hold_on_host(settings: dict[str, Any], place: "Place") -> list[list[str]]:
     raise RtscopeError("load hold: only in rtscope's QEMU guests (--target qemu:…), which load rtscope's kernel module")
 
@@ -126,8 +132,16 @@ def _hold(settings: dict[str, Any], place: "Place") -> list[list[str]]:
         raise RtscopeError(f"load hold: us={settings['us']} must be shorter than every_us={settings['every_us']}")
     if settings["cpu"] >= place.cpus:
         raise RtscopeError(f"load hold: cpu={settings['cpu']}, but the guest has {place.cpus} CPU(s)")
+    prio = "0" if settings["prio"] == "default" else settings["prio"]
     return [
-        ["rtscope-kmod-hold", settings["what"], str(settings["us"]), str(settings["every_us"]), str(settings["cpu"])]
+        [
+            "rtscope-kmod-hold",
+            settings["what"],
+            str(settings["us"]),
+            str(settings["every_us"]),
+            str(settings["cpu"]),
+            prio,
+        ]
     ]
 
 
@@ -216,7 +230,7 @@ KINDS = {
         LoadKind(
             "hold",
             "rtscope's known culprit: a kernel thread keeps a CPU for us every every_us, with interrupts off, "
-            "preemption off, or busy at SCHED_FIFO 90 (rtscope's kernel module; QEMU guests only)",
+            "preemption off, or busy at SCHED_FIFO 90 (or prio) (rtscope's kernel module; QEMU guests only)",
             None,
             None,
             {
@@ -224,6 +238,12 @@ KINDS = {
                 "us": Param("500", "how long each hold keeps the CPU, in microseconds", values.positive),
                 "every_us": Param("20000", "the period of the holds, in microseconds", values.positive),
                 "cpu": Param("0", "the CPU held", values.non_negative),
+                "prio": Param(
+                    "default",
+                    "the holder's SCHED_FIFO priority, 1..99: above a bench's threads, where an irqs or preempt hold "
+                    "must take their CPU (default: 90 for fifo, a normal kernel thread for irqs and preempt)",
+                    _hold_prio,
+                ),
             },
             _hold_on_host,
             # Its time is a kernel thread's, outside the loader's processes: the loader checks that the holds
