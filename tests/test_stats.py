@@ -124,6 +124,13 @@ def test_samples_that_never_vary_differ_in_mean_exactly_when_their_means_do():
     assert stats.compare_groups([same], [other], "mean").real
 
 
+def test_a_run_without_samples_takes_no_part_in_the_mean():
+    empty = with_moments([152] * 2)
+    empty["stats"] = {**empty["stats"], "count": 0, "mean": None, "stddev": None}
+    assert stats.compare_groups([with_moments([152] * 1000), empty], [with_moments([177] * 1000)], "mean").real
+    assert stats.compare_groups([empty], [with_moments([177] * 1000)], "mean") is None
+
+
 def test_equal_means_are_not_called_different():
     rng = random.Random(11)
     verdicts = [

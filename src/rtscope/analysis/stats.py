@@ -479,12 +479,15 @@ def _mean_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> floa
 def _pooled_moments(metrics: Sequence[dict[str, Any]]) -> tuple[int, float, float] | None:
     """The count, mean and variance of the runs' samples taken together (unadjusted), from each run's
     exact count, mean and standard deviation; None when there are fewer than two samples."""
-    parts = [(m["stats"]["count"], m["stats"]["mean"], m["stats"]["stddev"]) for m in metrics]
+    # A run without samples has no mean (null), one sample no spread.
+    parts = [
+        (m["stats"]["count"], m["stats"]["mean"], m["stats"]["stddev"] or 0.0) for m in metrics if m["stats"]["count"]
+    ]
     n = sum(count for count, _, _ in parts)
     if n < 2:
         return None
     mean = sum(count * part_mean for count, part_mean, _ in parts) / n
-    squares = sum(count * (sd**2 + (part_mean - mean) ** 2) for count, part_mean, sd in parts if count)
+    squares = sum(count * (sd**2 + (part_mean - mean) ** 2) for count, part_mean, sd in parts)
     return n, mean, squares / n
 
 
