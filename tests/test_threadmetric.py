@@ -111,13 +111,20 @@ def test_the_interrupt_tests_count_interrupts_not_the_sum_of_their_counters(brie
     if not m["valid"]:
         pytest.skip("no strict priorities here")
     interrupts_in_periods = sum(m["periods"])
+    # A period's count is scaled to the nominal period when the reporter woke late, and the next period,
+    # planned on the same grid, is as much shorter: stalled together (a VM pause), the threads count less in
+    # the long one and the short one is scaled up. So the periods may hold a little more than were handled:
+    # at most as much more as the shortest period is shorter than the nominal one.
+    late_s = m["checks"]["reporter_late_max_us"] / 1e6
+    scaled_up = m["period_s"] / max(m["period_s"] - late_s, m["period_s"] / 2)
     if "interrupts" in m["checks"]:
-        # Every interrupt of the test: the measured periods hold most of them, never more.
-        assert 0.5 * m["checks"]["interrupts"] < interrupts_in_periods <= m["checks"]["interrupts"] + PERIODS
+        # Every interrupt of the test: the measured periods hold most of them.
+        assert 0.5 * m["checks"]["interrupts"] < interrupts_in_periods
+        assert interrupts_in_periods <= m["checks"]["interrupts"] * scaled_up + PERIODS
     if "preemptions_expected" in m["checks"]:
         # One preemption per interrupt: the periods count each once.
         assert 0.5 * m["checks"]["preemptions_expected"] < interrupts_in_periods
-        assert interrupts_in_periods <= m["checks"]["preemptions_expected"] + PERIODS
+        assert interrupts_in_periods <= m["checks"]["preemptions_expected"] * scaled_up + PERIODS
 
 
 @pytest.mark.parametrize("test", TESTS)
