@@ -94,6 +94,11 @@ rts_status board_timer_irq_stop(uint64_t *missed);
  * fixed sequence is fine under instruction counting: run ids only). */
 void board_random_bytes(void *buf, size_t n);
 
+/* Fill buf with the next n bytes of the xorshift32 sequence whose state
+ * (not 0) is *state: for a board_random_bytes with nothing better to draw
+ * from (board_services.c). */
+void board_xorshift_bytes(uint32_t *state, void *buf, size_t n);
+
 /* The kernel found itself broken (a failed assertion, a thread's stack
  * overflow): text (one line, no newline) on the console after the board's
  * prefix ("rtscope-probe: guest fault: " on a board), with nothing else

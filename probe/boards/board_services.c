@@ -136,3 +136,14 @@ void rts_wallclock(int64_t *sec, long *nsec)
 }
 
 void rts_random_bytes(void *buf, size_t n) { board_random_bytes(buf, n); }
+
+void board_xorshift_bytes(uint32_t *state, void *buf, size_t n)
+{
+    uint8_t *bytes = buf;
+    for (size_t i = 0; i < n; i++) {
+        *state ^= *state << 13;
+        *state ^= *state >> 17;
+        *state ^= *state << 5;
+        bytes[i] = (uint8_t)*state;
+    }
+}

@@ -131,13 +131,7 @@ void board_random_bytes(void *buf, size_t n)
     static uint32_t state;
     if (state == 0)
         state = (uint32_t)board_time_ns() ^ ((uint32_t)channel.link.session << 16) ^ 0x2545F491u;
-    uint8_t *bytes = buf;
-    for (size_t i = 0; i < n; i++) {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        bytes[i] = (uint8_t)state;
-    }
+    board_xorshift_bytes(&state, buf, n);
 }
 
 /* --------------------------------------------------------------- result */
