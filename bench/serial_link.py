@@ -11,7 +11,6 @@ Usage: .venv/bin/python bench/serial_link.py [TRIES]   (default 3)
 import contextlib
 import io
 import json
-import socket
 import statistics
 import subprocess
 import sys
@@ -21,16 +20,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "tests"))
+from emulated_board import EmulatedBoard
+from loopback import free_port
 from rtscope.model.request import RunRequest
 from rtscope.targets.gdb_board import GdbBoardTarget
-from rtscope.targets.transport import dying_with_rtscope
 
 RUN = ["run", "micro", "--duration", "0.1", "--no-store"]
-
-
-def free_port() -> int:
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        return int(server.getsockname()[1])
 
 
 def timed(target: str, into: Path) -> float:
@@ -43,33 +39,12 @@ def timed(target: str, into: Path) -> float:
 
 def main() -> None:
     tries = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    gdb_port, serial_port = free_port(), free_port()
-    qemu = subprocess.Popen(
-        dying_with_rtscope(
-            [
-                "qemu-system-arm",
-                "-M",
-                "mps2-an385",
-                "-nodefaults",
-                "-display",
-                "none",
-                "-icount",
-                "shift=5,align=off,sleep=off",
-                "-S",
-                "-gdb",
-                f"tcp:127.0.0.1:{gdb_port}",
-                "-serial",
-                f"tcp:127.0.0.1:{serial_port},server=on,wait=off",
-            ]
-        ),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    linked = f"gdb://127.0.0.1:{gdb_port}:reset=system_reset:serial=tcp:127.0.0.1:{serial_port}"
+    gdb_port = free_port()
+    scratch = tempfile.TemporaryDirectory()
+    board = EmulatedBoard(Path(scratch.name), "-S", "-gdb", f"tcp:127.0.0.1:{gdb_port}")
+    linked = f"gdb://127.0.0.1:{gdb_port}:reset=system_reset:serial=tcp:127.0.0.1:{board.serial_port}"
     semihosting = "qemu:mps2-an385:freertos:shift=5"
     try:
-        time.sleep(0.5)
         walls: dict[str, list[float]] = {linked: [], semihosting: []}
         with tempfile.TemporaryDirectory() as directory:
             for _ in range(tries):
@@ -108,8 +83,8 @@ def main() -> None:
         )
         print(json.dumps({"asked_again": outcome.asked_again}))
     finally:
-        qemu.kill()
-        qemu.wait()
+        board.close()
+        scratch.cleanup()
 
 
 if __name__ == "__main__":

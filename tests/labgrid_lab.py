@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from loopback import free_port
+
 BIN = Path(sys.executable).parent
 EXPORTER = "rtscope-test"
 
@@ -44,12 +46,6 @@ class Lab:
 
     def reservations(self) -> str:
         return self.client("reservations").stdout
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _wait_for(what: str, ready: Callable[[], bool], process: subprocess.Popen[bytes], log: Path) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 import psycopg
 
 import sshd
+from loopback import free_port
 
 SUPERUSER = "postgres"
 WRITER, READER = "rtscope_writer", "rtscope_reader"
@@ -78,7 +79,7 @@ def cluster() -> Iterator[Cluster]:
         account = pwd.getpwnam(user)
         os.chown(directory, account.pw_uid, account.pw_gid)
     data, sockets = directory / "data", directory / "sockets"
-    port = sshd._free_port()
+    port = free_port()
     try:
         _as_user(["mkdir", str(sockets)], user)
         _as_user(

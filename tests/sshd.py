@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from loopback import free_port
+
 SSHD = Path("/usr/sbin/sshd")
 USER = "rtscope-test"  # the non-root login, made when missing
 
@@ -49,12 +51,6 @@ def unavailable() -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _keygen(path: Path) -> None:
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "rtscope-test", "-f", str(path)], check=True)
 
@@ -82,7 +78,7 @@ def server(directory: Path) -> Iterator[Server]:
     authorized = public / "authorized_keys"
     authorized.write_text(client_key.with_suffix(".pub").read_text())
     authorized.chmod(0o644)
-    port = _free_port()
+    port = free_port()
     sshd_config = directory / "sshd_config"
     sshd_config.write_text(f"""Port {port}
 ListenAddress 127.0.0.1

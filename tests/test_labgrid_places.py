@@ -18,6 +18,7 @@ import pytest
 import labgrid_lab
 import sshd
 from conftest import Outcome, process_env
+from loopback import free_port
 from rtscope.store.database import Store
 
 Fleet = tuple[sshd.Server, labgrid_lab.Lab]
@@ -158,7 +159,7 @@ def test_a_coordinator_that_is_down_is_one_line_in_bounded_time(db_path, labgrid
         db_path,
         labgrid_fleet,
         "--coordinator",
-        f"127.0.0.1:{labgrid_lab.free_port()}",
+        f"127.0.0.1:{free_port()}",
         "--target",
         "labgrid-place:board-a",
         "run",

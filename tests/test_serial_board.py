@@ -8,7 +8,6 @@ import json
 import os
 import socket
 import struct
-import subprocess
 import threading
 import time
 import zlib
@@ -18,12 +17,13 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, slow_fixture
+from emulated_board import EmulatedBoard
+from loopback import free_port
 from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model.request import RunRequest
 from rtscope.targets import framing, make_target, serial_board
 from rtscope.targets.gdb_board import GdbBoardTarget
 from rtscope.targets.serial_board import SerialBoardTarget, SocketLine
-from rtscope.targets.transport import dying_with_rtscope
 from test_qemu_board import _with_undefined_instruction
 
 # ------------------------------------------------------------------------------------------- frames
@@ -368,64 +368,6 @@ def test_a_pty_is_a_line(played):
 # ------------------------------------------------------------- end to end, QEMU standing in for the board
 
 
-def _free_port() -> int:
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        return int(server.getsockname()[1])
-
-
-def _listening(port: int) -> bool:
-    """Whether a socket listens on ``port`` of 127.0.0.1 (Linux's /proc/net/tcp), asked without taking
-    QEMU's one client's place."""
-    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
-    return any(row.split()[1] == f"0100007F:{port:04X}" and row.split()[3] == "0A" for row in rows)
-
-
-class EmulatedBoard:
-    """QEMU's mps2-an385 (instruction counting, shift 5) with its UART on a TCP socket and its monitor on
-    a UNIX socket; with ``-S -gdb`` it waits for a debugger, with ``-kernel`` it runs its image."""
-
-    def __init__(self, directory: Path, *machine: str):
-        self.serial_port, self.monitor = _free_port(), directory / "monitor.sock"
-        argv = [
-            "qemu-system-arm",
-            "-M",
-            "mps2-an385",
-            "-nodefaults",
-            "-display",
-            "none",
-            "-nic",
-            "user,restrict=on,ipv6=off,model=lan9118",
-            "-icount",
-            "shift=5,align=off,sleep=off",
-            "-serial",
-            f"tcp:127.0.0.1:{self.serial_port},server=on,wait=off",
-            "-monitor",
-            f"unix:{self.monitor},server=on,wait=off",
-            *machine,
-        ]
-        self.process = subprocess.Popen(
-            dying_with_rtscope(argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + 10
-        while not (self.monitor.exists() and _listening(self.serial_port)) and time.monotonic() < deadline:
-            time.sleep(0.05)
-
-    def reset(self) -> None:
-        """The board's reset button: QEMU's system_reset."""
-        with socket.socket(socket.AF_UNIX) as monitor:
-            monitor.connect(str(self.monitor))
-            monitor.sendall(b"system_reset\n")
-            time.sleep(0.2)
-
-    def close(self) -> None:
-        self.process.kill()
-        self.process.wait()
-
-
 @slow_fixture(scope="module")
 def uart_image(board_tools: None) -> Path:
     return GdbBoardTarget("gdb://127.0.0.1:1:serial=tcp:127.0.0.1:1").image
@@ -434,7 +376,7 @@ def uart_image(board_tools: None) -> Path:
 @pytest.fixture
 def debug_probe(uart_image: Path, tmp_path: Path) -> Iterator[tuple[EmulatedBoard, int]]:
     """The board behind a GDB server, as OpenOCD would offer it: QEMU halted, its gdbstub on a port."""
-    gdb_port = _free_port()
+    gdb_port = free_port()
     board = EmulatedBoard(tmp_path, "-S", "-gdb", f"tcp:127.0.0.1:{gdb_port}")
     yield board, gdb_port
     board.close()
@@ -471,7 +413,7 @@ def test_a_run_through_a_debug_probe_and_the_serial_line(debug_probe, rtscope, t
 
 @pytest.mark.usefixtures("board_tools")
 def test_a_gdb_server_that_is_not_there_is_one_line(uart_image: Path):
-    target = make_target(f"gdb://127.0.0.1:{_free_port()}:serial=tcp:127.0.0.1:{_free_port()}", Path("unused"))
+    target = make_target(f"gdb://127.0.0.1:{free_port()}:serial=tcp:127.0.0.1:{free_port()}", Path("unused"))
     started = time.monotonic()
     with pytest.raises(
         RtscopeError,

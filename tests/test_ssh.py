@@ -20,6 +20,7 @@ import pytest
 
 import sshd
 from conftest import Outcome, process_env, slow_fixture
+from loopback import free_port
 from rtscope.model import result
 from rtscope.store.database import Store
 
@@ -155,7 +156,7 @@ def test_a_board_that_cannot_be_reached_is_one_line_in_bounded_time(db_path, ser
     spec = server.spec()
     env = _env(db_path, server)
     if how == "closed port":
-        spec = f"ssh://root@127.0.0.1:{sshd._free_port()}"
+        spec = f"ssh://root@127.0.0.1:{free_port()}"
     elif how == "unknown user":
         spec = server.spec("nosuchuser")
     else:
@@ -268,7 +269,7 @@ def test_a_campaign_measures_its_targets_in_parallel_into_one_store(db_path, ser
 
 
 def test_a_dead_board_holds_up_no_other_and_resume_measures_what_is_left(db_path, server, tmp_path):
-    dead = f"ssh://root@127.0.0.1:{sshd._free_port()}"
+    dead = f"ssh://root@127.0.0.1:{free_port()}"
     spec = _two_target_spec(tmp_path, dead)
     ran = _rtscope(db_path, server, "campaign", str(spec))
     assert ran.status == 1, ran.err
