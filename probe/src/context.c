@@ -217,6 +217,14 @@ rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description
                                    sizeof why);
     if (m)
         m->in_ticks = in_ticks;
+    const rts_sysinfo *sys = &ctx->run->sys;
+    const rts_rtconfig *granted = &ctx->run->granted;
+    /* RT throttling acts on the run's real-time threads: note what it may have stopped. */
+    if (m && granted->policy != RTS_POLICY_OTHER && !granted->rt_throttling_off && sys->rt_runtime_us >= 0 &&
+        sys->rt_runtime_us < sys->rt_period_us &&
+        !rts_metric_watch_throttling(m, (uint64_t)sys->rt_period_us * 1000u,
+                                     (uint64_t)(sys->rt_period_us - sys->rt_runtime_us) * 1000u))
+        rts_ctx_warn(ctx, "out of memory for the throttle notes of metric %s: RT throttling is not detected", id);
     return adopt(ctx, m, why);
 }
 
