@@ -119,6 +119,11 @@ static void setup_rt_throttling(setup *s)
  * a CPU busy also find out whether it did: bench_throttle). */
 static void warn_rt_throttling(const rts_sysinfo *sys, const rts_rtconfig *granted, rts_warnings *warnings)
 {
+    if (granted->rt_throttling_off && sys->fair_period_us > 0 && sys->fair_runtime_us > 0)
+        rts_warn(warnings, "RT throttling lifted, but this kernel's fair server still gives waiting normal tasks "
+                          "%lld of every %lld us over real-time threads (debugfs sched/fair_server): samples it "
+                          "stops are still flagged",
+                 sys->fair_runtime_us, sys->fair_period_us);
     if (sys->rt_runtime_us >= 0 && granted->policy != RTS_POLICY_OTHER && !granted->rt_throttling_off &&
         sys->rt_period_us > 0 && sys->rt_runtime_us < sys->rt_period_us)
         rts_warn(warnings, "RT throttling is on (%lld of %lld us): a real-time thread that keeps a CPU busy "

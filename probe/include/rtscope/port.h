@@ -386,6 +386,11 @@ typedef struct {
     int isolated_known;       /* isolated_cpus "" means none when 1 */
     long long rt_runtime_us;  /* -1: throttling off; -2: unknown */
     long long rt_period_us;   /* -2: unknown */
+    /* Linux 6.12+: the fair server, which gives waiting normal tasks
+     * runtime of every period over real-time threads, as RT throttling
+     * does; its settings (debugfs), else the defaults by the release.
+     * period 0: none (not in the result: it says how the run watches). */
+    long long fair_runtime_us, fair_period_us;
     char virtualization[RTS_SYS_NAME];
 } rts_sysinfo;
 
