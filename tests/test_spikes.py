@@ -238,10 +238,14 @@ def test_show_gives_timerlat_figures_beside_what_held_the_cpu() -> None:
 # per thing the CPU did instead. The measured thread, lat-preempt-hig (pid 202, RT 81), also ran a period
 # earlier (its switch-in 1 ms before the planned time: not this wake-up's).
 _EARLIER = [
-    "lat-preempt-spi-201 [001] d..2.    99.999005: sched_switch: prev_comm=lat-preempt-spi prev_pid=201 "
-    "prev_prio=19 prev_state=R ==> next_comm=lat-preempt-hig next_pid=202 next_prio=18",
-    "lat-preempt-hig-202 [001] d..2.    99.999010: sched_switch: prev_comm=lat-preempt-hig prev_pid=202 "
-    "prev_prio=18 prev_state=S ==> next_comm=lat-preempt-spi next_pid=201 next_prio=19",
+    (
+        "lat-preempt-spi-201 [001] d..2.    99.999005: sched_switch: prev_comm=lat-preempt-spi prev_pid=201 "
+        "prev_prio=19 prev_state=R ==> next_comm=lat-preempt-hig next_pid=202 next_prio=18"
+    ),
+    (
+        "lat-preempt-hig-202 [001] d..2.    99.999010: sched_switch: prev_comm=lat-preempt-hig prev_pid=202 "
+        "prev_prio=18 prev_state=S ==> next_comm=lat-preempt-spi next_pid=201 next_prio=19"
+    ),
 ]
 _WOKEN = (
     "          <idle>-0  [001] d.h2.   100.000003: sched_waking: comm=lat-preempt-hig pid=202 prio=18 target_cpu=001"
@@ -257,8 +261,10 @@ def test_a_throttled_thread_is_said_never_to_have_run_while_the_cpu_idled() -> N
     # the measured thread on time, and it stays runnable on an idle CPU until the period ends 45 ms later.
     lines = [
         *_EARLIER,
-        "lat-preempt-spi-201 [001] d..2.    99.999500: sched_switch: prev_comm=lat-preempt-spi prev_pid=201 "
-        "prev_prio=19 prev_state=R ==> next_comm=swapper/1 next_pid=0 next_prio=120",
+        (
+            "lat-preempt-spi-201 [001] d..2.    99.999500: sched_switch: prev_comm=lat-preempt-spi prev_pid=201 "
+            "prev_prio=19 prev_state=R ==> next_comm=swapper/1 next_pid=0 next_prio=120"
+        ),
         _WOKEN,
         "          <idle>-0  [001] d.h2.   100.020000: irq_handler_entry: irq=11 name=arch_timer",
         "          <idle>-0  [001] d.h2.   100.020004: irq_handler_exit: irq=11 ret=handled",
@@ -281,11 +287,15 @@ def test_a_throttled_thread_is_said_never_to_have_run_while_normal_tasks_did() -
     # The fair server (or RT throttling) gives a normal task 30 ms over the runnable real-time thread.
     lines = [
         *_EARLIER,
-        "lat-preempt-spi-201 [001] d..2.    99.999500: sched_switch: prev_comm=lat-preempt-spi prev_pid=201 "
-        "prev_prio=19 prev_state=R ==> next_comm=kworker/1:1 next_pid=77 next_prio=120",
+        (
+            "lat-preempt-spi-201 [001] d..2.    99.999500: sched_switch: prev_comm=lat-preempt-spi prev_pid=201 "
+            "prev_prio=19 prev_state=R ==> next_comm=kworker/1:1 next_pid=77 next_prio=120"
+        ),
         "     kworker/1:1-77 [001] d.h2.   100.000003: sched_waking: comm=lat-preempt-hig pid=202 prio=18 target_cpu=001",
-        "     kworker/1:1-77 [001] d..2.   100.030003: sched_switch: prev_comm=kworker/1:1 prev_pid=77 prev_prio=120 "
-        "prev_state=I ==> next_comm=swapper/1 next_pid=0 next_prio=120",
+        (
+            "     kworker/1:1-77 [001] d..2.   100.030003: sched_switch: prev_comm=kworker/1:1 prev_pid=77 prev_prio=120 "
+            "prev_state=I ==> next_comm=swapper/1 next_pid=0 next_prio=120"
+        ),
     ]
     explained = _kept_off(lines, 40_000_000)
     assert explained.thread == "lat-preempt-hig (pid 202)"
@@ -309,8 +319,10 @@ def test_a_thread_kept_off_by_a_higher_priority_task_is_not_throttled() -> None:
     # A SCHED_FIFO 90 task runs over the woken thread until the trace ends: its switch-in is not in the window.
     lines = [
         *_EARLIER,
-        "lat-preempt-spi-201 [001] d..2.    99.999500: sched_switch: prev_comm=lat-preempt-spi prev_pid=201 "
-        "prev_prio=19 prev_state=R ==> next_comm=hog next_pid=9 next_prio=9",
+        (
+            "lat-preempt-spi-201 [001] d..2.    99.999500: sched_switch: prev_comm=lat-preempt-spi prev_pid=201 "
+            "prev_prio=19 prev_state=R ==> next_comm=hog next_pid=9 next_prio=9"
+        ),
         "             hog-9  [001] d.h2.   100.000003: sched_waking: comm=lat-preempt-hig pid=202 prio=18 target_cpu=001",
     ]
     explained = _kept_off(lines, 3_000_000)
@@ -323,11 +335,15 @@ def test_a_thread_kept_off_by_a_higher_priority_task_is_not_throttled() -> None:
 def test_a_wake_up_late_for_interrupts_off_is_no_thread_kept_off() -> None:
     # Interrupts off in the hold until 100.000500: the wake-up comes then, and the switch to the thread after.
     lines = [
-        "  rtscope_hold-90  [000] d..2.   100.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 "
-        "prev_state=R ==> next_comm=rtscope_hold next_pid=90 next_prio=120",
+        (
+            "  rtscope_hold-90  [000] d..2.   100.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 "
+            "prev_state=R ==> next_comm=rtscope_hold next_pid=90 next_prio=120"
+        ),
         "  rtscope_hold-90  [000] d.h3.   100.000500: sched_waking: comm=probe pid=7 prio=19 target_cpu=000",
-        "  rtscope_hold-90  [000] d..2.   100.000510: sched_switch: prev_comm=rtscope_hold prev_pid=90 prev_prio=120 "
-        "prev_state=R ==> next_comm=probe next_pid=7 next_prio=19",
+        (
+            "  rtscope_hold-90  [000] d..2.   100.000510: sched_switch: prev_comm=rtscope_hold prev_pid=90 prev_prio=120 "
+            "prev_state=R ==> next_comm=probe next_pid=7 next_prio=19"
+        ),
     ]
     explained = spikes.explain(
         {"planned_ns": 100_000_100_000, "late_ns": 410_000, "cpu": 0, "dropped": 0, "events": lines}

@@ -143,10 +143,10 @@ void rts_metric_judge_throttling(rts_metric *m)
     }
     if (t->samples)
         rts_metric_invalidate(m,
-                              "throttled: RT throttling stopped the measuring threads across %llu samples "
+                              "throttled: RT throttling stopped the measuring threads across %llu sample%s "
                               "(up to %.1f ms; the kernel stops real-time threads for %.0f ms of every %.0f ms)",
-                              (unsigned long long)t->samples, (double)t->longest_ns / 1e6, (double)t->stop_ns / 1e6,
-                              (double)t->period_ns / 1e6);
+                              (unsigned long long)t->samples, t->samples == 1 ? "" : "s", (double)t->longest_ns / 1e6,
+                              (double)t->stop_ns / 1e6, (double)t->period_ns / 1e6);
 }
 
 void rts_metric_free(rts_metric *m)

@@ -240,7 +240,8 @@ def invalid_reason(metric_doc: dict[str, Any]) -> str:
 
 
 def throttled_text(metric_doc: dict[str, Any]) -> str | None:
-    """ "throttled: 3 samples across RT throttling's stops (up to 47.8 ms, first at 1.0 s)" when RT
+    """ "throttled: 3 samples across RT throttling's stops (up to 47.8 ms, first at 1.0 s; stopped for 50 of
+    every 1000 ms)" when RT
     throttling stopped the metric's threads across some of its samples (``throttled``, absent from results
     before 2026-11-28), else None."""
     throttled = metric_doc.get("throttled")
@@ -251,7 +252,8 @@ def throttled_text(metric_doc: dict[str, Any]) -> str | None:
     return (
         f"throttled: {count} sample{'s' if count != 1 else ''} across RT throttling's stops "
         f"(up to {throttled['longest_ns'] / 1e6:.1f} ms{first}; "
-        f"{throttled['runtime_us'] / 1e3:g} of every {throttled['period_us'] / 1e3:g} ms)"
+        f"stopped for {(throttled['period_us'] - throttled['runtime_us']) / 1e3:g} of every "
+        f"{throttled['period_us'] / 1e3:g} ms)"
     )
 
 
