@@ -138,10 +138,14 @@ static int run_timer(rts_ctx *ctx)
     if (!s.m)
         return 1;
     s.m->threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
-    rts_thread *low = rts_ctx_spawn(ctx, "lat-preempt-spin", cpu, -1, spinner, &s);
-    if (!low)
-        return 1;
+    /* Trace before the spinner starts: setting tracefs up waits for work on every CPU (a kworker), which
+     * a spinner that never rests would hold off until RT throttling stopped it. */
     s.counts.tracer = spike_trace_start(ctx, s.m);
+    rts_thread *low = rts_ctx_spawn(ctx, "lat-preempt-spin", cpu, -1, spinner, &s);
+    if (!low) {
+        spike_trace_stop(ctx, s.counts.tracer, NULL);
+        return 1;
+    }
     bool ran = bench_run_measurer(ctx, "lat-preempt-high", cpu, 0, sleeper, &s, s.m);
     rts_ctx_stop(ctx);
     rts_thread_join(low);
