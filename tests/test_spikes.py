@@ -359,3 +359,22 @@ def _shown(lines: list[str], late_ns: int) -> str:
         labels={}, spikes=[{"planned_ns": 100_000_000_000, "late_ns": late_ns, "cpu": 1, "dropped": 0, "events": lines}]
     )
     return "\n".join(summary.render(doc, Style(False)))
+
+
+def test_a_throttled_spike_recorded_on_the_rt_guest_reads_throttled() -> None:
+    # lat.preempt_timer rest=0 on the PREEMPT_RT guest (6.1.0-56-rt-arm64): RT throttling stops the spinner
+    # (pid 107) after the sleeper's period at 3.953828; the timer wakes the sleeper (pid 108) on time at
+    # 3.954823 and it waits 49.2 ms on a CPU that idles, but for ksoftirqd, until the period ends. The
+    # spike was read before as "Held longest by irq 11 (arch_timer): 88.0 µs, 0% of the lateness".
+    [spike] = json.loads((FIXTURE.parent / "spikes-throttled-rt-guest.json").read_text())["spikes"]
+    explained = spikes.explain(spike, "lat.preempt_timer")
+    assert explained.thread == "rtscope-probe (pid 108)"
+    instead = explained.instead
+    assert instead is not None and instead.throttled and instead.switched_in
+    assert instead.waited_ns == explained.to_running_ns and instead.waited_ns > 45_000_000
+    assert instead.idle_ns > 0.95 * instead.waited_ns
+    doc = {**builders.result_doc(benches={"lat.wakeup": 30_000}), "version": 4}
+    doc["metrics"][0].update(labels={}, spikes=[spike])
+    text = "\n".join(summary.render(doc, Style(False)))
+    assert "Throttled: the thread was runnable for 49.2 ms before it was switched in (the CPU meanwhile: idle" in text
+    assert "0% of the lateness" not in text

@@ -95,8 +95,8 @@ class Activation:
 
 @dataclass(frozen=True)
 class Instead:
-    """What the CPU did while the woken thread waited and the trace shows it not switched in (from its
-    wake-up to its stamp): the time idle, the time of other tasks (the longest first, named), and whether
+    """What the CPU did while the woken thread waited, from its wake-up until it was switched in (or, where
+    the trace shows no switch-in, its stamp): the time idle, the time of other tasks (the longest first, named), and whether
     that was throttling — a real-time thread kept runnable while the CPU idled or ran lower-priority tasks
     for longer than a wake-up takes (RT throttling, or the fair server of newer kernels)."""
 
@@ -104,6 +104,7 @@ class Instead:
     idle_ns: int
     tasks: tuple[tuple[str, int], ...]  # (task named, ns), the longest first
     throttled: bool
+    switched_in: bool = False  # the trace shows it switched in at the end (after the wait), not only its stamp
 
 
 @dataclass(frozen=True)
@@ -218,8 +219,10 @@ def explain(spike: dict[str, Any], metric_id: str = "") -> Explanation:
     ]
     running_ns = switched_in[-1] if switched_in else actual
     instead = None
-    if not switched_in and woken_ns is not None:
-        instead = _instead(runs, woken_ns, actual, thread_pid, _priorities(events))
+    if woken_ns is not None:
+        # Kept off, or switched in late after a throttled stretch: said as what the CPU did instead.
+        waited = _instead(runs, woken_ns, running_ns, thread_pid, _priorities(events), bool(switched_in))
+        instead = waited if not switched_in or waited.throttled else None
     timerlat = activation(events)
     # timerlat's IRQ handler wakes its thread: its sample stands for the wake-up where that is not traced.
     if woken_ns is None and timerlat is not None:
@@ -293,9 +296,11 @@ def _measured(events: Sequence[Event], planned: int) -> tuple[str, int] | None:
     return None
 
 
-def _instead(runs: Sequence[_Run], woken: int, stamp: int, thread_pid: int, priorities: dict[int, int]) -> Instead:
-    """What the CPU did from the thread's wake-up to its stamp, by the runs the trace shows (a stretch
-    without events is the task before it going on: idle, when the CPU had gone idle)."""
+def _instead(
+    runs: Sequence[_Run], woken: int, stamp: int, thread_pid: int, priorities: dict[int, int], switched_in: bool
+) -> Instead:
+    """What the CPU did from the thread's wake-up to stamp (its switch-in, or its stamp), by the runs the
+    trace shows (a stretch without events is the task before it going on: idle, when the CPU had gone idle)."""
     idle = 0
     tasks: dict[str, int] = {}
     below = 0  # time of tasks a runnable real-time thread would have preempted, and of idle
@@ -316,7 +321,8 @@ def _instead(runs: Sequence[_Run], woken: int, stamp: int, thread_pid: int, prio
     waited = stamp - woken
     named = tuple(sorted(tasks.items(), key=lambda item: -item[1]))
     real_time = prio is not None and prio < 100
-    return Instead(waited, idle, named, real_time and waited >= THROTTLED_FROM_NS and 2 * below >= waited)
+    throttled = real_time and waited >= THROTTLED_FROM_NS and 2 * below >= waited
+    return Instead(waited, idle, named, throttled, switched_in)
 
 
 def _runs(events: Sequence[Event], end: int) -> list[_Run]:

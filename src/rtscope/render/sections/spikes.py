@@ -76,7 +76,7 @@ def _split(spike: spikes.Explanation) -> str:
     if spike.to_wakeup_ns is None or spike.to_running_ns is None:
         return "its wake-up is not in the trace"
     running = f"running {fmt.duration(spike.to_running_ns)} after that"
-    if spike.instead is not None:
+    if spike.instead is not None and not spike.instead.switched_in:
         running = f"not switched in until its stamp {fmt.duration(spike.to_running_ns)} after that"
     if spike.giver is not None:
         return f"given by {spike.giver}, which readied it {fmt.duration(spike.to_wakeup_ns)} after its stamp; {running}"
@@ -136,8 +136,9 @@ def _instead(instead: spikes.Instead) -> str:
     spent = ", ".join(did) or "nothing the trace shows"
     waited = fmt.duration(instead.waited_ns)
     if instead.throttled:
+        kept = "before it was switched in" if instead.switched_in else "and never switched in"
         return (
-            f"Throttled: the thread was runnable for {waited} and never switched in (the CPU meanwhile: {spent}): "
+            f"Throttled: the thread was runnable for {waited} {kept} (the CPU meanwhile: {spent}): "
             "the kernel's RT throttling (or the fair server of newer kernels) held a real-time thread off the CPU "
             "once it had used its runtime. Not a latency of the wake-up path: run with --rt-throttling off, or "
             "let the bench's busy threads rest."
