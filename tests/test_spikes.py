@@ -378,3 +378,20 @@ def test_a_throttled_spike_recorded_on_the_rt_guest_reads_throttled() -> None:
     text = "\n".join(summary.render(doc, Style(False)))
     assert "Throttled: the thread was runnable for 49.2 ms before it was switched in (the CPU meanwhile: idle" in text
     assert "0% of the lateness" not in text
+
+
+def test_times_never_run_backwards_in_any_recorded_spike() -> None:
+    recorded = [
+        (spike, metric_id)
+        for name, metric_id in (
+            ("spikes-fifo-hog.json", "lat.wakeup"),
+            ("spikes-preempt-hog.json", "lat.preempt"),
+            ("spikes-idle-switch-untraced.json", "lat.wakeup"),
+            ("spikes-throttled-rt-guest.json", "lat.preempt_timer"),
+        )
+        for spike in json.loads((FIXTURE.parent / name).read_text())["spikes"]
+    ] + [(TIMERLAT["irq"], "lat.timerlat"), (TIMERLAT["thread"], "lat.timerlat")]
+    for spike, metric_id in recorded:
+        explained = spikes.explain(spike, metric_id)
+        for part in (explained.to_wakeup_ns, explained.to_running_ns):
+            assert part is None or 0 <= part <= explained.late_ns + 100_000, (metric_id, explained)
