@@ -44,6 +44,7 @@ MATRIX = """\
     name = "other"
     policy = "other"
     mlock = false
+    rt_throttling = "off"
 """
 
 
@@ -68,6 +69,7 @@ def test_a_spec_expands_to_its_matrix(tmp_path):
     ]
     first = spec.cells[0]
     assert (first.config.priority, first.config.cpus, spec.cells[2].config.mlock) == (90, (1,), False)
+    assert (first.config.rt_throttling_off, spec.cells[2].config.rt_throttling_off) == (False, True)
     assert [str(p) for p in first.params] == ["lat.wakeup:interval_us=1000", "threshold_us=50"]
     assert [str(load) for load in spec.cells[-1].loads] == ["cpu:cpus=0"]
 
@@ -98,6 +100,7 @@ def test_targets_are_an_axis_of_the_matrix_and_each_has_its_share(tmp_path):
         ("threshold_us = 50", r"spec.toml:9: params.threshold_us: must be a number, a string or a non-empty list"),
         ('benches = ["ctxsw.sem", "lat.wakeup"]', r"spec.toml:2: benches: must be a list of strings"),
         ("mlock = false", r"spec.toml:19: configs\[1\].mlock: must be a true or false, not 'no'"),
+        ('rt_throttling = "off"', r"spec.toml:20: configs\[1\].rt_throttling: 'lifted' is not on or off"),
         ("repetitions = 2", r"spec.toml:4: repetitoins: unknown key \(known: name, benches,"),
         ('duration = "500ms"', r"spec.toml:5: not TOML: "),
     ],
@@ -113,6 +116,7 @@ def test_a_bad_spec_names_the_line_and_the_key(tmp_path, change, message):
         "threshold_us = 50": "threshold_us = []",
         'benches = ["ctxsw.sem", "lat.wakeup"]': 'benches = "ctxsw.sem"',
         "mlock = false": 'mlock = "no"',
+        'rt_throttling = "off"': 'rt_throttling = "lifted"',
     }[change]
     with pytest.raises(RtscopeError, match=message):
         campaign_spec.load(spec_file(tmp_path, MATRIX.replace(change, replacement)))

@@ -443,3 +443,46 @@ def test_compare_reads_a_simulator_runs_time_base_as_show_does(rtscope, tmp_path
     compared = rtscope("compare", *paths)
     assert compared.status == 0, compared.err
     assert "the figures are an OS simulator's time, not the OS's" in compared.out
+
+
+def _throttled(doc: dict) -> dict:
+    """doc (format 4) with its lat.wakeup metric as a throttled run leaves it, and throttling lifted as
+    requested but not granted."""
+    for m in doc["metrics"]:
+        m.setdefault("labels", {})
+    metric = next(m for m in doc["metrics"] if m["id"] == "lat.wakeup")
+    metric.update(
+        valid=False,
+        invalid_reason="throttled: RT throttling stopped the measuring threads across 3 samples (up to 47.8 ms; "
+        "the kernel stops real-time threads for 50 ms of every 1000 ms)",
+        throttled={
+            "samples": 3,
+            "longest_ns": 47_797_035,
+            "at_s": [0.996, 2.144, 3.336],
+            "period_us": 1_000_000,
+            "runtime_us": 950_000,
+        },
+    )
+    for side in ("requested", "granted"):
+        doc["config"][side]["rt_throttling_off"] = False
+    doc["config"]["requested"]["rt_throttling_off"] = True
+    doc["config"]["warnings"].append(
+        "RT throttling not lifted (Operation not permitted): it stays as the system has it"
+    )
+    return doc
+
+
+def test_show_compare_and_report_say_throttled_beside_the_figure(fake, rtscope, tmp_path):
+    (stored,) = store_runs(fake, "idle")
+    doc = {**builders.result_doc(run_id="2222222222222222"), "version": 4}
+    path = builders.write(tmp_path / "throttled.json", _throttled(doc))
+    shown = rtscope("show", path).out
+    said = "throttled: 3 samples across RT throttling's stops (up to 47.8 ms, first at 1.0 s; stopped for 50 of every 1000 ms)"
+    row = next(line for line in shown.splitlines() if line.strip().startswith("lat.wakeup ") and "µs" in line)
+    assert row.rstrip().endswith(said)
+    lifted = next(line for line in shown.splitlines() if "RT throttling lifted" in line)
+    assert lifted.split()[3:] == ["yes", "no", "!", "not", "as", "requested"]
+    assert f"* B lat.wakeup is {said}" in fake("compare", stored, path).out
+    report = tmp_path / "report.html"
+    assert rtscope("report", path, "-o", report).status == 0
+    assert said.replace("'", "&#x27;") in report.read_text() or said in report.read_text()

@@ -343,6 +343,19 @@ def test_doctor_exits_1_when_a_setting_would_distort_measurements(doctor_on):
     assert sum(line.startswith("    why: ") for line in lines) == len(CHECK_IDS)
 
 
+def test_doctor_names_the_benches_rt_throttling_distorts(doctor_on, tree):
+    """Throttling on distorts the benches that keep a CPU busy only: the outcome names them, not
+    "nothing would distort"."""
+    root = tree("tuned")
+    write(root, "/proc/sys/kernel/sched_rt_runtime_us", "950000")
+    outcome = doctor_on(root)
+    assert outcome.status == 0
+    last = outcome.out.splitlines()[-1]
+    assert last.startswith(f"{len(CHECK_IDS) - 1} ok, 1 warn: RT throttling would distort those whose real-time ")
+    assert "ctxsw.yield" in last and "threadmetric" in last and last.endswith("nothing would distort the others")
+    assert "--rt-throttling off" in outcome.out
+
+
 def test_doctor_exits_0_when_all_is_fine(doctor_on):
     outcome = doctor_on(TREES / "tuned")
     assert outcome.status == 0

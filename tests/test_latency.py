@@ -18,8 +18,8 @@ from rtscope.analysis import spikes
 BENCHES = ("lat.wakeup", "lat.preempt", "lat.preempt_timer", "lat.irq")
 CHECKS = {
     "lat.wakeup": {"interval_ns", "wakeups", "overruns", "same_cpu"},
-    "lat.preempt": {"rounds", "not_blocked", "woke_before_wake", "preempted_waker", "same_cpu", "busy_ns"},
-    "lat.preempt_timer": {"interval_ns", "wakeups", "overruns", "low_spins", "same_cpu"},
+    "lat.preempt": {"rounds", "not_blocked", "woke_before_wake", "preempted_waker", "same_cpu", "busy_ns", "rests"},
+    "lat.preempt_timer": {"interval_ns", "wakeups", "overruns", "low_spins", "rests", "same_cpu"},
     "lat.irq": {"interval_ns", "interrupts", "merged_expiries", "early", "timerlat", "same_cpu"},
 }
 ORDERED = ("min", "p50", "p90", "p99", "p999", "p9999", "max")

@@ -232,3 +232,166 @@ def test_show_gives_timerlat_figures_beside_what_held_the_cpu() -> None:
     assert "timerlat activation #74: IRQ 365 µs, thread 373 µs after the planned expiry" in text
     assert "came 366 µs late while rtscope-hold (pid 109, nice 0) ran (its run lasted 509 µs)" in text
     assert "Held longest by rtscope-hold (pid 109, nice 0): 312 µs, 100% of the lateness; its run lasted 503 µs" in text
+
+
+# Small traces of a woken thread that the trace never shows switched in (the window ends at its stamp), one
+# per thing the CPU did instead. The measured thread, lat-preempt-hig (pid 202, RT 81), also ran a period
+# earlier (its switch-in 1 ms before the planned time: not this wake-up's).
+_EARLIER = [
+    (
+        "lat-preempt-spi-201 [001] d..2.    99.999005: sched_switch: prev_comm=lat-preempt-spi prev_pid=201 "
+        "prev_prio=19 prev_state=R ==> next_comm=lat-preempt-hig next_pid=202 next_prio=18"
+    ),
+    (
+        "lat-preempt-hig-202 [001] d..2.    99.999010: sched_switch: prev_comm=lat-preempt-hig prev_pid=202 "
+        "prev_prio=18 prev_state=S ==> next_comm=lat-preempt-spi next_pid=201 next_prio=19"
+    ),
+]
+_WOKEN = (
+    "          <idle>-0  [001] d.h2.   100.000003: sched_waking: comm=lat-preempt-hig pid=202 prio=18 target_cpu=001"
+)
+
+
+def _kept_off(lines: list[str], late_ns: int) -> spikes.Explanation:
+    return spikes.explain({"planned_ns": 100_000_000_000, "late_ns": late_ns, "cpu": 1, "dropped": 0, "events": lines})
+
+
+def test_a_throttled_thread_is_said_never_to_have_run_while_the_cpu_idled() -> None:
+    # RT throttling stops the busy spinner (switched to idle) 500 us before the planned time; the timer wakes
+    # the measured thread on time, and it stays runnable on an idle CPU until the period ends 45 ms later.
+    lines = [
+        *_EARLIER,
+        (
+            "lat-preempt-spi-201 [001] d..2.    99.999500: sched_switch: prev_comm=lat-preempt-spi prev_pid=201 "
+            "prev_prio=19 prev_state=R ==> next_comm=swapper/1 next_pid=0 next_prio=120"
+        ),
+        _WOKEN,
+        "          <idle>-0  [001] d.h2.   100.020000: irq_handler_entry: irq=11 name=arch_timer",
+        "          <idle>-0  [001] d.h2.   100.020004: irq_handler_exit: irq=11 ret=handled",
+    ]
+    explained = _kept_off(lines, 45_000_000)
+    assert explained.thread == "lat-preempt-hig (pid 202)"
+    # Times run forward: woken 3 us after the planned time, running at its stamp 44.997 ms after that.
+    assert (explained.to_wakeup_ns, explained.to_running_ns) == (3_000, 44_997_000)
+    assert explained.instead == spikes.Instead(44_997_000, 44_997_000, (), True)
+    answer = _shown(lines, 45_000_000)
+    assert "not switched in until its stamp 45.0 ms after that" in answer
+    assert (
+        "Throttled: the thread was runnable for 45.0 ms and never switched in (the CPU meanwhile: idle 45.0 ms)"
+        in answer
+    )
+    assert "−" not in answer and "Nothing else held the CPU" not in answer
+
+
+def test_a_throttled_thread_is_said_never_to_have_run_while_normal_tasks_did() -> None:
+    # The fair server (or RT throttling) gives a normal task 30 ms over the runnable real-time thread.
+    lines = [
+        *_EARLIER,
+        (
+            "lat-preempt-spi-201 [001] d..2.    99.999500: sched_switch: prev_comm=lat-preempt-spi prev_pid=201 "
+            "prev_prio=19 prev_state=R ==> next_comm=kworker/1:1 next_pid=77 next_prio=120"
+        ),
+        "     kworker/1:1-77 [001] d.h2.   100.000003: sched_waking: comm=lat-preempt-hig pid=202 prio=18 target_cpu=001",
+        (
+            "     kworker/1:1-77 [001] d..2.   100.030003: sched_switch: prev_comm=kworker/1:1 prev_pid=77 prev_prio=120 "
+            "prev_state=I ==> next_comm=swapper/1 next_pid=0 next_prio=120"
+        ),
+    ]
+    explained = _kept_off(lines, 40_000_000)
+    assert explained.thread == "lat-preempt-hig (pid 202)"
+    assert explained.instead == spikes.Instead(
+        39_997_000, 9_997_000, (("kworker/1:1 (pid 77, nice 0)", 30_000_000),), True
+    )
+    assert "(the CPU meanwhile: idle 10.0 ms, kworker/1:1 (pid 77, nice 0) 30.0 ms)" in _shown(lines, 40_000_000)
+
+
+def test_a_thread_woken_from_idle_without_a_traced_switch_runs_at_its_stamp() -> None:
+    # lat.wakeup on a kernel that traces no switch from idle: the thread's last switch-in is a period
+    # earlier (it read "running −997 µs after that"); it ran by its stamp, 150 us after the planned time.
+    lines = [*_EARLIER, _WOKEN]
+    explained = _kept_off(lines, 150_000)
+    assert (explained.to_wakeup_ns, explained.to_running_ns) == (3_000, 147_000)
+    assert explained.instead == spikes.Instead(147_000, 147_000, (), False)
+    assert "The CPU was idle from its wake-up to its stamp (147 µs)" in _shown(lines, 150_000)
+
+
+def test_a_thread_kept_off_by_a_higher_priority_task_is_not_throttled() -> None:
+    # A SCHED_FIFO 90 task runs over the woken thread until the trace ends: its switch-in is not in the window.
+    lines = [
+        *_EARLIER,
+        (
+            "lat-preempt-spi-201 [001] d..2.    99.999500: sched_switch: prev_comm=lat-preempt-spi prev_pid=201 "
+            "prev_prio=19 prev_state=R ==> next_comm=hog next_pid=9 next_prio=9"
+        ),
+        "             hog-9  [001] d.h2.   100.000003: sched_waking: comm=lat-preempt-hig pid=202 prio=18 target_cpu=001",
+    ]
+    explained = _kept_off(lines, 3_000_000)
+    assert explained.instead == spikes.Instead(2_997_000, 0, (("hog (pid 9, RT 90)", 2_997_000),), False)
+    assert "Not switched in until its stamp: hog (pid 9, RT 90) ran 3.00 ms of the 3.00 ms it waited" in _shown(
+        lines, 3_000_000
+    )
+
+
+def test_a_wake_up_late_for_interrupts_off_is_no_thread_kept_off() -> None:
+    # Interrupts off in the hold until 100.000500: the wake-up comes then, and the switch to the thread after.
+    lines = [
+        (
+            "  rtscope_hold-90  [000] d..2.   100.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 "
+            "prev_state=R ==> next_comm=rtscope_hold next_pid=90 next_prio=120"
+        ),
+        "  rtscope_hold-90  [000] d.h3.   100.000500: sched_waking: comm=probe pid=7 prio=19 target_cpu=000",
+        (
+            "  rtscope_hold-90  [000] d..2.   100.000510: sched_switch: prev_comm=rtscope_hold prev_pid=90 prev_prio=120 "
+            "prev_state=R ==> next_comm=probe next_pid=7 next_prio=19"
+        ),
+    ]
+    explained = spikes.explain(
+        {"planned_ns": 100_000_100_000, "late_ns": 410_000, "cpu": 0, "dropped": 0, "events": lines}
+    )
+    assert explained.instead is None and explained.thread == "probe (pid 7)"
+    assert (explained.to_wakeup_ns, explained.to_running_ns) == (400_000, 10_000)
+
+
+def _shown(lines: list[str], late_ns: int) -> str:
+    """What show says of the spike: its section's text."""
+    doc = {**builders.result_doc(benches={"lat.wakeup": 30_000}), "version": 4}
+    doc["metrics"][0].update(
+        labels={}, spikes=[{"planned_ns": 100_000_000_000, "late_ns": late_ns, "cpu": 1, "dropped": 0, "events": lines}]
+    )
+    return "\n".join(summary.render(doc, Style(False)))
+
+
+def test_a_throttled_spike_recorded_on_the_rt_guest_reads_throttled() -> None:
+    # lat.preempt_timer rest=0 on the PREEMPT_RT guest (6.1.0-56-rt-arm64): RT throttling stops the spinner
+    # (pid 107) after the sleeper's period at 3.953828; the timer wakes the sleeper (pid 108) on time at
+    # 3.954823 and it waits 49.2 ms on a CPU that idles, but for ksoftirqd, until the period ends. The
+    # spike was read before as "Held longest by irq 11 (arch_timer): 88.0 µs, 0% of the lateness".
+    [spike] = json.loads((FIXTURE.parent / "spikes-throttled-rt-guest.json").read_text())["spikes"]
+    explained = spikes.explain(spike, "lat.preempt_timer")
+    assert explained.thread == "rtscope-probe (pid 108)"
+    instead = explained.instead
+    assert instead is not None and instead.throttled and instead.switched_in
+    assert instead.waited_ns == explained.to_running_ns and instead.waited_ns > 45_000_000
+    assert instead.idle_ns > 0.95 * instead.waited_ns
+    doc = {**builders.result_doc(benches={"lat.wakeup": 30_000}), "version": 4}
+    doc["metrics"][0].update(labels={}, spikes=[spike])
+    text = "\n".join(summary.render(doc, Style(False)))
+    assert "Throttled: the thread was runnable for 49.2 ms before it was switched in (the CPU meanwhile: idle" in text
+    assert "0% of the lateness" not in text
+
+
+def test_times_never_run_backwards_in_any_recorded_spike() -> None:
+    recorded = [
+        (spike, metric_id)
+        for name, metric_id in (
+            ("spikes-fifo-hog.json", "lat.wakeup"),
+            ("spikes-preempt-hog.json", "lat.preempt"),
+            ("spikes-idle-switch-untraced.json", "lat.wakeup"),
+            ("spikes-throttled-rt-guest.json", "lat.preempt_timer"),
+        )
+        for spike in json.loads((FIXTURE.parent / name).read_text())["spikes"]
+    ] + [(TIMERLAT["irq"], "lat.timerlat"), (TIMERLAT["thread"], "lat.timerlat")]
+    for spike, metric_id in recorded:
+        explained = spikes.explain(spike, metric_id)
+        for part in (explained.to_wakeup_ns, explained.to_running_ns):
+            assert part is None or 0 <= part <= explained.late_ns + 100_000, (metric_id, explained)

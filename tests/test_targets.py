@@ -73,6 +73,7 @@ def test_request_becomes_probe_arguments():
         raw=10,
         mlock=False,
         cpu_latency=False,
+        rt_throttling_off=True,
         refuse_privilege=True,
     )
     assert request.probe_args() == [
@@ -94,6 +95,8 @@ def test_request_becomes_probe_arguments():
         "10",
         "--no-mlock",
         "--no-cpu-latency",
+        "--rt-throttling",
+        "off",
         "--refuse-privilege",
     ]
 

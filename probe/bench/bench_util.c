@@ -27,6 +27,27 @@ bool bench_more(const rts_ctx *ctx, uint64_t i, uint64_t warmup, uint64_t count)
     return !rts_ctx_stopping(ctx) && (count == 0 || i < warmup + count);
 }
 
+void bench_rest_start(bench_rest *r, const rts_ctx *ctx)
+{
+    double share = rts_ctx_param(ctx, "rest");
+    *r = (bench_rest){ .rest_ns = (uint64_t)(share * BENCH_REST_WINDOW_NS) };
+    r->busy_ns = BENCH_REST_WINDOW_NS - r->rest_ns;
+    r->next_ns = rts_time_ns() + r->busy_ns;
+}
+
+bool bench_rest_due(bench_rest *r)
+{
+    if (!r->rest_ns)
+        return false;
+    uint64_t now = rts_time_ns();
+    if (now < r->next_ns)
+        return false;
+    rts_sleep_ns(r->rest_ns);
+    r->rests++;
+    r->next_ns = rts_time_ns() + r->busy_ns;
+    return true;
+}
+
 bool bench_await(const bench_counter *v, uint64_t want, uint64_t timeout_ns)
 {
     uint64_t deadline = 0;

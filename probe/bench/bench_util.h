@@ -56,6 +56,29 @@ rts_metric *bench_latency_metric(rts_ctx *ctx, const char *id, const char *descr
  * fewer than warmup + count iterations are done. */
 bool bench_more(const rts_ctx *ctx, uint64_t i, uint64_t warmup, uint64_t count);
 
+/* A busy real-time loop that pauses. RT throttling stops real-time threads
+ * that keep a CPU busy beyond its runtime (95 % of each second by default)
+ * for the rest of the period, and the fair server of newer kernels does
+ * the same when normal tasks wait: a loop that leaves its CPU for a share
+ * of every BENCH_REST_WINDOW_NS is never stopped. The pauses come between
+ * samples (the caller says where); the share is parameter "rest"
+ * (BENCH_PARAM_REST), 0 for no pause. */
+#define BENCH_REST_WINDOW_NS 10000000u
+#define BENCH_PARAM_REST \
+    { "rest", "0.1", 0, 0.5, false, "share of the time the busy threads leave the CPU, between samples, so that " \
+                                    "RT throttling never stops them (0: never)" }
+typedef struct {
+    uint64_t busy_ns, rest_ns; /* rest_ns 0: never */
+    uint64_t next_ns;          /* when the next pause is due */
+    uint64_t rests;            /* pauses taken */
+} bench_rest;
+
+/* Start the windows now, with the share of the bench's "rest" parameter. */
+void bench_rest_start(bench_rest *r, const rts_ctx *ctx);
+
+/* Called between samples: pause when a pause is due; true when it paused. */
+bool bench_rest_due(bench_rest *r);
+
 /* Yield the CPU until *v reads want; false if timeout_ns passed first.
  * Never stops early for the stop flag: callers use it to finish a hand-over
  * another thread is blocked in. */

@@ -1,7 +1,10 @@
 /*
  * ctxsw.sem — the cost of one context switch: two threads pinned to one CPU
  * hand control back and forth through two semaphores. One round trip holds
- * two switches, so one sample is round trip / 2.
+ * two switches, so one sample is round trip / 2. The measurer leaves the
+ * CPU for a share of every 10 ms between round trips (parameter rest), so
+ * that RT throttling never stops the pair; the round trip after a pause
+ * (caches the idle CPU may have let go) is not recorded.
  */
 #include "bench_util.h"
 
@@ -18,6 +21,7 @@ typedef struct {
     uint64_t warmup;
     _Atomic bool done;
     uint64_t rounds, partner_rounds;
+    bench_rest rest;
     bench_watch watch, partner_watch;
     bool partner_timed_out;
 } ctxsw_state;
@@ -56,15 +60,19 @@ static void measurer(void *p)
     /* 1. Warm up: caches, TLB and the scheduler's state settle. */
     for (uint64_t i = 0; i < s->warmup && answered && !rts_ctx_stopping(s->ctx); i++, s->rounds++)
         answered = round_trip(s);
-    /* 2. Measure: stamp, hand over, be handed back, stamp. */
+    /* 2. Measure: stamp, hand over, be handed back, stamp; pause when due. */
+    bench_rest_start(&s->rest, s->ctx);
+    bool rested = false;
     while (answered && !rts_ctx_stopping(s->ctx)) {
         uint64_t t0 = rts_stamp(t);
         answered = round_trip(s);
         uint64_t t1 = rts_stamp(t);
         if (answered) {
             s->rounds++;
-            rts_metric_add(s->m, (double)(t1 - t0) / 2.0);
+            if (!rested)
+                rts_metric_add(s->m, (double)(t1 - t0) / 2.0);
         }
+        rested = bench_rest_due(&s->rest);
     }
     if (!answered)
         rts_metric_invalidate(s->m, "the partner thread did not answer within 2 s");
@@ -80,6 +88,7 @@ static void record_checks(ctxsw_state *s)
     rts_metric *m = s->m;
     rts_metric_check_int(m, "round_trips", (long long)s->rounds);
     rts_metric_check_int(m, "partner_round_trips", (long long)s->partner_rounds);
+    rts_metric_check_int(m, "rests", (long long)s->rest.rests);
     if (s->rounds != s->partner_rounds)
         rts_metric_invalidate(m, "round trips disagree: %llu measured, %llu answered",
                               (unsigned long long)s->rounds, (unsigned long long)s->partner_rounds);
@@ -131,6 +140,7 @@ static int run(rts_ctx *ctx)
 static const rts_param_decl params[] = {
     RTS_PARAM_CPU("the last CPU"),
     { "warmup", "1000", 0, 1e9, true, "round trips before measuring" },
+    BENCH_PARAM_REST,
 };
 
 static const char *const metrics[] = { "ctxsw.sem", NULL };

@@ -43,6 +43,7 @@ static const char usage[] =
     "  --no-mlock                 do not lock memory\n"
     "  --no-cpu-latency           leave CPU idle states alone (default: limit wake-up latency to 0 us)\n"
     "  --refuse-privilege         act as unprivileged: no real-time policy, mlockall or latency limit\n"
+    "  --rt-throttling off|on     off: lift RT throttling for the run, then put it back (default: on, as set)\n"
     "  --raw N                    keep the first N samples of each metric\n"
     "  --grace SECONDS            how long a bench may take to stop before the watchdog\n"
     "                             ends the run (default 10)\n"
@@ -294,6 +295,10 @@ static int parse_option(int argc, char **argv, int *i, rts_run_request *req)
     } else if (strcmp(opt, "--grace") == 0) {
         if (!parse_double(val, &req->grace_s) || req->grace_s <= 0 || req->grace_s > 1e6)
             return fail_usage("--grace: '%s' is not a positive number of seconds", val);
+    } else if (strcmp(opt, "--rt-throttling") == 0) {
+        if (strcmp(val, "off") != 0 && strcmp(val, "on") != 0)
+            return fail_usage("--rt-throttling: '%s' is not off or on (on: as the system has it)", val);
+        req->requested.rt_throttling_off = strcmp(val, "off") == 0;
     } else if (strcmp(opt, "--policy") == 0) {
         if (!parse_policy(val, &req->requested.policy))
             return fail_usage("--policy: '%s' is not one of other, fifo, rr", val);

@@ -24,6 +24,11 @@ rts_metric *rts_metric_new(const char *id, const char *description, rts_unit uni
  * False when out of memory: m is unchanged then. */
 bool rts_metric_keep_series(rts_metric *m, uint64_t origin_ns, uint64_t window_ns, uint64_t windows);
 
+/* Note m's samples that may hold an RT-throttled stretch: the kernel
+ * stops real-time threads for stop_ns of every period_ns (see
+ * rts_throttle_notes). False when out of memory: m notes nothing then. */
+bool rts_metric_watch_throttling(rts_metric *m, uint64_t period_ns, uint64_t stop_ns);
+
 /* Release m and everything it holds. NULL: nothing. */
 void rts_metric_free(rts_metric *m);
 

@@ -160,6 +160,7 @@ static void write_rtconfig(rts_json *j, const char *key, const rts_rtconfig *c)
     rts_json_bool(j, "mlockall", c->mlockall);
     rts_json_bool(j, "stack_prefault", c->stack_prefault);
     int_or_null(j, "cpu_latency_us", c->cpu_latency_us, -1);
+    rts_json_bool(j, "rt_throttling_off", c->rt_throttling_off);
     rts_json_object_end(j);
 }
 
@@ -169,7 +170,8 @@ static void write_not_applicable(rts_json *j, unsigned settings)
     static const struct {
         unsigned bit;
         const char *key;
-    } keys[] = { { RTS_SETTING_MLOCKALL, "mlockall" }, { RTS_SETTING_CPU_LATENCY, "cpu_latency_us" } };
+    } keys[] = { { RTS_SETTING_MLOCKALL, "mlockall" }, { RTS_SETTING_CPU_LATENCY, "cpu_latency_us" },
+                 { RTS_SETTING_RT_THROTTLING, "rt_throttling_off" } };
     rts_json_array_begin(j, "not_applicable", true);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (settings & keys[i].bit)
@@ -403,6 +405,26 @@ static void write_spikes(rts_json *j, const rts_metric *m)
     rts_json_array_end(j);
 }
 
+/* What RT throttling did to m (absent when it was not watched: throttling
+ * off or unknown, or no real-time policy): the samples taken across a
+ * throttled stretch, the longest, when the first ended, the throttling. */
+static void write_throttled(rts_json *j, const rts_metric *m)
+{
+    const rts_throttle_notes *t = m->throttle;
+    if (!t)
+        return;
+    rts_json_object_begin(j, "throttled", false);
+    rts_json_uint(j, "samples", t->samples);
+    rts_json_uint(j, "longest_ns", t->longest_ns);
+    rts_json_array_begin(j, "at_s", true);
+    for (unsigned i = 0; i < t->nat; i++)
+        rts_json_double(j, NULL, t->at_s[i]);
+    rts_json_array_end(j);
+    rts_json_uint(j, "period_us", t->period_ns / 1000u);
+    rts_json_uint(j, "runtime_us", (t->period_ns - t->stop_ns) / 1000u);
+    rts_json_object_end(j);
+}
+
 /* The fields of a metric of samples (not per period). */
 static void write_sample_metric_fields(rts_json *j, const rts_metric *m, const rts_summary *s)
 {
@@ -457,6 +479,7 @@ static void write_metric(rts_result_writer *w, const rts_bench *b, const rts_met
     rts_json_bool(j, "valid", valid);
     rts_json_string(j, "invalid_reason", valid ? NULL : m->invalid ? m->invalid_reason : "no samples");
     write_checks(j, m);
+    write_throttled(j, m);
     rts_json_double(j, "overhead_ns", overhead_ns(m));
     if (m->per_period)
         write_period_metric_fields(w, m, &s, valid);

@@ -94,14 +94,40 @@ static void setup_cpu_latency(setup *s)
                  rts_status_str(st));
 }
 
-/* Real-time threads under RT throttling are stopped for the rest of each
- * period once they used their share of it: say so. */
-static void warn_rt_throttling(const rts_sysinfo *sys, rts_policy granted, rts_warnings *warnings)
+/* Lift RT throttling for the run when asked (--rt-throttling off): the
+ * port puts it back at the run's end, whatever that end is. */
+static void setup_rt_throttling(setup *s)
 {
-    if (sys->rt_runtime_us >= 0 && granted != RTS_POLICY_OTHER && sys->rt_period_us > 0 &&
-        sys->rt_runtime_us < sys->rt_period_us)
+    s->granted->rt_throttling_off = false;
+    if (!s->want->rt_throttling_off)
+        return;
+    if (s->refuse_privilege) {
+        rts_warn(s->warnings, "RT throttling not lifted (--refuse-privilege)");
+        return;
+    }
+    rts_status st = rts_rt_throttling_lift();
+    if (st == RTS_OK)
+        s->granted->rt_throttling_off = true;
+    else if (st == RTS_ENOTSUP)
+        s->granted->not_applicable |= RTS_SETTING_RT_THROTTLING;
+    else
+        rts_warn(s->warnings, "RT throttling not lifted (%s): it stays as the system has it", rts_status_str(st));
+}
+
+/* Real-time threads under RT throttling are stopped for the rest of each
+ * period once they used their share of it: say so (the benches that keep
+ * a CPU busy also find out whether it did: bench_throttle). */
+static void warn_rt_throttling(const rts_sysinfo *sys, const rts_rtconfig *granted, rts_warnings *warnings)
+{
+    if (granted->rt_throttling_off && sys->fair_period_us > 0 && sys->fair_runtime_us > 0)
+        rts_warn(warnings, "RT throttling lifted, but this kernel's fair server still gives waiting normal tasks "
+                          "%lld of every %lld us over real-time threads (debugfs sched/fair_server): samples it "
+                          "stops are still flagged",
+                 sys->fair_runtime_us, sys->fair_period_us);
+    if (sys->rt_runtime_us >= 0 && granted->policy != RTS_POLICY_OTHER && !granted->rt_throttling_off &&
+        sys->rt_period_us > 0 && sys->rt_runtime_us < sys->rt_period_us)
         rts_warn(warnings, "RT throttling is on (%lld of %lld us): a real-time thread that keeps a CPU busy "
-                          "is stopped for the rest of each period",
+                          "is stopped for the rest of each period (--rt-throttling off lifts it for the run)",
                  sys->rt_runtime_us, sys->rt_period_us);
 }
 
@@ -115,5 +141,8 @@ void rts_rtsetup_apply(const rts_rtconfig *want, bool refuse_privilege, const rt
     setup_memory(&s);
     setup_policy(&s);
     setup_cpu_latency(&s);
-    warn_rt_throttling(sys, granted->policy, warnings);
+    setup_rt_throttling(&s);
+    warn_rt_throttling(sys, granted, warnings);
 }
+
+void rts_rtsetup_release(void) { rts_rt_throttling_restore(); }

@@ -12,7 +12,8 @@
  * the result records them as not applicable, not as refused. */
 enum {
     RTS_SETTING_MLOCKALL = 1u << 0,    /* nothing pages (a microcontroller) */
-    RTS_SETTING_CPU_LATENCY = 1u << 1  /* no control of the CPU's idle states */
+    RTS_SETTING_CPU_LATENCY = 1u << 1, /* no control of the CPU's idle states */
+    RTS_SETTING_RT_THROTTLING = 1u << 2 /* no throttling of real-time threads to lift */
 };
 
 typedef struct {
@@ -23,11 +24,13 @@ typedef struct {
     bool mlockall;
     bool stack_prefault;
     int cpu_latency_us;       /* wake-up latency limit; -1: none */
+    bool rt_throttling_off;   /* RT throttling lifted for the run (granted: it was, or was off already) */
     unsigned not_applicable;  /* RTS_SETTING_* this platform does not have (what was granted only) */
 } rts_rtconfig;
 
 /* Apply the setup want asks for (memory lock, scheduling policy, CPU
- * wake-up latency limit; with refuse_privilege none of it) as far as the
+ * wake-up latency limit, RT throttling lifted; with refuse_privilege none
+ * of it) as far as the
  * platform grants it. granted then holds what was granted and which
  * settings the platform does not have, and warnings say what was refused
  * and what that does to the figures (also RT throttling, from sys). The
@@ -36,5 +39,9 @@ typedef struct {
  * before any measuring thread starts. */
 void rts_rtsetup_apply(const rts_rtconfig *want, bool refuse_privilege, const rts_sysinfo *sys,
                        rts_rtconfig *granted, rts_warnings *warnings);
+
+/* Put back what apply changed on the system beyond the process (RT
+ * throttling); the port also does at any other end of the process. */
+void rts_rtsetup_release(void);
 
 #endif

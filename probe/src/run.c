@@ -28,6 +28,7 @@ static int conclude(rts_run *run)
     for (unsigned i = 0; i < run->req->nbenches; i++)
         failed |= run->results[i].status == RTS_BENCH_FAILED;
     rts_wallclock(&run->finished_sec, &run->finished_nsec);
+    rts_rtsetup_release(); /* nothing measures any more */
     run->status = rts_stop_requested() ? RTS_RUN_INTERRUPTED : failed ? RTS_RUN_FAILED : RTS_RUN_COMPLETE;
     bool published = run->publish(run, run->output_arg);
     if (run->status == RTS_RUN_INTERRUPTED)
@@ -90,6 +91,8 @@ static void run_bench(rts_run *run, rts_bench_result *r)
     if (!rts_watchdog_release(&run->watchdog, &ctx))
         wait_for_process_end();
     r->elapsed_s = (double)(rts_time_ns() - ctx.started_ns) / 1e9;
+    for (unsigned k = 0; k < r->nmetrics; k++)
+        rts_metric_judge_throttling(r->metrics[k]);
     rts_sem_destroy(ctx.stopped);
     if (r->status == RTS_BENCH_OK && rts_stop_requested())
         r->status = RTS_BENCH_INTERRUPTED;

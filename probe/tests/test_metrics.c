@@ -157,6 +157,54 @@ static void test_context_refuses(void)
         rts_metric_free(run.results[0].metrics[i]);
 }
 
+/* Throttle notes as RT throttling leaves them: 50 ms of every 1000 ms. */
+static rts_metric *noted(const uint64_t *end_ms, const uint64_t *len_ms, unsigned n)
+{
+    rts_metric *m = made("x.throttled", RTS_UNIT_NS, 1, 0);
+    CHECK(m && rts_metric_watch_throttling(m, 1000000000u, 50000000u), "watching throttling");
+    if (!m || !m->throttle)
+        return m;
+    m->throttle->origin_ns = 0;
+    for (unsigned i = 0; i < n; i++) {
+        m->throttle->end_ns[i] = end_ms[i] * 1000000u;
+        m->throttle->len_ns[i] = len_ms[i] * 1000000u;
+    }
+    m->throttle->n = n;
+    return m;
+}
+
+static void test_throttling(void)
+{
+    /* Three stops a period apart (the fair server's spacing, not on a beat): throttled. */
+    const uint64_t ends[] = { 1140, 2297, 3248 }, lens[] = { 13, 40, 41 };
+    rts_metric *m = noted(ends, lens, 3);
+    rts_metric_judge_throttling(m);
+    CHECK(m->throttle->samples == 3 && m->throttle->longest_ns == 41000000u && m->invalid &&
+              strncmp(m->invalid_reason, "throttled: ", 11) == 0 && m->throttle->nat == 3 &&
+              fabs(m->throttle->at_s[1] - 2.297) < 1e-9,
+          "three stops a period apart: %s", m->invalid_reason);
+    rts_metric_free(m);
+    /* Longer than a stop, or two within a period: not throttling's shape. */
+    const uint64_t ends2[] = { 500, 800, 2000 }, lens2[] = { 30, 30, 80 };
+    m = noted(ends2, lens2, 3);
+    rts_metric_judge_throttling(m);
+    CHECK(m->throttle->samples == 0 && !m->invalid, "not of the shape: %llu", (unsigned long long)m->throttle->samples);
+    rts_metric_free(m);
+    /* One stop alone: its length decides. */
+    const uint64_t one[] = { 700 }, len1[] = { 48 };
+    m = noted(one, len1, 1);
+    rts_metric_judge_throttling(m);
+    CHECK(m->throttle->samples == 1 && m->invalid, "one stop alone");
+    rts_metric_free(m);
+    /* Samples are noted from a fifth of the stop, as they are recorded. */
+    m = made("x.recorded", RTS_UNIT_NS, 1, 0);
+    CHECK(rts_metric_watch_throttling(m, 1000000000u, 50000000u), "watching");
+    rts_metric_add(m, 9e6);
+    rts_metric_add(m, 30e6);
+    CHECK(m->throttle->n == 1 && m->throttle->len_ns[0] == 30000000u, "noted: %u", m->throttle->n);
+    rts_metric_free(m);
+}
+
 int main(void)
 {
     test_new_refuses();
@@ -166,5 +214,6 @@ int main(void)
     test_labels_refused();
     test_merge();
     test_context_refuses();
+    test_throttling();
     return check_report("test_metrics");
 }

@@ -142,6 +142,28 @@ typedef struct {
     unsigned kept, dropped;         /* lines in events; earlier lines of the window beyond the bound */
 } rts_spike;
 
+/* What a time metric notes of RT throttling while the kernel's is on for
+ * the run's real-time threads (rts_ctx_metric: Linux with
+ * sched_rt_runtime_us below its period): each sample long enough to hold a
+ * throttled stretch, its end on the monotonic clock. A sample no longer
+ * than a stretch (period - runtime), at most one a period (the shape of
+ * throttling: stopped for the rest of each period once the runtime is
+ * used), was taken across one (rts_metric_judge_throttling). */
+#define RTS_THROTTLE_NOTES 128
+typedef struct {
+    uint64_t origin_ns;          /* when the metric was made: at_s counts from it */
+    uint64_t period_ns, stop_ns; /* the throttling's period, and its stop (period - runtime) */
+    uint64_t min_ns;             /* samples from this long are noted */
+    unsigned n;                  /* notes kept */
+    uint64_t missed;             /* noted samples beyond RTS_THROTTLE_NOTES */
+    uint64_t end_ns[RTS_THROTTLE_NOTES], len_ns[RTS_THROTTLE_NOTES];
+    /* judged: */
+    uint64_t samples;            /* taken across a throttled stretch */
+    uint64_t longest_ns;
+    unsigned nat;
+    double at_s[8];              /* the first ones' ends, in seconds from origin_ns */
+} rts_throttle_notes;
+
 /* One measured distribution. Samples are added by one thread at a time.
  * A time metric holds durations (unit ns); a count metric holds how many
  * iterations each reporting period of period_s seconds completed (unit
@@ -177,6 +199,7 @@ typedef struct {
     unsigned nchecks;
     rts_spike *spikes;        /* traces kept at samples over the threshold (heap), or NULL */
     unsigned nspikes;
+    rts_throttle_notes *throttle; /* time metrics under RT throttling (heap), or NULL */
 } rts_metric;
 
 /* ---- parameters and setup ---- */
@@ -287,6 +310,11 @@ void rts_metric_add_at(rts_metric *m, double value, uint64_t at_ns);
  * Raw samples are not merged: they would lose their order; nor are labels:
  * m keeps its own. Both must have one unit and resolution. */
 void rts_metric_merge(rts_metric *m, const rts_metric *src);
+
+/* Judge m's throttle notes (when it has them): count the samples taken
+ * across a throttled stretch and, when there are any, mark m invalid with
+ * "throttled: ..." as the reason. The run does this when a bench ends. */
+void rts_metric_judge_throttling(rts_metric *m);
 
 /* Mark invalid with a reason (the first reason is kept). */
 void rts_metric_invalidate(rts_metric *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -127,6 +127,19 @@ rts_status rts_mem_lock_all(void);
  * RTS_EPERM without the privilege for it. */
 rts_status rts_cpu_latency_limit(int us);
 
+/* Lift the kernel's throttling of real-time threads (Linux: RT throttling,
+ * sched_rt_runtime_us = -1) until rts_rt_throttling_restore. The port puts
+ * back exactly what was there also when the process ends another way (an
+ * error, the watchdog's end, a second interrupt request). RTS_OK also when
+ * it was off already; RTS_EPERM without the privilege; RTS_ENOTSUP where
+ * the platform has no such throttling (a result records it as not
+ * applicable). */
+rts_status rts_rt_throttling_lift(void);
+
+/* Put back the throttling rts_rt_throttling_lift lifted; nothing when it
+ * lifted none. */
+void rts_rt_throttling_restore(void);
+
 /* Touch bytes of the calling thread's stack so that it is resident. */
 void rts_stack_prefault(size_t bytes);
 
@@ -343,8 +356,9 @@ _Noreturn void rts_process_end(int status);
 
 /* ------------------------------------------------ stop requests, signals */
 
-/* Arrange that an interrupt request from the user (SIGINT/SIGTERM on POSIX)
- * sets the stop flag instead of killing the probe. */
+/* Arrange that an interrupt request from the user (SIGINT/SIGTERM on POSIX,
+ * and SIGHUP: the connection to the terminal was lost) sets the stop flag
+ * instead of killing the probe. */
 rts_status rts_stop_requests_catch(void);
 
 /* True once the user asked the run to stop. */
@@ -372,6 +386,11 @@ typedef struct {
     int isolated_known;       /* isolated_cpus "" means none when 1 */
     long long rt_runtime_us;  /* -1: throttling off; -2: unknown */
     long long rt_period_us;   /* -2: unknown */
+    /* Linux 6.12+: the fair server, which gives waiting normal tasks
+     * runtime of every period over real-time threads, as RT throttling
+     * does; its settings (debugfs), else the defaults by the release.
+     * period 0: none (not in the result: it says how the run watches). */
+    long long fair_runtime_us, fair_period_us;
     char virtualization[RTS_SYS_NAME];
 } rts_sysinfo;
 

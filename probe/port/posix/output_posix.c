@@ -27,6 +27,7 @@ void rts_diag_write(const char *text, size_t n) { fwrite(text, 1, n, stderr); }
 _Noreturn void rts_process_end(int status)
 {
     rts_posix_proc_kill_all();
+    rts_rt_throttling_restore(); /* _Exit runs no atexit handler */
     fflush(stdout);
     fflush(stderr);
     _Exit(status);

@@ -211,6 +211,29 @@ static void classify(rts_sysinfo *info, const char *uname_version)
     rts_posix_virtualization(&t, info->virtualization, sizeof info->virtualization);
 }
 
+/* The fair server of Linux 6.12 and later (a deadline server for normal
+ * tasks: 50 ms of every 1000 ms by default, in ns in debugfs, which a
+ * locked-down kernel does not let one read): its settings on CPU 0. */
+static void read_fair_server(rts_sysinfo *info)
+{
+    const char *dir = "/sys/kernel/debug/sched/fair_server/cpu0";
+    char path[96];
+    snprintf(path, sizeof path, "%s/runtime", dir);
+    long long runtime = read_ll(path, -2);
+    snprintf(path, sizeof path, "%s/period", dir);
+    long long period = read_ll(path, -2);
+    if (runtime >= 0 && period > 0) {
+        info->fair_runtime_us = runtime / 1000;
+        info->fair_period_us = period / 1000;
+        return;
+    }
+    int major = 0, minor = 0;
+    if (sscanf(info->kernel_release, "%d.%d", &major, &minor) == 2 && (major > 6 || (major == 6 && minor >= 12))) {
+        info->fair_runtime_us = 50000;
+        info->fair_period_us = 1000000;
+    }
+}
+
 void rts_sysinfo_read(rts_sysinfo *info)
 {
     memset(info, 0, sizeof *info);
@@ -237,6 +260,7 @@ void rts_sysinfo_read(rts_sysinfo *info)
                            access("/sys/devices/system/cpu/isolated", R_OK) == 0;
     info->rt_runtime_us = read_ll("/proc/sys/kernel/sched_rt_runtime_us", -2);
     info->rt_period_us = read_ll("/proc/sys/kernel/sched_rt_period_us", -2);
+    read_fair_server(info);
 }
 
 /* Linux is not built with the probe: no manifest of its build here (its

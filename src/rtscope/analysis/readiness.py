@@ -119,14 +119,37 @@ def distorting(checks: list[Check]) -> list[Check]:
     return [check for check in checks if check.verdict == BAD]
 
 
+# The benches a setting that is not ok distorts, where it distorts some only (a warning, not a verdict on
+# every measurement).
+_BENCHES_DISTORTED = {
+    "rt-throttling": (
+        "those whose real-time threads keep a CPU busy without a pause: the per-operation benches (micro), "
+        "ctxsw.yield, sem.wake, msgq.wake, mutex.handoff, Thread-Metric (threadmetric), wave's c-busy model, "
+        "app.workload and crypto (lat.preempt, lat.preempt_timer and ctxsw.sem pause to stay under it, "
+        "unless rest=0; lat.wakeup and lat.irq sleep)"
+    ),
+}
+
+
+def benches_distorted(checks: list[Check]) -> list[tuple[Check, str]]:
+    """The checks not ok that distort some benches only, each with those benches in words."""
+    return [
+        (check, _BENCHES_DISTORTED[check.id])
+        for check in checks
+        if check.verdict in (WARN, UNKNOWN) and check.id in _BENCHES_DISTORTED
+    ]
+
+
 def _rt_throttling(facts: SystemFacts) -> Check:
     runtime, period = facts["rt_throttling"]["runtime_us"], facts["rt_throttling"]["period_us"]
     why = (
         "a real-time thread that keeps a CPU busy is stopped for the rest of each period once it has used "
-        "its runtime: Thread-Metric counts, busy-waiting wave models and the application workload then "
-        "carry pauses of that length (threads that sleep, as lat.wakeup's, are not held back)"
+        "its runtime: a sample taken across that stop holds it (tens of ms), and the run marks such a metric "
+        "throttled, not valid; Thread-Metric counts, busy-waiting wave models and the application workload "
+        "carry the pauses too (threads that sleep, as lat.wakeup's, are not held back). rtscope run "
+        "--rt-throttling off lifts it for one run and puts it back"
     )
-    fix = "sudo sysctl -w kernel.sched_rt_runtime_us=-1"
+    fix = "sudo sysctl -w kernel.sched_rt_runtime_us=-1   (or: rtscope run --rt-throttling off …)"
     if runtime == -1:
         return Check("rt-throttling", "RT throttling", "off (real-time threads may use all CPU time)", OK, why, None)
     if runtime is None or not period:

@@ -94,6 +94,20 @@ class Activation:
 
 
 @dataclass(frozen=True)
+class Instead:
+    """What the CPU did while the woken thread waited, from its wake-up until it was switched in (or, where
+    the trace shows no switch-in, its stamp): the time idle, the time of other tasks (the longest first, named), and whether
+    that was throttling — a real-time thread kept runnable while the CPU idled or ran lower-priority tasks
+    for longer than a wake-up takes (RT throttling, or the fair server of newer kernels)."""
+
+    waited_ns: int
+    idle_ns: int
+    tasks: tuple[tuple[str, int], ...]  # (task named, ns), the longest first
+    throttled: bool
+    switched_in: bool = False  # the trace shows it switched in at the end (after the wait), not only its stamp
+
+
+@dataclass(frozen=True)
 class Explanation:
     """A spike and what the trace says of it; ``thread`` None when the trace has no switch to the
     measuring thread (then there is nothing to split, and ``problem`` says why)."""
@@ -111,6 +125,7 @@ class Explanation:
     at_planned: str | None = None  # the task on the CPU when the wake-up was due: "idle", "itself" or a task
     giver: str | None = None  # a window started by a give (GIVEN): the task that gave, named
     timerlat: Activation | None = None  # lat.timerlat: the tracer's own samples of the spike's activation
+    instead: Instead | None = None  # the trace never shows the thread switched in after its wake-up
 
     @property
     def culprit(self) -> Holder | None:
@@ -177,14 +192,9 @@ def explain(spike: dict[str, Any], metric_id: str = "") -> Explanation:
     events = parse(spike["events"])
     planned, late = spike["planned_ns"], spike["late_ns"]
     actual = planned + late
-    switches = [match for event in events if event.name == "sched_switch" and (match := _SWITCH.search(event.fields))]
-    wakings = [match for event in events if event.name in _WAKE_EVENTS and (match := _WAKING.search(event.fields))]
-    # The trace ends as the thread runs: the last switch is to it, unless the kernel traced none (some do
-    # not trace a switch from the idle task); then its wake-up is the last one.
-    if switches and int(switches[-1]["next_pid"]) != 0:
-        thread, thread_pid = switches[-1]["next_comm"], int(switches[-1]["next_pid"])
-    elif wakings:
-        thread, thread_pid = wakings[-1]["comm"], int(wakings[-1]["pid"])
+    measured = _measured(events, planned)
+    if measured is not None:
+        thread, thread_pid = measured
     else:
         return Explanation(
             spike["cpu"],
@@ -199,10 +209,20 @@ def explain(spike: dict[str, Any], metric_id: str = "") -> Explanation:
             "the trace holds no task switch or wake-up on this CPU",
         )
     runs = _runs(events, actual)
-    switched_in = [run.began for run in runs if run.pid == thread_pid]
-    running_ns = switched_in[-1] if switched_in else actual
-    waking = _waking(events, thread_pid, running_ns)
+    waking = _waking(events, thread_pid, actual + _CLOCK_SLACK_NS)
     woken_ns = None if waking is None else waking.at_ns
+    # It runs from its switch-in after its wake-up: an earlier one is a run of an earlier period. Where the
+    # trace shows none, it ran by its stamp (the sample's end): the CPU did something else until then.
+    since = planned - _CLOCK_SLACK_NS if woken_ns is None else woken_ns
+    switched_in = [
+        run.began for run in runs if run.pid == thread_pid and since <= run.began <= actual + _CLOCK_SLACK_NS
+    ]
+    running_ns = switched_in[-1] if switched_in else actual
+    instead = None
+    if woken_ns is not None:
+        # Kept off, or switched in late after a throttled stretch: said as what the CPU did instead.
+        waited = _instead(runs, woken_ns, running_ns, thread_pid, _priorities(events), bool(switched_in))
+        instead = waited if not switched_in or waited.throttled else None
     timerlat = activation(events)
     # timerlat's IRQ handler wakes its thread: its sample stands for the wake-up where that is not traced.
     if woken_ns is None and timerlat is not None:
@@ -222,14 +242,87 @@ def explain(spike: dict[str, Any], metric_id: str = "") -> Explanation:
         late,
         thread=f"{thread} (pid {thread_pid})",
         to_wakeup_ns=None if woken_ns is None else max(0, woken_ns - planned),
-        to_running_ns=None if woken_ns is None else running_ns - max(woken_ns, planned),
+        to_running_ns=None if woken_ns is None else max(0, running_ns - max(woken_ns, planned)),
         holders=tuple(holder for holder in holders if holder.held_ns > 0),
         events=len(events),
         dropped=spike["dropped"],
         at_planned=None if on_cpu is None else _task_name(on_cpu, priorities, thread_pid),
         giver=None if giver is None else _task_name(_Run(giver.comm, giver.pid, 0, 0), priorities, thread_pid),
         timerlat=timerlat,
+        instead=instead,
     )
+
+
+# The trace clock and the probe's stamps are one monotonic clock, read a few microseconds apart.
+_CLOCK_SLACK_NS = 20_000
+# Longer than this with a real-time thread runnable and the CPU idle or on lower-priority tasks is not a
+# wake-up path: the kernel kept the thread off the CPU (RT throttling, the fair server).
+THROTTLED_FROM_NS = 1_000_000
+
+
+def _measured(events: Sequence[Event], planned: int) -> tuple[str, int] | None:
+    """The measuring thread, named and its pid: of the tasks woken from the planned time on, the one of
+    highest priority that the trace never shows switched in after its wake-up (kept off the CPU), else
+    the task the last switch went to (the trace ends as the thread runs). Without such a switch (some
+    kernels trace none from the idle task), the last task woken; None when there is no switch nor wake-up."""
+    switches = [
+        (event, match) for event in events if event.name == "sched_switch" and (match := _SWITCH.search(event.fields))
+    ]
+    wakings = [
+        (event, match) for event in events if event.name in _WAKE_EVENTS and (match := _WAKING.search(event.fields))
+    ]
+    last = next(((e, m) for e, m in reversed(switches) if int(m["next_pid"]) != 0), None)
+    woken: dict[int, tuple[int, str, int]] = {}  # pid: (its last wake-up from the planned time on, comm, prio)
+    for event, match in wakings:
+        if event.at_ns >= planned - _CLOCK_SLACK_NS:
+            woken[int(match["pid"])] = (event.at_ns, match["comm"], int(match["prio"]))
+    kept_off = [
+        (prio, comm, pid)
+        for pid, (at, comm, prio) in woken.items()
+        if not any(int(m["next_pid"]) == pid and e.at_ns >= at for e, m in switches)
+        and not any(e.pid == pid and e.at_ns > at for e in events)
+    ]
+    if last is not None and int(last[1]["next_pid"]) in woken:
+        last_pid = int(last[1]["next_pid"])
+        if not kept_off or min(kept_off)[0] >= woken[last_pid][2]:
+            return last[1]["next_comm"], last_pid
+    if kept_off:
+        _, comm, pid = min(kept_off)
+        return comm, pid
+    if last is not None:
+        return last[1]["next_comm"], int(last[1]["next_pid"])
+    if wakings:
+        return wakings[-1][1]["comm"], int(wakings[-1][1]["pid"])
+    return None
+
+
+def _instead(
+    runs: Sequence[_Run], woken: int, stamp: int, thread_pid: int, priorities: dict[int, int], switched_in: bool
+) -> Instead:
+    """What the CPU did from the thread's wake-up to stamp (its switch-in, or its stamp), by the runs the
+    trace shows (a stretch without events is the task before it going on: idle, when the CPU had gone idle)."""
+    idle = 0
+    tasks: dict[str, int] = {}
+    below = 0  # time of tasks a runnable real-time thread would have preempted, and of idle
+    prio = priorities.get(thread_pid)
+    for run in runs:
+        held = min(run.ended, stamp) - max(run.began, woken)
+        if held <= 0 or run.pid == thread_pid:
+            continue
+        if run.pid == 0:
+            idle += held
+            below += held
+            continue
+        name = _task_name(run, priorities, thread_pid)
+        tasks[name] = tasks.get(name, 0) + held
+        other = priorities.get(run.pid)
+        if prio is not None and (other is None or other > prio):
+            below += held
+    waited = stamp - woken
+    named = tuple(sorted(tasks.items(), key=lambda item: -item[1]))
+    real_time = prio is not None and prio < 100
+    throttled = real_time and waited >= THROTTLED_FROM_NS and 2 * below >= waited
+    return Instead(waited, idle, named, throttled, switched_in)
 
 
 def _runs(events: Sequence[Event], end: int) -> list[_Run]:

@@ -105,4 +105,12 @@ def _outcome(checks: list[readiness.Check]) -> Cell:
             f"{tally}: {', '.join(check.title for check in bad)} would distort measurements (exit status {DISTORTING})",
             "bad",
         )
+    some = readiness.benches_distorted(checks)
+    if some:
+        return Cell(
+            f"{tally}: "
+            + "; ".join(f"{check.title} would distort {benches}" for check, benches in some)
+            + "; nothing would distort the others",
+            "warn",
+        )
     return Cell(f"{tally}: nothing would distort measurements")

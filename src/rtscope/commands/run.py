@@ -108,6 +108,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="leave CPU idle states alone (default: hold their wake-up latency at 0 µs)",
     )
     parser.add_argument(
+        "--rt-throttling",
+        choices=("on", "off"),
+        default="on",
+        help="off: lift the kernel's RT throttling for the run (sched_rt_runtime_us -1, put back after; needs "
+        "root, else a warning) — a busy real-time thread is otherwise stopped for the rest of each period "
+        "(default: on, as the system has it)",
+    )
+    parser.add_argument(
         "--refuse-privilege",
         action="store_true",
         help="run as if unprivileged: no real-time policy, mlockall or CPU latency limit",
@@ -173,6 +181,7 @@ def _request(args: argparse.Namespace, benches: tuple[str, ...]) -> RunRequest:
         raw=args.raw,
         mlock=args.mlock,
         cpu_latency=args.cpu_latency,
+        rt_throttling_off=args.rt_throttling == "off",
         refuse_privilege=args.refuse_privilege,
         grace_s=args.grace,
     )

@@ -62,6 +62,7 @@ class RequestFor:
             raw=self.spec.raw,
             mlock=config.mlock,
             cpu_latency=config.cpu_latency,
+            rt_throttling_off=config.rt_throttling_off,
         )
 
 

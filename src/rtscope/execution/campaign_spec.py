@@ -41,7 +41,7 @@ _TOP_KEYS = (
     "configs",
     "targets",
 )
-_CONFIG_KEYS = ("name", "policy", "priority", "cpus", "mlock", "cpu_latency")
+_CONFIG_KEYS = ("name", "policy", "priority", "cpus", "mlock", "cpu_latency", "rt_throttling")
 _POLICIES = ("other", "fifo", "rr")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -56,6 +56,7 @@ class Config:
     cpus: tuple[int, ...] = ()
     mlock: bool = True
     cpu_latency: bool = True
+    rt_throttling_off: bool = False  # rt_throttling = "off": lifted for each run of the cell
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,9 @@ class _Reader:
             policy = self._optional(entry, "policy", str, where) or "fifo"
             if policy not in _POLICIES:
                 self._fail(where, "policy", f"{policy!r} is not one of {', '.join(_POLICIES)}")
+            throttling = self._optional(entry, "rt_throttling", str, where) or "on"
+            if throttling not in ("on", "off"):
+                self._fail(where, "rt_throttling", f"{throttling!r} is not on or off")
             config = Config(
                 name=name,
                 policy=policy,
@@ -197,6 +201,7 @@ class _Reader:
                 cpus=self._checked(entry, "cpus", values.cpu_list, where, default=()),
                 mlock=self._optional(entry, "mlock", bool, where) is not False,
                 cpu_latency=self._optional(entry, "cpu_latency", bool, where) is not False,
+                rt_throttling_off=throttling == "off",
             )
             if config.name in (c.name for c in configs):
                 self._fail(where, "name", f"config {name!r} is named twice")

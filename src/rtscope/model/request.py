@@ -21,6 +21,7 @@ class RunRequest:
     raw: int | None = None
     mlock: bool = True
     cpu_latency: bool = True
+    rt_throttling_off: bool = False
     refuse_privilege: bool = False
     grace_s: float | None = None
     duration_given: bool = True
@@ -48,6 +49,8 @@ class RunRequest:
             args.append("--no-mlock")
         if not self.cpu_latency:
             args.append("--no-cpu-latency")
+        if self.rt_throttling_off:
+            args += ["--rt-throttling", "off"]
         if self.refuse_privilege:
             args.append("--refuse-privilege")
         if self.grace_s is not None:

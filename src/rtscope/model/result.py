@@ -239,6 +239,24 @@ def invalid_reason(metric_doc: dict[str, Any]) -> str:
     return metric_doc["invalid_reason"] or "no reason given"
 
 
+def throttled_text(metric_doc: dict[str, Any]) -> str | None:
+    """ "throttled: 3 samples across RT throttling's stops (up to 47.8 ms, first at 1.0 s; stopped for 50 of
+    every 1000 ms)" when RT
+    throttling stopped the metric's threads across some of its samples (``throttled``, absent from results
+    before 2026-11-28), else None."""
+    throttled = metric_doc.get("throttled")
+    if not throttled or not throttled["samples"]:
+        return None
+    count = throttled["samples"]
+    first = f", first at {throttled['at_s'][0]:.1f} s" if throttled["at_s"] else ""
+    return (
+        f"throttled: {count} sample{'s' if count != 1 else ''} across RT throttling's stops "
+        f"(up to {throttled['longest_ns'] / 1e6:.1f} ms{first}; "
+        f"stopped for {(throttled['period_us'] - throttled['runtime_us']) / 1e3:g} of every "
+        f"{throttled['period_us'] / 1e3:g} ms)"
+    )
+
+
 def _parse_json(text: str, source: str) -> Any:
     try:
         # NaN and Infinity are not JSON; Python would accept them unless told otherwise.

@@ -19,8 +19,13 @@ def status(text: str) -> Cell:
 
 
 def validity(metric_doc: dict[str, Any]) -> Cell:
-    """ "valid", or "invalid: REASON" marked bad."""
-    return Cell("valid") if metric_doc["valid"] else Cell(f"invalid: {result.invalid_reason(metric_doc)}", "bad")
+    """ "valid", "throttled: N samples …" (its tail is RT throttling's stop) or "invalid: REASON", marked bad."""
+    if metric_doc["valid"]:
+        return Cell("valid")
+    throttled = result.throttled_text(metric_doc)
+    if throttled:
+        return Cell(throttled, "bad")
+    return Cell(f"invalid: {result.invalid_reason(metric_doc)}", "bad")
 
 
 def not_granted(config: dict[str, Any]) -> list[str]:

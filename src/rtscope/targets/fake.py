@@ -132,6 +132,7 @@ def _replayed_request(request: RunRequest, recorded: dict[str, Any]) -> dict[str
         "cpus": list(request.cpus),
         "mlockall": request.mlock,
         "cpu_latency_us": recorded["cpu_latency_us"] if request.cpu_latency else None,
+        **({"rt_throttling_off": request.rt_throttling_off} if "rt_throttling_off" in recorded else {}),
     }
 
 

@@ -234,7 +234,9 @@ def invalid_notes(groups: tuple[Group, ...]) -> tuple[Cell, ...]:
     """A note per invalid metric of a run, with its reason (and, in a group of several, which run)."""
     return tuple(
         Cell(
-            f"{INVALID_MARK.strip()} {g.letter}{_which(g, doc)} {m['id']} is invalid: {result.invalid_reason(m)}", "bad"
+            f"{INVALID_MARK.strip()} {g.letter}{_which(g, doc)} {m['id']} is "
+            + (result.throttled_text(m) or f"invalid: {result.invalid_reason(m)}"),
+            "bad",
         )
         for g in groups
         for doc in g.docs

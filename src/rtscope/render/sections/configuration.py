@@ -14,6 +14,7 @@ FIELDS = (
     ("mlockall", "mlockall"),
     ("stack prefault", "stack_prefault"),
     ("CPU latency limit", "cpu_latency_us"),
+    ("RT throttling lifted", "rt_throttling_off"),  # absent from results before 2026-11-28
 )
 NOT_APPLICABLE = "not applicable"
 
@@ -25,6 +26,8 @@ def build(subject: OneRun) -> Section:
     not_applicable, not_granted = config.get("not_applicable", ()), cells.not_granted(config)
     rows = []
     for name, key in FIELDS:
+        if key not in config["requested"]:
+            continue
         granted = NOT_APPLICABLE if key in not_applicable else _value(config["granted"][key])
         row = [name, _value(config["requested"][key]), granted]
         rows.append([Cell(text, "warn") for text in (*row, "! not as requested")] if key in not_granted else [*row, ""])

@@ -76,6 +76,8 @@ def _split(spike: spikes.Explanation) -> str:
     if spike.to_wakeup_ns is None or spike.to_running_ns is None:
         return "its wake-up is not in the trace"
     running = f"running {fmt.duration(spike.to_running_ns)} after that"
+    if spike.instead is not None and not spike.instead.switched_in:
+        running = f"not switched in until its stamp {fmt.duration(spike.to_running_ns)} after that"
     if spike.giver is not None:
         return f"given by {spike.giver}, which readied it {fmt.duration(spike.to_wakeup_ns)} after its stamp; {running}"
     return f"woken {fmt.duration(spike.to_wakeup_ns)} after the planned time, {running}"
@@ -96,7 +98,10 @@ def _timerlat(spike: spikes.Explanation) -> list[str]:
 
 def _answer(spike: spikes.Explanation) -> str:
     """The sentence an engineer wants first: who held the CPU, or that the interrupt itself was late (a window
-    started by a give has no interrupt to be late)."""
+    started by a give has no interrupt to be late), or what the CPU did while the woken thread was kept off."""
+    instead = spike.instead
+    if instead is not None and instead.waited_ns * 2 > spike.late_ns:
+        return _instead(instead)
     if spike.giver is None and spike.to_wakeup_ns is not None and spike.to_wakeup_ns * 2 > spike.late_ns:
         late = fmt.duration(spike.to_wakeup_ns)
         if spike.at_planned == "itself":
@@ -122,3 +127,26 @@ def _answer(spike: spikes.Explanation) -> str:
     share = culprit.held_ns / spike.late_ns if spike.late_ns else 0.0
     ran = f"; its run lasted {fmt.duration(culprit.ran_ns)}" if culprit.kind == "task" else ""
     return f"Held longest by {culprit.what}: {fmt.duration(culprit.held_ns)}, {share:.0%} of the lateness{ran}."
+
+
+def _instead(instead: spikes.Instead) -> str:
+    """What the CPU did while the woken thread was not switched in: throttled, idle, or another task."""
+    did = [f"idle {fmt.duration(instead.idle_ns)}"] if instead.idle_ns else []
+    did += [f"{what} {fmt.duration(ns)}" for what, ns in instead.tasks[:MOST_HOLDERS]]
+    spent = ", ".join(did) or "nothing the trace shows"
+    waited = fmt.duration(instead.waited_ns)
+    if instead.throttled:
+        kept = "before it was switched in" if instead.switched_in else "and never switched in"
+        return (
+            f"Throttled: the thread was runnable for {waited} {kept} (the CPU meanwhile: {spent}): "
+            "the kernel's RT throttling (or the fair server of newer kernels) held a real-time thread off the CPU "
+            "once it had used its runtime. Not a latency of the wake-up path: run with --rt-throttling off, or "
+            "let the bench's busy threads rest."
+        )
+    if not instead.tasks:
+        return (
+            f"The CPU was idle from its wake-up to its stamp ({waited}), and the trace shows no switch to it: "
+            "the wake-up from idle itself (some kernels do not trace a switch from the idle task)."
+        )
+    what, ns = instead.tasks[0]
+    return f"Not switched in until its stamp: {what} ran {fmt.duration(ns)} of the {waited} it waited ({spent})."
