@@ -334,6 +334,8 @@ def test_the_microcontroller_build_fits_its_regions_and_measures_what_the_full_o
     assert image["text"] + image["data"] <= 128 * 1024 and image["data"] + image["bss"] <= 48 * 1024, image
     assert full["run"]["image"]["text"] > 128 * 1024  # the full image would not fit
     assert small_board.record()["detail"]["mcu"] == "small" and "mcu" not in board.record()["detail"]
+    # Sleeps are whole ticks of the kernel's 1000 Hz, as each port declares.
+    assert small["timing"]["sleep_granularity_ns"] == full["timing"]["sleep_granularity_ns"] == 1_000_000
     step = full["timing"]["clock_resolution_ns"]
     full_metrics = {metric["id"]: metric for metric in full["metrics"]}
     basic_periods = full_metrics["tm.basic"]["periods"]
