@@ -318,6 +318,79 @@ def test_every_fact_is_read_through_the_transport():
         assert not {"open", "Path", "os", "pathlib", "subprocess"} & (names | imported), module
 
 
+class OneJobTreeTransport(TreeTransport):
+    """A tree machine reached one job at a time, as a QEMU guest is (a boot each): files and commands in
+    one job, counted; a job of its own is refused."""
+
+    def __init__(self, root: Path):
+        super().__init__(root)
+        self.jobs: list[tuple[str, ...]] = []
+
+    def read_files_and_run(
+        self, patterns: Sequence[str], commands: Sequence[Sequence[str]], *, timeout_s: float
+    ) -> tuple[dict[str, bytes | None], list[Completed]]:
+        self.jobs.append(tuple(" ".join(argv) for argv in commands))
+        probe = self.root / PROBE_SYSTEM
+        answers = [
+            Completed(0, probe.read_bytes(), b"") if argv[0] == "rtscope-probe" else TreeTransport.run(self, argv)
+            for argv in commands
+        ]
+        return TreeTransport.read_files(self, patterns), answers
+
+    def read_files(self, patterns: Sequence[str]) -> dict[str, bytes | None]:
+        raise AssertionError("a job of its own")
+
+    def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed:
+        raise AssertionError(f"a job of its own: {argv}")
+
+
+class OneJobTreeTarget(TreeTarget):
+    def __init__(self, root: Path):
+        super().__init__(root)
+        self.transport = OneJobTreeTransport(root)
+        self.system_argv = ("rtscope-probe", "system")
+
+    def probe_system(self) -> dict[str, Any]:
+        raise AssertionError("a job of its own")
+
+
+@pytest.mark.parametrize("name", ["tuned", "stock"])
+def test_a_machine_reached_one_job_at_a_time_gives_every_fact_in_one_job(name):
+    """A QEMU guest boots once for doctor, where it booted for the files, for pgrep and for the probe."""
+    target = OneJobTreeTarget(TREES / name)
+    assert facts.gather(target) == facts.gather(TreeTarget(TREES / name))
+    assert target.transport.jobs == [("pgrep -x irqbalance", "rtscope-probe system")]
+
+
+def test_a_qemu_guest_reads_the_files_and_runs_the_commands_in_one_boot(tmp_path, monkeypatch):
+    """The guest's job script, run here in place of a boot (its GUEST_OUT a scratch folder): the files'
+    listing and each command's status and output come back, and one boot was asked for."""
+    from rtscope.targets import qemu
+
+    boots: list[str] = []
+
+    def boot_files(guest: qemu.Guest, argv: Sequence[str], timeout_s: float) -> dict[str, bytes]:
+        out = tmp_path / "out"
+        out.mkdir()
+        script = argv[2].replace(qemu.GUEST_OUT, str(out))
+        boots.append(script)
+        job = subprocess.run(["sh", "-c", script], capture_output=True, check=False)
+        files = {path.name: path.read_bytes() for path in out.iterdir()}
+        return {**files, "status": str(job.returncode).encode(), "stdout": job.stdout, "stderr": job.stderr}
+
+    monkeypatch.setattr(qemu.Guest, "boot_files", boot_files)
+    write(tmp_path, "proc/cmdline", "quiet")
+    transport = qemu.QemuTarget("qemu:aarch64:stock").transport
+    files, outcomes = transport.read_files_and_run(
+        [f"{tmp_path}/proc/cmdline", f"{tmp_path}/proc/nothing*"],
+        [["sh", "-c", "echo said; echo moaned >&2; exit 3"], ["true"]],
+        timeout_s=1.0,
+    )
+    assert len(boots) == 1
+    assert files == {f"{tmp_path}/proc/cmdline": b"quiet\n"}
+    assert outcomes == [Completed(3, b"said\n", b"moaned\n"), Completed(0, b"", b"")]
+
+
 @pytest.fixture
 def doctor_on(rtscope, monkeypatch) -> Callable[..., object]:
     """Run rtscope doctor in this process on a fixture tree as its target."""

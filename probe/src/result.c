@@ -136,6 +136,10 @@ static void write_timing(rts_json *j, const rts_timing *t)
     rts_json_object_begin(j, "timing", false);
     rts_json_string(j, "clock", rts_time_clock_name());
     rts_json_uint(j, "clock_resolution_ns", t->clock_resolution_ns);
+    if (t->sleep_granularity_ns) /* null: sleeps end at the clock's time */
+        rts_json_uint(j, "sleep_granularity_ns", t->sleep_granularity_ns);
+    else
+        rts_json_null(j, "sleep_granularity_ns");
     rts_json_double(j, "clock_overhead_ns", t->clock_overhead_ns);
     rts_json_string(j, "cycle_counter", t->cycle_counter);
     if (t->use_cycles) {
@@ -425,11 +429,34 @@ static void write_throttled(rts_json *j, const rts_metric *m)
     rts_json_object_end(j);
 }
 
+/* The figures of a time metric, as measured, below the clock's resolution:
+ * less than one step of it (lat.irq on a board whose exception costs no
+ * instruction reads 0), which a reader shows as "< the resolution", not as
+ * a measured value. Their names, absent when there is none, and for a
+ * metric stamped on the cycle counter, finer than the clock. */
+static void write_below_resolution(rts_json *j, const rts_metric *m, const rts_summary *s)
+{
+    double step = m->timing ? (double)m->timing->clock_resolution_ns : 0.0;
+    if (m->unit != RTS_UNIT_NS || s->count == 0 || (m->in_ticks && m->timing->use_cycles) || !(s->min < step))
+        return; /* the minimum is the least of the figures */
+    const struct {
+        const char *name;
+        double value;
+    } figures[] = {{"min", s->min},   {"p50", s->p50},     {"p90", s->p90}, {"p99", s->p99},
+                   {"p999", s->p999}, {"p9999", s->p9999}, {"max", s->max}, {"mean", s->mean}};
+    rts_json_array_begin(j, "below_resolution", true);
+    for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
+        if (figures[i].value < step)
+            rts_json_string(j, NULL, figures[i].name);
+    rts_json_array_end(j);
+}
+
 /* The fields of a metric of samples (not per period). */
 static void write_sample_metric_fields(rts_json *j, const rts_metric *m, const rts_summary *s)
 {
     rts_summary adjusted = rts_summary_shift(s, overhead_ns(m));
     write_summary(j, "stats", s);
+    write_below_resolution(j, m, s);
     write_summary(j, "adjusted", &adjusted);
     if (m->in_ticks && m->timing->use_cycles && s->count > 0) {
         rts_summary c = cycles_summary(m, s);

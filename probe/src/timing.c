@@ -60,6 +60,7 @@ static double measure_cycles_per_ns(void)
 void rts_timing_calibrate(rts_timing *t, bool allow_cycles)
 {
     t->clock_resolution_ns = rts_time_resolution_ns();
+    t->sleep_granularity_ns = rts_sleep_granularity_ns();
     t->clock_overhead_ns = median_read_cost(read_clock);
     t->use_cycles = allow_cycles && RTS_CYCLE_COUNTER_NAME != NULL && (rts_port_caps() & RTS_CAP_CYCLE_COUNTER);
     t->cycle_counter = NULL;

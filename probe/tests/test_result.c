@@ -190,6 +190,39 @@ static void test_summary(void)
     capture_free(&summary);
 }
 
+/* A time metric's figures below the clock's resolution are named (a board
+ * whose clock counts 40 ns, an interrupt that costs no instruction: most of
+ * the samples read 0); the sleeps' granularity the port declares is in the
+ * timing, null where sleeps end at the clock's time. */
+static void test_below_resolution(void)
+{
+    static rts_run_request breq;
+    static rts_run brun;
+    fixture_run(&brun, &breq);
+    brun.timing.clock_resolution_ns = 40;
+    brun.timing.sleep_granularity_ns = 1000000;
+    rts_metric *irq = fixture_metric(&brun, "fix.irq", RTS_UNIT_NS, 1);
+    rts_metric *count = fixture_metric(&brun, "fix.count", RTS_UNIT_COUNT, 1);
+    for (int i = 0; i < 100; i++) {
+        rts_metric_add(irq, i < 60 ? 0 : 80);
+        rts_metric_add(count, 0);
+    }
+    capture c = { 0 };
+    CHECK(rts_result_write(&brun, capture_write, &c), "document written whole");
+    const char *doc = capture_text(&c);
+    static char m[16384];
+    CHECK(strstr(doc, "\"clock_resolution_ns\": 40,\n    \"sleep_granularity_ns\": 1000000,"), "granularity:\n%s", doc);
+    metric_text(doc, "fix.irq", m, sizeof m);
+    CHECK(strstr(m, "\"below_resolution\": [\"min\", \"p50\", \"mean\"]"), "min, median and mean (32 ns) below 40 ns:\n%s", m);
+    metric_text(doc, "fix.count", m, sizeof m);
+    CHECK(!strstr(m, "below_resolution"), "a count is not a clock's reading:\n%s", m);
+    capture_free(&c);
+    metric_text(document(&c), "fix.time", m, sizeof m);
+    CHECK(strstr(capture_text(&c), "\"sleep_granularity_ns\": null,") && !strstr(m, "below_resolution"),
+          "no tick, nothing below 1 ns");
+    capture_free(&c);
+}
+
 /* A per-period metric of bench result r (fixture_metric's, in another bench). */
 static rts_metric *period_metric(rts_bench_result *r, const char *id, const char *baseline, uint64_t figure)
 {
@@ -256,5 +289,6 @@ int main(int argc, char **argv)
     test_os_config();
     test_summary();
     test_streamed();
+    test_below_resolution();
     return check_report("test_result");
 }

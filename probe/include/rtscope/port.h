@@ -83,6 +83,13 @@ rts_status rts_sleep_until_ns(uint64_t abs_ns);
 /* Block the calling thread for at least rel_ns. */
 rts_status rts_sleep_ns(uint64_t rel_ns);
 
+/* The granularity of the sleeps above in ns, as the port declares it: 0
+ * where a sleep ends when the clock reaches its time (Linux's
+ * high-resolution timers), else the kernel's tick, in which an RTOS counts
+ * sleeps: a wake-up there comes up to a tick after the time asked, however
+ * fine the clock. Recorded in the result (timing.sleep_granularity_ns). */
+uint64_t rts_sleep_granularity_ns(void);
+
 /* ------------------------------------------------------ scheduling setup */
 
 typedef enum { RTS_POLICY_OTHER = 0, RTS_POLICY_FIFO, RTS_POLICY_RR } rts_policy;

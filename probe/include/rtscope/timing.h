@@ -16,6 +16,7 @@
 
 typedef struct {
     uint64_t clock_resolution_ns;
+    uint64_t sleep_granularity_ns; /* the port's declared tick of sleeps, 0: none */
     double clock_overhead_ns;      /* median back-to-back rts_time_ns delta */
     bool use_cycles;               /* stamps are cycle-counter ticks */
     const char *cycle_counter;     /* name, NULL if not used */

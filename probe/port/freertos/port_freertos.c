@@ -91,6 +91,8 @@ rts_status rts_sleep_until_ns(uint64_t abs_ns)
 
 rts_status rts_sleep_ns(uint64_t rel_ns) { return rts_sleep_until_ns(board_time_ns() + rel_ns); }
 
+uint64_t rts_sleep_granularity_ns(void) { return NS_PER_TICK; }
+
 /* ------------------------------------------------------- scheduling setup */
 
 /* FreeRTOS priorities: 0 the idle task, 1 "other", fifo from 2 up. With

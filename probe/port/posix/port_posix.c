@@ -93,6 +93,10 @@ rts_status rts_sleep_ns(uint64_t rel_ns)
     return rts_sleep_until_ns(rts_time_ns() + rel_ns);
 }
 
+/* clock_nanosleep ends on a high-resolution timer, not on a tick (a kernel
+ * without them has a coarse clock too, which clock_resolution_ns shows). */
+uint64_t rts_sleep_granularity_ns(void) { return 0; }
+
 /* Absolute CLOCK_MONOTONIC deadline for a relative timeout. */
 static struct timespec deadline_after(uint64_t timeout_ns)
 {

@@ -50,6 +50,10 @@ rts_status rts_sleep_until_ns(uint64_t abs_ns)
 
 rts_status rts_sleep_ns(uint64_t rel_ns) { return rts_sleep_until_ns(rts_time_ns() + rel_ns); }
 
+/* A tick-based kernel's tick period (FreeRTOS: 1e9 / configTICK_RATE_HZ);
+ * 0 where sleeps end at the clock's time. */
+uint64_t rts_sleep_granularity_ns(void) { return 0; }
+
 /* ------------------------------------------------------- scheduling setup */
 
 /* An RTOS is strict-priority by nature: map 1..99 onto its range

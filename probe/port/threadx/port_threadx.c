@@ -86,6 +86,8 @@ rts_status rts_sleep_until_ns(uint64_t abs_ns)
 
 rts_status rts_sleep_ns(uint64_t rel_ns) { return rts_sleep_until_ns(board_time_ns() + rel_ns); }
 
+uint64_t rts_sleep_granularity_ns(void) { return NS_PER_TICK; }
+
 /* ------------------------------------------------------- scheduling setup */
 
 /* ThreadX priorities run from 0, the highest: "other" is 100, fifo 1..99

@@ -69,6 +69,8 @@ class Figure:
     spread: float | None  # half the range over the runs, relative to the value; None for one run
     ratio: float | None
     invalid: bool  # some run's metric is invalid
+    # The step of the clock the figure is less than (model.result.below_resolution): shown as below it.
+    below_step: float | None = None
 
 
 Labels = tuple[tuple[str, str | int], ...]  # a metric's labels as (key, value) pairs, in the document's order
@@ -204,19 +206,32 @@ def _time_rows(
         key = stats.bad_side(asked, units.get(unit).lower_is_better)
         if cycles is not None:
             values = [[c[key] for c in each] for each in cycles]
+            figures = _figures(values, per_group)
         else:
             values = [[stats.statistic(m, key, adjusted=adjusted) for _, m in members] for members in per_group]
+            figures = _below_resolution(_figures(values, per_group), per_group, key)
         rows.append(
             Row(
                 metric_id,
                 key,
                 stats.statistic_name(key),
                 "count" if key == "count" else unit,
-                _figures(values, per_group),
+                figures,
                 _verdicts(per_group, key),
             )
         )
     return rows
+
+
+def _below_resolution(figures: tuple[Figure, ...], per_group: list[Members], key: str) -> tuple[Figure, ...]:
+    """The figures less than one step of their runs' clock (the coarsest of a group's) marked so."""
+    marked = []
+    for figure, members in zip(figures, per_group, strict=True):
+        steps = [step for doc, m in members if (step := result.clock_step(doc, m)) is not None]
+        step = max(steps, default=None)
+        below = result.below_resolution(step, key, figure.value)
+        marked.append(replace(figure, below_step=step) if below else figure)
+    return tuple(marked)
 
 
 def _cycles(per_group: list[Members], adjusted: bool) -> list[list[dict[str, Any]]] | None:

@@ -207,6 +207,37 @@ def cycles_summary(doc: dict[str, Any], metric_doc: dict[str, Any], *, adjusted:
     }
 
 
+def clock_step(doc: dict[str, Any], metric_doc: dict[str, Any]) -> float | None:
+    """The step of the clock a time metric's figures were read in (``timing.clock_resolution_ns``); None
+    for a metric of another unit, one stamped on the cycle counter (its ``cycles`` recorded: finer than
+    the clock) and a clock of unknown resolution (0)."""
+    if metric_doc["unit"] != units.NS.name or metric_doc.get("cycles") is not None:
+        return None
+    step: float = doc["timing"]["clock_resolution_ns"]
+    return step or None
+
+
+def below_resolution(step: float | None, key: str, value: float | None) -> bool:
+    """Whether statistic ``key`` of a time metric, ``value`` ns, is less than one ``step`` of its clock
+    (clock_step): not a measured figure but a reading of no step (lat.irq on a board whose exception costs
+    no instruction reads 0 on its 40 ns clock), shown as below the resolution. Spread and counts are not
+    readings of the clock."""
+    return step is not None and value is not None and key in _LOCATION_STATISTICS and value < step
+
+
+# The metrics whose samples are a thread's wake-up from a sleep until an absolute time: where the port
+# declares its sleeps whole ticks (timing.sleep_granularity_ns), their latency is mostly where in the tick
+# the sleep began, not the scheduler's.
+WOKEN_FROM_SLEEP = ("lat.wakeup", "lat.preempt_timer")
+
+
+def sleep_granularity(doc: dict[str, Any]) -> float | None:
+    """The granularity of the run's sleeps in ns as the port declared it (an RTOS's tick); None where a
+    sleep ends at the clock's time (Linux) and in results before 2026-11-28, which do not record it."""
+    granularity: float | None = doc["timing"].get("sleep_granularity_ns")
+    return granularity
+
+
 def is_periodic(metric_doc: dict[str, Any]) -> bool:
     """True for a per-period metric (a figure per reporting period, e.g. Thread-Metric's iterations),
     False for a metric of samples (a histogram of them)."""

@@ -48,6 +48,12 @@ def figure(value: float | None, unit: str) -> str:
     return units.get(unit).format(value)
 
 
+def below_resolution(step: float, *, short: bool = False) -> str:
+    """A figure less than one step of the clock (model.result.below_resolution), as what it is: "< 40 ns
+    (below the clock's resolution)", not as a measured 0; ``short``: "< 40 ns", where a note says why."""
+    return f"< {duration(step)}" + ("" if short else " (below the clock's resolution)")
+
+
 def ratio(value: float | None) -> str:
     """A ratio such as "1.23×"; None (nothing to divide) shows as "—"."""
     return MISSING if value is None else f"{significant(value)}×"

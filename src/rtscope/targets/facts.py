@@ -16,7 +16,7 @@ import fnmatch
 import json
 import re
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from rtscope.errors import ProbeError, RtscopeError
 from rtscope.model import result, values
@@ -76,13 +76,46 @@ class Source(Protocol):
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed: ...
 
 
-class _Prefetched:
-    """The transport, with the files of _FILES read beforehand: a path one of its globs covers is
-    answered from them (missing when the glob did not find it); any other is read through."""
+# The commands the families run, answered in the same job as the files where the transport takes one
+# job at a time (OneJobTransport).
+_IRQBALANCE = ("pgrep", "-x", "irqbalance")
 
-    def __init__(self, transport: Transport):
+
+@runtime_checkable
+class OneJobTransport(Protocol):
+    """A transport whose every command is a job of its own that costs as much as the machine's start (a
+    QEMU guest: a boot each), which can read files and run commands in one job."""
+
+    def read_files_and_run(
+        self, patterns: Sequence[str], commands: Sequence[Sequence[str]], *, timeout_s: float
+    ) -> tuple[dict[str, bytes | None], list[Completed]]:
+        """The files ``patterns`` name, as ``read_files`` gives them, and how each command ended, in order,
+        all in one job."""
+
+
+@runtime_checkable
+class ProbeOnTransport(Protocol):
+    """A target whose probe runs as a command of its transport (``system_argv``: its ``rtscope-probe
+    system``), so that the probe's facts can come in the same job as the others'."""
+
+    name: str
+    system_argv: tuple[str, ...]
+
+
+class _Prefetched:
+    """The transport, with the files of _FILES read beforehand, and the ``commands`` run beforehand: a path
+    one of its globs covers is answered from them (missing when the glob did not find it), a command from
+    its outcome; any other is read or run through."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        files: dict[str, bytes | None] | None = None,
+        commands: dict[tuple[str, ...], Completed] | None = None,
+    ):
         self.transport, self.name = transport, transport.name
-        self.files = transport.read_files(_FILES)
+        self.files = transport.read_files(_FILES) if files is None else files
+        self.commands = commands or {}
 
     def read_file(self, path: str) -> bytes:
         if path in self.files:
@@ -95,13 +128,26 @@ class _Prefetched:
         return self.transport.read_file(path)
 
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> Completed:
+        if tuple(argv) in self.commands:
+            return self.commands[tuple(argv)]
         return self.transport.run(argv, timeout_s=timeout_s)
 
 
 def gather(target: Target) -> dict[str, Facts]:
     """Every family of facts, by family name: the transport's first (a target it cannot reach ends
-    the gathering there), then the probe's."""
-    source = _Prefetched(target.transport)
+    the gathering there), then the probe's. Where the transport takes one job at a time and the probe
+    runs on it (a QEMU guest), the files, the commands and the probe's system come in one job (one boot,
+    where they took three)."""
+    transport = target.transport
+    if isinstance(transport, OneJobTransport) and isinstance(target, ProbeOnTransport):
+        commands = (_IRQBALANCE, target.system_argv)
+        files, outcomes = transport.read_files_and_run(_FILES, commands, timeout_s=FETCH_TIMEOUT_S)
+        source = _Prefetched(transport, files, dict(zip(commands, outcomes, strict=True)))
+        return _families(source, _probe_answer(outcomes[-1], target.name))
+    return _families(_Prefetched(transport), probe(target))
+
+
+def _families(source: Source, probed: Facts) -> dict[str, Facts]:
     return {
         "kernel": kernel(source),
         "rt_throttling": rt_throttling(source),
@@ -112,8 +158,16 @@ def gather(target: Target) -> dict[str, Facts]:
         "clocksource": clocksource(source),
         "timer_slack": timer_slack(source),
         "irqbalance": irqbalance(source),
-        "probe": probe(target),
+        "probe": probed,
     }
+
+
+def _probe_answer(completed: Completed, who: str) -> Facts:
+    """probe's facts from what the probe's ``system`` printed and how it ended."""
+    try:
+        return {"system": read_system(completed, who), "error": None}
+    except RtscopeError as error:
+        return {"system": None, "error": str(error)}
 
 
 def probe(target: Target) -> Facts:
@@ -258,7 +312,7 @@ def timer_slack(source: Source) -> Facts:
 def irqbalance(source: Source) -> Facts:
     """running: whether an irqbalance daemon runs (pgrep); None when that cannot be asked."""
     try:
-        status = source.run(["pgrep", "-x", "irqbalance"], timeout_s=ASK_TIMEOUT_S).status
+        status = source.run(_IRQBALANCE, timeout_s=ASK_TIMEOUT_S).status
     except RtscopeError:
         return {"running": None}  # no pgrep there
     return {"running": {0: True, 1: False}.get(status)}

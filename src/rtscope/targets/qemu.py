@@ -391,6 +391,26 @@ class QemuTransport:
         token = secrets.token_hex(16)
         return parse_globbed(self.run(["sh", "-c", glob_script(), "sh", token, *patterns]).stdout, token)
 
+    def read_files_and_run(
+        self, patterns: Sequence[str], commands: Sequence[Sequence[str]], *, timeout_s: float
+    ) -> tuple[dict[str, bytes | None], list[Completed]]:
+        """:meth:`read_files` and each command in turn, in one boot (rtscope.targets.facts.OneJobTransport):
+        the files' listing on the job's stdout, each command's output and status in files of GUEST_OUT."""
+        token = secrets.token_hex(16)
+        script = [shlex.join(["sh", "-c", glob_script(), "sh", token, *patterns])]
+        for index, argv in enumerate(commands):
+            out = f"{GUEST_OUT}/command{index}"
+            script.append(f"{shlex.join(argv)} >{out}.stdout 2>{out}.stderr </dev/null; echo $? >{out}.status")
+        files = self.guest.boot_files(["sh", "-c", "\n".join(script)], BOOT_BUDGET_S + timeout_s * (1 + len(commands)))
+        outcomes = []
+        for index in range(len(commands)):
+            name = f"command{index}"
+            parts = {part: files.get(f"{name}.{part}") for part in _PARTS}
+            if any(content is None for content in parts.values()):
+                raise RtscopeError(f"{self.name}: the guest handed back no outcome of {commands[index][0]}")
+            outcomes.append(completed(self.name, {part: content or b"" for part, content in parts.items()}))
+        return parse_globbed(files["stdout"], token), outcomes
+
     def temp_dir(self) -> contextlib.AbstractContextManager[str]:
         raise RtscopeError(f"{self.name}: a QEMU guest keeps no files from one boot to the next")
 
@@ -405,6 +425,8 @@ class QemuTarget:
         self.transport = QemuTransport(self.guest)
         self.cpus = self.spec.cpus
         self.out_dir = GUEST_OUT
+        # The probe's system, run in the boot that reads the other facts (rtscope.targets.facts.gather).
+        self.system_argv = (GUEST_PROBE, "system")
 
     @functools.cached_property
     def catalogue(self) -> Catalogue:

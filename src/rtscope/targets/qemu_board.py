@@ -15,7 +15,7 @@ period and periods, the duration of the others — is sized to what the board de
 one line and kept in the result's warnings; what the user sets is measured as set.
 
 ``:mcu=small`` boots the probe's microcontroller build instead (``make … MCU=small``: at most 128 KiB of
-code and 48 KiB of RAM, the suites micro, threadmetric and latency; docs/rtos.md), built apart.
+flash, code and data's first values, and 48 KiB of RAM, the suites micro, threadmetric and latency; docs/rtos.md), built apart.
 
 Time on this target is instruction time: one instruction every 2^shift ns, exception entry and memory
 waits free. The shift is 0 by default, as for the Linux guests (rtscope.targets.qemu): a nanosecond is an
@@ -59,7 +59,7 @@ WALL_S_PER_GIGA_INSTRUCTION = 60
 # The kernels' configurations (probe/port/*/port.mk's CONFIG), the default first: dev, as developed
 # (assertions, stack checking), and bench, as benchmarks are run (docs/rtos.md).
 BUILD_CONFIGS = ("dev", "bench")
-# The probe's microcontroller builds (mcu=…, make MCU=…: 128 KiB of code, 48 KiB of RAM; docs/rtos.md).
+# The probe's microcontroller builds (mcu=…, make MCU=…: 128 KiB of flash, 48 KiB of RAM; docs/rtos.md).
 MCU_BUILDS = ("small",)
 
 EMULATOR = "qemu-system-arm"

@@ -165,6 +165,8 @@ def figure_text(figure: Figure, row: Row) -> str:
     # compare gives a calibration ratio the unit "ratio", which documents also use for plain quotients.
     if row.unit == units.RATIO.name and row.stat.startswith("×"):
         return fmt.ratio(figure.value)
+    if figure.below_step is not None:
+        return fmt.below_resolution(figure.below_step)
     return units.get(row.unit).format(figure.value)
 
 

@@ -1,5 +1,7 @@
 """The metrics of samples: count and distribution, overhead-adjusted unless asked otherwise, and validity."""
 
+from typing import Any
+
 from rtscope.model import result
 from rtscope.render import cells, fmt
 from rtscope.render.document import Cell, Paragraph, Section, heading, table
@@ -25,13 +27,46 @@ def build(subject: OneRun) -> Section | None:
     rows: list[list[str | Cell]] = []
     for m in sampled:
         figures, unit = result.summary(m, adjusted=subject.adjusted), result.unit(m)
+        step = result.clock_step(subject.doc, m)
         rows.append(
             [
                 *cells.metric_cells(m, with_labels),
                 fmt.count(figures["count"]),
-                *(unit.format(figures[key]) for key in STAT_COLUMNS),
+                *(
+                    fmt.below_resolution(step, short=True)
+                    if step is not None and result.below_resolution(step, key, figures[key])
+                    else unit.format(figures[key])
+                    for key in STAT_COLUMNS
+                ),
                 cells.validity(m),
             ]
         )
     align = "l" * with_labels + "lr" + "r" * len(STAT_COLUMNS) + "l"
-    return Section(heading("Metrics", aside), (table(header, rows, align),))
+    said = (*below_notes(subject.doc, sampled, subject.adjusted), *tick_notes(subject.doc, sampled))
+    return Section(heading("Metrics", aside), (table(header, rows, align), *([Paragraph(said)] if said else [])))
+
+
+def below_notes(doc: dict[str, Any], metric_docs: list[dict[str, Any]], adjusted: bool) -> tuple[str, ...]:
+    """Beside the table, for each metric with figures shown as "< step": which, and why."""
+    notes = []
+    for m in metric_docs:
+        step, figures = result.clock_step(doc, m), result.summary(m, adjusted=adjusted)
+        below = [name for key, name in result.STATISTICS.items() if result.below_resolution(step, key, figures[key])]
+        if step is not None and below:
+            notes.append(f"{m['id']}: {', '.join(below)} {fmt.below_resolution(step)}: they read no step of it")
+    return tuple(notes)
+
+
+def tick_notes(doc: dict[str, Any], metric_docs: list[dict[str, Any]]) -> tuple[str, ...]:
+    """What a wake-up from a sleep measured where the port declares its sleeps whole ticks (an RTOS's):
+    one line per such metric with samples, saying that its latency is the tick's; none on Linux, whose
+    sleeps end at the clock's time, and for a result that does not record the granularity."""
+    tick = result.sleep_granularity(doc)
+    if tick is None:
+        return ()
+    return tuple(
+        f"{m['id']}: sleeps here are whole ticks of {fmt.duration(tick)} (the port's timer granularity): a "
+        "wake-up comes up to a tick late, by where in the tick its sleep began"
+        for m in metric_docs
+        if m["id"] in result.WOKEN_FROM_SLEEP and m["stats"]["count"]
+    )

@@ -20,7 +20,16 @@ def build(subject: OneRun) -> Section:
             f"{timing['cycle_counter']}: {_plain(timing['cycles_per_ns'])} cycles/ns, "
             f"{_plain(timing['cycle_overhead_cycles'])} cycles per read"
         )
-    return Section(heading("Timing"), (table(None, [("clock", clock), ("cycle counter", counter)], "ll"),))
+    rows = [("clock", clock), ("cycle counter", counter)]
+    if "sleep_granularity_ns" in timing:  # recorded since 2026-11-28
+        tick = timing["sleep_granularity_ns"]
+        rows.append(
+            (
+                "sleeps",
+                "end at the clock's time" if tick is None else f"whole ticks of {fmt.duration(tick)} (the port's)",
+            )
+        )
+    return Section(heading("Timing"), (table(None, rows, "ll"),))
 
 
 def _plain(number: float | None) -> str:
