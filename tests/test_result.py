@@ -1,6 +1,7 @@
 """Loading and validating result documents."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -58,6 +59,23 @@ def test_nan_is_not_json():
     text = json.dumps(builders.result_doc()).replace('"mean": 3360.0', '"mean": NaN', 1)
     with pytest.raises(RtscopeError, match="NaN is not a JSON number"):
         result.parse(text, "nan.json")
+
+
+def test_a_period_length_stands_beside_each_period():
+    """period_lengths_s (format 4, since 2026-11-28) holds one measured length per period; a document of
+    before, without it, reads as before."""
+    doc = json.loads((Path(__file__).parent / "golden" / "result-v4-threadx.json").read_text(encoding="utf-8"))
+    basic = next(m for m in doc["metrics"] if m["id"] == "tm.basic")
+    assert "period_lengths_s" not in basic
+    result.validate(doc, "before.json")
+    basic["period_lengths_s"] = [0.101] * len(basic["periods"])
+    result.validate(doc, "lengths.json")
+    basic["period_lengths_s"] = [0.101] * (len(basic["periods"]) + 1)
+    with pytest.raises(RtscopeError, match=rf"{len(basic['periods']) + 1} period lengths for {len(basic['periods'])} "):
+        result.validate(doc, "long.json")
+    basic["period_lengths_s"] = [0.0] * len(basic["periods"])
+    with pytest.raises(RtscopeError, match="period_lengths_s"):
+        result.validate(doc, "zero.json")
 
 
 def test_a_metric_may_appear_only_once():

@@ -93,11 +93,13 @@ static void note_spread(tm_test *t)
         t->spread_max = fmax(t->spread_max, fabs(gains[i] - mean));
 }
 
-/* Sleep until when; false when the run was stopped first. */
+/* Sleep until when, never less; false when the run was stopped first. */
 static bool wait_until(tm_test *t, uint64_t when)
 {
-    uint64_t now = rts_time_ns();
-    return when <= now || rts_sem_take(t->stop_reporter, when - now) != RTS_OK;
+    for (uint64_t now = rts_time_ns(); now < when; now = rts_time_ns())
+        if (rts_sem_take(t->stop_reporter, when - now) == RTS_OK)
+            return false;
+    return true;
 }
 
 /* The loops' cost per pass without their work, timed over the calibration
@@ -123,19 +125,21 @@ static bool time_the_harness(tm_test *t)
     return true;
 }
 
-/* The reporting thread: the harness's calibration, then at the end of each
- * period the count it held, scaled to the nominal period when the reporter
- * woke late. */
+/* The reporting thread: the harness's calibration, then, as the suite's
+ * reporter does (tm_thread_sleep(period) after each report), a period
+ * measured from each reading to the next, each period's count as it was,
+ * unscaled, and beside it the period's measured length: a reporter that
+ * woke late makes that period longer, never the next one shorter. */
 static void reporter(void *p)
 {
     tm_test *t = p;
-    double period_ns = t->m->period_s * 1e9;
+    uint64_t period_ns = (uint64_t)(t->m->period_s * 1e9);
     uint64_t periods = (uint64_t)rts_ctx_param(t->ctx, "periods");
     if (time_the_harness(t)) {
         uint64_t start = rts_time_ns(), last_time = start, last = sum_of(t, TM_COUNTED);
         uint64_t first_passes = sum_of(t, TM_LOOP);
         for (uint64_t k = 1; k <= periods; k++) {
-            uint64_t planned = start + (uint64_t)(period_ns * (double)k);
+            uint64_t planned = last_time + period_ns;
             if (!wait_until(t, planned))
                 break; /* stopped early: a partial period is not a period */
             uint64_t now = rts_time_ns(), count = sum_of(t, TM_COUNTED);
@@ -146,7 +150,7 @@ static void reporter(void *p)
                 t->counter_went_back = true;
             if (now > planned && now - planned > t->late_max_ns)
                 t->late_max_ns = now - planned;
-            rts_metric_add(t->m, round((double)(count - last) * period_ns / (double)(now - last_time)));
+            rts_metric_add_period(t->m, (double)(count - last), now - last_time);
             last = count;
             last_time = now;
         }

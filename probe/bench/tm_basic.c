@@ -5,9 +5,10 @@
  * cancels the processor's speed out of the comparison.
  *
  * The arithmetic is the suite's own, word for word: its array is volatile,
- * so each word is loaded twice, added to the pass count, xored and stored
- * (the same C compiles to the same instructions, whatever a cheaper
- * equivalent would cost).
+ * so each word is loaded twice, added to the pass count (loaded again for
+ * each word, as the suite's counter is), xored and stored (the same C
+ * compiles to the same instructions, whatever a cheaper equivalent would
+ * cost).
  */
 #include "thread_metric.h"
 
@@ -29,9 +30,12 @@ static inline void basic_loop(tm_thread *th, basic_state *s, bool work, unsigned
     uint32_t made = 0;
     while (tm_in_phase(t, phase)) {
         if (work) {
+            /* The pass count is read for each word, as the suite reads its
+             * counter (a store to its array of the counter's type may
+             * change it, so C reloads it after each). */
             uint32_t c = (uint32_t)bench_read(&s->passes);
             for (unsigned i = 0; i < WORDS; i++)
-                s->words[i] = (s->words[i] + c) ^ s->words[i];
+                s->words[i] = (s->words[i] + (uint32_t)bench_read(&s->passes)) ^ s->words[i];
             s->expected = (s->expected + c) ^ s->expected;
             made++;
         }

@@ -252,6 +252,12 @@ rts_metric *rts_ctx_count_metric(rts_ctx *ctx, const char *id, const char *descr
         m->per_period = true;
         m->period_s = period_s;
         m->baseline = baseline;
+        m->period_ns = rts_heap_calloc(periods, sizeof *m->period_ns);
+        if (!m->period_ns) {
+            rts_metric_free(m);
+            m = NULL;
+            snprintf(why, sizeof why, "out of memory for metric %s", id);
+        }
     }
     return adopt(ctx, m, why);
 }

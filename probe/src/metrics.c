@@ -155,6 +155,7 @@ void rts_metric_free(rts_metric *m)
         return;
     rts_heap_free(m->throttle);
     rts_heap_free(m->raw);
+    rts_heap_free(m->period_ns);
     rts_heap_free(m->series.max);
     for (unsigned i = 0; i < m->nspikes; i++)
         rts_heap_free(m->spikes[i].events);
@@ -195,6 +196,15 @@ static uint64_t record(rts_metric *m, double value)
 void rts_metric_add(rts_metric *m, double value)
 {
     record(m, value);
+}
+
+void rts_metric_add_period(rts_metric *m, double value, uint64_t length_ns)
+{
+    /* Its index before record() moves raw_len: the figure's own slot. */
+    uint64_t k = m->raw_len;
+    record(m, value);
+    if (m->period_ns && k < m->raw_cap)
+        m->period_ns[k] = length_ns;
 }
 
 /* Keep v as the worst of window k if it is. */

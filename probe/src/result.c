@@ -342,6 +342,14 @@ static void write_period_metric_fields(rts_result_writer *w, const rts_metric *m
     for (uint64_t i = 0; i < m->raw_len; i++)
         rts_json_uint(j, NULL, m->raw[i]);
     rts_json_array_end(j);
+    /* Each period's measured length, beside its figure: a figure is what
+     * its period held, never scaled to period_s. */
+    if (m->period_ns) {
+        rts_json_array_begin(j, "period_lengths_s", true);
+        for (uint64_t i = 0; i < m->raw_len; i++)
+            rts_json_double(j, NULL, (double)m->period_ns[i] / 1e9);
+        rts_json_array_end(j);
+    }
     write_baseline(w, m, s, valid);
     rts_json_null(j, "threshold");
     rts_json_null(j, "series");

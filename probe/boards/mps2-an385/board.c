@@ -181,11 +181,9 @@ static struct {
     void *arg;
 } soft_irq;
 
-void board_soft_irq_handler(void)
-{
-    if (soft_irq.handler)
-        soft_irq.handler(soft_irq.arg);
-}
+/* The interrupt is enabled only once a handler is registered
+ * (board_soft_irq_register), so there always is one. */
+void board_soft_irq_handler(void) { soft_irq.handler(soft_irq.arg); }
 
 rts_status board_soft_irq_register(void (*handler)(void *arg), void *arg)
 {
@@ -197,11 +195,11 @@ rts_status board_soft_irq_register(void (*handler)(void *arg), void *arg)
 }
 
 /* Pending an enabled interrupt of a priority above the caller's is taken
- * after the barriers, before the next instruction. */
+ * after the barriers, before the next instruction. Before a handler is
+ * registered the interrupt is disabled: the pending one does nothing, and
+ * registering clears it (irq_setup). */
 rts_status board_soft_irq_raise(void)
 {
-    if (!soft_irq.handler)
-        return RTS_EINVAL;
     NVIC_ISPR0 = 1u << IRQ_SOFT;
     __asm__ volatile("dsb\n\tisb" ::: "memory");
     return RTS_OK;

@@ -181,6 +181,7 @@ typedef struct {
     bool in_ticks;            /* samples are rts_stamp ticks (else in the unit) */
     bool per_period;          /* figures per reporting period (rts_ctx_count_metric), not samples */
     double period_s;          /* per-period metrics: the reporting period */
+    uint64_t *period_ns;      /* per-period metrics: each period's measured length (raw_cap of them), or NULL */
     const char *baseline;     /* per-period metrics: id of the calibration metric its median is divided by, or NULL */
     double overhead_ns;       /* time metrics: stamp overhead inside each sample */
     uint64_t threshold_ns;    /* time metrics: count samples above it (0: none) */
@@ -300,6 +301,10 @@ bool rts_ctx_metric_series(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns, uint
 
 /* Record one sample: stamp ticks, or a value in the unit, as the metric was made. */
 void rts_metric_add(rts_metric *m, double value);
+
+/* Record one period's figure of a per-period metric and the period's
+ * measured length in ns (the result's period_lengths_s beside periods). */
+void rts_metric_add_period(rts_metric *m, double value, uint64_t length_ns);
 
 /* Record one sample of a time metric that belongs to time at_ns (e.g. the
  * planned wake-up it measures), also into the metric's series. */

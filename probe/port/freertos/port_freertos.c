@@ -44,7 +44,7 @@
 #error "rtscope's FreeRTOS port needs static allocation, mutexes, counting semaphores, two thread-local slots, \
 vTaskSuspend, vTaskDelete, vTaskPrioritySet and xTaskGetSchedulerState"
 #endif
-#ifndef traceTASK_SWITCHED_IN
+#ifndef RTS_FREERTOS_COUNTER_SLOT
 #error "the board's FreeRTOSConfig.h must include port_trace.h"
 #endif
 
@@ -78,8 +78,6 @@ static TickType_t timeout_ticks(uint64_t timeout_ns)
     return timeout_ns == 0 ? 0 : timeout_ns == RTS_FOREVER ? portMAX_DELAY : ticks_at_least(timeout_ns);
 }
 
-/* The status of a wait that did not get what it waited for. */
-static rts_status missed(uint64_t timeout_ns) { return timeout_ns == 0 ? RTS_EAGAIN : RTS_ETIMEDOUT; }
 
 /* Sleeps are in whole ticks; the board's clock decides when one is over. */
 rts_status rts_sleep_until_ns(uint64_t abs_ns)
@@ -160,6 +158,7 @@ struct rts_thread {
     void (*fn)(void *);
     void *arg;
     volatile unsigned long switches; /* 32 bits on a Cortex-M3: read whole */
+    bool suspended, resumed;         /* suspend / resume: in vTaskSuspend; a resume remembered */
     StackType_t *own_stack; /* the port's stack, or NULL */
 };
 
@@ -243,34 +242,68 @@ static BaseType_t isr_woke_higher;
 
 static bool in_isr(void) { return isr_depth > 0; }
 
-/* Run handler(arg) as an interrupt handler of the port's. */
+/* Run handler(arg) as an interrupt handler of the port's. A yield asked
+ * for is only pended (the kernel switches once the outermost handler has
+ * returned), so whichever handler sees the flag may ask for it and clear
+ * it: nothing is saved for an outer one. */
 static void isr_run(void (*handler)(void *), void *arg)
 {
-    BaseType_t outer = isr_woke_higher;
-    isr_woke_higher = pdFALSE;
     isr_depth++;
     handler(arg);
     isr_depth--;
-    BaseType_t woke = isr_woke_higher;
-    isr_woke_higher = outer;
-    portYIELD_FROM_ISR(woke);
+    if (isr_woke_higher) {
+        isr_woke_higher = pdFALSE;
+        portYIELD_FROM_ISR(pdTRUE);
+    }
 }
 
-/* A resume token is the task's notification: set once, taken whole. */
+/* Suspend and resume are the kernel's vTaskSuspend and vTaskResume, as
+ * Thread-Metric's FreeRTOS ports use them (a task's notification, which
+ * stood here before, takes its wait with the whole scheduler suspended and
+ * resumed: tm.preempt counted 0.76 of the suite's). The port's contract
+ * adds a resume that comes first, remembered once: both flags change in a
+ * critical section, and the task suspends itself inside it, its switch
+ * taken as the section ends (the kernel's own calls yield inside theirs
+ * too), so no resume falls between the check and the suspension. */
 rts_status rts_thread_suspend_self(void)
 {
-    if (!rts_thread_self())
+    /* One of the port's threads (its handle in slot 0): tasks run only once
+     * the scheduler has started, so rts_thread_self's check of it is moot. */
+    rts_thread *self = pvTaskGetThreadLocalStoragePointer(NULL, 0);
+    if (!self)
         return RTS_EINVAL;
-    ulTaskNotifyTake(pdTRUE, portMAX_DELAY);
+    taskENTER_CRITICAL();
+    if (self->resumed) {
+        self->resumed = false;
+    } else {
+        self->suspended = true;
+        vTaskSuspend(NULL);
+    }
+    taskEXIT_CRITICAL();
     return RTS_OK;
 }
 
 rts_status rts_thread_resume(rts_thread *t)
 {
-    if (in_isr())
-        vTaskNotifyGiveFromISR(t->task, &isr_woke_higher);
-    else
-        xTaskNotify(t->task, 1, eSetValueWithOverwrite);
+    if (in_isr()) {
+        UBaseType_t mask = taskENTER_CRITICAL_FROM_ISR();
+        if (t->suspended) {
+            t->suspended = false;
+            isr_woke_higher |= xTaskResumeFromISR(t->task);
+        } else {
+            t->resumed = true;
+        }
+        taskEXIT_CRITICAL_FROM_ISR(mask);
+    } else {
+        taskENTER_CRITICAL();
+        if (t->suspended) {
+            t->suspended = false;
+            vTaskResume(t->task);
+        } else {
+            t->resumed = true;
+        }
+        taskEXIT_CRITICAL();
+    }
     return RTS_OK;
 }
 
@@ -282,11 +315,24 @@ static volatile unsigned long app_switches;
 
 long long rts_self_switches(void)
 {
+#if RTS_FREERTOS_SWITCH_COUNTER
     rts_thread *t = rts_thread_self();
     if (t)
         return (long long)t->switches;
     return xTaskGetCurrentTaskHandle() == (TaskHandle_t)&app_tcb ? (long long)app_switches : -1;
+#else
+    return -1; /* the configuration counts none (configs/bench.h) */
+#endif
 }
+
+/* What the configuration traces, as os_config's "trace" says it. */
+#if RTS_FREERTOS_SWITCH_COUNTER
+#define RTS_FREERTOS_COUNTER_TEXT "the port's switch counter (traceTASK_SWITCHED_IN/OUT)"
+#else
+#define RTS_FREERTOS_COUNTER_TEXT "no switch counter"
+#endif
+#define RTS_FREERTOS_TRACE                                                                                      \
+    (configUSE_TRACE_FACILITY ? "the trace facility, and " RTS_FREERTOS_COUNTER_TEXT : RTS_FREERTOS_COUNTER_TEXT)
 
 /* The kernel's trace hooks (port_trace.h) count the switches into the
  * program's tasks, each where its slot 1 points, and keep here the task
@@ -318,9 +364,17 @@ rts_status rts_sem_give(rts_sem *s)
     return given == pdTRUE ? RTS_OK : RTS_EAGAIN;
 }
 
+__attribute__((noinline)) static rts_status sem_take_waiting(rts_sem *s, uint64_t timeout_ns)
+{
+    return xSemaphoreTake(s->h, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : RTS_ETIMEDOUT;
+}
+
+/* Without a wait, the kernel's call and nothing else. */
 rts_status rts_sem_take(rts_sem *s, uint64_t timeout_ns)
 {
-    return xSemaphoreTake(s->h, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : missed(timeout_ns);
+    if (timeout_ns == 0)
+        return xSemaphoreTake(s->h, 0) == pdTRUE ? RTS_OK : RTS_EAGAIN;
+    return sem_take_waiting(s, timeout_ns);
 }
 
 void rts_sem_destroy(rts_sem *s)
@@ -389,14 +443,30 @@ rts_status rts_queue_create(rts_queue **out, size_t msg_size, unsigned capacity)
     return RTS_OK;
 }
 
+__attribute__((noinline)) static rts_status queue_send_waiting(rts_queue *q, const void *msg, uint64_t timeout_ns)
+{
+    return xQueueSend(q->h, msg, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : RTS_ETIMEDOUT;
+}
+
+__attribute__((noinline)) static rts_status queue_receive_waiting(rts_queue *q, void *msg, uint64_t timeout_ns)
+{
+    return xQueueReceive(q->h, msg, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : RTS_ETIMEDOUT;
+}
+
+/* Without a wait, the kernel's call and nothing else: the message is
+ * copied from where it lies, as the kernel always copies. */
 rts_status rts_queue_send(rts_queue *q, const void *msg, uint64_t timeout_ns)
 {
-    return xQueueSend(q->h, msg, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : missed(timeout_ns);
+    if (timeout_ns == 0)
+        return xQueueSend(q->h, msg, 0) == pdTRUE ? RTS_OK : RTS_EAGAIN;
+    return queue_send_waiting(q, msg, timeout_ns);
 }
 
 rts_status rts_queue_receive(rts_queue *q, void *msg, uint64_t timeout_ns)
 {
-    return xQueueReceive(q->h, msg, timeout_ticks(timeout_ns)) == pdTRUE ? RTS_OK : missed(timeout_ns);
+    if (timeout_ns == 0)
+        return xQueueReceive(q->h, msg, 0) == pdTRUE ? RTS_OK : RTS_EAGAIN;
+    return queue_receive_waiting(q, msg, timeout_ns);
 }
 
 void rts_queue_destroy(rts_queue *q)
@@ -515,8 +585,7 @@ const rts_os_setting *rts_os_config(size_t *count)
         { "time_slicing", RTS_TRUTH(configUSE_TIME_SLICING) },
         { "assertions", RTS_TRUTH(configASSERT_DEFINED) },
         { "stack_check", RTS_STACK_CHECK },
-        { "trace", configUSE_TRACE_FACILITY ? "the trace facility, and the port's switch counter (traceTASK_SWITCHED_IN/OUT)"
-                                            : "the port's switch counter (traceTASK_SWITCHED_IN/OUT)" },
+        { "trace", RTS_FREERTOS_TRACE },
         { "heap", RTS_FREERTOS_HEAP },
         { "task_selection", configUSE_PORT_OPTIMISED_TASK_SELECTION ? "optimised (the kernel port's)" : "generic" },
         { "priorities", priorities },

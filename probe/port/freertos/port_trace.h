@@ -13,7 +13,7 @@
 
 #define RTS_FREERTOS_COUNTER_SLOT 1
 
-#ifndef __ASSEMBLER__
+#if RTS_FREERTOS_SWITCH_COUNTER && !defined(__ASSEMBLER__)
 /* The task leaving the CPU, kept by the kernel's first hook for its second
  * (tasks.c calls both with the scheduler's lists locked). */
 extern const void *rts_freertos_leaving;

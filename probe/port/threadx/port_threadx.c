@@ -52,7 +52,15 @@ static void soft_irq_entry(void *arg);
 /* No processes, files, cycle counter or scheduler statistics, and no
  * memory lock: memory never pages. What ThreadX offers is strict
  * priorities and inheriting mutexes; the rest is the board's (board_caps). */
-unsigned rts_port_caps(void) { return RTS_CAP_PRIORITY_SCHED | RTS_CAP_PI_MUTEX | board_caps(soft_irq_entry); }
+unsigned rts_port_caps(void)
+{
+    /* Asked once: the board's probe registers soft_irq_entry, which must
+     * not replace a bench's handler registered since. */
+    static unsigned caps;
+    if (!caps)
+        caps = RTS_CAP_PRIORITY_SCHED | RTS_CAP_PI_MUTEX | board_caps(soft_irq_entry);
+    return caps;
+}
 
 const char *rts_port_name(void) { return "threadx"; }
 
@@ -291,9 +299,17 @@ rts_status rts_sem_give(rts_sem *s)
     return tx_semaphore_ceiling_put(&s->sem, s->max) == TX_SUCCESS ? RTS_OK : RTS_EAGAIN;
 }
 
+__attribute__((noinline)) static rts_status sem_take_waiting(rts_sem *s, uint64_t timeout_ns)
+{
+    return tx_semaphore_get(&s->sem, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : RTS_ETIMEDOUT;
+}
+
+/* Without a wait, the kernel's call and nothing else. */
 rts_status rts_sem_take(rts_sem *s, uint64_t timeout_ns)
 {
-    return tx_semaphore_get(&s->sem, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : missed(timeout_ns);
+    if (timeout_ns == 0)
+        return tx_semaphore_get(&s->sem, TX_NO_WAIT) == TX_SUCCESS ? RTS_OK : RTS_EAGAIN;
+    return sem_take_waiting(s, timeout_ns);
 }
 
 void rts_sem_destroy(rts_sem *s)
@@ -369,7 +385,9 @@ rts_status rts_queue_create(rts_queue **out, size_t msg_size, unsigned capacity)
     return RTS_OK;
 }
 
-rts_status rts_queue_send(rts_queue *q, const void *msg, uint64_t timeout_ns)
+/* The general case, out of the fast path's way (its buffer and the
+ * timeout's conversion would otherwise be set up on every call). */
+__attribute__((noinline)) static rts_status queue_send_slow(rts_queue *q, const void *msg, uint64_t timeout_ns)
 {
     ULONG buffer[QUEUE_MAX_WORDS];
     void *words = (void *)(uintptr_t)msg;
@@ -378,7 +396,7 @@ rts_status rts_queue_send(rts_queue *q, const void *msg, uint64_t timeout_ns)
     return tx_queue_send(&q->queue, words, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : missed(timeout_ns);
 }
 
-rts_status rts_queue_receive(rts_queue *q, void *msg, uint64_t timeout_ns)
+__attribute__((noinline)) static rts_status queue_receive_slow(rts_queue *q, void *msg, uint64_t timeout_ns)
 {
     if (q->direct && aligned_words(msg))
         return tx_queue_receive(&q->queue, msg, wait_option(timeout_ns)) == TX_SUCCESS ? RTS_OK : missed(timeout_ns);
@@ -387,6 +405,23 @@ rts_status rts_queue_receive(rts_queue *q, void *msg, uint64_t timeout_ns)
         return missed(timeout_ns);
     memcpy(msg, buffer, q->msg_size);
     return RTS_OK;
+}
+
+/* The fast path: a message of whole words that lies aligned is sent and
+ * received where it lies, without waiting: the kernel's call and nothing
+ * else (Thread-Metric's message test is this). */
+rts_status rts_queue_send(rts_queue *q, const void *msg, uint64_t timeout_ns)
+{
+    if (timeout_ns == 0 && q->direct && aligned_words(msg))
+        return tx_queue_send(&q->queue, (void *)(uintptr_t)msg, TX_NO_WAIT) == TX_SUCCESS ? RTS_OK : RTS_EAGAIN;
+    return queue_send_slow(q, msg, timeout_ns);
+}
+
+rts_status rts_queue_receive(rts_queue *q, void *msg, uint64_t timeout_ns)
+{
+    if (timeout_ns == 0 && q->direct && aligned_words(msg))
+        return tx_queue_receive(&q->queue, msg, TX_NO_WAIT) == TX_SUCCESS ? RTS_OK : RTS_EAGAIN;
+    return queue_receive_slow(q, msg, timeout_ns);
 }
 
 void rts_queue_destroy(rts_queue *q)
@@ -453,25 +488,17 @@ void rts_pool_destroy(rts_pool *p)
 
 /* ---------------------------------------------------- software interrupt */
 
-/* The board's interrupt runs the bench's handler, in which ThreadX's
- * services may be called as from any interrupt: the kernel knows it is in
- * one (on a Cortex-M by the IPSR; in its Linux simulator by the interrupt
- * thread's context save) and switches on the way out if it must. */
-static void (*soft_irq_handler)(void *);
-static void *soft_irq_arg;
-
-static void soft_irq_entry(void *arg)
-{
-    (void)arg;
-    if (soft_irq_handler)
-        soft_irq_handler(soft_irq_arg);
-}
+/* The board's interrupt runs the bench's handler itself, in which
+ * ThreadX's services may be called as from any interrupt: the kernel knows
+ * it is in one (on a Cortex-M by the IPSR; in its Linux simulator by the
+ * interrupt thread's context save) and switches on the way out if it must,
+ * so nothing need stand between them. Until a bench registers its handler,
+ * the board's runs this one (rts_port_caps), which does nothing. */
+static void soft_irq_entry(void *arg) { (void)arg; }
 
 rts_status rts_soft_irq_register(void (*handler)(void *), void *arg)
 {
-    soft_irq_handler = handler;
-    soft_irq_arg = arg;
-    return board_soft_irq_register(soft_irq_entry, NULL);
+    return board_soft_irq_register(handler, arg);
 }
 
 rts_status rts_soft_irq_raise(void) { return board_soft_irq_raise(); }

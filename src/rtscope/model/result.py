@@ -339,6 +339,9 @@ def _check_arrays(doc: dict[str, Any], source: str) -> None:
             raise RtscopeError(f"{where}: a raw sample is not a whole number of at least 0")
         if not _all_of(metric_doc.get("periods"), {int, float}):
             raise RtscopeError(f"{where}: a period's figure is not a number of at least 0")
+        lengths, periods = metric_doc.get("period_lengths_s"), metric_doc.get("periods") or []
+        if lengths is not None and len(lengths) != len(periods):
+            raise RtscopeError(f"{where}: {len(lengths)} period lengths for {len(periods)} periods")
         series = metric_doc.get("series")
         if series and not all(v is None or (type(v) is int and v >= 0) for v in series["max"]):
             raise RtscopeError(f"{where}: a series window is not a whole number of at least 0 or null")

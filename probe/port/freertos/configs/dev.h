@@ -23,6 +23,10 @@ void rts_freertos_assert_failed(const char *file, int line);
 #define configCHECK_FOR_STACK_OVERFLOW          1
 #define configUSE_TRACE_FACILITY                0
 
+/* The port's switch counter (port_trace.h): rts_self_switches counts, and
+ * the benches check the switches they claim (ctxsw.*'s switches per turn). */
+#define RTS_FREERTOS_SWITCH_COUNTER             1
+
 /* The generic task selection over every priority rtscope has: its 1..99
  * one to one as 2..100, above "other" (1) and the idle task (0). */
 #define configUSE_PORT_OPTIMISED_TASK_SELECTION 0
