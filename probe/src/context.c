@@ -210,25 +210,6 @@ static rts_metric *adopt(rts_ctx *ctx, rts_metric *m, const char *why)
     return NULL;
 }
 
-bool rts_ctx_throttling(const rts_ctx *ctx, uint64_t *period_ns, uint64_t *stop_ns)
-{
-    const rts_sysinfo *sys = &ctx->run->sys;
-    const rts_rtconfig *granted = &ctx->run->granted;
-    if (granted->policy == RTS_POLICY_OTHER)
-        return false;
-    if (!granted->rt_throttling_off && sys->rt_runtime_us >= 0 && sys->rt_runtime_us < sys->rt_period_us) {
-        *period_ns = (uint64_t)sys->rt_period_us * 1000u;
-        *stop_ns = (uint64_t)(sys->rt_period_us - sys->rt_runtime_us) * 1000u;
-        return true;
-    }
-    if (sys->fair_period_us > 0 && sys->fair_runtime_us > 0 && sys->fair_runtime_us < sys->fair_period_us) {
-        *period_ns = (uint64_t)sys->fair_period_us * 1000u;
-        *stop_ns = (uint64_t)sys->fair_runtime_us * 1000u;
-        return true;
-    }
-    return false;
-}
-
 rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description, bool in_ticks)
 {
     char why[RTS_MESSAGE_TEXT];
@@ -236,10 +217,8 @@ rts_metric *rts_ctx_metric(rts_ctx *ctx, const char *id, const char *description
                                    sizeof why);
     if (m)
         m->in_ticks = in_ticks;
-    /* RT throttling (or the fair server) acts on the run's real-time threads: note what it may have stopped. */
-    uint64_t period_ns, stop_ns;
-    if (m && rts_ctx_throttling(ctx, &period_ns, &stop_ns) && !rts_metric_watch_throttling(m, period_ns, stop_ns))
-        rts_ctx_warn(ctx, "out of memory for the throttle notes of metric %s: RT throttling is not detected", id);
+    if (m)
+        rts_ctx_watch_throttling(ctx, m);
     return adopt(ctx, m, why);
 }
 

@@ -18,9 +18,10 @@ struct rts_ctx {
     rts_sem *stopped;              /* given by rts_ctx_stop; may be NULL (see rts_ctx_wait) */
 };
 
-/* Whether the kernel may stop the run's real-time threads for a stretch of
- * every period (RT throttling not lifted, or the fair server of newer
- * kernels): the period and the longest stop. */
-bool rts_ctx_throttling(const rts_ctx *ctx, uint64_t *period_ns, uint64_t *stop_ns);
+/* Have m note what RT throttling may stop of its samples when the kernel
+ * may stop the run's real-time threads for a stretch of every period (RT
+ * throttling not lifted, or the fair server of newer kernels); nothing
+ * otherwise, and nothing on an RTOS (throttle.c, throttle_none.c). */
+void rts_ctx_watch_throttling(rts_ctx *ctx, rts_metric *m);
 
 #endif

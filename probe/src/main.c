@@ -25,6 +25,13 @@
 #define NUMBER_TEXT(x) TEXT(x)
 #define PRIORITIES NUMBER_TEXT(RTS_PRIORITY_MIN) ".." NUMBER_TEXT(RTS_PRIORITY_MAX)
 
+#ifdef RTS_MCU_SMALL
+/* A microcontroller build's runs are asked by rtscope and its flash is
+ * scarce (the full usage is 1.4 KiB): the commands alone. */
+static const char usage[] =
+    "usage: rtscope-probe list [--json] | run BENCH|SUITE... [options] | system | version\n"
+    "(a microcontroller build: the options are a full build's, which its help lists)\n";
+#else
 static const char usage[] =
     "usage: rtscope-probe list [--json]\n"
     "       rtscope-probe run BENCH|SUITE [BENCH|SUITE...] [options]\n"
@@ -50,6 +57,7 @@ static const char usage[] =
     "  --label TEXT               a label stored with the result\n"
     "  --json FILE|-              write the result to FILE (atomically); -: standard output\n"
     "  --quiet                    no progress and no summary\n";
+#endif
 
 /* One line on diagnostics for bad input; returns the usage exit status. */
 static int fail_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -67,88 +67,6 @@ bool rts_metric_keep_series(rts_metric *m, uint64_t origin_ns, uint64_t window_n
     return true;
 }
 
-/* The slack of a throttled stretch's length over the stop and of its
- * spacing: the thread resumes after the kernel's reschedule (a tick
- * without high-resolution timers: 4 ms at HZ=250). */
-#define THROTTLE_SLACK_NS 5000000u
-
-bool rts_metric_watch_throttling(rts_metric *m, uint64_t period_ns, uint64_t stop_ns)
-{
-    rts_throttle_notes *t = rts_heap_calloc(1, sizeof *t);
-    if (!t)
-        return false;
-    t->origin_ns = rts_time_ns();
-    t->period_ns = period_ns;
-    t->stop_ns = stop_ns;
-    /* A stretch cut short (the threads were busy only late in the period)
-     * still lasts a good part of the stop; shorter samples are not noted. */
-    t->min_ns = stop_ns / 5 > 2000000u ? stop_ns / 5 : 2000000u;
-    rts_heap_free(m->throttle);
-    m->throttle = t;
-    return true;
-}
-
-/* Note a sample of v ns that has just ended (the clock read only for these
- * rare long ones, after the sample's own stamps). */
-static void throttle_note(rts_throttle_notes *t, double v)
-{
-    if (t->n >= RTS_THROTTLE_NOTES) {
-        t->missed++;
-        return;
-    }
-    t->end_ns[t->n] = rts_time_ns();
-    t->len_ns[t->n] = (uint64_t)v;
-    t->n++;
-}
-
-/* Whether note i is no longer than a throttled stop. */
-static bool fits(const rts_throttle_notes *t, unsigned i)
-{
-    return t->len_ns[i] <= t->stop_ns + THROTTLE_SLACK_NS;
-}
-
-/* Whether note i comes as throttling does, at most once a period: every
- * other note that fits ends with it (the same stretch) or a period's
- * worth of running apart. The stretches of classic RT throttling end on
- * the beat of its period timer; the fair server of newer kernels (the
- * same 50 ms a second by default, for normal tasks that wait) defers its
- * stretch within the period, so only the spacing is kept. */
-static bool shaped(const rts_throttle_notes *t, unsigned i)
-{
-    uint64_t spacing = t->period_ns - 2u * t->stop_ns - THROTTLE_SLACK_NS;
-    for (unsigned k = 0; k < t->n; k++) {
-        if (k == i || !fits(t, k))
-            continue;
-        uint64_t apart = t->end_ns[i] > t->end_ns[k] ? t->end_ns[i] - t->end_ns[k] : t->end_ns[k] - t->end_ns[i];
-        if (apart > THROTTLE_SLACK_NS && apart < spacing)
-            return false;
-    }
-    return true;
-}
-
-void rts_metric_judge_throttling(rts_metric *m)
-{
-    rts_throttle_notes *t = m->throttle;
-    if (!t)
-        return;
-    t->samples = t->longest_ns = 0;
-    t->nat = 0;
-    for (unsigned i = 0; i < t->n; i++) {
-        if (!fits(t, i) || !shaped(t, i))
-            continue;
-        t->samples++;
-        t->longest_ns = t->len_ns[i] > t->longest_ns ? t->len_ns[i] : t->longest_ns;
-        if (t->nat < sizeof t->at_s / sizeof t->at_s[0])
-            t->at_s[t->nat++] = (double)(t->end_ns[i] - t->origin_ns) / 1e9;
-    }
-    if (t->samples)
-        rts_metric_invalidate(m,
-                              "throttled: RT throttling stopped the measuring threads across %llu sample%s "
-                              "(up to %.1f ms; the kernel stops real-time threads for %.0f ms of every %.0f ms)",
-                              (unsigned long long)t->samples, t->samples == 1 ? "" : "s", (double)t->longest_ns / 1e6,
-                              (double)t->stop_ns / 1e6, (double)t->period_ns / 1e6);
-}
-
 void rts_metric_free(rts_metric *m)
 {
     if (!m)
@@ -188,7 +106,7 @@ static uint64_t record(rts_metric *m, double value)
     if (m->raw_len < m->raw_cap)
         m->raw[m->raw_len++] = steps;
     if (m->throttle && v >= (double)m->throttle->min_ns)
-        throttle_note(m->throttle, v);
+        rts_metric_note_throttling(m, v);
     atomic_store_explicit(&m->progress, (size_t)m->values.n, memory_order_relaxed);
     return steps;
 }
@@ -251,15 +169,7 @@ void rts_metric_merge(rts_metric *m, const rts_metric *src)
     m->over_threshold += src->over_threshold;
     series_merge(&m->series, &src->series);
     if (m->throttle && src->throttle)
-        for (unsigned i = 0; i < src->throttle->n; i++) {
-            rts_throttle_notes *t = m->throttle;
-            if (t->n >= RTS_THROTTLE_NOTES) {
-                t->missed++;
-                continue;
-            }
-            t->end_ns[t->n] = src->throttle->end_ns[i];
-            t->len_ns[t->n++] = src->throttle->len_ns[i];
-        }
+        rts_metric_merge_throttling(m, src);
     atomic_store_explicit(&m->progress, (size_t)m->values.n, memory_order_relaxed);
 }
 

@@ -29,6 +29,12 @@ bool rts_metric_keep_series(rts_metric *m, uint64_t origin_ns, uint64_t window_n
  * rts_throttle_notes). False when out of memory: m notes nothing then. */
 bool rts_metric_watch_throttling(rts_metric *m, uint64_t period_ns, uint64_t stop_ns);
 
+/* Note a sample of v ns of m that has just ended, long enough to hold a
+ * throttled stretch (the clock read only for these rare long ones, after
+ * the sample's own stamps); add src's notes to m's (rts_metric_merge). */
+void rts_metric_note_throttling(rts_metric *m, double v);
+void rts_metric_merge_throttling(rts_metric *m, const rts_metric *src);
+
 /* Release m and everything it holds. NULL: nothing. */
 void rts_metric_free(rts_metric *m);
 

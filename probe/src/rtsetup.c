@@ -114,23 +114,6 @@ static void setup_rt_throttling(setup *s)
         rts_warn(s->warnings, "RT throttling not lifted (%s): it stays as the system has it", rts_status_str(st));
 }
 
-/* Real-time threads under RT throttling are stopped for the rest of each
- * period once they used their share of it: say so (the benches that keep
- * a CPU busy also find out whether it did: bench_throttle). */
-static void warn_rt_throttling(const rts_sysinfo *sys, const rts_rtconfig *granted, rts_warnings *warnings)
-{
-    if (granted->rt_throttling_off && sys->fair_period_us > 0 && sys->fair_runtime_us > 0)
-        rts_warn(warnings, "RT throttling lifted, but this kernel's fair server still gives waiting normal tasks "
-                          "%lld of every %lld us over real-time threads (debugfs sched/fair_server): samples it "
-                          "stops are still flagged",
-                 sys->fair_runtime_us, sys->fair_period_us);
-    if (sys->rt_runtime_us >= 0 && granted->policy != RTS_POLICY_OTHER && !granted->rt_throttling_off &&
-        sys->rt_period_us > 0 && sys->rt_runtime_us < sys->rt_period_us)
-        rts_warn(warnings, "RT throttling is on (%lld of %lld us): a real-time thread that keeps a CPU busy "
-                          "is stopped for the rest of each period (--rt-throttling off lifts it for the run)",
-                 sys->rt_runtime_us, sys->rt_period_us);
-}
-
 void rts_rtsetup_apply(const rts_rtconfig *want, bool refuse_privilege, const rts_sysinfo *sys,
                        rts_rtconfig *granted, rts_warnings *warnings)
 {
@@ -142,7 +125,7 @@ void rts_rtsetup_apply(const rts_rtconfig *want, bool refuse_privilege, const rt
     setup_policy(&s);
     setup_cpu_latency(&s);
     setup_rt_throttling(&s);
-    warn_rt_throttling(sys, granted, warnings);
+    rts_warn_rt_throttling(sys, granted, warnings);
 }
 
 void rts_rtsetup_release(void) { rts_rt_throttling_restore(); }

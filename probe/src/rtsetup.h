@@ -40,6 +40,11 @@ typedef struct {
 void rts_rtsetup_apply(const rts_rtconfig *want, bool refuse_privilege, const rts_sysinfo *sys,
                        rts_rtconfig *granted, rts_warnings *warnings);
 
+/* Warn of RT throttling as the run was granted it (a real-time thread that
+ * keeps a CPU busy is stopped for the rest of each period; lifted, the fair
+ * server of newer kernels still stops it): throttle.c; nothing on an RTOS. */
+void rts_warn_rt_throttling(const rts_sysinfo *sys, const rts_rtconfig *granted, rts_warnings *warnings);
+
 /* Put back what apply changed on the system beyond the process (RT
  * throttling); the port also does at any other end of the process. */
 void rts_rtsetup_release(void);
