@@ -35,8 +35,11 @@ KERNEL_VERSION := $(shell cd '$(KERNEL_DIR)' && $(KERNEL_VERSION_SH))
 ifeq ($(KERNEL_VERSION),)
 $(error $(KERNEL_DIR): no version in its headers: is it $(KERNEL_CHECKOUT)?)
 endif
-# A version's first three numbers as one (V11.1.0+ is 11001000), for ordering.
-kernel_version_number = $(shell printf '%s\n' '$(1)' | grep -o '[0-9][0-9]*' | head -n 3 | awk '{ n = n * 1000 + $$1 } END { print n }')
+# A version's first three numbers as one, for ordering, a "+" (a commit after
+# that release: FreeRTOS's development) above the release itself: V11.1.0 is
+# 110010000, V11.1.0+ is 110010001.
+kernel_version_number = $(shell printf '%s\n' '$(1)' | grep -o '[0-9][0-9]*' | head -n 3 | \
+                                awk '{ n = n * 1000 + $$1 } END { print n * 10 + $(if $(filter %+,$(1)),1,0) }')
 ifeq ($(shell test $(call kernel_version_number,$(KERNEL_VERSION)) -lt $(call kernel_version_number,$($(KERNEL_PREFIX)_OLDEST)) && echo old),old)
 $(error $(KERNEL_PRODUCT) $(KERNEL_VERSION) at $(KERNEL_DIR) is too old for the port: it builds with $($(KERNEL_PREFIX)_OLDEST) and later ($($(KERNEL_PREFIX)_OLDEST_WHY)))
 endif

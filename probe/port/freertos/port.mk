@@ -27,7 +27,8 @@ include $(PORT_BOARD_DIR)/kernel.mk
 # The versions the port was tested with, as task.h's tskKERNEL_VERSION_NUMBER
 # spells them ("+": a commit between releases); docs/rtos.md says how. Another
 # version builds, and its results say it is untested (a run warning). Older
-# than FREERTOS_OLDEST is refused, saying what it lacks. FREERTOS_SOURCES are
+# than FREERTOS_OLDEST ("+": a commit after that release) is refused, saying
+# what it lacks. FREERTOS_SOURCES are
 # the files and folders the port's boards compile from, whose hash identifies
 # a checkout (port/common/kernel.mk). FREERTOS_REPOSITORY and FREERTOS_RELEASE
 # say where to get it: the official repository and the tag to clone (the
@@ -35,9 +36,9 @@ include $(PORT_BOARD_DIR)/kernel.mk
 # --kernels read these lines too.
 FREERTOS_REPOSITORY := https://github.com/FreeRTOS/FreeRTOS-Kernel
 FREERTOS_RELEASE := V11.3.0
-FREERTOS_TESTED := V11.1.0 V11.1.0+ V11.2.0 V11.3.0
-FREERTOS_OLDEST := V11.1.0
-FREERTOS_OLDEST_WHY := the port has the kernel provide its idle task's memory, configKERNEL_PROVIDED_STATIC_MEMORY, which V10 lacks and V11.0 compiles only with timers, which the port leaves off
+FREERTOS_TESTED := V11.1.0+ V11.2.0 V11.3.0
+FREERTOS_OLDEST := V11.1.0+
+FREERTOS_OLDEST_WHY := the port has the kernel provide its idle task's memory, with no timers: that compiles from commit fffed5e on (pull request 1104, after V11.1.0, in V11.2.0); V10 has no configKERNEL_PROVIDED_STATIC_MEMORY, and V11.0 and V11.1.0 compile the timer task's memory even without timers, needing configTIMER_TASK_STACK_DEPTH
 FREERTOS_SOURCES := tasks.c queue.c list.c include portable/MemMang portable/GCC/ARM_CM3 portable/ThirdParty/GCC/Posix
 
 # Each board and configuration builds apart from the native probe and from the others.
