@@ -100,6 +100,7 @@ class QemuBoardTarget:
         """Emulated hardware on instruction time, with what makes a run repeatable: QEMU's version, the
         instruction rate, the image's hash, the kernel it was built from."""
         image = self._image
+        named = kernels.named(self.os_name)
         return {
             "name": self.name,
             "kind": "qemu",
@@ -119,7 +120,7 @@ class QemuBoardTarget:
                 ),
                 "image_sha256": hashlib.sha256(image.read_bytes()).hexdigest(),
                 # The user's checkout the image was built from (its identity: system.os_config).
-                f"{self.os_name}_kernel": str(kernels.checkout(self.os_name).path),
+                **({f"{self.os_name}_kernel": str(named.path)} if named else {}),
                 # The kernel's configuration (docs/rtos.md); the image's own manifest is system.os_config.
                 "config": self.config,
                 # The probe's microcontroller build (make MCU=…), where the spec asked for it.
