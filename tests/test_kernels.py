@@ -89,6 +89,13 @@ def test_the_variable_wins_over_the_link(rtscope, no_kernels: Path, tmp_path: Pa
     assert rtscope("kernels", "add", "freertos", linked).status == 0
     monkeypatch.setenv("FREERTOS_KERNEL", str(chosen))
     assert kernels.checkout("freertos").path == chosen
+    # Added while the variable is set: the link is said as it is, and that the variable wins.
+    added = rtscope("kernels", "add", "freertos", linked)
+    sources = kernels.identity(kernels.KERNELS["freertos"], linked).text()
+    assert added.out.splitlines() == [
+        f"freertos: FreeRTOS-Kernel V11.2.0 at {linked} ({sources}), named by the link {no_kernels / 'freertos'}",
+        f"freertos: FREERTOS_KERNEL={chosen} wins over the link while set",
+    ]
     listed = rtscope("kernels").out
     assert f"freertos  FREERTOS_KERNEL (environment)  {chosen}" in listed
     assert f"freertos: FREERTOS_KERNEL wins over the link {no_kernels / 'freertos'} (-> {linked})" in listed

@@ -26,8 +26,14 @@ def run(args: argparse.Namespace, context: Context) -> int:
     """List the kernels, or add or remove one; 0 (a bad NAME or DIR is an RtscopeError)."""
     if args.action == "add":
         named = kernels.add(args.name, args.directory)
-        shown = kernels.status(args.name)
+        # What the link now names, whatever the variable names (a note says when it wins).
+        linked = {name: value for name, value in os.environ.items() if name != named.kernel.env}
+        shown = kernels.status(args.name, linked)
         context.print([f"{args.name}: {_line(shown)}, named by the link {named.given}", *_notes(shown, context.style)])
+        if os.environ.get(named.kernel.env):
+            context.print(
+                [f"{args.name}: {named.kernel.env}={os.environ[named.kernel.env]} wins over the link while set"]
+            )
     elif args.action == "remove":
         link = kernels.remove(args.name)
         context.print([f"{args.name}: removed the link {link} (the checkout it named stays)"])
