@@ -36,7 +36,7 @@ include $(PORT_BOARD_DIR)/kernel.mk
 # read these lines too.
 THREADX_REPOSITORY := https://github.com/eclipse-threadx/threadx
 THREADX_RELEASE := v6.4.2_rel
-THREADX_TESTED := 6.3.0 6.4.0 6.4.1 6.4.2
+THREADX_TESTED := 6.1.12 6.2.1 6.3.0 6.4.0 6.4.1 6.4.2
 THREADX_OLDEST := 6.1.7
 THREADX_OLDEST_WHY := the Cortex-M3 port's tx_thread_interrupt_disable.S and tx_thread_interrupt_restore.S, which the mps2-an385 board builds, came in 6.1.7
 THREADX_SOURCES := common ports/cortex_m3/gnu ports/linux/gnu
