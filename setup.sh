@@ -2,8 +2,32 @@
 # Prepare rtscope on a Debian (or Ubuntu) machine: the system packages it
 # needs, its Python environment and the probe. Safe to run again: it only
 # installs what is missing. Needs root (or sudo) the first time.
+#   ./setup.sh --kernels DIR   also fetch the RTOS kernels the probe's ports build against, which are the
+#                              user's and never fetched otherwise: each from its official repository at the
+#                              release the port was tested with (probe/port/*/port.mk's _REPOSITORY and
+#                              _RELEASE), into DIR/<repository> (kept when there), named with rtscope kernels add
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+kernels_dir=
+while (($#)); do
+    case $1 in
+        --kernels)
+            [[ $# -ge 2 && -n $2 ]] || { echo "setup: --kernels needs a folder (setup.sh [--kernels DIR])" >&2; exit 2; }
+            kernels_dir=$2
+            shift 2;;
+        *) echo "setup: unknown argument $1 (setup.sh [--kernels DIR])" >&2; exit 2;;
+    esac
+done
+if [[ -n $kernels_dir ]]; then
+    kernels_dir=$(realpath -m -- "$kernels_dir")
+    # The kernels are the user's: none goes inside the repository, where it could be committed.
+    if [[ $kernels_dir/ == "$repo"/* ]]; then
+        echo "setup: --kernels $kernels_dir is inside rtscope's repository: the kernels are kept outside it" >&2
+        exit 2
+    fi
+    mkdir -p -- "$kernels_dir"
+    command -v git >/dev/null || { echo "setup: --kernels needs git (apt-get install git)" >&2; exit 1; }
+fi
 
 # What each package is for:
 #   build-essential make  the probe's C build       musl-tools  small static probe
@@ -95,4 +119,17 @@ for requirements in "$repo"/requirements*.txt; do
         break
     fi
 done
+if [[ -n $kernels_dir ]]; then
+    for port in freertos threadx; do
+        settings=$repo/probe/port/$port/port.mk
+        url=$(sed -n "s/^${port^^}_REPOSITORY := //p" "$settings")
+        tag=$(sed -n "s/^${port^^}_RELEASE := //p" "$settings")
+        checkout=$kernels_dir/$(basename "$url")
+        if [[ ! -d $checkout ]]; then
+            echo "setup: fetching $url at $tag into $checkout" >&2
+            git clone -q -c advice.detachedHead=false --depth 1 --branch "$tag" "$url" "$checkout"
+        fi
+        "$repo/rtscope" kernels add "$port" "$checkout" >&2
+    done
+fi
 echo "setup: ready ($("$repo/probe/build/rtscope-probe" version))" >&2

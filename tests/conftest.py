@@ -26,7 +26,7 @@ import pytest
 import builders
 import postgres as pg
 from rtscope import cli
-from rtscope.targets import qemu_board
+from rtscope.targets import kernels
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
@@ -62,6 +62,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The kernels named in the user's config folder (rtscope kernels add), named in the environment for
+    # the session instead: a test that gives rtscope or make a HOME or XDG folder of its own still builds
+    # against them, so that a machine with kernels registered runs every RTOS test.
+    for key, kernel in kernels.KERNELS.items():
+        named = kernels.named(key)
+        if named is not None and named.origin == kernels.CONFIG:
+            os.environ[kernel.env] = str(named.path)
     if config.getoption("fast"):
         config.pluginmanager.register(_FastTier(), "rtscope-fast-tier")
 
@@ -257,19 +264,37 @@ def probe() -> Path:
 @slow_fixture(scope="session")
 def board_tools() -> None:
     """What the emulated RTOS board (--target qemu:mps2-an385:freertos) needs: its emulator, the Cortex-M
-    compiler and a FreeRTOS kernel; skips the test without them."""
-    kernel = qemu_board.kernel_path(os.environ, REPO / "probe")
+    compiler and a FreeRTOS kernel; skips the test without them, saying which is missing."""
     missing = [
-        what
+        f"needs {what}"
         for what, present in (
             ("qemu-system-arm", shutil.which("qemu-system-arm")),
             ("arm-none-eabi-gcc", shutil.which("arm-none-eabi-gcc")),
-            (f"a FreeRTOS kernel at {kernel} (set FREERTOS_KERNEL)", (kernel / "tasks.c").is_file()),
         )
         if not present
     ]
+    missing += [why for why in (kernels.missing("freertos"),) if why]
     if missing:
-        pytest.skip(f"needs {', '.join(missing)}")
+        pytest.skip("; ".join(missing))
+
+
+def assert_kernel_provenance(doc: dict[str, Any], os_name: str) -> None:
+    """``doc`` (a result of an image of kernel ``os_name``) names the user's checkout the image was built
+    from: its absolute path, outside the repository, and its sources as rtscope.targets.kernels identifies
+    them (the commit, or else the hash, which make computed apart) in the manifest and the version line."""
+    named = kernels.checkout(os_name)
+    identity = kernels.identity(named.kernel, named.path)
+    manifest = doc["system"]["os_config"]
+    assert manifest["kernel_path"] == str(named.path) and named.path.is_absolute()
+    assert not named.path.is_relative_to(REPO)
+    assert manifest["kernel_sources_sha256"] == identity.sources_sha256
+    assert manifest["kernel_tested"] is (named.kernel.version(named.path) in named.kernel.tested)
+    if identity.commit:
+        assert manifest["kernel_commit"] == identity.commit and manifest["kernel_modified"] is identity.modified
+        assert f"commit {identity.commit}" in doc["system"]["kernel_version"]
+    else:
+        assert "kernel_modified" not in manifest
+        assert f"sources sha256 {identity.sources_sha256}" in doc["system"]["kernel_version"]
 
 
 @slow_fixture(scope="session")

@@ -1,8 +1,8 @@
 """--target qemu:mps2-an385:freertos and qemu:mps2-an385:threadx: each kernel's image built and booted on
 QEMU's Cortex-M3 board, the defaults a request leaves sized to instruction time, and the progress line of
 a long run. The request's encoding and the bad input need nothing installed; the runs need
-qemu-system-arm, arm-none-eabi-gcc and the kernel (FREERTOS_KERNEL or ../shared/vendor/FreeRTOS-Kernel;
-THREADX or ../shared/vendor/threadx), and skip saying which is missing."""
+qemu-system-arm, arm-none-eabi-gcc and the user's kernel (FREERTOS_KERNEL, THREADX, or rtscope kernels
+add), and skip saying which is missing."""
 
 import contextlib
 import dataclasses
@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, slow_fixture
+from conftest import REPO, assert_kernel_provenance, slow_fixture
 from rtscope.analysis import compare
 from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
 from rtscope.render.sections.run import measured_on
-from rtscope.targets import make_target, qemu_board, qemu_machine
+from rtscope.targets import kernels, make_target, qemu_board, qemu_machine
 from rtscope.targets.qemu_board import QemuBoardTarget
 from test_qemu import qemu_processes_with
 
@@ -123,23 +123,31 @@ def test_a_bad_option_ends_rtscope_with_status_2_before_anything_runs(rtscope):
     assert outcome.err.count("\n") == 1 and "'config=fast' is not config=dev|bench" in outcome.err
 
 
-def test_a_missing_kernel_is_one_line_before_anything_runs(tmp_path: Path, rtscope, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("FREERTOS_KERNEL", str(tmp_path / "nowhere"))
-    outcome = rtscope("--target", SPEC, "run", "heap.ops")
+@pytest.mark.parametrize("os_name", ["freertos", "threadx"])
+@pytest.mark.parametrize("command", [["run", "heap.ops"], ["list"], ["doctor"]])
+def test_a_kernel_not_named_is_one_line_saying_how_to_name_it(
+    os_name: str, command: list[str], tmp_path: Path, rtscope, monkeypatch: pytest.MonkeyPatch
+):
+    kernel = kernels.KERNELS[os_name]
+    monkeypatch.delenv(kernel.env, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    outcome = rtscope("--target", f"qemu:mps2-an385:{os_name}", *command)
     assert outcome.status == 2
     assert outcome.err == (
-        f"rtscope: no FreeRTOS kernel at {tmp_path / 'nowhere'} (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout)\n"
+        f"rtscope: no {kernel.name} kernel is named: set {kernel.env}=DIR or run: rtscope kernels add {os_name} DIR "
+        f"(DIR: {kernel.checkout}; docs/rtos.md)\n"
     )
 
 
-def test_a_missing_threadx_kernel_is_one_line_before_anything_runs(
-    tmp_path: Path, rtscope, monkeypatch: pytest.MonkeyPatch
-):
+def test_a_kernel_named_where_there_is_none_is_one_line(tmp_path: Path, rtscope, monkeypatch: pytest.MonkeyPatch):
+    kernel = kernels.KERNELS["threadx"]
     monkeypatch.setenv("THREADX", str(tmp_path / "nowhere"))
     outcome = rtscope("--target", "qemu:mps2-an385:threadx", "run", "heap.ops")
     assert outcome.status == 2
     assert outcome.err == (
-        f"rtscope: no ThreadX kernel at {tmp_path / 'nowhere'} (set THREADX to an Eclipse ThreadX checkout)\n"
+        f"rtscope: no ThreadX kernel at {tmp_path / 'nowhere'} (named by THREADX; an Eclipse ThreadX checkout has "
+        f"common/src/tx_thread_create.c): set THREADX=DIR or run: rtscope kernels add threadx DIR (DIR: "
+        f"{kernel.checkout}; docs/rtos.md)\n"
     )
 
 
@@ -147,8 +155,7 @@ def test_each_kernel_has_its_own_image_and_kernel():
     freertos, threadx = (QemuBoardTarget(f"qemu:mps2-an385:{os_name}") for os_name in ("freertos", "threadx"))
     assert freertos.image.parent.name == "freertos-mps2-an385"
     assert threadx.image.parent.name == "threadx-mps2-an385"
-    assert threadx.kernel == qemu_board.kernel_path({}, REPO / "probe", "threadx")
-    assert threadx.kernel.name == "threadx" and freertos.kernel.name == "FreeRTOS-Kernel"
+    assert (freertos.kernel.name, threadx.kernel.name) == ("FreeRTOS", "ThreadX")
 
 
 # The runs count an instruction every 32 ns: at the default 1 ns a guest second is 32 times as many
@@ -166,7 +173,8 @@ def test_micro_and_threadmetric_run_on_the_emulated_board(board: QemuBoardTarget
     doc = board.run(request("micro", "threadmetric", "lat.irq", "lat.preempt")).doc
     assert doc["run"]["status"] == "complete"
     assert doc["system"]["os"] == "FreeRTOS" and doc["system"]["hostname"] == "mps2-an385"
-    assert "commit" in doc["system"]["kernel_version"] and "-mcpu=cortex-m3" in doc["system"]["os_config"]["cflags"]
+    assert "-mcpu=cortex-m3" in doc["system"]["os_config"]["cflags"]
+    assert_kernel_provenance(doc, "freertos")
     benches = {bench["id"]: bench["status"] for bench in doc["benches"]}
     assert set(benches) >= {
         "ctxsw.sem",
@@ -217,11 +225,9 @@ def test_the_bench_configuration_builds_apart_runs_and_says_what_it_is():
 
 @slow_fixture(scope="module")
 def threadx_board(board_tools: None) -> QemuBoardTarget:
-    target = QemuBoardTarget("qemu:mps2-an385:threadx:shift=5")
-    marker = qemu_board.KERNELS["threadx"].marker
-    if not (target.kernel / marker).is_file():
-        pytest.skip(f"needs a ThreadX kernel at {target.kernel} (set THREADX)")
-    return target
+    if kernels.missing("threadx"):
+        pytest.skip(kernels.missing("threadx"))
+    return QemuBoardTarget("qemu:mps2-an385:threadx:shift=5")
 
 
 @pytest.mark.usefixtures("board_tools")
@@ -230,7 +236,8 @@ def test_every_suite_that_runs_on_freertos_runs_on_threadx_valid(threadx_board: 
     assert doc["run"]["status"] == "complete" and doc["run"]["port"] == "threadx"
     assert doc["system"]["os"] == "ThreadX" and doc["system"]["hostname"] == "mps2-an385"
     assert re.fullmatch(r"\d+\.\d+\.\d+", doc["system"]["kernel_release"])
-    assert "commit" in doc["system"]["kernel_version"] and "dev configuration" in doc["system"]["kernel_version"]
+    assert "dev configuration" in doc["system"]["kernel_version"]
+    assert_kernel_provenance(doc, "threadx")
     benches = {bench["id"]: bench["status"] for bench in doc["benches"]}
     assert {
         "ctxsw.sem",
@@ -245,7 +252,7 @@ def test_every_suite_that_runs_on_freertos_runs_on_threadx_valid(threadx_board: 
     assert all(status == "ok" for status in benches.values()), benches
     invalid = {metric["id"]: metric.get("invalid_reason") for metric in doc["metrics"] if not metric["valid"]}
     assert not invalid
-    assert threadx_board.record()["detail"]["threadx_kernel"] == str(threadx_board.kernel)
+    assert threadx_board.record()["detail"]["threadx_kernel"] == str(kernels.checkout("threadx").path)
 
 
 @pytest.mark.usefixtures("board_tools")

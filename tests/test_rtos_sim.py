@@ -5,25 +5,24 @@ checks on the simulators are make -C probe check-freertos-sim and check-threadx-
 Each kernel's tests are skipped without that kernel."""
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, make_probe, slow_fixture
+from conftest import REPO, assert_kernel_provenance, make_probe, slow_fixture
 from rtscope.analysis import compare
 from rtscope.model import result
-from rtscope.targets import qemu_board
+from rtscope.targets import kernels
 
 
 def sim_probe(os_name: str, config: str) -> Path:
-    """The probe built on the kernel's simulator in config; skips without the kernel."""
-    kernel = qemu_board.KERNELS[os_name]
-    source = qemu_board.kernel_path(os.environ, REPO / "probe", os_name)
-    if not (source / kernel.marker).exists():
-        pytest.skip(f"no {kernel.name} kernel at {source} (set {kernel.env})")
-    built = make_probe(f"PORT={os_name}", "BOARD=posix-sim", f"CONFIG={config}", f"{kernel.env}={source}")
+    """The probe built on the kernel's simulator in config; skips without the kernel, saying how to name
+    one."""
+    if kernels.missing(os_name):
+        pytest.skip(kernels.missing(os_name))
+    named = kernels.checkout(os_name)
+    built = make_probe(f"PORT={os_name}", "BOARD=posix-sim", f"CONFIG={config}", f"{named.kernel.env}={named.path}")
     assert built.returncode == 0, built.stderr
     suffix = "" if config == "dev" else f"-{config}"
     return REPO / "probe" / "build" / f"{os_name}-posix-sim{suffix}" / "rtscope-probe"
@@ -49,7 +48,8 @@ def test_a_simulator_run_is_recorded_and_shown_on_the_simulators_time_base(rtsco
     doc = result.load(out).doc
     assert doc["run"]["port"] == "freertos" and doc["system"]["os"] == "FreeRTOS"
     assert doc["system"]["virtualization"] == "simulator"
-    assert doc["system"]["kernel_release"].startswith("V") and "commit" in doc["system"]["kernel_version"]
+    assert doc["system"]["kernel_release"].startswith("V")
+    assert_kernel_provenance(doc, "freertos")
     assert doc["target"] == {"name": "local", "kind": "local", "time_base": "simulator"}
     assert all(metric["valid"] for metric in doc["metrics"]), [m["invalid_reason"] for m in doc["metrics"]]
     shown = rtscope("show", "last")
@@ -105,7 +105,8 @@ def test_a_threadx_simulator_run_names_its_kernel_configuration_and_time_base(rt
     doc = result.load(out).doc
     assert doc["run"]["port"] == "threadx" and doc["system"]["os"] == "ThreadX"
     assert doc["system"]["virtualization"] == "simulator"
-    assert "commit" in doc["system"]["kernel_version"] and "bench configuration" in doc["system"]["kernel_version"]
+    assert "bench configuration" in doc["system"]["kernel_version"]
+    assert_kernel_provenance(doc, "threadx")
     assert doc["target"] == {"name": "local", "kind": "local", "time_base": "simulator"}
     assert all(metric["valid"] for metric in doc["metrics"]), [m.get("invalid_reason") for m in doc["metrics"]]
     assert doc["config"]["not_applicable"] == ["mlockall", "cpu_latency_us"]
@@ -134,13 +135,19 @@ def test_the_time_base_is_the_targets_unless_the_probe_ran_in_a_simulator(target
         (("PORT=freertos", "BOARD=no-such-board"), "unknown FreeRTOS board 'no-such-board' (the boards are: "),
         (
             ("PORT=freertos", "BOARD=posix-sim", "FREERTOS_KERNEL=/no/such/kernel"),
-            "no FreeRTOS kernel at /no/such/kernel (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout)",
+            (
+                "no FreeRTOS kernel at /no/such/kernel (named by FREERTOS_KERNEL; a FreeRTOS-Kernel checkout has "
+                "tasks.c): set FREERTOS_KERNEL=DIR or run: rtscope kernels add freertos DIR"
+            ),
         ),
         (("PORT=threadx", "BOARD=no-such-board"), "unknown ThreadX board 'no-such-board' (the boards are: "),
         (("PORT=threadx", "CONFIG=fast"), "unknown ThreadX configuration 'fast' (the configurations are: "),
         (
             ("PORT=threadx", "BOARD=posix-sim", "THREADX=/no/such/kernel"),
-            "no ThreadX kernel at /no/such/kernel (set THREADX to an Eclipse ThreadX checkout)",
+            (
+                "no ThreadX kernel at /no/such/kernel (named by THREADX; an Eclipse ThreadX checkout has "
+                "common/src/tx_thread_create.c): set THREADX=DIR or run: rtscope kernels add threadx DIR"
+            ),
         ),
     ],
 )

@@ -105,6 +105,11 @@ int rts_run_execute(rts_run *run)
     rts_image_read(&run->image);
     run->warnings.quiet = run->req->quiet;
     rts_rtsetup_apply(&run->req->requested, run->req->refuse_privilege, &run->sys, &run->granted, &run->warnings);
+#ifdef RTS_BUILD_WARNING
+    /* A fact of the build every result of it must carry (port/common/kernel.mk: a kernel version the
+     * port was not tested with). */
+    rts_warn(&run->warnings, "%s", RTS_BUILD_WARNING);
+#endif
     rts_timing_calibrate(&run->timing, true);
     run->quiet_supervision = rts_cpu_count() == 1 && !run->stop_requests;
     if (!rts_watchdog_start(&run->watchdog, run->granted.policy, run->req->grace_s, run->quiet_supervision,

@@ -34,6 +34,7 @@ COMMANDS = {
     "score": "score runs with the Metrics Number: 1 / Σ(time × weight) over a profile's metrics (higher is better)",
     "profile": "run a program on the target and write a score profile from its context switches, preemptions and interrupts",
     "doctor": "check the target's real-time readiness, one setting at a time; exit 1 when one would distort measurements",
+    "kernels": "the RTOS kernels the probe builds against (the user's checkouts): list them, add NAME DIR, remove NAME",
 }
 # Global options that take a value: a word after one of them is its value, not the command.
 _VALUED_OPTIONS = ("--db", "--probe", "--target", "--coordinator", "--wait")

@@ -1,8 +1,8 @@
 # Build settings of the FreeRTOS port, included by probe/Makefile:
 #   make PORT=freertos BOARD=posix-sim|mps2-an385 [CONFIG=dev|bench] [FREERTOS_KERNEL=DIR]
-# The kernel comes from FREERTOS_KERNEL (a FreeRTOS-Kernel checkout, as
-# FreeRTOS's own builds take it), by default ../shared/vendor/FreeRTOS-Kernel
-# beside the repository. The board is the kernel-neutral one of
+# The kernel is the user's FreeRTOS-Kernel checkout, named by FREERTOS_KERNEL
+# (as FreeRTOS's own builds take it) or by `rtscope kernels add freertos DIR`
+# (probe/Makefile; docs/rtos.md). The board is the kernel-neutral one of
 # probe/boards/$(BOARD)/ (boards/board.mk says what it sets); what it needs
 # of FreeRTOS is here, in boards/$(BOARD)/: FreeRTOSConfig.h, board_kernel.h
 # where the board asks for it, and kernel.mk, which sets:
@@ -24,23 +24,36 @@ endif
 include boards/board.mk
 include $(PORT_BOARD_DIR)/kernel.mk
 
-ifeq ($(wildcard $(FREERTOS_KERNEL)/tasks.c),)
-$(error no FreeRTOS kernel at $(FREERTOS_KERNEL) (set FREERTOS_KERNEL to a FreeRTOS-Kernel checkout))
-endif
+# The versions the port was tested with, as task.h's tskKERNEL_VERSION_NUMBER
+# spells them ("+": a commit between releases); docs/rtos.md says how. Another
+# version builds, and its results say it is untested (a run warning). Older
+# than FREERTOS_OLDEST ("+": a commit after that release) is refused, saying
+# what it lacks. FREERTOS_SOURCES are
+# the files and folders the port's boards compile from, whose hash identifies
+# a checkout (port/common/kernel.mk). FREERTOS_REPOSITORY and FREERTOS_RELEASE
+# say where to get it: the official repository and the tag to clone (the
+# newest tested release). rtscope (rtscope.targets.kernels) and setup.sh
+# --kernels read these lines too.
+FREERTOS_REPOSITORY := https://github.com/FreeRTOS/FreeRTOS-Kernel
+FREERTOS_RELEASE := V11.3.0
+FREERTOS_TESTED := V11.1.0+ V11.2.0 V11.3.0
+FREERTOS_OLDEST := V11.1.0+
+FREERTOS_OLDEST_WHY := the port has the kernel provide its idle task's memory, with no timers: that compiles from commit fffed5e on (pull request 1104, after V11.1.0, in V11.2.0); V10 has no configKERNEL_PROVIDED_STATIC_MEMORY, and V11.0 and V11.1.0 compile the timer task's memory even without timers, needing configTIMER_TASK_STACK_DEPTH
+FREERTOS_SOURCES := tasks.c queue.c list.c include portable/MemMang portable/GCC/ARM_CM3 portable/ThirdParty/GCC/Posix
 
 # Each board and configuration builds apart from the native probe and from the others.
 BUILD ?= build/freertos-$(BOARD)$(if $(filter dev,$(CONFIG)),,-$(CONFIG))$(if $(MCU),-$(MCU))$(BOARD_BUILD_SUFFIX)
 CC := $(BOARD_CC)
 
-# The kernel's version is in its task.h; its commit, when it is a git
-# checkout of its own, or else what the README of the folder holding it
-# records for it (as ../shared/vendor/README.md does), else "unknown".
-FREERTOS_COMMIT := $(or $(shell test "$$(git -C '$(FREERTOS_KERNEL)' rev-parse --show-toplevel 2>/dev/null)" = \
-                              "$$(cd '$(FREERTOS_KERNEL)' && pwd -P)" && git -C '$(FREERTOS_KERNEL)' rev-parse HEAD),$\
-                     $(shell sed -n 's/^| *$(notdir $(FREERTOS_KERNEL))\/ *|.*commit \([0-9a-f]\{40\}\).*/\1/p' \
-                              '$(FREERTOS_KERNEL)/../README.md' 2>/dev/null | head -n 1),unknown)
+KERNEL_VAR := FREERTOS_KERNEL
+KERNEL_MISSING := $(FREERTOS_MISSING)
+KERNEL_CHECKOUT := a FreeRTOS-Kernel checkout
+KERNEL_PRODUCT := FreeRTOS-Kernel
+KERNEL_PREFIX := FREERTOS
+KERNEL_VERSION_SH := sed -n 's/^\#define[[:space:]]*tskKERNEL_VERSION_NUMBER[[:space:]]*"\([^"]*\)".*/\1/p' include/task.h
+include port/common/kernel.mk
 
-FREERTOS_INCLUDES := -isystem $(FREERTOS_KERNEL)/include -isystem $(FREERTOS_KERNEL)/portable/$(FREERTOS_PORTABLE)
+FREERTOS_INCLUDES := -isystem $(KERNEL_DIR)/include -isystem $(KERNEL_DIR)/portable/$(FREERTOS_PORTABLE)
 # The probe's own main (src/main.c) and the C tests' run as the first task,
 # under the name rts_app_main; the port's main (port_freertos.c) starts the
 # scheduler for it.
@@ -49,7 +62,7 @@ FREERTOS_INCLUDES := -isystem $(FREERTOS_KERNEL)/include -isystem $(FREERTOS_KER
 KERNEL_CPPFLAGS := $(BOARD_INCLUDES) -Iport/freertos $(FREERTOS_INCLUDES) $(BOARD_CPPFLAGS) \
                    -DRTS_FREERTOS_CONFIG_HEADER='"configs/$(CONFIG).h"' -DRTS_FREERTOS_HEAP='"$(FREERTOS_HEAP)"'
 PORT_CPPFLAGS := $(KERNEL_CPPFLAGS) -Dmain=rts_app_main \
-                 -DRTS_FREERTOS_COMMIT='"$(FREERTOS_COMMIT)"' -DRTS_BUILD_FLAGS='"$(strip $(CFLAGS) $(BOARD_CFLAGS))"'
+                 $(KERNEL_DEFINES) -DRTS_BUILD_FLAGS='"$(strip $(CFLAGS) $(BOARD_CFLAGS))"'
 PORT_CFLAGS   := $(BOARD_CFLAGS)
 # The board's sources, what every port on a board gives the same way
 # (boards/board_services.c), the status names, calloc over the heap, the
@@ -61,15 +74,15 @@ PORT_SRC      := $(BOARD_SRC) $(KERNEL_BOARD_SRC) boards/board_services.c $(addp
 # The kernel is compiled apart, with its own warnings rather than the probe's
 # -Werror: it is someone else's code, built as its authors build it.
 KERNEL_BUILD := $(BUILD)/kernel
-KERNEL_SRC   := $(addprefix $(FREERTOS_KERNEL)/,tasks.c queue.c list.c) \
-                $(addprefix $(FREERTOS_KERNEL)/portable/$(FREERTOS_PORTABLE)/,$(FREERTOS_PORTABLE_SRC)) \
-                $(FREERTOS_KERNEL)/portable/MemMang/$(FREERTOS_HEAP).c
+KERNEL_SRC   := $(addprefix $(KERNEL_DIR)/,tasks.c queue.c list.c) \
+                $(addprefix $(KERNEL_DIR)/portable/$(FREERTOS_PORTABLE)/,$(FREERTOS_PORTABLE_SRC)) \
+                $(KERNEL_DIR)/portable/MemMang/$(FREERTOS_HEAP).c
 KERNEL_OBJS  := $(addprefix $(KERNEL_BUILD)/,$(notdir $(KERNEL_SRC:.c=.o)))
-PORT_DEPS    := $(KERNEL_OBJS)
+PORT_DEPS    := $(KERNEL_OBJS) $(KERNEL_STAMP)
 PORT_LDLIBS  := $(KERNEL_OBJS) $(BOARD_LDFLAGS)
 
 vpath %.c $(sort $(dir $(KERNEL_SRC)))
-$(KERNEL_BUILD)/%.o: %.c $(PORT_BOARD_DIR)/FreeRTOSConfig.h port/freertos/port_config.h port/freertos/configs/$(CONFIG).h \
+$(KERNEL_BUILD)/%.o: %.c $(KERNEL_STAMP) $(PORT_BOARD_DIR)/FreeRTOSConfig.h port/freertos/port_config.h port/freertos/configs/$(CONFIG).h \
                     port/freertos/port_trace.h $(BOARD_DIR)/board.mk $(PORT_BOARD_DIR)/kernel.mk
 	@mkdir -p $(KERNEL_BUILD)
 	$(CC) $(KERNEL_CPPFLAGS) $(CFLAGS) -c -o $@ $<

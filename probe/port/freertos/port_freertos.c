@@ -48,9 +48,6 @@ vTaskSuspend, vTaskDelete, vTaskPrioritySet and xTaskGetSchedulerState"
 #error "the board's FreeRTOSConfig.h must include port_trace.h"
 #endif
 
-#ifndef RTS_FREERTOS_COMMIT
-#define RTS_FREERTOS_COMMIT "unknown"
-#endif
 
 static void soft_irq_entry(void *arg);
 
@@ -554,8 +551,8 @@ void rts_sysinfo_read(rts_sysinfo *info)
     snprintf(info->os, sizeof info->os, "FreeRTOS");
     snprintf(info->kernel_release, sizeof info->kernel_release, "%s", tskKERNEL_VERSION_NUMBER);
     /* The rest of the build (tick, compiler, flags …) is the manifest's, system.os_config. */
-    snprintf(info->kernel_version, sizeof info->kernel_version, "FreeRTOS-Kernel %s commit %s, %s configuration",
-             tskKERNEL_VERSION_NUMBER, RTS_FREERTOS_COMMIT, RTS_FREERTOS_CONFIG);
+    snprintf(info->kernel_version, sizeof info->kernel_version, "FreeRTOS-Kernel %s %s, %s configuration",
+             tskKERNEL_VERSION_NUMBER, RTS_KERNEL_SOURCE_ID, RTS_FREERTOS_CONFIG);
     snprintf(info->preempt_model, sizeof info->preempt_model, "%s", configUSE_PREEMPTION ? "full" : "none");
 }
 
@@ -578,7 +575,7 @@ const rts_os_setting *rts_os_config(size_t *count)
     static const rts_os_setting settings[] = {
         { "kernel", "FreeRTOS" },
         { "kernel_version", tskKERNEL_VERSION_NUMBER },
-        { "kernel_commit", RTS_FREERTOS_COMMIT },
+        RTS_KERNEL_SOURCE_SETTINGS,
         { "config", RTS_FREERTOS_CONFIG },
         { "tick_hz", tick_hz },
         { "preemption", RTS_TRUTH(configUSE_PREEMPTION) },

@@ -1,7 +1,7 @@
 # Build settings of the ThreadX port, included by probe/Makefile:
 #   make PORT=threadx BOARD=posix-sim|mps2-an385 [THREADX=DIR] [CONFIG=dev|bench]
-# The kernel comes from THREADX (an Eclipse ThreadX checkout), by default
-# ../shared/vendor/threadx beside the repository. The board is the
+# The kernel is the user's Eclipse ThreadX checkout, named by THREADX or by
+# `rtscope kernels add threadx DIR` (probe/Makefile; docs/rtos.md). The board is the
 # kernel-neutral one of probe/boards/$(BOARD)/ (boards/board.mk says what it
 # sets); what it needs of ThreadX is here, in boards/$(BOARD)/: kernel.mk,
 # which sets
@@ -25,28 +25,43 @@ endif
 include boards/board.mk
 include $(PORT_BOARD_DIR)/kernel.mk
 
-ifeq ($(wildcard $(THREADX)/common/src/tx_thread_create.c),)
-$(error no ThreadX kernel at $(THREADX) (set THREADX to an Eclipse ThreadX checkout))
-endif
+# The versions the port was tested with, as tx_api.h's THREADX_MAJOR_VERSION,
+# _MINOR_ and _PATCH_ spell them; docs/rtos.md says how. Another version
+# builds, and its results say it is untested (a run warning). Older than
+# THREADX_OLDEST is refused, saying what it lacks. THREADX_SOURCES are the
+# files and folders the port's boards compile from, whose hash identifies a
+# checkout (port/common/kernel.mk). THREADX_REPOSITORY and THREADX_RELEASE say
+# where to get it: the official repository and the tag to clone (the newest
+# tested release). rtscope (rtscope.targets.kernels) and setup.sh --kernels
+# read these lines too.
+THREADX_REPOSITORY := https://github.com/eclipse-threadx/threadx
+THREADX_RELEASE := v6.4.2_rel
+THREADX_TESTED := 6.1.12 6.2.1 6.3.0 6.4.0 6.4.1 6.4.2
+THREADX_OLDEST := 6.1.7
+THREADX_OLDEST_WHY := the Cortex-M3 port's tx_thread_interrupt_disable.S and tx_thread_interrupt_restore.S, which the mps2-an385 board builds, came in 6.1.7
+THREADX_SOURCES := common ports/cortex_m3/gnu ports/linux/gnu
 
 # Each board and configuration builds apart from the others.
 BUILD ?= build/threadx-$(BOARD)$(if $(filter-out dev,$(CONFIG)),-$(CONFIG))$(if $(MCU),-$(MCU))$(BOARD_BUILD_SUFFIX)
 CC := $(BOARD_CC)
 
-# The kernel's commit, as port/freertos/port.mk finds FreeRTOS's: git when
-# it is a checkout of its own, else the README of the folder holding it.
-THREADX_COMMIT := $(or $(shell test "$$(git -C '$(THREADX)' rev-parse --show-toplevel 2>/dev/null)" = \
-                             "$$(cd '$(THREADX)' && pwd -P)" && git -C '$(THREADX)' rev-parse HEAD),$\
-                    $(shell sed -n 's/^| *$(notdir $(THREADX))\/ *|.*commit \([0-9a-f]\{40\}\).*/\1/p' \
-                             '$(THREADX)/../README.md' 2>/dev/null | head -n 1),unknown)
+KERNEL_VAR := THREADX
+KERNEL_MISSING := $(THREADX_MISSING)
+KERNEL_CHECKOUT := an Eclipse ThreadX checkout
+KERNEL_PRODUCT := Eclipse ThreadX
+KERNEL_PREFIX := THREADX
+KERNEL_VERSION_SH := awk '$$1 == "\#define" && $$2 ~ /^THREADX_(MAJOR|MINOR|PATCH)_VERSION$$/ { v[$$2] = $$3; n++ } \
+    END { if (n == 3) print v["THREADX_MAJOR_VERSION"] "." v["THREADX_MINOR_VERSION"] "." v["THREADX_PATCH_VERSION"] }' \
+    common/inc/tx_api.h
+include port/common/kernel.mk
 
-THREADX_INCLUDES := -DTX_INCLUDE_USER_DEFINE_FILE -I$(THREADX_CONFIG_DIR) -isystem $(THREADX)/common/inc \
-                    -isystem $(THREADX)/ports/$(THREADX_PORT)/inc $(THREADX_CPPFLAGS)
+THREADX_INCLUDES := -DTX_INCLUDE_USER_DEFINE_FILE -I$(THREADX_CONFIG_DIR) -isystem $(KERNEL_DIR)/common/inc \
+                    -isystem $(KERNEL_DIR)/ports/$(THREADX_PORT)/inc $(THREADX_CPPFLAGS)
 # The probe's own main (src/main.c) and the C tests' run as the first
 # thread, under the name rts_app_main; the port's main (port_threadx.c)
 # enters the kernel for it.
 PORT_CPPFLAGS := $(BOARD_INCLUDES) $(THREADX_INCLUDES) $(BOARD_CPPFLAGS) -Dmain=rts_app_main \
-                 -DRTS_THREADX_COMMIT='"$(THREADX_COMMIT)"' -DRTS_BUILD_FLAGS='"$(strip $(CFLAGS) $(BOARD_CFLAGS))"'
+                 $(KERNEL_DEFINES) -DRTS_BUILD_FLAGS='"$(strip $(CFLAGS) $(BOARD_CFLAGS))"'
 PORT_CFLAGS   := $(BOARD_CFLAGS)
 # The board's sources, what every port on a board gives the same way
 # (boards/board_services.c), the status names, calloc over the heap, the
@@ -58,13 +73,13 @@ PORT_SRC      := $(BOARD_SRC) $(KERNEL_BOARD_SRC) boards/board_services.c \
 # The kernel is compiled apart, with its own warnings rather than the
 # probe's -Werror: it is someone else's code, built as its authors build it.
 KERNEL_BUILD := $(BUILD)/kernel
-KERNEL_SRC   := $(wildcard $(THREADX)/common/src/*.c) \
-                $(addprefix $(THREADX)/ports/$(THREADX_PORT)/src/,$(THREADX_PORT_SRC))
+KERNEL_SRC   := $(wildcard $(KERNEL_DIR)/common/src/*.c) \
+                $(addprefix $(KERNEL_DIR)/ports/$(THREADX_PORT)/src/,$(THREADX_PORT_SRC))
 KERNEL_OBJS  := $(addprefix $(KERNEL_BUILD)/,$(addsuffix .o,$(basename $(notdir $(KERNEL_SRC)))))
-PORT_DEPS    := $(KERNEL_OBJS) $(THREADX_CONFIG_DIR)/tx_user.h port/threadx/tx_user_common.h
+PORT_DEPS    := $(KERNEL_OBJS) $(KERNEL_STAMP) $(THREADX_CONFIG_DIR)/tx_user.h port/threadx/tx_user_common.h
 PORT_LDLIBS  := $(KERNEL_OBJS) $(BOARD_LDFLAGS)
 
-KERNEL_DEPS := $(THREADX_CONFIG_DIR)/tx_user.h port/threadx/tx_user_common.h $(BOARD_DIR)/board.mk \
+KERNEL_DEPS := $(KERNEL_STAMP) $(THREADX_CONFIG_DIR)/tx_user.h port/threadx/tx_user_common.h $(BOARD_DIR)/board.mk \
                $(PORT_BOARD_DIR)/kernel.mk
 vpath %.c $(sort $(dir $(KERNEL_SRC)))
 vpath %.S $(sort $(dir $(KERNEL_SRC)))

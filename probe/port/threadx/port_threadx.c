@@ -39,9 +39,6 @@
 #error "the configuration's tx_user.h must name itself (RTS_OS_CONFIG_NAME)"
 #endif
 
-#ifndef RTS_THREADX_COMMIT
-#define RTS_THREADX_COMMIT "unknown"
-#endif
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x) STRINGIFY_(x)
 #define THREADX_VERSION                                                                                                \
@@ -548,8 +545,8 @@ void rts_sysinfo_read(rts_sysinfo *info)
     snprintf(info->os, sizeof info->os, "ThreadX");
     snprintf(info->kernel_release, sizeof info->kernel_release, "%s", THREADX_VERSION);
     /* The rest of the build (tick, compiler, flags …) is the manifest's, system.os_config. */
-    snprintf(info->kernel_version, sizeof info->kernel_version, "Eclipse ThreadX %s commit %s, %s configuration",
-             THREADX_VERSION, RTS_THREADX_COMMIT, RTS_OS_CONFIG_NAME);
+    snprintf(info->kernel_version, sizeof info->kernel_version, "Eclipse ThreadX %s %s, %s configuration",
+             THREADX_VERSION, RTS_KERNEL_SOURCE_ID, RTS_OS_CONFIG_NAME);
     snprintf(info->preempt_model, sizeof info->preempt_model, "full");
 }
 
@@ -588,7 +585,7 @@ const rts_os_setting *rts_os_config(size_t *count)
     static const rts_os_setting settings[] = {
         { "kernel", "ThreadX" },
         { "kernel_version", THREADX_VERSION },
-        { "kernel_commit", RTS_THREADX_COMMIT },
+        RTS_KERNEL_SOURCE_SETTINGS,
         { "config", RTS_OS_CONFIG_NAME },
         { "tick_hz", tick_hz },
         { "preemption", "true" },

@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from rtscope.errors import ProbeError, RtscopeError
 from rtscope.model import result, values
-from rtscope.targets import Target, worker
+from rtscope.targets import Target, kernels, worker
 from rtscope.targets.transport import ASK_TIMEOUT_S, FETCH_TIMEOUT_S, Completed, Transport
 
 CPU_SYSFS = "/sys/devices/system/cpu"
@@ -173,9 +173,13 @@ def _probe_answer(completed: Completed, who: str) -> Facts:
 def probe(target: Target) -> Facts:
     """system: what the probe there knows of the system, as every result records it (kernel,
     preemption model, PREEMPT_RT, virtualisation, …: schema/result-v4.schema.json's ``system``);
-    None when the probe cannot run there, and error says why in one line (else None)."""
+    None when the probe cannot run there, and error says why in one line (else None). A board whose image
+    has no kernel to be built from (kernels.KernelMissing) is the user's to fix before anything can be
+    told of it: that error goes on."""
     try:
         return {"system": target.probe_system(), "error": None}
+    except kernels.KernelMissing:
+        raise
     except RtscopeError as error:
         return {"system": None, "error": str(error)}
 

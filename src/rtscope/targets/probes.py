@@ -28,6 +28,7 @@ Adding an architecture (docs/targets.md): CROSS_ARCHES, TRIPLET_ and DEBARCH_ in
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -39,6 +40,8 @@ PROBE_DIR = paths.PROBE_DIR
 BUILD_DIR = paths.probe_build_dir()
 # A bound, not an estimate: a cross build takes about 6 s, an RTOS image (its kernel compiled too) about 12 s to 50 s.
 BUILD_TIMEOUT_S = 900
+# How make ends on a Makefile's $(error TEXT): "FILE:LINE: *** TEXT.  Stop."
+_MAKE_STOP = re.compile(r"\S+:\d+: \*\*\* (.*)\.  Stop\.")
 
 # uname -m values (and Debian's names for the same) to the probe build that runs there.
 MACHINES = {
@@ -134,6 +137,11 @@ def _first_error(stderr: str) -> str:
     """The line of a failed build's output that says why: the Makefile's own message or the compiler's
     first error, rather than make's closing "Error 1"."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for line in lines:
+        # A Makefile's $(error …): its text, without make's place and "Stop".
+        stopped = _MAKE_STOP.fullmatch(line)
+        if stopped:
+            return stopped.group(1)
     not_make = [line for line in lines if not line.startswith("make")]
     errors = [line for line in not_make if line.startswith("probe:") or "error" in line.lower()]
     return (errors or not_make or lines or ["make gave no reason"])[0].removeprefix("probe: ")

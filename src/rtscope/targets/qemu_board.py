@@ -1,8 +1,8 @@
 """An RTOS on an emulated microcontroller board: ``qemu:mps2-an385:freertos``, ``qemu:mps2-an385:threadx``.
 
 rtscope builds the probe's image of that kernel for the board (``make -C probe PORT=freertos|threadx
-BOARD=…``, the kernel from $FREERTOS_KERNEL or $THREADX, else from ../shared/vendor beside the
-repository; KERNELS) and boots it under QEMU with instruction counting: the request travels as the semihosting command line (each
+BOARD=…``, against the user's checkout of the kernel: rtscope.targets.kernels) and boots it under QEMU
+with instruction counting: the request travels as the semihosting command line (each
 argument percent-encoded, since QEMU joins them with spaces), the board's UART is the probe's console
 (copied to rtscope's stderr), the result comes back as a file written through semihosting, and the
 guest's exit status is QEMU's. QEMU runs as every QEMU machine does (rtscope.targets.qemu_machine):
@@ -29,7 +29,6 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
-import os
 import re
 import shutil
 import sys
@@ -42,7 +41,7 @@ from rtscope.model import result
 from rtscope.model.catalogue import Bench, Catalogue, Suite, parse_bench_list
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting, exact
-from rtscope.targets import Nowhere, facts, local, probes, qemu_machine, worker
+from rtscope.targets import Nowhere, facts, kernels, local, probes, qemu_machine, worker
 from rtscope.targets.transport import Completed, Process
 
 # One instruction a nanosecond, as the Linux guests count (rtscope.targets.qemu); at most QEMU's 10.
@@ -65,21 +64,6 @@ MCU_BUILDS = ("small",)
 EMULATOR = "qemu-system-arm"
 
 
-@dataclasses.dataclass(frozen=True)
-class Kernel:
-    """An RTOS the probe has a port for: how its image is built and where its sources are."""
-
-    name: str  # as its users spell it
-    env: str  # the variable naming the user's checkout (probe/Makefile's too)
-    vendored: str  # its folder in ../shared/vendor beside the repository
-    marker: str  # a file every checkout of it has
-    checkout: str  # what env must name
-
-
-KERNELS = {
-    "freertos": Kernel("FreeRTOS", "FREERTOS_KERNEL", "FreeRTOS-Kernel", "tasks.c", "a FreeRTOS-Kernel checkout"),
-    "threadx": Kernel("ThreadX", "THREADX", "threadx", "common/src/tx_thread_create.c", "an Eclipse ThreadX checkout"),
-}
 # The boards rtscope can boot, their OS and QEMU machine: (board, os) -> QEMU's -M. One board layer serves
 # every kernel (probe/boards/).
 BOARDS = {("mps2-an385", "freertos"): "mps2-an385", ("mps2-an385", "threadx"): "mps2-an385"}
@@ -109,13 +93,14 @@ class QemuBoardTarget:
         self.mcu = parsed.options["mcu"]
         self.machine = BOARDS[(parsed.board, parsed.os)]
         self.transport = BoardTransport(spec)
-        self.kernel = kernel_path(os.environ, probes.PROBE_DIR, parsed.os)
+        self.kernel = kernels.KERNELS[parsed.os]
         self.image = image_path(parsed.os, parsed.board, self.config, mcu=self.mcu)
 
     def record(self) -> dict[str, Any]:
         """Emulated hardware on instruction time, with what makes a run repeatable: QEMU's version, the
         instruction rate, the image's hash, the kernel it was built from."""
         image = self._image
+        named = kernels.named(self.os_name)
         return {
             "name": self.name,
             "kind": "qemu",
@@ -134,7 +119,8 @@ class QemuBoardTarget:
                     "memory waits cost nothing"
                 ),
                 "image_sha256": hashlib.sha256(image.read_bytes()).hexdigest(),
-                f"{self.os_name}_kernel": str(self.kernel),
+                # The user's checkout the image was built from (its identity: system.os_config).
+                **({f"{self.os_name}_kernel": str(named.path)} if named else {}),
                 # The kernel's configuration (docs/rtos.md); the image's own manifest is system.os_config.
                 "config": self.config,
                 # The probe's microcontroller build (make MCU=…), where the spec asked for it.
@@ -380,12 +366,11 @@ def build_image(
 ) -> Path:
     """The image of kernel ``os_name`` for ``board`` in ``config``, reaching its host by ``link``
     (semihosting, or uart: docs/boards.md), the microcontroller build ``mcu`` ("small") or the full one,
-    built or brought up to date by the probe's Makefile; RtscopeError in one line without the kernel's
-    sources or the compiler, or when the build fails."""
-    kernel = KERNELS[os_name]
-    source = kernel_path(os.environ, probes.PROBE_DIR, os_name)
-    if not (source / kernel.marker).is_file():
-        raise RtscopeError(f"no {kernel.name} kernel at {source} (set {kernel.env} to {kernel.checkout})")
+    built or brought up to date by the probe's Makefile against the user's checkout of the kernel;
+    RtscopeError in one line without that checkout (saying how to name one) or the compiler, or when the
+    build fails (a kernel too old for the port: make says what it lacks)."""
+    named = kernels.checkout(os_name)
+    kernel = named.kernel
     if shutil.which("arm-none-eabi-gcc") is None:
         raise RtscopeError(
             "arm-none-eabi-gcc not found (apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi, or run setup.sh)"
@@ -398,7 +383,7 @@ def build_image(
             f"CONFIG={config}",
             f"LINK={link}",
             f"MCU={mcu}",
-            f"{kernel.env}={source}",
+            f"{kernel.env}={named.path}",
             f"BUILD={image.parent}",
         ],
         f"the {kernel.name} image for {board} ({config} configuration"
@@ -408,12 +393,3 @@ def build_image(
     if not image.is_file():
         raise RtscopeError(f"building the {board} image left no {image}")
     return image
-
-
-def kernel_path(env: Any, probe_dir: Path, os_name: str = "freertos") -> Path:
-    """The kernel's checkout named by its variable ($FREERTOS_KERNEL, $THREADX), else the vendored one
-    beside the repository (probe/Makefile's default)."""
-    kernel = KERNELS[os_name]
-    if env.get(kernel.env):
-        return Path(env[kernel.env]).resolve()
-    return (probe_dir / ".." / ".." / "shared" / "vendor" / kernel.vendored).resolve()
