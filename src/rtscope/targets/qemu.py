@@ -457,7 +457,9 @@ class QemuTarget:
         run_result = read_outcome(job.status, worker.last_line(said), job.stdout)
         doc = qemu_machine.on_host_clock(run_result.doc, started)
         if doc["run"]["id"] != run_id:
-            raise RtscopeError(f"{self.name}: the guest's probe ran as {doc['run']['id']}, not as {run_id} it was given")
+            raise RtscopeError(
+                f"{self.name}: the guest's probe ran as {doc['run']['id']}, not as {run_id} it was given"
+            )
         return result.from_doc(doc, "the guest's result"), files
 
     @staticmethod
