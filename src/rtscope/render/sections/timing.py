@@ -25,9 +25,12 @@ def build(subject: OneRun) -> Section:
         # Not the CPU's cycles (arm64's generic timer): its ticks are named as what they are, with its rate.
         kind = result.counter_kind(subject.doc) or "unknown"
         hz = result.counter_hz(subject.doc)
+        what = {"timer": "a fixed-rate timer", "instructions": "an instruction counter"}.get(
+            kind, "a counter of unknown kind"
+        )
         counter = (
-            f"{timing['cycle_counter']}, {result.COUNTER_KIND_NAMES[kind]}"
-            f"{f' at {_rate(hz)}' if hz else ''}: {_plain(timing['cycle_overhead_cycles'])} ticks per read"
+            f"{timing['cycle_counter']}: {what}{f' at {_rate(hz)}' if hz else ''}, not CPU cycles; "
+            f"{_plain(timing['cycle_overhead_cycles'])} ticks per read"
         )
     return Section(heading("Timing"), (table(None, [("clock", clock), ("cycle counter", counter)], "ll"),))
 
