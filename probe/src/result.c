@@ -543,14 +543,15 @@ static void fmt_significant(char *buf, size_t size, double v, const char *suffix
     snprintf(buf, size, "%.*f%s", decimals < 0 ? 0 : decimals, rounded, suffix);
 }
 
-/* ns as "845 ns" / "12.3 µs" / "4.56 ms" / "1.23 s" into buf: the
- * analyzer's spelling (whole ns below 1 µs). */
+/* ns as "845 ns" / "68.3 ns" / "12.3 µs" / "4.56 ms" / "1.23 s" into buf:
+ * the analyzer's spelling (three significant digits; below 1 µs without
+ * trailing zeros, "20 ns"). */
 static const char *fmt_ns(char *buf, size_t size, double ns)
 {
     if (!isfinite(ns))
         snprintf(buf, size, "-");
     else if (ns < 999.5)
-        snprintf(buf, size, "%.0f ns", ns);
+        snprintf(buf, size, "%.3g ns", ns);
     else if (ns < 999.5e3)
         fmt_significant(buf, size, ns / 1e3, " \xc2\xb5s");
     else if (ns < 999.5e6)
