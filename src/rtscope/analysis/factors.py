@@ -319,13 +319,14 @@ def verdict(
         if not any(len(numbers) > 1 for numbers in contexts.values()):
             uncompared.append(factor)
             continue
-        # Levels are ranked only on one time base: a context's cells of each time base apart.
-        compared: dict[tuple[str, ...], list[int]] = {}
-        for context, numbers in contexts.items():
-            for base in dict.fromkeys(bases[n] for n in numbers):
-                alike = [n for n in numbers if bases[n] == base]
-                if len(alike) > 1:
-                    compared.setdefault(context, alike)
+        # Levels are ranked only on one time base: a context's cells of each time base apart (of runs of no
+        # campaign the time base is a factor, so a context has one; a campaign's axes may not tell it).
+        compared = [
+            (context, alike)
+            for context, numbers in contexts.items()
+            for base in dict.fromkeys(bases[n] for n in numbers)
+            if len(alike := [n for n in numbers if bases[n] == base]) > 1
+        ]
         if not compared:
             across.append(factor)
             continue
@@ -333,7 +334,7 @@ def verdict(
             for stat in figures.statistics(key):
                 duels = [
                     duel
-                    for context, numbers in compared.items()
+                    for context, numbers in compared
                     if (duel := figures.duel(index, plan.cells, numbers, key, stat, context)) is not None
                 ]
                 if duels:
