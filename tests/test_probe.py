@@ -122,7 +122,7 @@ def test_a_given_run_id_is_the_one_printed_and_written(probe, tmp_path):
 
 def test_the_live_table_has_the_summarys_form_and_announces_real_lengths(probe, tmp_path):
     """The probe's table has rtscope show's columns and unit spelling; a Thread-Metric test announces its
-    periods and calibration (0.02 + 2 × 0.2 s), not its deadline; the counter says what it counts."""
+    periods and calibration (0.02 + 2 × 0.2 s), not its deadline (1.42 s); the counter says what it counts."""
     out = tmp_path / "result.json"
     ran = subprocess.run(
         [str(probe), "run", "ctxsw.sem", "tm.basic", *BRIEF, "--param", "period=0.2", "--param", "periods=2"]

@@ -531,16 +531,13 @@ bool rts_result_write(const rts_run *run, rts_json_write_fn write, void *arg)
     return rts_result_end(&w, run);
 }
 
-/* v to three significant digits, trailing zeros kept ("1.20", "25.0",
- * "366"), as the analyzer's tables write figures. */
+/* v (from 1 to 999.5) to three significant digits, trailing zeros kept
+ * ("1.20", "25.0", "366"), as the analyzer's tables write figures; the
+ * decimals from v's size (no strtod or log10: a board's flash is small). */
 static void fmt_significant(char *buf, size_t size, double v, const char *suffix)
 {
-    double rounded = v;
-    char probe[32];
-    snprintf(probe, sizeof probe, "%.2e", v); /* rounded first: 9.996 is "10.0", not "10.00" */
-    rounded = strtod(probe, NULL);
-    int decimals = rounded <= 0 ? 0 : 2 - (int)floor(log10(rounded));
-    snprintf(buf, size, "%.*f%s", decimals < 0 ? 0 : decimals, rounded, suffix);
+    int decimals = v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2;
+    snprintf(buf, size, "%.*f%s", decimals, v, suffix);
 }
 
 /* ns as "845 ns" / "68.3 ns" / "12.3 µs" / "4.56 ms" / "1.23 s" into buf:
@@ -612,7 +609,7 @@ static const char *fmt_value(char *buf, size_t size, const rts_metric *m, double
 /* Width of a value column; a cell that holds "µs" (two bytes, one column)
  * gets one byte more, so that the columns line up on a terminal. */
 #define VALUE_WIDTH 10
-static int cell_width(const char *cell) { return VALUE_WIDTH + (strstr(cell, "\xc2\xb5") != NULL); }
+static int cell_width(const char *cell) { return VALUE_WIDTH + (strchr(cell, '\xc2') != NULL); }
 
 /* One row of the summary: m's overhead-adjusted figures, its id in a column
  * of width; the columns of the analyzer's summary (rtscope show). */
