@@ -525,6 +525,6 @@ def test_on_a_terminal_the_progress_line_redraws_itself_around_the_console(monke
     text = shown.decode()
     assert "\r\x1b[Krtscope: qemu:mps2-an385:freertos: guest time " in text
     # The console's lines stay whole: the line is taken away before each and drawn again after it.
-    assert "rtscope-probe: sem.ops for 0.5 s\r\n" in text and "sem.signal " in text
+    assert "rtscope-probe: sem.ops for 0.50 s\r\n" in text and "sem.signal " in text
     assert re.search(r"so far\)(?!\r\x1b\[K)", text) is None, text
     assert text.endswith("\r\x1b[K")  # and taken away at the end
