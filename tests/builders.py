@@ -419,3 +419,30 @@ def throughput_doc(
         }
     ]
     return doc
+
+
+def guest_doc(doc: dict[str, Any], *, counter: str = "cntvct_el0", kind: str | None = "timer") -> dict[str, Any]:
+    """``doc`` as if measured in an aarch64 QEMU guest under -icount: format 4, the target and its instruction
+    time base, the generic timer (62.5 MHz) for cycle counter, each metric's cycles in its ticks (``kind``
+    None: a result from before the counter's kind was recorded)."""
+    made = copy.deepcopy(doc)
+    made["version"] = 4
+    made["system"].update(arch="aarch64", cpu_model=None, hostname="(none)", virtualization="qemu")
+    made["system"]["kernel_release"] = "6.1.0-56-rt-arm64"
+    made["target"] = {
+        "name": "qemu:aarch64:rt",
+        "kind": "qemu",
+        "time_base": "instructions",
+        "detail": {"clock": "-icount shift=0,sleep=off", "emulated_machine": "virt", "emulated_cpu": "cortex-a57"},
+    }
+    made["timing"].update(cycle_counter=counter, cycles_per_ns=0.0625, cycle_overhead_cycles=1)
+    if kind is not None:
+        made["timing"].update(cycle_counter_kind=kind, cycle_counter_hz=62_500_000)
+    for metric_doc in made["metrics"]:
+        metric_doc["labels"] = {}
+        if metric_doc["cycles"] is not None:
+            metric_doc["cycles"] = {
+                key: value * 0.0625 / 2.6 if key not in ("count",) and value is not None else value
+                for key, value in metric_doc["cycles"].items()
+            }
+    return made

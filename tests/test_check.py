@@ -309,5 +309,5 @@ def test_a_baseline_query_that_finds_nothing_is_one_line(rtscope, db_path, basel
     assert_one_line_error(rtscope("check", "a0", "--baseline", baseline), message)
     assert_one_line_error(
         rtscope("check", "a0", "--baseline", "last:3"),
-        "--baseline last:3: no stored run other than a0000000 of host board with benches lat.wakeup started before it",
+        "--baseline last:3: no stored run other than a0000000 of host board with benches lat.wakeup on hardware time started before it",
     )

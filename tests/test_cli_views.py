@@ -47,6 +47,7 @@ def test_runs_lists_newest_first_with_short_ids(fake):
         "id",
         "started",
         "label",
+        "target",
         "host",
         "kernel",
         "benches",
@@ -56,6 +57,7 @@ def test_runs_lists_newest_first_with_short_ids(fake):
         "by",
     ]
     assert "two" in lines[1] and "one" in lines[2]
+    assert lines[1].split()[4].startswith("fake:")  # id, date, time, label, target
     assert len(first) == 8
     assert len(fake("runs", "--limit", "1").out.splitlines()) == 2
 

@@ -99,3 +99,49 @@ def test_ctrl_c_keeps_what_was_measured(probe, db_path, rtscope_process):
     doc = json.loads(shown.out)
     assert doc["run"]["status"] == "interrupted"
     assert doc["metrics"][0]["stats"]["count"] > 0
+
+
+def test_a_given_run_id_is_the_one_printed_and_written(probe, tmp_path):
+    """--run-id (what the QEMU guests are given): the summary's run line and the document name it alike;
+    anything but 16 hex digits is refused in one line."""
+    out = tmp_path / "result.json"
+    ran = subprocess.run(
+        [str(probe), "run", "clock.read", *BRIEF, "--run-id", "00c0ffee00c0ffee", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(out.read_text())["run"]["id"] == "00c0ffee00c0ffee"
+    assert "\nrun 00c0ffee00c0ffee  complete" in ran.stdout
+    bad = subprocess.run(
+        [str(probe), "run", "clock.read", "--run-id", "00C0FFEE"], capture_output=True, text=True, check=False
+    )
+    assert bad.returncode == 2
+    assert bad.stderr == "rtscope-probe: --run-id: '00C0FFEE' is not 16 hex digits (0-9, a-f)\n"
+
+
+def test_the_live_table_has_the_summarys_form_and_announces_real_lengths(probe, tmp_path):
+    """The probe's table has rtscope show's columns and unit spelling; a Thread-Metric test announces its
+    periods and calibration (0.02 + 2 × 0.2 s), not its deadline (1.42 s); the counter says what it counts."""
+    out = tmp_path / "result.json"
+    ran = subprocess.run(
+        [str(probe), "run", "ctxsw.sem", "tm.basic", *BRIEF, "--param", "period=0.2", "--param", "periods=2"]
+        + ["--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    lines = (ran.stderr + ran.stdout).splitlines()
+    assert "rtscope-probe: tm.basic for 0.42 s" in lines and "rtscope-probe: ctxsw.sem for 0.30 s" in lines
+    heading = next(line for line in lines if line.startswith("metric "))
+    columns = ["metric", "count", "min", "p50", "p90", "p99", "p99.9", "max", "mean", "stddev", "validity"]
+    assert heading.split() == columns
+    row = next(line for line in lines if line.startswith("ctxsw.sem ")).split()
+    assert row[-1] == "valid" and ("µs" in row or "ns" in row) and "us" not in row
+    timing = json.loads(out.read_text())["timing"]
+    kind = {"rdtscp": "cpu-cycles", "cntvct_el0": "timer", None: None}[timing["cycle_counter"]]
+    assert timing["cycle_counter_kind"] == kind

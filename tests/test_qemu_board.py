@@ -320,7 +320,7 @@ def test_the_microcontroller_build_fits_its_regions_and_measures_what_the_full_o
     10,000 (measured: 2 in 10^5) or one iteration of each counting thread, inside which a period's edge
     falls (tm.preempt's five threads count some 18,000 a period here: measured 2 apart), their ratios to
     tm.basic to within both counts' allowances; a time metric's minimum to within one step of the clock,
-    its mean to within 2 % or a step (one tick's interruption among 1,700 samples moves it 1 %), its
+    its mean to within 2 % or two steps (one tick's interruption among 1,700 samples moves it 1 %), its
     median to within one step and a bucket of the small build's histogram (12.5 %, config.h), its count
     (samples in the same time, the harness's share in each) to within 5 %. Maxima are single events (a
     tick, a longer walk of the heap's free list) and are not compared."""
@@ -365,7 +365,10 @@ def test_the_microcontroller_build_fits_its_regions_and_measures_what_the_full_o
         if metric["id"] in TICK_PHASED:
             continue
         assert abs(mine["min"] - theirs["min"]) <= step, (metric["id"], mine, theirs)
-        assert abs(mine["mean"] - theirs["mean"]) <= max(step, 0.02 * theirs["mean"]), (metric["id"], mine, theirs)
+        # The whole distribution may sit a step apart, as its minimum may, and the mean a little beyond: the
+        # text printed between benches moves where the next one starts against the clock (lat.irq's mean
+        # measured 46 ns apart on ThreadX, its minimum 40).
+        assert abs(mine["mean"] - theirs["mean"]) <= max(2 * step, 0.02 * theirs["mean"]), (metric["id"], mine, theirs)
         assert abs(mine["p50"] - theirs["p50"]) <= step + 0.125 * theirs["p50"], (metric["id"], mine, theirs)
 
 
@@ -535,6 +538,6 @@ def test_on_a_terminal_the_progress_line_redraws_itself_around_the_console(monke
     text = shown.decode()
     assert "\r\x1b[Krtscope: qemu:mps2-an385:freertos: guest time " in text
     # The console's lines stay whole: the line is taken away before each and drawn again after it.
-    assert "rtscope-probe: sem.ops for 0.5 s\r\n" in text and "sem.signal " in text
+    assert "rtscope-probe: sem.ops for 0.50 s\r\n" in text and "sem.signal " in text
     assert re.search(r"so far\)(?!\r\x1b\[K)", text) is None, text
     assert text.endswith("\r\x1b[K")  # and taken away at the end

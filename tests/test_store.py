@@ -132,8 +132,8 @@ def test_a_foreign_file_is_refused_and_left_alone(tmp_path, make, create):
 
 def test_a_newer_schema_version_is_refused(sqlite_store, db_path):
     with sqlite3.connect(db_path) as connection:
-        connection.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
-    with pytest.raises(RtscopeError, match="schema version 4 is not supported \\(this rtscope reads 1 to 3; a newer"):
+        connection.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    with pytest.raises(RtscopeError, match="schema version 5 is not supported \\(this rtscope reads 1 to 4; a newer"):
         Store.open(db_path)
 
 
@@ -227,7 +227,7 @@ def test_a_version_1_database_is_upgraded_keeping_its_runs(db_path):
         upgraded.add(in_campaign("2000000000000000", "idle", 1))
         assert [r.id for r in upgraded.runs()] == ["2000000000000000", "1000000000000000"]
     with sqlite3.connect(db_path) as connection:
-        assert connection.execute("SELECT value FROM meta").fetchone() == ("3",)
+        assert connection.execute("SELECT value FROM meta").fetchone() == (str(schema.SCHEMA_VERSION),)
         (compressed,) = connection.execute("SELECT document_zlib FROM runs WHERE id = ?", (old.run_id,)).fetchone()
     assert schema.decompress(compressed) == old.text
 
@@ -331,8 +331,8 @@ def test_a_postgres_database_that_is_not_a_store_is_refused(postgres):
     with Store.open(postgres.url(database), create=True):
         pass
     with psycopg.connect(postgres.url(database), autocommit=True) as connection:
-        connection.execute("UPDATE meta SET value = '4'")
-    with pytest.raises(RtscopeError, match="schema version 4 is not supported \\(this rtscope reads 1 to 3"):
+        connection.execute("UPDATE meta SET value = '5'")
+    with pytest.raises(RtscopeError, match="schema version 5 is not supported \\(this rtscope reads 1 to 4"):
         Store.open(postgres.url(database))
 
 

@@ -48,7 +48,15 @@ def test_metric_history_is_the_stored_statistic_oldest_first_and_filtered(store)
     history = store.metric_history("lat.wakeup", "p99")
     assert [row[0] for row in history] == [run[0] for run in RUNS]
     # The builders' p99 is 1.5 × typical, less the overhead (the store keeps adjusted figures).
-    assert history[0][1:] == ("2026-11-02T10:00:00Z", "stable", "fixture-host", "6.1.0-rt", True, 15000.0 * 1.5 - 20)
+    assert history[0][1:] == (
+        "2026-11-02T10:00:00Z",
+        "stable",
+        "fixture-host",
+        "6.1.0-rt",
+        True,
+        15000.0 * 1.5 - 20,
+        "hardware",
+    )
     assert [row[0] for row in store.metric_history("lat.wakeup", "max", since="2026-11-04")] == [
         run[0] for run in RUNS[2:]
     ]

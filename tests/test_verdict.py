@@ -282,17 +282,47 @@ def test_runs_of_no_campaign_have_the_factors_they_differ_in():
     design = result.design
     assert not design.from_axes
     assert [(f.name, f.levels, f.aliases) for f in design.factors] == [
-        ("label", ("stock", "rt"), ("kernel",)),  # the label and the kernel change together: one factor
+        # The label and the kernel change together: one factor, named by the setting, not the label.
+        ("kernel", ("6.1.0-stock", "6.1.0-rt"), ("label",)),
         ("load", ("(none given)", "cpu"), ()),
     ]
-    assert [d.winner for d in answer(result, "label", "lat.wakeup", "p50").duels] == ["rt", "rt"]
+    assert [d.winner for d in answer(result, "kernel", "lat.wakeup", "p50").duels] == ["6.1.0-rt", "6.1.0-rt"]
     shown = lines(verdict.section(runs, ("p50",)))
     assert shown[1].startswith(
-        "  Factors, from what differs between the runs (label, target, kernel, host, load, config, campaign, and the "
-        "parameters of the benches they all ran): label (stock or rt; kernel changes with it); load ("
+        "  Factors, from what differs between the runs (target, time base, kernel, host, preemption, CPU, governor, "
+        "clocksource, isolated CPUs, RT throttling, virtualization, load, policy, priority, cpus, mlockall, cycle "
+        "counter, the parameters of the benches they all ran, label and campaign): kernel (6.1.0-stock or "
+        "6.1.0-rt; label changes with it); load ("
     )
     # compare --by load names the factor by the load.
     assert [f.name for f in factors.design(runs, prefer="kernel").factors] == ["kernel", "load"]
+
+
+def _pinning_runs(labels: tuple[str, str]) -> list[dict]:
+    """Two runs each pinned to CPU 0 and free, labelled by ``labels``; the pinned ones wake sooner."""
+    runs = []
+    for cpus, label, typical in (([0], labels[0], 4000), ([], labels[1], 6000)):
+        for _ in range(2):
+            doc = builders.result_doc(run_id=f"{len(runs) + 10:x}" * 16, label=label, benches={})
+            doc["config"]["requested"]["cpus"] = doc["config"]["granted"]["cpus"] = cpus
+            doc["benches"] = [{"id": "lat.wakeup", "params": {}, "status": "ok", "elapsed_s": 1.0, "error": None}]
+            doc["metrics"] = [spread_metric("lat.wakeup", typical, typical * 4)]
+            runs.append(doc)
+    return runs
+
+
+def test_pinning_is_a_factor_and_names_what_a_label_changes_with():
+    """--cpus 0 against no --cpus: cpus is the factor, whether or not the labels differ with it (they are
+    its alias then, never its name); runs that differ in nothing recorded are still runs."""
+    for labels in (("same", "same"), ("fast", "slow")):
+        result = factors.verdict(_pinning_runs(labels))
+        aliases = ("label",) if labels[0] != labels[1] else ()
+        assert [(f.name, f.levels, f.aliases) for f in result.design.factors] == [
+            ("cpus", ("cpus=0", "cpus=any"), aliases)
+        ]
+        assert [d.winner for d in answer(result, "cpus", "lat.wakeup", "p50").duels] == ["cpus=0"]
+    unpinned = [doc for doc in _pinning_runs(("same", "same")) if not doc["config"]["granted"]["cpus"]]
+    assert [f.name for f in factors.design(unpinned).factors] == ["run"]
 
 
 def test_runs_of_several_campaigns_have_the_campaign_for_a_factor():

@@ -18,6 +18,12 @@ const rts_param_decl tm_params[TM_NPARAMS] = {
  * enough for many passes, short beside the periods. */
 static double calibration_s(double period_s) { return fmin(period_s / 10, 1.0); }
 
+double tm_announced_s(const rts_ctx *ctx)
+{
+    double period_s = rts_ctx_param(ctx, "period");
+    return calibration_s(period_s) + period_s * rts_ctx_param(ctx, "periods");
+}
+
 double tm_planned_s(const rts_ctx *ctx)
 {
     double period_s = rts_ctx_param(ctx, "period");

@@ -85,6 +85,9 @@ struct tm_test {
 /* The time a test measures: its calibration, its periods, and a second to
  * start its threads. */
 double tm_planned_s(const rts_ctx *ctx);
+/* What a test takes: its calibration and its periods (planned_s less the
+ * allowance for starting its threads). */
+double tm_announced_s(const rts_ctx *ctx);
 
 /* Set up test t: its count metric id (compared with tm.basic), its CPU, its
  * state, and whether strict priorities were granted. The caller then adds
@@ -144,6 +147,7 @@ void tm_measure(tm_test *t);
         .nparams = TM_NPARAMS,                                          \
         .needs_caps = RTS_CAP_AFFINITY | (caps),                        \
         .planned_s = tm_planned_s,                                      \
+        .announced_s = tm_announced_s,                                  \
         .run = run,                                                     \
     }
 

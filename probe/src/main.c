@@ -55,6 +55,8 @@ static const char usage[] =
     "  --grace SECONDS            how long a bench may take to stop before the watchdog\n"
     "                             ends the run (default 10)\n"
     "  --label TEXT               a label stored with the result\n"
+    "  --run-id HEX               the run's id, 16 hex digits (default: random); rtscope\n"
+    "                             gives one where the target's randomness repeats\n"
     "  --json FILE|-              write the result to FILE (atomically); -: standard output\n"
     "  --quiet                    no progress and no summary\n";
 #endif
@@ -275,6 +277,22 @@ static bool parse_assignment(const char *typed, rts_assignment *a)
     return a->key[0] != '\0' && (!a->bench || a->bench[0] != '\0');
 }
 
+/* Whether text is a run id as the probe makes them: 16 lower-case hex
+ * digits. Every character is looked at, whatever it is, so that any valid
+ * id costs the same instructions (see make_run_id). */
+static bool is_run_id(const char *text)
+{
+    size_t n = strlen(text);
+    if (n != 16)
+        return false;
+    unsigned bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        bad |= (unsigned)!((c >= '0' && c <= '9') | (c >= 'a' && c <= 'f'));
+    }
+    return bad == 0;
+}
+
 /* Parse one option at argv[*i] (advancing past its value). 0 on success,
  * else the exit status after printing the error. */
 static int parse_option(int argc, char **argv, int *i, rts_run_request *req)
@@ -323,6 +341,11 @@ static int parse_option(int argc, char **argv, int *i, rts_run_request *req)
         req->raw_cap = (uint64_t)n;
     } else if (strcmp(opt, "--label") == 0)
         req->label = val;
+    else if (strcmp(opt, "--run-id") == 0) {
+        if (!is_run_id(val))
+            return fail_usage("--run-id: '%s' is not 16 hex digits (0-9, a-f)", val);
+        req->run_id = val;
+    }
     else if (strcmp(opt, "--json") == 0)
         req->json_path = val;
     else if (strcmp(opt, "--param") == 0) {
@@ -426,7 +449,10 @@ static int cmd_run(int argc, char **argv)
     char err[320];
     if (!rts_params_resolve(&run, err, sizeof err))
         return fail_usage("%s", err);
-    make_run_id(run.id);
+    if (req.run_id)
+        memcpy(run.id, req.run_id, sizeof run.id); /* 16 digits and the NUL: is_run_id checked */
+    else
+        make_run_id(run.id);
     if (!rts_output_open(&out, req.json_path))
         return EXIT_USAGE;
     run.started = rts_output_started;

@@ -142,6 +142,11 @@ static void write_timing(rts_json *j, const rts_timing *t)
         rts_json_null(j, "sleep_granularity_ns");
     rts_json_double(j, "clock_overhead_ns", t->clock_overhead_ns);
     rts_json_string(j, "cycle_counter", t->cycle_counter);
+    rts_json_string(j, "cycle_counter_kind", t->cycle_counter_kind);
+    if (t->use_cycles && t->cycle_counter_hz)
+        rts_json_uint(j, "cycle_counter_hz", t->cycle_counter_hz);
+    else
+        rts_json_null(j, "cycle_counter_hz");
     if (t->use_cycles) {
         rts_json_double(j, "cycles_per_ns", t->cycles_per_ns);
         rts_json_double(j, "cycle_overhead_cycles", t->cycle_overhead_cycles);
@@ -584,19 +589,47 @@ bool rts_result_write(const rts_run *run, rts_json_write_fn write, void *arg)
     return rts_result_end(&w, run);
 }
 
-/* ns as "845 ns" / "12.3 us" / "4.56 ms" / "1.23 s" into buf. */
+/* v (from 1 to 999.5) to three significant digits, trailing zeros kept
+ * ("1.20", "25.0", "366"), as the analyzer's tables write figures; the
+ * decimals from v's size (no strtod or log10: a board's flash is small). */
+static void fmt_significant(char *buf, size_t size, double v, const char *suffix)
+{
+    int decimals = v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2;
+    snprintf(buf, size, "%.*f%s", decimals, v, suffix);
+}
+
+/* ns as "845 ns" / "68.3 ns" / "12.3 µs" / "4.56 ms" / "1.23 s" into buf:
+ * the analyzer's spelling (three significant digits; below 1 µs without
+ * trailing zeros, "20 ns"). */
 static const char *fmt_ns(char *buf, size_t size, double ns)
 {
     if (!isfinite(ns))
         snprintf(buf, size, "-");
-    else if (ns < 1e3)
-        snprintf(buf, size, "%.0f ns", ns);
-    else if (ns < 1e6)
-        snprintf(buf, size, "%.3g us", ns / 1e3);
-    else if (ns < 1e9)
-        snprintf(buf, size, "%.3g ms", ns / 1e6);
+    else if (ns < 999.5)
+        snprintf(buf, size, "%.3g ns", ns);
+    else if (ns < 999.5e3)
+        fmt_significant(buf, size, ns / 1e3, " \xc2\xb5s");
+    else if (ns < 999.5e6)
+        fmt_significant(buf, size, ns / 1e6, " ms");
     else
-        snprintf(buf, size, "%.3g s", ns / 1e9);
+        fmt_significant(buf, size, ns / 1e9, " s");
+    return buf;
+}
+
+/* A whole number with thousands separators, "1,234,567", as the
+ * analyzer's tables write counts. */
+static const char *fmt_count(char *buf, size_t size, double v, const char *suffix)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.0f", v);
+    size_t n = strlen(digits), start = digits[0] == '-', k = 0;
+    for (size_t i = 0; i < n && k + 2 < size; i++) {
+        if (i > start && (n - i) % 3 == 0)
+            buf[k++] = ',';
+        buf[k++] = digits[i];
+    }
+    buf[k] = '\0';
+    snprintf(buf + k, size - k, "%s", suffix);
     return buf;
 }
 
@@ -610,16 +643,18 @@ static void fmt_rate(char *buf, size_t size, double v)
     snprintf(buf, size, "%.3g %s", v, units[k]);
 }
 
-/* v of m's unit for a person: "845 ns" / "12.3 us" …, "1234567/p" (a count
- * per period), "12", "0.0123", "12.5 %", "1.23 MB/s". */
+/* v of m's unit for a person: "845 ns" / "12.3 µs" …, "1,234,567/p" (a
+ * count per period), "12", "0.0123", "12.5 %", "1.23 MB/s". */
 static const char *fmt_value(char *buf, size_t size, const rts_metric *m, double v)
 {
     if (!isfinite(v))
         snprintf(buf, size, "-");
     else if (m->unit == RTS_UNIT_NS)
         fmt_ns(buf, size, v);
+    else if (m->unit == RTS_UNIT_COUNT && (m->per_period || v == floor(v)))
+        fmt_count(buf, size, v, m->per_period ? "/p" : "");
     else if (m->unit == RTS_UNIT_COUNT)
-        snprintf(buf, size, m->per_period ? "%.0f/p" : "%.4g", v);
+        snprintf(buf, size, "%.4g", v);
     else if (m->unit == RTS_UNIT_PERCENT)
         snprintf(buf, size, "%.3g %%", v);
     else if (m->unit == RTS_UNIT_RATIO)
@@ -629,17 +664,26 @@ static const char *fmt_value(char *buf, size_t size, const rts_metric *m, double
     return buf;
 }
 
-/* One row of the summary: m's overhead-adjusted figures, its id in a column of width. */
+/* Width of a value column; a cell that holds "µs" (two bytes, one column)
+ * gets one byte more, so that the columns line up on a terminal. */
+#define VALUE_WIDTH 10
+static int cell_width(const char *cell) { return VALUE_WIDTH + (strchr(cell, '\xc2') != NULL); }
+
+/* One row of the summary: m's overhead-adjusted figures, its id in a column
+ * of width; the columns of the analyzer's summary (rtscope show). */
 static void print_metric_row(const rts_metric *m, int width, rts_text_fn out)
 {
     rts_summary s, a;
     summarize_metric(&s, m);
     a = rts_summary_shift(&s, overhead_ns(m));
-    char v[5][24];
-    rts_text_fmt(out, "%-*s %10llu %10s %10s %10s %10s %10s  %s\n", width, m->id, (unsigned long long)a.count,
-                 fmt_value(v[0], 24, m, a.min), fmt_value(v[1], 24, m, a.p50), fmt_value(v[2], 24, m, a.p99),
-                 fmt_value(v[3], 24, m, a.p9999), fmt_value(v[4], 24, m, a.max),
-                 m->invalid ? m->invalid_reason : a.count ? "" : "no samples");
+    const double figures[] = { a.min, a.p50, a.p90, a.p99, a.p999, a.max, a.mean, a.stddev };
+    char count[32], v[24];
+    rts_text_fmt(out, "%-*s %10s", width, m->id, fmt_count(count, sizeof count, (double)a.count, ""));
+    for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+        fmt_value(v, sizeof v, m, figures[i]);
+        rts_text_fmt(out, " %*s", cell_width(v), v);
+    }
+    rts_text_fmt(out, "  %s\n", m->invalid ? m->invalid_reason : a.count ? "valid" : "no samples");
 }
 
 /* The width of the summary's first column: the longest metric id the run's benches declare, or the heading's. */
@@ -656,8 +700,9 @@ static int metric_column(const rts_run *run)
 
 void rts_result_print_heading(const rts_run *run, rts_text_fn out)
 {
-    rts_text_fmt(out, "%-*s %10s %10s %10s %10s %10s %10s  %s\n", metric_column(run), "metric", "count",
-                 "min", "p50", "p99", "p99.99", "max", "(overhead-adjusted)");
+    rts_text_fmt(out, "Metrics, overhead-adjusted\n");
+    rts_text_fmt(out, "%-*s %10s %10s %10s %10s %10s %10s %10s %10s %10s  %s\n", metric_column(run), "metric",
+                 "count", "min", "p50", "p90", "p99", "p99.9", "max", "mean", "stddev", "validity");
 }
 
 void rts_result_print_bench(const rts_run *run, const rts_bench_result *r, rts_text_fn out)

@@ -62,6 +62,18 @@ static void abandon_bench(void *arg, rts_ctx *ctx, double late_s, double held_s,
 
 /* ----------------------------------------------------------------- run */
 
+/* The bench's progress line: what it will take, never a figure it will not
+ * (a bench whose length is its own gets its bound). */
+static void announce(const rts_bench *b, const rts_ctx *ctx, double planned_s)
+{
+    double announced_s = b->announced_s ? b->announced_s(ctx) : planned_s;
+    if (announced_s > 0.0)
+        rts_text_fmt(rts_diag_write, "rtscope-probe: %s for %.*f s\n", b->id, announced_s < 1.0 ? 2 : 1,
+                     announced_s);
+    else
+        rts_text_fmt(rts_diag_write, "rtscope-probe: %s until done, at most %.1f s\n", b->id, planned_s);
+}
+
 /* Measure bench result r's bench, unless the target cannot run it: then it
  * is skipped with the reason, before anything of it starts. */
 static void run_bench(rts_run *run, rts_bench_result *r)
@@ -82,7 +94,7 @@ static void run_bench(rts_run *run, rts_bench_result *r)
     if (planned_s <= 0.0)
         planned_s = run->req->duration_s;
     if (!run->req->quiet)
-        rts_text_fmt(rts_diag_write, "rtscope-probe: %s for %.1f s\n", b->id, planned_s);
+        announce(b, &ctx, planned_s);
     ctx.started_ns = rts_time_ns();
     ctx.deadline_ns = ctx.started_ns + (uint64_t)(planned_s * 1e9);
     r->status = RTS_BENCH_OK;

@@ -28,6 +28,7 @@ typedef struct {
     bool refuse_privilege;    /* behave as if unprivileged (tests, comparison) */
     uint64_t raw_cap;         /* raw samples kept per metric */
     const char *label;        /* NULL: none */
+    const char *run_id;       /* 16 hex digits given (--run-id); NULL: a random one */
     const char *json_path;    /* NULL: none; RTS_SINK_CONSOLE ("-"): the console */
     bool quiet;
     int argc;

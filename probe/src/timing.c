@@ -64,6 +64,8 @@ void rts_timing_calibrate(rts_timing *t, bool allow_cycles)
     t->clock_overhead_ns = median_read_cost(read_clock);
     t->use_cycles = allow_cycles && RTS_CYCLE_COUNTER_NAME != NULL && (rts_port_caps() & RTS_CAP_CYCLE_COUNTER);
     t->cycle_counter = NULL;
+    t->cycle_counter_kind = NULL;
+    t->cycle_counter_hz = 0;
     t->cycles_per_ns = 0.0;
     t->cycle_overhead_cycles = 0.0;
     if (!t->use_cycles)
@@ -75,6 +77,8 @@ void rts_timing_calibrate(rts_timing *t, bool allow_cycles)
         return;
     }
     t->cycle_counter = RTS_CYCLE_COUNTER_NAME;
+    t->cycle_counter_kind = RTS_CYCLE_COUNTER_KIND;
+    t->cycle_counter_hz = rts_cycles_hz();
     t->cycle_overhead_cycles = median_read_cost(read_cycles);
 }
 

@@ -181,12 +181,14 @@ static void test_summary(void)
     rts_result_print_bench(&run, &run.results[0], take_summary);
     rts_result_print_run(&run, take_summary);
     const char *s = capture_text(&summary);
-    CHECK(strncmp(s, "metric ", 7) == 0, "summary heading:\n%s", s);
+    CHECK(strncmp(s, "Metrics, overhead-adjusted\nmetric ", 34) == 0, "summary heading:\n%s", s);
+    CHECK(strstr(s, " p90 ") && strstr(s, " p99.9 ") && strstr(s, " stddev  validity\n"), "the analyzer's columns:\n%s",
+          s);
     CHECK(strstr(s, "\nrun 0123456789abcdef  complete"), "the run's line last:\n%s", s);
     CHECK(strstr(s, "fix.error") && strstr(s, "0.05 "), "ratio row");
     CHECK(strstr(s, "12.5 %"), "percent row:\n%s", s);
     CHECK(strstr(s, "50 MB/s") && strstr(s, "100 MB/s"), "throughput row:\n%s", s);
-    CHECK(strstr(s, "1200/p"), "per-period row:\n%s", s);
+    CHECK(strstr(s, "1,200/p"), "per-period row:\n%s", s);
     capture_free(&summary);
 }
 

@@ -67,6 +67,11 @@ typedef struct {
     /* How long it measures, from its parameters; NULL or 0: the run's --duration.
      * Its end is rts_ctx_wait's deadline and what the watchdog holds it to. */
     double (*planned_s)(const rts_ctx *ctx);
+    /* How long it will take, as its progress line announces it, when that
+     * is not planned_s (which may hold an allowance for starting up): the
+     * measuring itself. NULL: planned_s; a value <= 0: its length is its own
+     * (it ends when its work is done), so only the bound is announced. */
+    double (*announced_s)(const rts_ctx *ctx);
     /* Parameters that are each in their range but wrong together (a
      * cipher's size that is not whole blocks, data too large for the
      * build). Called with the resolved parameters before anything runs

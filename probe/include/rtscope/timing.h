@@ -20,6 +20,8 @@ typedef struct {
     double clock_overhead_ns;      /* median back-to-back rts_time_ns delta */
     bool use_cycles;               /* stamps are cycle-counter ticks */
     const char *cycle_counter;     /* name, NULL if not used */
+    const char *cycle_counter_kind; /* RTS_CYCLE_COUNTER_KIND, NULL if not used */
+    uint64_t cycle_counter_hz;     /* the rate the hardware states; 0: none stated */
     double cycles_per_ns;          /* 0 when not used */
     double cycle_overhead_cycles;  /* median back-to-back rts_cycles delta */
 } rts_timing;

@@ -20,19 +20,32 @@ DEFAULT_STATISTICS = ("p50", "p99", "max")
 OPS_STATISTICS = ("mean",)
 
 
-def _time_base(doc: dict[str, Any]) -> str:
-    """The result's time base, with the length of an instruction where its emulator recorded it: two
-    instruction times of different rates do not compare ("instructions (32 ns each)")."""
-    rate = result.ns_per_instruction(doc)
-    return f"instructions ({rate} ns each)" if rate else result.time_base(doc)
-
-
 # Settings that make figures incomparable when they differ: (what, how to read it from a document).
 SETTINGS_TO_MATCH: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
-    ("time base", _time_base),
+    ("time base", result.time_base_text),
     ("granted policy", lambda doc: doc["config"]["granted"]["policy"]),
     ("cycle counter", lambda doc: doc["timing"]["cycle_counter"] or "none"),
 )
+
+
+def cycles_refused(docs: Iterable[dict[str, Any]]) -> str | None:
+    """Why figures of ``docs`` are not shown in cycles though their counters timed them: the runs whose
+    counter does not count a real CPU's cycles, in one line; None when every one does or none has a
+    counter."""
+    docs = list(docs)
+    timed = [doc for doc in docs if result.counter_kind(doc) is not None]
+    others = [doc for doc in timed if not result.counts_cpu_cycles(doc)]
+    if not others:
+        return None
+    each = "; ".join(
+        dict.fromkeys(
+            f"{doc['timing']['cycle_counter']} is {result.COUNTER_KIND_NAMES[result.counter_kind(doc) or 'unknown']}"
+            if result.counter_kind(doc) != "cpu-cycles"
+            else f"{doc['timing']['cycle_counter']} of a run on {result.time_base(doc)} time, not a CPU's"
+            for doc in others
+        )
+    )
+    return f"in time, not cycles: {each}"
 
 
 def _rt_throttling(system: dict[str, Any]) -> str:
@@ -198,7 +211,7 @@ def _records_labels(doc: dict[str, Any]) -> bool:
 def _time_rows(
     metric_id: str, per_group: list[Members], statistics: tuple[str, ...], *, ops: bool, adjusted: bool
 ) -> list[Row]:
-    # Cycles only in the operation table (and only where every run has them).
+    # Cycles only in the operation table (and only where every run has them, each counting CPU cycles).
     cycles = _cycles(per_group, adjusted) if ops else None
     unit = "cycles" if cycles is not None else _unit(per_group)
     rows = []
@@ -235,7 +248,10 @@ def _below_resolution(figures: tuple[Figure, ...], per_group: list[Members], key
 
 
 def _cycles(per_group: list[Members], adjusted: bool) -> list[list[dict[str, Any]]] | None:
-    """Each group's runs' statistics in cycle-counter ticks; None unless every run has them."""
+    """Each group's runs' statistics in cycle-counter ticks; None unless every run has them and every run's
+    counter counted CPU cycles (a timer's ticks beside a CPU's cycles are no ratio: time then)."""
+    if not all(result.counts_cpu_cycles(doc) for members in per_group for doc, _ in members):
+        return None
     summaries = [[result.cycles_summary(doc, m, adjusted=adjusted) for doc, m in members] for members in per_group]
     if any(c is None for each in summaries for c in each):
         return None

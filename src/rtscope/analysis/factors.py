@@ -3,10 +3,11 @@ levels of the others — which level is better, by how much, and whether really.
 
 Factors. Runs that all belong to campaigns: the campaigns' axes (target, load, config, parameters) and,
 when runs of several campaigns are compared, the campaign. Other runs: what differs between them among
-what a run records of where and how it was measured (ATTRIBUTES, then the parameters of the benches
-every run ran). An axis or
-attribute with one level is no factor; those that change together, level for level (a label that names
-the kernel), are one factor, named by the first (the others are its aliases). Runs of no campaign that
+what a run records of where and how it was measured (SETTINGS: target, time base, kernel, system,
+load, policy, priority, cpus …; then the parameters of the benches every run ran; then the NAMES, label
+and campaign, which say nothing of how). An axis or attribute with one level is no factor; those that
+change together, level for level (a label that names the kernel), are one factor, named by the first
+(the others are its aliases): a recorded setting before a label. Runs of no campaign that
 differ in none of them differ as runs: the run is the factor. A cell is a combination of the factors'
 levels that was measured; its runs are its repetitions.
 
@@ -48,21 +49,43 @@ def _label(doc: dict[str, Any]) -> str:
     return re.sub(r" #\d+$", "", doc["run"]["label"] or "") or "(no label)"
 
 
-def _config(doc: dict[str, Any]) -> str:
-    granted = doc["config"]["granted"]
-    return f"{granted['policy']} {granted['priority']}"
+def _granted(key: str) -> Callable[[dict[str, Any]], str]:
+    return lambda doc: str(doc["config"]["granted"][key])
 
 
-# What may tell runs that are not one campaign apart, in the order a factor of several is named by.
-ATTRIBUTES: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
-    ("label", _label),
+def _cpus(doc: dict[str, Any]) -> str:
+    """The CPUs the measuring threads were pinned to ("cpus=0,1"), or "cpus=any"."""
+    cpus = doc["config"]["granted"]["cpus"]
+    return f"cpus={','.join(map(str, cpus))}" if cpus else "cpus=any"
+
+
+def _system(read: Callable[[dict[str, Any]], str]) -> Callable[[dict[str, Any]], str]:
+    return lambda doc: read(doc["system"])
+
+
+# What may tell runs that are not one campaign apart: every setting a result records of where and how it
+# was measured, in the order a factor of several is named by. A recorded setting names a factor before
+# the label, which only names runs: runs labelled "pinned" and "free" that differ in cpus differ in cpus.
+SETTINGS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
     ("target", _target),
+    ("time base", result.time_base_text),
     ("kernel", lambda doc: doc["system"]["kernel_release"] or "unknown"),
     ("host", lambda doc: doc["system"]["hostname"]),
+    *((what, _system(read)) for what, read in compare.SYSTEM_FACTS if what != "kernel"),
     ("load", lambda doc: group_name(doc, "load", several_campaigns=False)),
-    ("config", _config),
+    ("policy", _granted("policy")),
+    ("priority", _granted("priority")),
+    ("cpus", _cpus),
+    ("mlockall", lambda doc: f"mlockall={'yes' if doc['config']['granted']['mlockall'] else 'no'}"),
+    ("cycle counter", lambda doc: doc["timing"]["cycle_counter"] or "none"),
+)
+# What names runs without saying how they were measured: a factor by these only when no setting (nor a
+# bench's parameter) changes with them.
+NAMES: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
+    ("label", _label),
     (CAMPAIGN, lambda doc: doc["campaign"]["name"] if "campaign" in doc else NO_LEVEL),
 )
+ATTRIBUTES = SETTINGS + NAMES
 
 
 @dataclass(frozen=True)
@@ -100,7 +123,7 @@ def design(docs: Sequence[dict[str, Any]], *, prefer: str | None = None) -> Desi
     """The factors and cells of ``docs``, in order of first appearance; a factor that several attributes
     name is named by ``prefer`` when it is one of them (compare's --by: "load")."""
     from_axes = bool(docs) and all("campaign" in doc for doc in docs)
-    readers = _axes(docs) if from_axes else [*ATTRIBUTES, *_parameters(docs)]
+    readers = _axes(docs) if from_axes else [*SETTINGS, *_parameters(docs), *NAMES]
     readers.sort(key=lambda reader: reader[0] != prefer)  # stable: the others keep their order
     columns = [(name, [read(doc) for doc in docs]) for name, read in readers]
     if not from_axes and all(len(set(levels)) < 2 for _, levels in columns):
@@ -260,6 +283,10 @@ class Verdict:
     answers: tuple[Answer, ...]
     uncompared_factors: tuple[Factor, ...]
     metrics: tuple[MetricKey, ...]
+    # Factors whose levels were measured at equal levels of the others only on different time bases
+    # (hardware time beside an emulator's instructions): not ranked, since such figures do not rank.
+    across_time_bases: tuple[Factor, ...] = ()
+    time_bases: tuple[str, ...] = ()  # of the runs, in order of first appearance
 
     def of(self, factor: Factor) -> tuple[Answer, ...]:
         return tuple(answer for answer in self.answers if answer.factor is factor)
@@ -283,19 +310,31 @@ def verdict(
     figures = _Figures(measured, statistics, adjusted)
     answers: list[Answer] = []
     uncompared = []
+    across = []
+    bases = [" / ".join(sorted({result.time_base_text(doc) for doc in cell.docs})) for cell in plan.cells]
     for index, factor in enumerate(plan.factors):
         contexts: dict[tuple[str, ...], list[int]] = {}
         for number, cell in enumerate(plan.cells):
             contexts.setdefault(cell.levels[:index] + cell.levels[index + 1 :], []).append(number)
-        compared = {context: numbers for context, numbers in contexts.items() if len(numbers) > 1}
-        if not compared:
+        if not any(len(numbers) > 1 for numbers in contexts.values()):
             uncompared.append(factor)
+            continue
+        # Levels are ranked only on one time base: a context's cells of each time base apart (of runs of no
+        # campaign the time base is a factor, so a context has one; a campaign's axes may not tell it).
+        compared = [
+            (context, alike)
+            for context, numbers in contexts.items()
+            for base in dict.fromkeys(bases[n] for n in numbers)
+            if len(alike := [n for n in numbers if bases[n] == base]) > 1
+        ]
+        if not compared:
+            across.append(factor)
             continue
         for key in keys:
             for stat in figures.statistics(key):
                 duels = [
                     duel
-                    for context, numbers in compared.items()
+                    for context, numbers in compared
                     if (duel := figures.duel(index, plan.cells, numbers, key, stat, context)) is not None
                 ]
                 if duels:
@@ -303,7 +342,7 @@ def verdict(
                     answers.append(
                         Answer(factor, plan.others(factor), *key, stat, unit, tuple(duels), len(compared) == 1)
                     )
-    return Verdict(plan, tuple(answers), tuple(uncompared), tuple(keys))
+    return Verdict(plan, tuple(answers), tuple(uncompared), tuple(keys), tuple(across), tuple(dict.fromkeys(bases)))
 
 
 Measured = dict[MetricKey, list[tuple[dict[str, Any], dict[str, Any]]]]  # a cell's (document, metric) pairs

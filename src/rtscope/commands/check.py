@@ -84,6 +84,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     """Print the runs, the rule, a row per metric and statistic, and the verdict; exit 1 on a failure."""
     checked = context.load_run(args.run).doc
     baselines = _baselines(args.baseline, checked, context)
+    _same_time_base(args.baseline, checked, baselines)
     verdicts = judge.Judge(
         baselines=tuple(baselines),
         statistics=args.stat,
@@ -127,6 +128,19 @@ _LEGEND = (
 )
 
 
+def _same_time_base(ref: str, checked: dict[str, Any], baselines: list[dict[str, Any]]) -> None:
+    """RtscopeError when a baseline run is on another time base than the run: an emulator's instruction
+    time against hardware time is no regression, nor an improvement."""
+    base = result.time_base_text(checked)
+    other = next((doc for doc in baselines if result.time_base_text(doc) != base), None)
+    if other is not None:
+        raise RtscopeError(
+            f"--baseline {ref}: run {other['run']['id'][:SHORT_ID]} is on {result.time_base_text(other)} time, "
+            f"run {checked['run']['id'][:SHORT_ID]} on {base} time: no check across time bases (choose a baseline "
+            "measured on the same)"
+        )
+
+
 def _baselines(ref: str, checked: dict[str, Any], context: Context) -> list[dict[str, Any]]:
     """The documents of the baseline runs ``ref`` names; RtscopeError when it names none."""
     if not ref.startswith((_LAST, _LABEL)):
@@ -146,8 +160,12 @@ def _baselines(ref: str, checked: dict[str, Any], context: Context) -> list[dict
             and row.hostname == host
             and set(row.benches) == benches
             and row.status != "interrupted"
+            and row.time_base == result.time_base_text(checked)
         ]
-        what = f"of host {host} with benches {' '.join(sorted(benches))} started before it"
+        what = (
+            f"of host {host} with benches {' '.join(sorted(benches))} on {result.time_base_text(checked)} time "
+            "started before it"
+        )
     else:
         label = ref.removeprefix(_LABEL)
         rows = [row for row in context.store().runs() if row.label == label]

@@ -20,7 +20,7 @@ from rtscope.commands.context import Context
 from rtscope.commands.show import add_raw_times_option
 from rtscope.errors import RtscopeError
 from rtscope.exporters import comparison as comparison_formats
-from rtscope.model import values
+from rtscope.model import result, values
 from rtscope.render import comparison as comparison_text
 from rtscope.render import markdown, text
 from rtscope.render.document import Paragraph, Section
@@ -83,7 +83,10 @@ def run(args: argparse.Namespace, context: Context) -> int:
     """Print which group is which, warnings about settings that differ, and the comparison."""
     docs = [run_result.doc for run_result in context.load_runs(args.runs)]
     by = args.by or default_grouping(docs)
-    ops = args.ops or all(m["cycles"] is not None for doc in docs for m in doc["metrics"])
+    # The operation table by itself only where every cost is a real CPU's cycles.
+    ops = args.ops or all(
+        result.counts_cpu_cycles(doc) and all(m["cycles"] is not None for m in doc["metrics"]) for doc in docs
+    )
     study = published.load(args.published) if args.published else None
     if study is not None and (refused := published.refusal(study, docs, ops=ops)):
         raise RtscopeError(refused)

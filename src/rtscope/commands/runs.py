@@ -48,8 +48,20 @@ def run(args: argparse.Namespace, context: Context) -> int:
             ]
         )
     else:
-        header = ["id", "started", "label", "host", "kernel", "benches", "status", "invalid", "warnings", "by"]
-        context.print(fmt.table(header, [_row(r, context.style) for r in rows], "lllllllrrl"))
+        header = [
+            "id",
+            "started",
+            "label",
+            "target",
+            "host",
+            "kernel",
+            "benches",
+            "status",
+            "invalid",
+            "warnings",
+            "by",
+        ]
+        context.print(fmt.table(header, [_row(r, context.style) for r in rows], "llllllllrrl"))
     return 0
 
 
@@ -69,7 +81,10 @@ def _row(run: RunRow, style: fmt.Style) -> list[str]:
         run.id[:SHORT_ID],
         fmt.local_time(run.started),
         run.label or fmt.MISSING,
-        run.hostname,
+        # A run of a format before 4 does not say where it ran.
+        run.target or fmt.MISSING,
+        # A guest without a hostname calls itself "(none)": its target names it.
+        fmt.MISSING if run.hostname == "(none)" else run.hostname,
         run.kernel,
         " ".join(run.benches),
         describe_status(run.status, style),

@@ -1,6 +1,7 @@
 """rtscope score: the Metrics Number of runs under a weight profile, with its breakdown and a ranking."""
 
 import argparse
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +10,7 @@ from rtscope.analysis.grouping import LETTERS, SHORT_ID
 from rtscope.commands.context import Context
 from rtscope.commands.show import add_raw_times_option
 from rtscope.errors import RtscopeError
-from rtscope.model import values
+from rtscope.model import result, values
 from rtscope.render import fmt
 from rtscope.render.fmt import MISSING
 
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
             ),
         ]
     if len(docs) > 1:
-        lines += ["", style.heading("Ranking") + " (higher is better)", *_ranking(docs, scores)]
+        lines += _rankings(docs, scores, style)
     context.print(lines)
     return 0
 
@@ -79,8 +80,27 @@ def _breakdown(result_score: score.Score, style: fmt.Style) -> list[str]:
     return ["  " + line for line in fmt.columns(rows, "lrrr")]
 
 
-def _ranking(docs: list[dict[str, Any]], scores: list[score.Score]) -> list[str]:
-    order = sorted(range(len(docs)), key=lambda i: scores[i].value, reverse=True)
+def _rankings(docs: list[dict[str, Any]], scores: list[score.Score], style: fmt.Style) -> list[str]:
+    """The runs ranked by score; runs of several time bases in a ranking per time base, said in one line
+    (an emulator's instruction time beside hardware time is no race)."""
+    bases: dict[str, list[int]] = {}
+    for index, doc in enumerate(docs):
+        bases.setdefault(result.time_base_text(doc), []).append(index)
+    if len(bases) == 1:
+        return ["", style.heading("Ranking") + " (higher is better)", *_ranking(docs, scores, range(len(docs)))]
+    lines = [
+        "",
+        style.warn(f"! the runs are on {len(bases)} time bases ({', '.join(bases)}): ranked within each, never across"),
+    ]
+    for base, members in bases.items():
+        if len(members) > 1:
+            lines += ["", style.heading("Ranking") + f" on {base} time (higher is better)"]
+            lines += _ranking(docs, scores, members)
+    return lines
+
+
+def _ranking(docs: list[dict[str, Any]], scores: list[score.Score], members: Iterable[int]) -> list[str]:
+    order = sorted(members, key=lambda i: scores[i].value, reverse=True)
     best = scores[order[0]].value
     rows = [
         [

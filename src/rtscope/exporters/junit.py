@@ -7,6 +7,7 @@ from typing import Any
 from rtscope.analysis.judge import statistic_unit
 from rtscope.exporters.base import RunExport, chosen_metrics, skipped_benches
 from rtscope.model import result, values
+from rtscope.render import cells
 
 
 def write(export: RunExport) -> str:
@@ -69,7 +70,7 @@ def _properties(doc: dict[str, Any], figures_are: str) -> list[tuple[str, str]]:
         ("kernel", system["kernel_release"]),
         ("kernel_version", system["kernel_version"]),
         ("preempt", system["preempt_model"]),
-        ("cpu", system["cpu_model"] or ""),
+        ("cpu", cells.cpu_model(doc) or ""),
         ("arch", system["arch"]),
         ("policy", f"{granted['policy']} {granted['priority']}"),
         ("figures", figures_are),

@@ -22,6 +22,7 @@ from rtscope.analysis import judge, stats
 from rtscope.analysis.compare import DEFAULT_STATISTICS
 from rtscope.exporters.base import RunExport, chosen_metrics, skipped_benches
 from rtscope.model import result, units
+from rtscope.render import cells
 
 ORIGIN = "rtscope"  # KCIDB's name for the CI system that submits: rtscope itself
 VERSION = {"major": 5, "minor": 3}
@@ -142,10 +143,11 @@ def _test(doc: dict[str, Any], build_id: str, path: str, status: str) -> dict[st
         "status": status,
         "start_time": run["started"],
         "environment": {
-            "comment": f"{system['hostname']}: {system['cpu_model'] or 'unknown CPU'} × {system['cpu_count']}",
+            # An emulated machine by its name and CPU, as show names them (a guest's hostname is "(none)").
+            "comment": f"{cells.host_text(doc)}: {cells.cpu_model(doc) or 'unknown CPU'} × {system['cpu_count']}",
             "misc": {
                 "hostname": system["hostname"],
-                "cpu_model": system["cpu_model"],
+                "cpu_model": cells.cpu_model(doc),
                 "cpu_count": system["cpu_count"],
                 "virtualization": system["virtualization"],
                 "target": target.get("name", "local"),

@@ -4,7 +4,7 @@ CSV: one line per run, oldest first, with its group; numbers as every rtscope CS
 (rtscope.exporters.base.csv_number). JSON: a document that says what it is, as compare's does::
 
     {"format": "rtscope-trend", "version": 1, "metric", "stat", "unit", "by",
-     "groups": [{"name", "runs", "median", "spread", "change", "beyond_spread"}, …],
+     "groups": [{"name", "runs", "median", "spread", "change", "beyond_spread", "time_base"}, …],
      "runs": [{"id", "started", "label", "hostname", "kernel", "group", "valid", "value"}, …]}
 """
 
@@ -47,6 +47,7 @@ def _json(trend: Trend) -> str:
                 "spread": group.spread,
                 "change": group.change,
                 "beyond_spread": group.beyond_spread,
+                "time_base": group.time_base,
             }
             for group in trend.groups
         ],

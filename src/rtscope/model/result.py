@@ -238,6 +238,46 @@ def sleep_granularity(doc: dict[str, Any]) -> float | None:
     return granularity
 
 
+# What a counter counts, by its name, for results that do not say (before timing.cycle_counter_kind):
+# only names whose meaning is certain; any other is "unknown".
+_COUNTER_KINDS = {"rdtscp": "cpu-cycles", "rdtsc": "cpu-cycles", "cntvct_el0": "timer", "cntpct_el0": "timer"}
+COUNTER_KIND_NAMES = {
+    "cpu-cycles": "CPU cycles",
+    "timer": "a fixed-rate timer, not CPU cycles",
+    "instructions": "instructions, not CPU cycles",
+    "unknown": "a counter of unknown kind",
+}
+
+
+def counter_kind(doc: dict[str, Any]) -> str | None:
+    """What the run's cycle counter counts: "cpu-cycles", "timer", "instructions", or "unknown" (an older
+    result whose counter's name does not tell); None when the run used none."""
+    timing = doc["timing"]
+    name = timing.get("cycle_counter")
+    if name is None:
+        return None
+    recorded: str | None = timing.get("cycle_counter_kind")
+    return recorded or _COUNTER_KINDS.get(name, "unknown")
+
+
+def counts_cpu_cycles(doc: dict[str, Any]) -> bool:
+    """Whether the run's figures in cycle-counter ticks are a real CPU's cycles: its counter counts CPU
+    cycles and the run was on hardware time, or replays figures recorded there (an emulator's TSC counts
+    its own time, not a CPU's cycles)."""
+    return counter_kind(doc) == "cpu-cycles" and time_base(doc) in ("hardware", "replayed")
+
+
+def counter_hz(doc: dict[str, Any]) -> float | None:
+    """The counter's rate in Hz: as the hardware states it where recorded, else as measured; None
+    without a counter."""
+    timing = doc["timing"]
+    stated = timing.get("cycle_counter_hz")
+    if stated:
+        return float(stated)
+    measured = timing.get("cycles_per_ns")
+    return measured * 1e9 if measured else None
+
+
 def is_periodic(metric_doc: dict[str, Any]) -> bool:
     """True for a per-period metric (a figure per reporting period, e.g. Thread-Metric's iterations),
     False for a metric of samples (a histogram of them)."""
@@ -251,6 +291,14 @@ def time_base(doc: dict[str, Any]) -> str:
     recorded = (doc.get("target") or {}).get("time_base", "hardware")
     simulated = (doc.get("system") or {}).get("virtualization") == "simulator"
     return "simulator" if recorded == "hardware" and simulated else recorded
+
+
+def time_base_text(doc: dict[str, Any]) -> str:
+    """The result's time base as runs are told apart by it: :func:`time_base`, with the length of an
+    instruction where its emulator recorded it, since two instruction times of different rates do not
+    compare ("instructions (32 ns each)")."""
+    rate = ns_per_instruction(doc)
+    return f"{time_base(doc)} ({rate} ns each)" if rate else time_base(doc)
 
 
 _ICOUNT_SHIFT = re.compile(r"-icount shift=(\d+)\b")

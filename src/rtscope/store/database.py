@@ -45,6 +45,7 @@ class RunRow:
     measured_by: str | None
     analyzer_host: str | None
     rtscope_version: str | None
+    time_base: str = "hardware"  # result.time_base_text of its document
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ class Store:
                 self._db.execute(
                     "INSERT INTO runs (id, started, finished, label, hostname, kernel, status, benches, warnings,"
                     " stored_at, document_zlib, campaign_id, cell, repetition, target, measured_by, analyzer_host,"
-                    " rtscope_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " rtscope_version, time_base) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         run.run_id,
                         doc["run"]["started"],
@@ -166,6 +167,7 @@ class Store:
                         by.user,
                         by.host,
                         by.version,
+                        result.time_base_text(doc),
                     ),
                 )
                 self._db.executemany(
@@ -295,7 +297,7 @@ class Store:
         rows = self._db.execute(
             "SELECT id, started, label, hostname, kernel, status, benches,"
             " (SELECT COUNT(*) FROM metrics WHERE run_id = runs.id AND valid = 0), warnings,"
-            " target, campaign_id, measured_by, analyzer_host, rtscope_version"
+            " target, campaign_id, measured_by, analyzer_host, rtscope_version, time_base"
             f" FROM runs WHERE {' AND '.join(conditions)} {self._newest_first}" + ("" if limit is None else " LIMIT ?"),
             parameters if limit is None else [*parameters, limit],
         )
@@ -315,6 +317,7 @@ class Store:
                 measured_by=row[11],
                 analyzer_host=row[12],
                 rtscope_version=row[13],
+                time_base=row[14] or "hardware",
             )
             for row in rows
         ]
@@ -416,10 +419,10 @@ class Store:
 
     def metric_history(
         self, metric_id: str, stat: str, *, host: str | None = None, since: str | None = None
-    ) -> list[tuple[str, str, str | None, str, str, bool, float | None]]:
+    ) -> list[tuple[str, str, str | None, str, str, bool, float | None, str]]:
         """Statistic ``stat`` (p50, p99, max or mean: what the metrics table keeps, overhead-adjusted) of
         ``metric_id`` in every stored run that measured it, oldest first, as (run id, started, label,
-        hostname, kernel, valid, value); only runs measured on ``host`` and started at or after ``since``
+        hostname, kernel, valid, value, time base); only runs measured on ``host`` and started at or after ``since``
         (an ISO date or time, compared as the store writes times) when given. One query on the metrics
         table, no document read; standard SQL with parameters only, for SQLite and PostgreSQL alike."""
         columns = {"p50": "metrics.p50", "p99": "metrics.p99", "max": "metrics.max", "mean": "metrics.mean"}
@@ -427,7 +430,8 @@ class Store:
             raise ValueError(f"the store keeps {', '.join(columns)} of a run's metric, not {stat!r}")
         # The column comes from the table above, never from the caller's text; every value is a parameter.
         query = (
-            f"SELECT runs.id, runs.started, runs.label, runs.hostname, runs.kernel, metrics.valid, {columns[stat]}"
+            "SELECT runs.id, runs.started, runs.label, runs.hostname, runs.kernel, metrics.valid,"
+            f" {columns[stat]}, runs.time_base"
             " FROM metrics JOIN runs ON runs.id = metrics.run_id WHERE metrics.metric_id = ?"
         )
         parameters = [metric_id]
@@ -436,8 +440,8 @@ class Store:
                 query += f" AND {condition}"
                 parameters.append(value)
         return [
-            (run_id, started, label, hostname, kernel, bool(valid), value)
-            for run_id, started, label, hostname, kernel, valid, value in self._db.execute(
+            (run_id, started, label, hostname, kernel, bool(valid), value, time_base or "hardware")
+            for run_id, started, label, hostname, kernel, valid, value, time_base in self._db.execute(
                 query + " ORDER BY runs.started, runs.id", parameters
             )
         ]

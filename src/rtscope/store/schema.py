@@ -13,6 +13,7 @@ import zlib
 from collections.abc import Callable
 
 from rtscope.errors import RtscopeError
+from rtscope.model import result
 from rtscope.store.connection import Connection, StoreError
 
 _CREATE = """
@@ -99,8 +100,32 @@ def _compress_documents(db: Connection) -> None:
         db.execute("UPDATE runs SET document_zlib = ?, target = ? WHERE id = ?", (compress(text), target, run_id))
 
 
+# The time base of each run (result.time_base_text), so that a trend or a baseline read from the tables
+# never puts runs of different time bases in one ranking.
+_TIME_BASE = "ALTER TABLE runs ADD COLUMN time_base TEXT"
+
+
+def time_base(document: str) -> str:
+    """The time base a result document was measured on, as the store's column keeps it."""
+    return result.time_base_text(json.loads(document))
+
+
+def _record_time_bases(db: Connection) -> None:
+    for run_id, data in db.execute("SELECT id, document_zlib FROM runs").fetchall():
+        try:
+            base = time_base(decompress(bytes(data)))
+        except (ValueError, TypeError, KeyError, AttributeError):  # changed by hand since rtscope stored it
+            raise RtscopeError(f"cannot upgrade {db.name}: the document of run {run_id} is not a result") from None
+        db.execute("UPDATE runs SET time_base = ? WHERE id = ?", (base, run_id))
+
+
 Step = tuple[str | Callable[[Connection], None], ...]
-_STEPS: list[Step] = [(_CREATE,), (_CAMPAIGNS,), (_PROVENANCE, _compress_documents, _PROVENANCE_DONE)]
+_STEPS: list[Step] = [
+    (_CREATE,),
+    (_CAMPAIGNS,),
+    (_PROVENANCE, _compress_documents, _PROVENANCE_DONE),
+    (_TIME_BASE, _record_time_bases),
+]
 SCHEMA_VERSION = len(_STEPS)
 
 

@@ -456,9 +456,11 @@ class QemuTarget:
         """Boot and run the probe on ``request`` between the shell text ``before`` and ``after`` (loads
         started and stopped in the guest; ``guest_s`` more seconds of guest time they take), then power
         off: its result, and the files the shell text left in GUEST_OUT. The guest's run id and clock are
-        its own (the same in every boot), so the result gets a new id and the host's start and end times."""
+        its own (the same in every boot), so the probe is given an id from here (what it prints is what is
+        stored) and the result gets the host's start and end times."""
         started = qemu_machine.utc_now()
-        argv = [GUEST_PROBE, "run", *request.probe_args(), "--json", "-"]
+        run_id = secrets.token_hex(8)
+        argv = [GUEST_PROBE, "run", *request.probe_args(), "--run-id", run_id, "--json", "-"]
         wave_models = self._wave_models(request)
         if wave_models:  # loaded before the probe starts: see probe/kmod/rtscope_wave.c
             before = f"insmod /{KERNEL_MODULE} || exit 1\n{before}"
@@ -476,7 +478,10 @@ class QemuTarget:
         sys.stderr.write(said)
         run_result = read_outcome(job.status, worker.last_line(said), job.stdout)
         doc = qemu_machine.on_host_clock(run_result.doc, started)
-        doc["run"]["id"] = secrets.token_hex(8)
+        if doc["run"]["id"] != run_id:
+            raise RtscopeError(
+                f"{self.name}: the guest's probe ran as {doc['run']['id']}, not as {run_id} it was given"
+            )
         return result.from_doc(doc, "the guest's result"), files
 
     @staticmethod

@@ -5,7 +5,7 @@ between them, the table of figures, ratios and verdicts with its legend, and the
 from typing import Any
 
 from rtscope.analysis import stats
-from rtscope.analysis.compare import SETTINGS_TO_MATCH, SYSTEM_FACTS, Comparison, Figure, Row
+from rtscope.analysis.compare import SETTINGS_TO_MATCH, SYSTEM_FACTS, Comparison, Figure, Row, cycles_refused
 from rtscope.analysis.grouping import SHORT_ID, Group
 from rtscope.model import result, units
 from rtscope.render import cells, fmt
@@ -194,8 +194,11 @@ def verdict_text(verdict: stats.Difference | None) -> str:
 
 
 def legend(comparison: Comparison) -> Paragraph:
-    """How to read the verdicts, and what a group's figure is."""
+    """How to read the verdicts, and what a group's figure is; in the operation table, why its costs are
+    in time when a run's counter did not count CPU cycles."""
+    refused = cycles_refused(doc for g in comparison.groups for doc in g.docs) if comparison.ops else None
     lines = (
+        *((f"Costs {refused}.",) if refused else ()),
         (
             f"X≠A?: does group X differ from A in this statistic ({100 * stats.CONFIDENCE:.0f} % confidence)? "
             "MW: Mann–Whitney U on the raw samples"

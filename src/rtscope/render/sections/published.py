@@ -152,7 +152,7 @@ def operations_section(groups: Sequence[Group], study: Study, *, adjusted: bool 
             f"is the same kind of system as {first} and X as {' and '.join(others)}."
         ),
         (
-            f"Here: the runs' means{' (overhead-adjusted)' if adjusted else ''}, in cycles where every run has "
+            f"Here: the runs' means{' (overhead-adjusted)' if adjusted else ''}, in CPU cycles where every run counted "
             "them, else in time, as the operation table gives them."
         ),
         "How the study measured: " + "; ".join(f"{family}: {how}" for family, how in published.method.items()) + ".",

@@ -29,6 +29,7 @@ def build(trend: Trend, *, figure: bool) -> Section:
                 "A group's figure is the median over its valid runs, ± half their range; its change is to the first "
                 "group's, stressed when the two groups' runs do not overlap."
             ),
+            *((trend.separated,) if trend.separated else ()),
         )
     )
     parts: list[Paragraph | Table | Figure] = [about, _table(trend)]

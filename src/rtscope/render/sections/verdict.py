@@ -54,7 +54,8 @@ def section(
     then per factor a line per metric and statistic; ``notes`` (the settings that differ between the
     groups) before them."""
     verdict = factors.verdict(docs, statistics, adjusted=adjusted, prefer=prefer)
-    compared = [f for f in verdict.design.factors if f not in verdict.uncompared_factors]
+    not_compared = (*verdict.uncompared_factors, *verdict.across_time_bases)
+    compared = [f for f in verdict.design.factors if f not in not_compared]
     parts: list[Paragraph | Items] = [*([Items(notes)] if notes else []), Paragraph((_factors_line(verdict),))]
     if compared and not verdict.answers:
         parts.append(Paragraph(("No metric has a valid figure at two levels of a factor, the others equal.",)))
@@ -73,17 +74,25 @@ def _factors_line(verdict: factors.Verdict) -> str:
     """Which factors the verdict answers, where they come from and the cells; those it cannot answer (no
     two of their levels measured at equal levels of the others)."""
     design = verdict.design
-    looked_at = f"{', '.join(design.looked_at)}, and the parameters of the benches they all ran"
+    # In the order a factor is named by: the settings, the benches' parameters, then the names.
+    settings = [name for name in design.looked_at if name not in dict(factors.NAMES)]
+    names = [name for name in design.looked_at if name in dict(factors.NAMES)]
+    looked_at = f"{', '.join(settings)}, the parameters of the benches they all ran, {' and '.join(names)}"
     if design.from_axes:
         source = "the campaign's axes"
     elif [f.name for f in design.factors] == [factors.RUN]:
         source = f"each run a level, as they differ in none of what they record ({looked_at})"
     else:
         source = f"from what differs between the runs ({looked_at})"
-    compared = [f for f in design.factors if f not in verdict.uncompared_factors]
+    compared = [f for f in design.factors if f not in verdict.uncompared_factors and f not in verdict.across_time_bases]
     uncompared = ", ".join(_name(f) for f in verdict.uncompared_factors)
     if not design.factors:
         return "No factor: the campaign's axes have one level each among these runs, which repeat one cell."
+    if not compared and verdict.across_time_bases and not verdict.uncompared_factors:
+        return (
+            f"No factor is ranked ({source}): the runs differ in {', '.join(_name(f) for f in verdict.across_time_bases)}, "
+            f"and their time bases ({'; '.join(verdict.time_bases)}) do not rank."
+        )
     if not compared:
         return (
             f"No factor can be compared at equal levels of the others: the runs differ in {uncompared} at once "
@@ -97,9 +106,15 @@ def _factors_line(verdict: factors.Verdict) -> str:
         if uncompared
         else ""
     )
+    not_ranked = (
+        f" Not ranked: {', '.join(_name(f) for f in verdict.across_time_bases)}, whose levels are on different time "
+        f"bases ({'; '.join(verdict.time_bases)}), and figures of different time bases do not rank."
+        if verdict.across_time_bases
+        else ""
+    )
     return (
         f"Factors, {source}: {'; '.join(_factor_text(f) for f in compared)}. {cells} cell{'s' if cells != 1 else ''}, "
-        f"{each} run{'s' if runs[-1] != 1 else ''} each.{not_compared}"
+        f"{each} run{'s' if runs[-1] != 1 else ''} each.{not_compared}{not_ranked}"
     )
 
 
