@@ -137,10 +137,19 @@ void rts_summarize(rts_summary *s, const rts_welford *w, const rts_hist *h, doub
     s->p9999 = percentile(h, 0.9999, resolution, w);
 }
 
-static int compare_u64(const void *a, const void *b)
+void rts_sort_u64(uint64_t *v, size_t n)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+    size_t gap = 1;
+    while (gap < n / 3)
+        gap = 3 * gap + 1; /* Knuth's gaps: 1, 4, 13, 40 ... */
+    for (; gap > 0; gap /= 3)
+        for (size_t i = gap; i < n; i++) {
+            uint64_t x = v[i];
+            size_t k = i;
+            for (; k >= gap && v[k - gap] > x; k -= gap)
+                v[k] = v[k - gap];
+            v[k] = x;
+        }
 }
 
 /* Linear interpolation between the closest ranks of sorted[0..n). */
@@ -165,7 +174,7 @@ void rts_summarize_exact(rts_summary *s, const rts_welford *w, const uint64_t *v
     if (!sorted)
         return;
     memcpy(sorted, values, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, compare_u64);
+    rts_sort_u64(sorted, n);
     s->p50 = interpolated_quantile(sorted, n, 0.50);
     s->p90 = interpolated_quantile(sorted, n, 0.90);
     s->p99 = interpolated_quantile(sorted, n, 0.99);

@@ -1,25 +1,12 @@
 /* Timestamp calibration (see rtscope/timing.h). */
 #include "rtscope/timing.h"
 
-#include <stdlib.h>
-
 #include "rtscope/config.h"
 #include "rtscope/port.h"
+#include "rtscope/stats.h"
 
 #define RATIO_ROUNDS 5
 #define RATIO_SPAN_NS 20000000u /* 20 ms per round */
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Median back-to-back delta of a reader: the cost of one read. */
 static double median_read_cost(uint64_t (*read)(void))
@@ -34,7 +21,7 @@ static double median_read_cost(uint64_t (*read)(void))
         uint64_t b = read();
         d[i] = b - a;
     }
-    qsort(d, RTS_CALIBRATION_PAIRS, sizeof *d, cmp_u64);
+    rts_sort_u64(d, RTS_CALIBRATION_PAIRS);
     double median = (double)d[RTS_CALIBRATION_PAIRS / 2];
     rts_heap_free(d);
     return median;
@@ -43,18 +30,20 @@ static double median_read_cost(uint64_t (*read)(void))
 static uint64_t read_clock(void) { return rts_time_ns(); }
 static uint64_t read_cycles(void) { return rts_cycles(); }
 
-/* Cycles per ns over several short spans; the median resists a VM pause. */
+/* Cycles per ns over several short spans; the median resists a VM pause.
+ * The ratios are sorted in fixed point, 2^-32 a step (a 20 ms span holds
+ * far fewer than 2^32 cycles, so none overflows). */
 static double measure_cycles_per_ns(void)
 {
-    double ratio[RATIO_ROUNDS];
+    uint64_t ratio[RATIO_ROUNDS];
     for (int r = 0; r < RATIO_ROUNDS; r++) {
         uint64_t t0 = rts_time_ns(), c0 = rts_cycles();
         rts_sleep_ns(RATIO_SPAN_NS);
         uint64_t c1 = rts_cycles(), t1 = rts_time_ns();
-        ratio[r] = (double)(c1 - c0) / (double)(t1 - t0);
+        ratio[r] = ((c1 - c0) << 32) / (t1 - t0);
     }
-    qsort(ratio, RATIO_ROUNDS, sizeof ratio[0], cmp_double);
-    return ratio[RATIO_ROUNDS / 2];
+    rts_sort_u64(ratio, RATIO_ROUNDS);
+    return (double)ratio[RATIO_ROUNDS / 2] / 4294967296.0;
 }
 
 void rts_timing_calibrate(rts_timing *t, bool allow_cycles)

@@ -1,5 +1,6 @@
 /* Histogram accuracy against exact percentiles, Welford against two passes. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,6 +216,30 @@ static void test_exact(void)
     CHECK(s.count == 0 && isnan(s.p50) && isnan(s.min), "empty exact summary is NaN");
 }
 
+/* The sort behind exact summaries and the calibration's medians: in
+ * order, every value kept, over sizes that take every gap of the sequence. */
+static void test_sort(void)
+{
+    static uint64_t v[2000];
+    const size_t sizes[] = { 0, 1, 2, 5, 13, 41, 2000 };
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        uint64_t sum = 0, x = 88172645463325252u;
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            v[i] = i % 7 == 0 ? 42 : x % 1000; /* duplicates too */
+            sum += v[i];
+        }
+        rts_sort_u64(v, n);
+        bool ordered = true;
+        for (size_t i = 1; i < n; i++)
+            ordered &= v[i - 1] <= v[i];
+        for (size_t i = 0; i < n; i++)
+            sum -= v[i];
+        CHECK(ordered && sum == 0, "%zu values sorted, none lost", n);
+    }
+}
+
 int main(void)
 {
     test_bucket_geometry();
@@ -224,5 +249,6 @@ int main(void)
     test_merge();
     test_empty_and_shift();
     test_exact();
+    test_sort();
     return check_report("test_stats");
 }

@@ -73,6 +73,11 @@ typedef struct {
  * percentiles are read in steps and scaled back. */
 void rts_summarize(rts_summary *s, const rts_welford *w, const rts_hist *h, double resolution);
 
+/* Sort v[0..n) in ascending order, in place: a Shell sort, since the
+ * arrays sorted are small (periods, calibration pairs) and the C library's
+ * qsort is 1.5 KiB that a microcontroller build cannot spare. */
+void rts_sort_u64(uint64_t *v, size_t n);
+
 /* Summary of values[0..n), all the samples of w: exact percentiles by
  * linear interpolation between the closest ranks (the median of an even
  * count is the mean of the middle two). For the few samples of a count
