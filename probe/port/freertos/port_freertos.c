@@ -385,14 +385,21 @@ rts_status rts_sem_create(rts_sem **out, unsigned initial, unsigned max)
     return RTS_OK;
 }
 
-rts_status rts_sem_give(rts_sem *s)
+/* A handler's give, apart: its flag on the stack would cost a task's give
+ * a stack frame. */
+__attribute__((noinline)) static rts_status sem_give_from_isr(rts_sem *s)
 {
-    if (!in_isr())
-        return xSemaphoreGive(s->h) == pdTRUE ? RTS_OK : RTS_EAGAIN;
     BaseType_t woke_higher = pdFALSE;
     BaseType_t given = xSemaphoreGiveFromISR(s->h, &woke_higher);
     isr_yield(woke_higher);
     return given == pdTRUE ? RTS_OK : RTS_EAGAIN;
+}
+
+rts_status rts_sem_give(rts_sem *s)
+{
+    if (in_isr())
+        return sem_give_from_isr(s);
+    return xSemaphoreGive(s->h) == pdTRUE ? RTS_OK : RTS_EAGAIN;
 }
 
 __attribute__((noinline)) static rts_status sem_take_waiting(rts_sem *s, uint64_t timeout_ns)
