@@ -24,6 +24,10 @@
 #define RTSCOPE_THREAD_METRIC_H
 
 #include "bench_util.h"
+#ifdef BOARD_SOFT_IRQ_INLINE
+/* The RTOS ports' software interrupt raised inline, as the suite's own is. */
+#include "port_inline.h"
+#endif
 
 #define TM_MAX_THREADS 5
 #define TM_MAX_COUNTERS 6

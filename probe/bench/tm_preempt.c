@@ -21,32 +21,46 @@ typedef struct {
     bool start_timed_out;
 } preempt_state;
 
-/* One turn of thread th in phase: resume the next higher thread (with its
- * work) and note whether it ran at once, then count. The check stays in the
- * loop without the work, so that the harness's timing includes it. */
-static inline void turn(const tm_test *t, unsigned i, preempt_state *s, bool work, unsigned phase,
-                        uint64_t *resumes, uint64_t *missed)
+/* What a thread's turn works on, loaded once before its loop (a pass then
+ * reloads nothing the calls in it might have changed). */
+typedef struct {
+    bench_counter *mine, *next; /* next: the higher thread's counter, NULL at the top */
+    rts_thread *higher;
+} chain_link;
+
+static inline chain_link link_of(const tm_thread *th, preempt_state *s)
 {
-    if (i + 1 < THREADS) {
-        uintptr_t before = (uintptr_t)bench_read(&s->counters[i + 1]);
-        if (work)
-            rts_thread_resume(t->handles[i + 1]);
-        /* Unless the test just ended: the woken thread then may not count. */
-        *missed += (uintptr_t)bench_read(&s->counters[i + 1]) == before && tm_in_phase(t, phase);
-        (*resumes)++;
-    }
-    bench_count(&s->counters[i]);
+    unsigned i = th->index;
+    bool top = i + 1 == THREADS;
+    return (chain_link){ &s->counters[i], top ? NULL : &s->counters[i + 1], top ? NULL : th->t->handles[i + 1] };
 }
 
-static inline void lowest_loop(tm_thread *th, preempt_state *s, bool work, unsigned phase)
+/* One turn of a thread in phase: resume the next higher thread (with its
+ * work) and note whether it ran at once, then count. The check stays in the
+ * loop without the work, so that the harness's timing includes it; a miss
+ * is the rare branch. */
+static inline void turn(const tm_test *t, const chain_link *l, bool work, unsigned phase, uintptr_t *missed)
 {
-    const tm_test *t = th->t;
-    uint64_t resumes = 0, missed = 0;
+    if (l->next) {
+        uintptr_t before = (uintptr_t)bench_read(l->next);
+        if (work)
+            rts_thread_resume(l->higher);
+        /* Unless the test just ended: the woken thread then may not count. */
+        if (__builtin_expect((uintptr_t)bench_read(l->next) == before, 0))
+            *missed += tm_in_phase(t, phase);
+    }
+    bench_count(l->mine);
+}
+
+static inline void lowest_loop(const tm_test *t, const chain_link *l, preempt_state *s, bool work, unsigned phase)
+{
+    uintptr_t missed = 0;
+    uintptr_t start = (uintptr_t)bench_read(l->mine);
     while (tm_in_phase(t, phase))
-        turn(t, th->index, s, work, phase, &resumes, &missed);
+        turn(t, l, work, phase, &missed);
     if (work) {
-        s->resumes[th->index] = resumes;
-        s->missed[th->index] = missed;
+        s->resumes[0] = (uintptr_t)bench_read(l->mine) - start; /* one a turn */
+        s->missed[0] = missed;
     }
 }
 
@@ -56,15 +70,19 @@ static void worker(void *p)
     preempt_state *s = th->t->state;
     tm_thread_begin(th);
     if (th->index > 0) {
-        uint64_t resumes = 0, missed = 0;
+        const tm_test *t = th->t;
+        uintptr_t missed = 0;
         atomic_fetch_add(&s->suspended, 1);
-        for (;;) {
+        /* Every handle is known before the chain starts (spawned, awaited by
+         * thread 0, which resumes the first of the others). */
+        rts_thread_suspend_self();
+        const chain_link l = link_of(th, s);
+        while (tm_in_phase(t, TM_MEASURING)) {
+            turn(t, &l, true, TM_MEASURING, &missed);
             rts_thread_suspend_self();
-            if (!tm_in_phase(th->t, TM_MEASURING))
-                break;
-            turn(th->t, th->index, s, true, TM_MEASURING, &resumes, &missed);
         }
-        s->resumes[th->index] = resumes;
+        /* One resume a turn, every count of this thread's a turn's. */
+        s->resumes[th->index] = l.next ? (uintptr_t)bench_read(l.mine) : 0;
         s->missed[th->index] = missed;
     } else {
         /* Start the chain once the others wait suspended and are all known. */
@@ -73,8 +91,9 @@ static void worker(void *p)
             s->start_timed_out = true;
             rts_ctx_stop(th->t->ctx);
         }
-        lowest_loop(th, s, false, TM_CALIBRATING);
-        lowest_loop(th, s, true, TM_MEASURING);
+        const chain_link l = link_of(th, s);
+        lowest_loop(th->t, &l, s, false, TM_CALIBRATING);
+        lowest_loop(th->t, &l, s, true, TM_MEASURING);
     }
     tm_thread_end(th);
 }

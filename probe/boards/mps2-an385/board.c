@@ -19,6 +19,7 @@
 
 #include "board.h"
 #include "board_kernel.h"
+#include "board_soft_irq.h"
 #include "board_vectors.h"
 #include "channel.h"
 
@@ -42,12 +43,12 @@ typedef struct {
 #define TIMER_IRQ_ENABLE 8u
 #define IRQ_TIMER0 8u
 #define IRQ_TIMER1 9u
-#define IRQ_SOFT 31u
+#define IRQ_SOFT BOARD_IRQ_SOFT
 #define PERIODIC_TIMER ((board_cmsdk_timer *)0x40001000u)
 
 #define NVIC_ISER0 (*(volatile uint32_t *)0xE000E100u)
 #define NVIC_ICER0 (*(volatile uint32_t *)0xE000E180u)
-#define NVIC_ISPR0 (*(volatile uint32_t *)0xE000E200u)
+#define NVIC_ISPR0 BOARD_NVIC_ISPR0
 #define NVIC_ICPR0 (*(volatile uint32_t *)0xE000E280u)
 #define NVIC_IPR ((volatile uint8_t *)0xE000E400u)
 #define SCB_SHCSR (*(volatile uint32_t *)0xE000ED24u)
@@ -194,14 +195,11 @@ rts_status board_soft_irq_register(void (*handler)(void *arg), void *arg)
     return RTS_OK;
 }
 
-/* Pending an enabled interrupt of a priority above the caller's is taken
- * after the barriers, before the next instruction. Before a handler is
- * registered the interrupt is disabled: the pending one does nothing, and
- * registering clears it (irq_setup). */
+/* Before a handler is registered the interrupt is disabled: the pending
+ * one does nothing, and registering clears it (irq_setup). */
 rts_status board_soft_irq_raise(void)
 {
-    NVIC_ISPR0 = 1u << IRQ_SOFT;
-    __asm__ volatile("dsb\n\tisb" ::: "memory");
+    board_soft_irq_pend();
     return RTS_OK;
 }
 

@@ -38,7 +38,8 @@ ifeq ($(LINK),uart)
 BOARD_BUILD_SUFFIX    := -uart
 LINK_SRC              := boards/common/frame.c
 endif
-BOARD_CPPFLAGS        := $(BOARD_SIZES) -Iboards/common
+# Its software interrupt is pended inline in the tests' loops (boards/port_inline.h).
+BOARD_CPPFLAGS        := $(BOARD_SIZES) -Iboards/common -DBOARD_SOFT_IRQ_INLINE
 BOARD_SRC             := $(BOARD_DIR)/board.c $(BOARD_DIR)/startup.c $(BOARD_DIR)/channel_$(LINK).c $(LINK_SRC)
 # The memory's regions (memory.ld, or memory-small.ld for MCU=small), then the sections in them.
 BOARD_LDFLAGS         := -T$(BOARD_DIR)/memory$(if $(MCU),-$(MCU)).ld -T$(BOARD_DIR)/mps2-an385.ld -nostartfiles \

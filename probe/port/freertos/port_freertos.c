@@ -17,6 +17,7 @@
  * result's sink and the end of the run are every board port's
  * (boards/board_services.c).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,7 +55,16 @@ static void soft_irq_entry(void *arg);
 /* No processes, files, cycle counter or scheduler statistics, and no
  * memory lock: memory never pages. What FreeRTOS offers is strict
  * priorities and inheriting mutexes; the rest is the board's (board_caps). */
-unsigned rts_port_caps(void) { return RTS_CAP_PRIORITY_SCHED | RTS_CAP_PI_MUTEX | board_caps(soft_irq_entry); }
+unsigned rts_port_caps(void)
+{
+    /* Asked once: the board's probe registers soft_irq_entry, which must
+     * not replace a bench's handler registered since (on a Cortex-M the
+     * board runs the bench's handler itself: rts_soft_irq_register). */
+    static unsigned caps;
+    if (!caps)
+        caps = RTS_CAP_PRIORITY_SCHED | RTS_CAP_PI_MUTEX | board_caps(soft_irq_entry);
+    return caps;
+}
 
 const char *rts_port_name(void) { return "freertos"; }
 
@@ -155,7 +165,9 @@ struct rts_thread {
     void (*fn)(void *);
     void *arg;
     volatile unsigned long switches; /* 32 bits on a Cortex-M3: read whole */
-    bool suspended, resumed;         /* suspend / resume: in vTaskSuspend; a resume remembered */
+    /* suspend / resume: -1 suspended (or about to be, inside the suspender's
+     * critical section), 1 a resume remembered, 0 neither */
+    _Atomic int wake;
     StackType_t *own_stack; /* the port's stack, or NULL */
 };
 
@@ -231,13 +243,28 @@ rts_thread *rts_thread_self(void)
 /* ------------------------------------------------- interrupt context */
 
 /* The port's services know they are called from a handler of the board's
- * interrupts by this depth (the handlers are entered through the port),
- * and then use the kernel's ...FromISR calls; a task they woke that
- * outranks the interrupted one runs when the outermost handler returns. */
+ * interrupts and then use the kernel's ...FromISR calls; a task they woke
+ * that outranks the interrupted one runs once the outermost handler has
+ * returned (the kernel's yield from a handler only pends its switch). On
+ * a Cortex-M the processor says so (the IPSR, the kernel's
+ * xPortIsInsideInterrupt): the board's interrupt runs the bench's handler
+ * itself, nothing of the port's between them, and each call asks for its
+ * own yield, as the suite's FreeRTOS layer does. Elsewhere (the POSIX
+ * simulator) the port enters the handler (isr_run) and counts the depth. */
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define ISR_DIRECT 1
+static inline bool in_isr(void) { return xPortIsInsideInterrupt() == pdTRUE; }
+static inline void isr_yield(BaseType_t woke_higher) { portYIELD_FROM_ISR(woke_higher); }
+#else
+#define ISR_DIRECT 0
 static volatile unsigned isr_depth;
 static BaseType_t isr_woke_higher;
 
 static bool in_isr(void) { return isr_depth > 0; }
+
+/* Several calls of one handler may each wake a higher task: the yield is
+ * asked for once, as the handler returns (isr_run). */
+static inline void isr_yield(BaseType_t woke_higher) { isr_woke_higher |= woke_higher; }
 
 /* Run handler(arg) as an interrupt handler of the port's. A yield asked
  * for is only pended (the kernel switches once the outermost handler has
@@ -253,15 +280,23 @@ static void isr_run(void (*handler)(void *), void *arg)
         portYIELD_FROM_ISR(pdTRUE);
     }
 }
+#endif
 
 /* Suspend and resume are the kernel's vTaskSuspend and vTaskResume, as
  * Thread-Metric's FreeRTOS ports use them (a task's notification, which
  * stood here before, takes its wait with the whole scheduler suspended and
  * resumed: tm.preempt counted 0.76 of the suite's). The port's contract
- * adds a resume that comes first, remembered once: both flags change in a
- * critical section, and the task suspends itself inside it, its switch
- * taken as the section ends (the kernel's own calls yield inside theirs
- * too), so no resume falls between the check and the suspension. */
+ * adds a resume that comes first, remembered once, in the thread's wake.
+ * The suspender sets it to -1 with interrupts masked and suspends itself
+ * before they are unmasked: vTaskSuspend's own critical section, entered
+ * at a nesting of 0, puts the task in the suspended list and unmasks them
+ * as it ends (a section of the port's around the call, as stood here
+ * before, cost two calls and their nesting count on every suspend). A
+ * resumer, a task or a handler, therefore never runs in between (one CPU;
+ * the handlers that may call the port are below
+ * configMAX_SYSCALL_INTERRUPT_PRIORITY), so a -1 it reads is a task already
+ * suspended: it changes wake by one atomic compare-and-swap (no critical
+ * section of its own) and, where it took the -1, resumes the task. */
 rts_status rts_thread_suspend_self(void)
 {
     /* One of the port's threads (its handle in slot 0): tasks run only once
@@ -269,37 +304,29 @@ rts_status rts_thread_suspend_self(void)
     rts_thread *self = pvTaskGetThreadLocalStoragePointer(NULL, 0);
     if (!self)
         return RTS_EINVAL;
-    taskENTER_CRITICAL();
-    if (self->resumed) {
-        self->resumed = false;
+    portDISABLE_INTERRUPTS();
+    if (atomic_load_explicit(&self->wake, memory_order_relaxed) > 0) {
+        atomic_store_explicit(&self->wake, 0, memory_order_relaxed);
+        portENABLE_INTERRUPTS();
     } else {
-        self->suspended = true;
-        vTaskSuspend(NULL);
+        atomic_store_explicit(&self->wake, -1, memory_order_relaxed);
+        vTaskSuspend(NULL); /* unmasks interrupts, then switches */
     }
-    taskEXIT_CRITICAL();
     return RTS_OK;
 }
 
 rts_status rts_thread_resume(rts_thread *t)
 {
-    if (in_isr()) {
-        UBaseType_t mask = taskENTER_CRITICAL_FROM_ISR();
-        if (t->suspended) {
-            t->suspended = false;
-            isr_woke_higher |= xTaskResumeFromISR(t->task);
-        } else {
-            t->resumed = true;
-        }
-        taskEXIT_CRITICAL_FROM_ISR(mask);
-    } else {
-        taskENTER_CRITICAL();
-        if (t->suspended) {
-            t->suspended = false;
+    int wake = atomic_load_explicit(&t->wake, memory_order_relaxed);
+    /* -1 becomes 0 (the resume is this call's), 0 or 1 becomes 1. */
+    while (!atomic_compare_exchange_weak_explicit(&t->wake, &wake, wake < 0 ? 0 : 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+        ;
+    if (wake < 0) {
+        if (in_isr())
+            isr_yield(xTaskResumeFromISR(t->task));
+        else
             vTaskResume(t->task);
-        } else {
-            t->resumed = true;
-        }
-        taskEXIT_CRITICAL();
     }
     return RTS_OK;
 }
@@ -355,10 +382,21 @@ rts_status rts_sem_create(rts_sem **out, unsigned initial, unsigned max)
     return RTS_OK;
 }
 
+/* A handler's give, apart: its flag on the stack would cost a task's give
+ * a stack frame. */
+__attribute__((noinline)) static rts_status sem_give_from_isr(rts_sem *s)
+{
+    BaseType_t woke_higher = pdFALSE;
+    BaseType_t given = xSemaphoreGiveFromISR(s->h, &woke_higher);
+    isr_yield(woke_higher);
+    return given == pdTRUE ? RTS_OK : RTS_EAGAIN;
+}
+
 rts_status rts_sem_give(rts_sem *s)
 {
-    BaseType_t given = in_isr() ? xSemaphoreGiveFromISR(s->h, &isr_woke_higher) : xSemaphoreGive(s->h);
-    return given == pdTRUE ? RTS_OK : RTS_EAGAIN;
+    if (in_isr())
+        return sem_give_from_isr(s);
+    return xSemaphoreGive(s->h) == pdTRUE ? RTS_OK : RTS_EAGAIN;
 }
 
 __attribute__((noinline)) static rts_status sem_take_waiting(rts_sem *s, uint64_t timeout_ns)
@@ -476,6 +514,15 @@ void rts_queue_destroy(rts_queue *q)
 
 /* ---------------------------------------------------- software interrupt */
 
+#if ISR_DIRECT
+/* The board's interrupt runs the bench's handler itself (in_isr, above). */
+static void soft_irq_entry(void *arg) { (void)arg; }
+
+rts_status rts_soft_irq_register(void (*handler)(void *), void *arg)
+{
+    return board_soft_irq_register(handler, arg);
+}
+#else
 /* The board's interrupt runs the port's entry, which runs the bench's
  * handler in interrupt context (isr_run). */
 static void (*soft_irq_handler)(void *);
@@ -494,6 +541,7 @@ rts_status rts_soft_irq_register(void (*handler)(void *), void *arg)
     soft_irq_arg = arg;
     return board_soft_irq_register(soft_irq_entry, NULL);
 }
+#endif
 
 rts_status rts_soft_irq_raise(void) { return board_soft_irq_raise(); }
 
