@@ -4,6 +4,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -88,9 +89,18 @@ def test_probe_rejections_come_back_as_one_line(local):
 def test_ctrl_c_keeps_what_was_measured(probe, db_path, rtscope_process):
     # A terminal sends Ctrl-C's SIGINT to the whole foreground process group: rtscope and the probe.
     process = start_rtscope(db_path, "--probe", probe, "run", "lat.wakeup", "--duration", "30")
-    time.sleep(1.5)
+    # Interrupted once it has measured: its first progress line counts samples (a busy machine may take
+    # seconds to get there, so wait for the line, not for a time).
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stderr or ()), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 60
+    while not any("samples" in line for line in lines) and time.monotonic() < deadline:
+        time.sleep(0.1)
     os.killpg(process.pid, signal.SIGINT)
-    out, err = process.communicate(timeout=30)
+    process.wait(timeout=30)
+    reader.join(timeout=30)
+    out, err = (process.stdout.read() if process.stdout else ""), "".join(lines)
     assert process.returncode == 130, err
     assert "run interrupted" in err and "Traceback" not in err
     assert "interrupted" in out
