@@ -84,8 +84,8 @@ def test_a_simulators_result_without_a_recorded_target_is_still_the_simulators_t
 
 
 def test_a_threadx_simulator_run_names_its_kernel_configuration_and_time_base(rtscope, threadx_sim, tmp_path):
-    # The simulator switches threads through host signals (some 200 us a switch): sem.ops's 1,000 warm-up
-    # rounds take 0.2 s of it.
+    # The simulator switches threads through host signals, 0.2 to 1 ms a switch as the host is loaded: sem.ops
+    # takes a set number of rounds rather than a time that a slow host could spend in its warm-up alone.
     out = tmp_path / "sim.json"
     ran = rtscope(
         "--probe",
@@ -94,9 +94,13 @@ def test_a_threadx_simulator_run_names_its_kernel_configuration_and_time_base(rt
         "sem.ops",
         "tm.memory",
         "--duration",
-        "0.6",
+        "60",
         "--json",
         out,
+        "--param",
+        "sem.ops:warmup=100",
+        "--param",
+        "sem.ops:count=200",
         "--param",
         "tm.memory:period=0.2",
         "--param",
