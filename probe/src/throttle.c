@@ -5,8 +5,6 @@
  * enough to hold such a stretch, and the run judges the notes when the
  * bench ends (rtscope/bench.h's rts_throttle_notes).
  */
-#include <stdio.h>
-
 #include "context.h"
 #include "metrics.h"
 #include "rtsetup.h"
