@@ -85,8 +85,8 @@ def test_each_c_model_drives_a_gpio_line_the_observer_takes_edges_of(probe, fake
 def test_edges_the_kernel_dropped_leave_their_periods_unjudged(probe, fake_gpio, tmp_path):
     """The kernel numbers every edge it takes; a gap in the numbers is edges it dropped (its buffer was full),
     and the time between the edges around them is blind."""
-    # c-rt (SCHED_FIFO, absolute sleeps): a generator the machine's other work cannot stall for a period, so
-    # that no period is missed but those the drops hide.
+    # c-rt (SCHED_FIFO, absolute sleeps): a generator the machine's other work rarely stalls. A pause of the VM
+    # can still make a judged period long (missed), so missed periods are no part of what this test checks.
     ran, doc = _run(
         probe,
         tmp_path,
@@ -105,7 +105,7 @@ def test_edges_the_kernel_dropped_leave_their_periods_unjudged(probe, fake_gpio,
     # The analysis counts changes of level: after each dropped edge but the last, the next one repeats a level.
     assert checks["generator_toggles"] == 2 * PERIODS
     assert checks["edges_seen"] == 2 * PERIODS - dropped - (dropped - 1)
-    assert checks["periods_blind"] >= dropped - 1 and checks["blind_fraction"] > 0 and checks["missed_periods"] == 0
+    assert checks["periods_blind"] >= dropped - 1 and checks["blind_fraction"] > 0
     assert checks["periods_judged"] + checks["periods_blind"] <= PERIODS - 1
     assert period["valid"]
 
