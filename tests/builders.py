@@ -210,6 +210,30 @@ def result_doc(
     }
 
 
+def campaign_run(
+    number: int, axes: dict[str, str], metrics: list[dict[str, Any]], *, name: str = "lab", repetition: int = 1
+) -> dict[str, Any]:
+    """A format-4 run of campaign ``name`` in the cell of ``axes`` holding ``metrics``."""
+    doc = result_doc(run_id=f"{number:016x}", benches={})
+    doc["version"] = 4
+    cell = " ".join(f"{axis}={value}" for axis, value in axes.items())
+    doc["run"]["label"] = f"{name}: {cell} #{repetition}"
+    doc["benches"] = [
+        {"id": bench, "params": {}, "status": "ok", "elapsed_s": 1.0, "error": None}
+        for bench in dict.fromkeys(m["bench"] for m in metrics)
+    ]
+    doc["metrics"] = metrics
+    doc["campaign"] = {
+        "name": name,
+        "id": "c0ffee00c0ffee00",
+        "cell": cell,
+        "axes": axes,
+        "repetition": repetition,
+        "repetitions": 1,
+    }
+    return doc
+
+
 def write(path: Path, doc: dict[str, Any]) -> Path:
     """Write ``doc`` as JSON to ``path`` and return the path."""
     path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")

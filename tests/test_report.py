@@ -67,6 +67,10 @@ def latency_metric(metric_id: str, typical_ns: float, *, windows: int, seed: int
     }
 
 
+# How a cell's repetitions move against each other, as reruns on a real machine do.
+_RERUNS = (1.0, 0.98, 1.02, 0.99, 1.01)
+
+
 def campaign_doc(number: int, *, repetitions: int, windows: int) -> dict[str, Any]:
     """Run ``number`` of a campaign whose cells are measured ``repetitions`` times each, in the order a
     campaign runs them: its latency metrics, load and campaign cell."""
@@ -74,7 +78,9 @@ def campaign_doc(number: int, *, repetitions: int, windows: int) -> dict[str, An
     load = ("idle", "cpu", "memory", "io")[cell % 4]
     doc = builders.result_doc(run_id=f"{number:02x}" * 8, benches={})
     doc["metrics"] = [
-        latency_metric(metric_id, typical * (1 + cell / 2), windows=windows, seed=number)
+        latency_metric(
+            metric_id, typical * (1 + cell / 2) * _RERUNS[repetition % len(_RERUNS)], windows=windows, seed=number
+        )
         for metric_id, typical in (
             ("lat.wakeup", 15_000),
             ("lat.wakeup.cpu0", 14_000),
@@ -266,20 +272,21 @@ def test_the_verdict_names_the_best_level_of_each_factor_its_margin_and_whether_
     assert "Factors, the campaign&#x27;s axes: load (memory, cpu, idle). 3 cells, 2 runs each." in text
     lines = verdict_lines(text)
     assert lines[:2] == [
-        "lat.wakeup p50: idle best, ahead of cpu: 22.5 µs → 15.0 µs, 1.50× lower, real",
-        "lat.wakeup p99: idle best, ahead of cpu: 31.5 µs → 21.0 µs, 1.50× lower, real",
+        "lat.wakeup p50: idle best, ahead of cpu: 22.3 µs → 14.8 µs, 1.50× lower (1.41–1.60), real",
+        "lat.wakeup p99: idle best, ahead of cpu: 31.2 µs → 20.8 µs, 1.50× lower (1.41–1.60), real",
     ]
-    # The comparison below it holds every figure, against A.
+    # The comparison below it holds every figure, against A: each cell's two runs 2 % apart, the verdicts
+    # by Welch's t over them, Holm's p-values over the table's 24 comparisons.
     assert [
         "lat.wakeup",
         "p50",
-        "30.0 µs",
-        "22.5 µs",
-        "15.0 µs",
+        "29.7 µs",
+        "22.3 µs",
+        "14.8 µs",
         "0.750×",
         "0.500×",
-        "yes p<0.001 CI",
-        "yes p<0.001 CI",
+        "yes 0.750× (0.705–0.798) p=0.029 t",
+        "yes 0.500× (0.470–0.532) p=0.010 t",
     ] in [[cell.split(" ±")[0] for cell in row] for row in section_rows(text, "comparison")]
 
 
@@ -292,11 +299,17 @@ def test_the_verdict_on_iterations_is_the_highest(rtscope, tmp_path):
             builders.count_metric("tm.sync", [sync, sync + 10, sync - 10], baseline_ratio=sync / 1000),
         ]
         paths.append(builders.write(tmp_path / f"{run_id}.json", doc))
-    # Three periods against three: never significant (exact Mann–Whitney p = 0.1). A per-period metric is
-    # answered on its median period, the best the highest.
+    # One run each: not told, whatever the periods say (three against three: exact Mann–Whitney p = 0.1 at
+    # best). A per-period metric is answered on its median period, the best the highest.
     assert verdict_lines(report(rtscope, tmp_path, *paths)) == [
-        "tm.basic p50: no real difference (sync 1000 1,000, sync 3000 1,000: p=1.000 MW, 3 and 3 periods: too few to tell)",
-        "tm.sync p50: no real difference (sync 3000 3,000, sync 1000 1,000: p=0.100 MW, 3 and 3 periods: too few to tell)",
+        (
+            "tm.basic p50: not told (sync 1000 1,000, sync 3000 1,000: these runs do not differ, p=1.000 MW, one run "
+            "each; one run per cell: repeat each to tell)"
+        ),
+        (
+            "tm.sync p50: not told (sync 3000 3,000, sync 1000 1,000: these runs do not differ, p=0.100 MW, one run "
+            "each; one run per cell: repeat each to tell)"
+        ),
     ]
 
 
@@ -308,9 +321,10 @@ def test_labels_and_units_of_format_4(rtscope, tmp_path):
     text = report(rtscope, tmp_path, *paths)
     # The two runs differ in nothing they record: each run is a level.
     assert "run (aaaaaaaa or bbbbbbbb)" in text
-    assert "wave.period_error{model=python} p50: bbbbbbbb beats aaaaaaaa: 5.00 % → 2.50 %, 2.00× lower, real" in (
-        verdict_lines(text)
-    )
+    assert (
+        "wave.period_error{model=python} p50: not told (bbbbbbbb 2.50 %, aaaaaaaa 5.00 %: these runs differ, p<0.001 "
+        "CI, one run each; one run per cell: repeat each to tell)"
+    ) in verdict_lines(text)
     # Each plot's value axis in the metric's unit.
     for metric_id, label in (
         ("wave.period_error{model=python}", "percentage, % (log scale)"),
@@ -335,8 +349,8 @@ def test_no_verdict_for_one_run_nor_for_repetitions_of_one_cell_but_one_beyond_c
     # More groups than compare's table has letters: the verdict answers them all, the table is left out.
     text = report(rtscope, tmp_path, *many)
     assert 'id="comparison"' not in text and 'id="run-AA"' in text
-    assert "ctxsw.sem p50: 00000000 best, ahead of 01010101: 3.08 µs → 2.98 µs, 1.03× lower, real" in verdict_lines(
-        text
+    assert verdict_lines(text)[0].startswith(
+        "ctxsw.sem p50: not told (00000000 2.98 µs, 01010101 3.08 µs: these runs differ, p<0.001 CI, one run each;"
     )
 
 

@@ -1,5 +1,7 @@
-"""The significance tests behind compare: reference values, and known distributions — equal ones not
-called different, shifted ones detected. Seeds are fixed, so each verdict is reproducible."""
+"""The tests of one run's samples against another's (rtscope.analysis.stats), as compare and check use
+them where each side is one run: reference values, and known distributions — equal ones not called
+different, shifted ones detected. The tests over repetitions are tests/test_evidence.py's. Seeds are
+fixed, so each verdict is reproducible."""
 
 import math
 import random
@@ -8,7 +10,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 import builders
-from rtscope.analysis import stats
+from rtscope.analysis import evidence, stats
 
 
 def test_mann_whitney_matches_the_reference_values():
@@ -78,23 +80,30 @@ def as_metric(samples: list[int], *, raw: bool) -> dict:
     return metric
 
 
+def one_each(a: dict, b: dict, key: str = "p50") -> evidence.Difference:
+    """The verdict on one run against one: its sample test says whether these runs differ."""
+    verdict = evidence.compare_groups([a], [b], key)
+    assert verdict is not None and not verdict.real and verdict.runs == (1, 1)  # one run each: never real
+    return verdict
+
+
 @pytest.mark.parametrize("raw", [True, False], ids=["mann-whitney", "median-interval"])
 def test_equal_distributions_are_not_called_different(raw):
     rng = random.Random(2026)
     verdicts = [
-        stats.compare_groups([as_metric(skewed(rng, 2000), raw=raw)], [as_metric(skewed(rng, 2000), raw=raw)])
-        for _ in range(10)
+        one_each(as_metric(skewed(rng, 2000), raw=raw), as_metric(skewed(rng, 2000), raw=raw)) for _ in range(10)
     ]
     assert {v.test for v in verdicts} == {"MW" if raw else "CI"}
-    assert sum(v.real for v in verdicts) <= 1  # a 5 % test: at most one false alarm in ten is expected
+    assert sum(v.runs_differ for v in verdicts) <= 1  # a 5 % test: at most one false alarm in ten is expected
 
 
 @pytest.mark.parametrize("raw", [True, False], ids=["mann-whitney", "median-interval"])
 def test_a_shift_of_a_few_percent_is_detected(raw):
     rng = random.Random(7)
-    a, b = skewed(rng, 5000), skewed(rng, 5000, shift=500)  # medians ≈ 11.1 µs and 11.6 µs
-    verdict = stats.compare_groups([as_metric(a, raw=raw)], [as_metric(b, raw=raw)])
-    assert verdict.real and verdict.p_value < 0.001
+    a, b = skewed(rng, 5000), skewed(rng, 5000, shift=800)  # medians ≈ 11.1 µs and 11.9 µs
+    verdict = one_each(as_metric(a, raw=raw), as_metric(b, raw=raw))
+    assert verdict.runs_differ and verdict.p_value < 0.001
+    assert str(verdict) == f"p<0.001 {'MW' if raw else 'CI'}, one run each"
 
 
 def with_moments(samples: list[int]) -> dict:
@@ -111,79 +120,44 @@ def test_the_mean_is_tested_as_a_mean_where_the_median_cannot_see_it_move():
     # path taken more often moves the mean while the median stays at 120.
     a = with_moments([120] * 3500 + [200] * 1500)  # mean 144
     b = with_moments([120] * 3000 + [200] * 2000)  # mean 152
-    assert not stats.compare_groups([a], [b], "p50").real
-    verdict = stats.compare_groups([a], [b], "mean")
-    assert verdict.test == "z" and verdict.real and verdict.p_value < 0.001
-    assert not stats.compare_groups([a], [with_moments([120] * 3500 + [200] * 1500)], "mean").real
+    assert not one_each(a, b, "p50").runs_differ
+    verdict = one_each(a, b, "mean")
+    assert verdict.test == "z" and verdict.runs_differ and verdict.p_value < 0.001
+    assert not one_each(a, with_moments([120] * 3500 + [200] * 1500), "mean").runs_differ
 
 
 def test_samples_that_never_vary_differ_in_mean_exactly_when_their_means_do():
     # Instruction time: every sample the same number of instructions, no spread to weigh a shift by.
     same, other = with_moments([152] * 1000), with_moments([177] * 1000)
-    assert stats.compare_groups([same], [with_moments([152] * 1000)], "mean").p_value == 1.0
-    assert stats.compare_groups([same], [other], "mean").real
+    assert one_each(same, with_moments([152] * 1000), "mean").p_value == 1.0
+    assert one_each(same, other, "mean").runs_differ
 
 
 def test_a_run_without_samples_takes_no_part_in_the_mean():
     empty = with_moments([152] * 2)
     empty["stats"] = {**empty["stats"], "count": 0, "mean": None, "stddev": None}
-    assert stats.compare_groups([with_moments([152] * 1000), empty], [with_moments([177] * 1000)], "mean").real
-    assert stats.compare_groups([empty], [with_moments([177] * 1000)], "mean") is None
+    assert stats.mean_test([with_moments([152] * 1000), empty], [with_moments([177] * 1000)]) == 0.0
+    assert evidence.compare_groups([empty], [with_moments([177] * 1000)], "mean") is None
 
 
 def test_equal_means_are_not_called_different():
     rng = random.Random(11)
-    verdicts = [
-        stats.compare_groups([with_moments(skewed(rng, 500))], [with_moments(skewed(rng, 500))], "mean")
-        for _ in range(200)
-    ]
-    assert sum(v.real for v in verdicts) <= 20  # a 5 % test: ten false alarms expected, 20 is 3.5 sigma
+    verdicts = [one_each(with_moments(skewed(rng, 500)), with_moments(skewed(rng, 500)), "mean") for _ in range(200)]
+    assert sum(v.runs_differ for v in verdicts) <= 20  # a 5 % test: ten false alarms expected, 20 is 3.5 sigma
 
 
 def test_count_metrics_compare_their_periods():
     same = builders.count_metric("tm.basic", [100, 101, 99])
-    assert not stats.compare_groups([same], [same]).real
-    # Three periods each: however far apart, Mann–Whitney cannot reach 95 %, and says so.
-    apart = stats.compare_groups([same], [builders.count_metric("tm.basic", [200, 201, 199])])
-    assert not apart.real and str(apart) == "p=0.100 MW, 3 and 3 periods: too few to tell"
-    four = builders.count_metric("tm.basic", [100, 101, 99, 100])
-    assert stats.compare_groups([four], [builders.count_metric("tm.basic", [200, 201, 199, 200])]).blind is None
-    faster = stats.compare_groups(
-        [builders.count_metric("tm.basic", [100, 101, 99, 100, 102, 98])],
-        [builders.count_metric("tm.basic", [200, 201, 199, 200, 202, 198])],
+    assert not one_each(same, same).runs_differ
+    # Three periods each: however far apart, Mann–Whitney cannot reach 95 %.
+    apart = one_each(same, builders.count_metric("tm.basic", [200, 201, 199]))
+    assert not apart.runs_differ and str(apart) == "p=0.100 MW, one run each"
+    faster = one_each(
+        builders.count_metric("tm.basic", [100, 101, 99, 100, 102, 98]),
+        builders.count_metric("tm.basic", [200, 201, 199, 200, 202, 198]),
     )
-    assert faster.real and faster.beyond_spread is None  # one run each: the spread is unknown
+    assert faster.runs_differ and faster.test == "MW"
     assert math.isfinite(stats.mann_whitney([1.0] * 30, [2.0] * 30))
-
-
-def repetitions(rng: random.Random, offsets: list[float], *, raw: bool) -> list[dict]:
-    """Runs of one group: each its own samples, moved by its own offset (how runs differ from each other)."""
-    runs = []
-    for offset in offsets:
-        samples = skewed(rng, 3000, shift=offset)
-        metric = as_metric(samples, raw=raw)
-        metric["adjusted"]["p50"] = sorted(samples)[len(samples) // 2] - metric["overhead_ns"]
-        runs.append(metric)
-    return runs
-
-
-@pytest.mark.parametrize("raw", [True, False], ids=["mann-whitney", "median-interval"])
-def test_a_shift_within_the_run_to_run_spread_is_not_a_difference(raw):
-    rng = random.Random(11)
-    # Runs move by ±400 ns between repetitions; B is 150 ns slower: significant, yet within the spread.
-    a = repetitions(rng, [-400, 0, 400], raw=raw)
-    b = repetitions(rng, [-250, 150, 550], raw=raw)
-    verdict = stats.compare_groups(a, b)
-    assert verdict.p_value < 0.05 and verdict.beyond_spread is False and not verdict.real
-
-
-@pytest.mark.parametrize("raw", [True, False], ids=["mann-whitney", "median-interval"])
-def test_a_shift_beyond_the_run_to_run_spread_is_a_difference(raw):
-    rng = random.Random(12)
-    a = repetitions(rng, [-100, 0, 100], raw=raw)
-    b = repetitions(rng, [1400, 1500, 1600], raw=raw)
-    verdict = stats.compare_groups(a, b)
-    assert verdict.real and verdict.beyond_spread is True and verdict.test == ("MW" if raw else "CI")
 
 
 def with_tail(rng: random.Random, n: int, share: float, factor: float) -> list[int]:
@@ -195,24 +169,22 @@ def test_equal_tails_are_not_called_different():
     rng = random.Random(31)
     for key in ("p99", "max"):
         verdicts = [
-            stats.compare_groups(
-                [as_metric(skewed(rng, 5000), raw=False)], [as_metric(skewed(rng, 5000), raw=False)], key
-            )
+            one_each(as_metric(skewed(rng, 5000), raw=False), as_metric(skewed(rng, 5000), raw=False), key)
             for _ in range(10)
         ]
         assert {v.test for v in verdicts} == {"tail"}
-        assert sum(v.real for v in verdicts) <= 1
+        assert sum(v.runs_differ for v in verdicts) <= 1
 
 
 def test_a_heavier_tail_is_found():
     rng = random.Random(32)
     a, b = skewed(rng, 20000), with_tail(rng, 20000, share=0.02, factor=3)
-    verdict = stats.compare_groups([as_metric(a, raw=True)], [as_metric(b, raw=True)], "p99")
-    assert verdict.real and verdict.test == "tail" and verdict.p_value < 0.001
+    verdict = one_each(as_metric(a, raw=True), as_metric(b, raw=True), "p99")
+    assert verdict.runs_differ and verdict.test == "tail" and verdict.p_value < 0.001
     # Ten samples beyond the largest of 20,000 (none of a's is): a worse maximum. One is no evidence.
     body = skewed(rng, 19990)
-    assert stats.compare_groups([as_metric(a, raw=False)], [as_metric(body + [max(a) * 2] * 10, raw=False)], "max").real
-    assert not stats.compare_groups([as_metric(a, raw=False)], [as_metric(body + [max(a) * 2], raw=False)], "max").real
+    assert one_each(as_metric(a, raw=False), as_metric(body + [max(a) * 2] * 10, raw=False), "max").runs_differ
+    assert not one_each(as_metric(a, raw=False), as_metric(body + [max(a) * 2], raw=False), "max").runs_differ
 
 
 def test_the_binomial_test_matches_reference_values():
@@ -250,4 +222,4 @@ def test_mann_whitney_counts_every_raw_sample():
         metrics.append(metric)
     every = [v - 25.0 for samples in runs for v in samples]
     expected = scipy_stats.mannwhitneyu(every[:60_000], every[60_000:], method="asymptotic").pvalue
-    assert stats.compare_groups(metrics[:2], metrics[2:]).p_value == pytest.approx(expected, rel=1e-9)
+    assert stats.body_test(metrics[:2], metrics[2:]) == ("MW", pytest.approx(expected, rel=1e-9))

@@ -71,33 +71,14 @@ def spread_metric(
     return metric
 
 
-def campaign_run(
-    number: int, axes: dict[str, str], metrics: list[dict[str, Any]], *, name: str = "lab", repetition: int = 1
-) -> dict[str, Any]:
-    """A format-4 run of campaign ``name`` in the cell of ``axes`` holding ``metrics``."""
-    doc = builders.result_doc(run_id=f"{number:016x}", benches={})
-    doc["version"] = 4
-    cell = " ".join(f"{axis}={value}" for axis, value in axes.items())
-    doc["run"]["label"] = f"{name}: {cell} #{repetition}"
-    doc["benches"] = [
-        {"id": bench, "params": {}, "status": "ok", "elapsed_s": 1.0, "error": None}
-        for bench in dict.fromkeys(m["bench"] for m in metrics)
-    ]
-    doc["metrics"] = metrics
-    doc["campaign"] = {
-        "name": name,
-        "id": "c0ffee00c0ffee00",
-        "cell": cell,
-        "axes": axes,
-        "repetition": repetition,
-        "repetitions": 1,
-    }
-    return doc
+# How repetitions of one cell move against each other: a few percent, as reruns on a real machine (or on an
+# emulator whose runs vary their phase) do.
+RERUNS = (1.0, 0.98, 1.02)
 
 
-def rt_versus_stock() -> list[dict[str, Any]]:
+def rt_versus_stock(repetitions: int = 3) -> list[dict[str, Any]]:
     """The qemu-rt-vs-stock campaign's design, its figures shaped as a run of it measured them (instruction
-    time, 500 samples a run): two targets × two loads. Under sched,io PREEMPT_RT cuts the worst wake-up
+    time, 500 samples a run, ``repetitions`` runs a cell a few percent apart): two targets × two loads. Under sched,io PREEMPT_RT cuts the worst wake-up
     from 109 µs to 17.6 µs; idle, the kernels are alike. The timer interrupt is faster on stock under
     either load; the tail of the wake-up's median flips with the load (stock ahead idle, rt under load)."""
     figures = {  # (target, load): {metric: (typical, worst)}
@@ -107,18 +88,28 @@ def rt_versus_stock() -> list[dict[str, Any]]:
         ("rt", "sched,io"): {"lat.wakeup": (5520, 17600), "lat.irq": (30400, 47500)},
     }
     return [
-        campaign_run(
-            number,
+        builders.campaign_run(
+            number * 10 + repetition,
             {"target": f"qemu:aarch64:{target}:cpus=1", "load": load},
-            [spread_metric(metric_id, typical, worst, samples=500) for metric_id, (typical, worst) in each.items()],
+            [
+                spread_metric(metric_id, typical * moved, worst * moved, samples=500)
+                for metric_id, (typical, worst) in each.items()
+            ],
             name="qemu-rt-vs-stock",
+            repetition=repetition + 1,
         )
         for number, ((target, load), each) in enumerate(figures.items())
+        for repetition, moved in enumerate(RERUNS[:repetitions])
     ]
 
 
 def lines(section: Any) -> list[str]:
     return text.render([section], Style(False))
+
+
+def factors_line(shown: list[str]) -> str:
+    """The verdict's line that names the factors (after its headline)."""
+    return next(line for line in shown if line.startswith(("  Factors", "  No factor")))
 
 
 def answer(result: factors.Verdict, factor: str, metric: str, stat: str) -> factors.Answer:
@@ -134,17 +125,25 @@ def test_a_factor_is_answered_at_equal_levels_of_the_other_and_an_interaction_fl
     ]
     worst = answer(result, "target", "lat.wakeup", "max")
     assert [(d.context, d.best, d.runner_up, d.winner) for d in worst.duels] == [
-        (("idle",), "stock", "rt", None),
+        (("idle",), "stock", "rt", "stock"),  # 7 % over runs 2 % apart
         (("sched,io",), "rt", "stock", "rt"),
     ]
-    # rt wins under sched,io only: an interaction with the load, though not a change of winner.
-    assert worst.changes_with() == ("load",) and worst.changes_with(crossing=True) == ()
     assert verdict.sentence(worst).text == (
-        "lat.wakeup max: rt beats stock under sched,io (109 µs → 17.6 µs, 6.19× lower), real; idle: no real "
-        f"difference (stock 14.7 µs, rt 15.8 µs: {worst.duels[0].difference}) — interaction: the difference "
-        "depends on load"
+        "lat.wakeup max: stock beats rt under idle (15.8 µs → 14.7 µs, 1.07× lower (1.03–1.12)), real; rt beats "
+        "stock under sched,io (109 µs → 17.6 µs, 6.19× lower (5.92–6.48)), real — interaction: the winner changes "
+        "with load"
     )
-    assert verdict.sentence(worst).emphasis == ""  # stressed only where the winner changes
+    # The load matters to stock's interrupt, not to rt's: an interaction, though not a change of winner.
+    irq_worst = answer(result, "load", "lat.irq", "max")
+    assert [(d.context, d.winner) for d in irq_worst.duels] == [(("stock",), "idle"), (("rt",), None)]
+    assert irq_worst.changes_with() == ("target",) and irq_worst.changes_with(crossing=True) == ()
+    assert verdict.sentence(irq_worst).text == (
+        "lat.irq max: idle beats sched,io under stock (469 µs → 19.7 µs, 23.8× lower (22.8–24.9)), real; rt: no "
+        f"real difference (sched,io 47.5 µs, idle 48.0 µs: {irq_worst.duels[1].difference}) — interaction: the "
+        "difference depends on target"
+    )
+    assert str(irq_worst.duels[1].difference).endswith("(Holm 1.000 of 24), 3 and 3 runs")
+    assert verdict.sentence(irq_worst).emphasis == ""  # stressed only where the winner changes
     # The median wake-up: stock ahead idle, rt under load — the winner changes.
     median = answer(result, "target", "lat.wakeup", "p50")
     assert [d.winner for d in median.duels] == ["stock", "rt"] and median.changes_with(crossing=True) == ("load",)
@@ -153,8 +152,8 @@ def test_a_factor_is_answered_at_equal_levels_of_the_other_and_an_interaction_fl
     # The timer interrupt: stock ahead under both loads, no interaction.
     irq = answer(result, "target", "lat.irq", "p50")
     assert verdict.sentence(irq).text == (
-        "lat.irq p50: stock beats rt under idle (29.5 µs → 7.86 µs, 3.75× lower) and sched,io "
-        "(30.4 µs → 9.89 µs, 3.07× lower), real"
+        "lat.irq p50: stock beats rt under idle (29.5 µs → 7.86 µs, 3.75× lower (3.59–3.93)) and sched,io "
+        "(30.4 µs → 9.89 µs, 3.07× lower (2.94–3.22)), real"
     )
     assert verdict.sentence(irq).emphasis == ""
 
@@ -163,22 +162,36 @@ def test_the_section_names_the_factors_and_answers_each_in_its_own_part():
     shown = lines(verdict.section(rt_versus_stock(), ("p50", "p99", "max")))
     assert shown[0] == "Verdict: each factor at equal levels of the others"
     assert (
-        shown[1]
-        == "  Factors, the campaign's axes: target (stock or rt); load (idle or sched,io). 4 cells, 1 run each."
+        factors_line(shown)
+        == "  Factors, the campaign's axes: target (stock or rt); load (idle or sched,io). 4 cells, 3 runs each."
     )
+    assert shown[1] == (
+        "  21 of 24 comparisons real (Holm's adjustment, 95 %); 3 no real difference. Largest: idle beats sched,io in "
+        "lat.irq max under stock, 23.8× (22.8–24.9) better; idle beats sched,io in lat.irq p99 under stock, 13.2× "
+        "(12.6–13.8) better."
+    )
+    assert "  target  lat.wakeup  max   sched,io  rt                  6.19× (5.92–6.48)     <0.001" in shown
+    assert "  [plot: Effects with their 95 % intervals]" in shown
     assert "  target: stock or rt, at equal load" in shown and "  load: idle or sched,io, at equal target" in shown
     assert (
-        "    Of 12 comparisons: stock better in 5, rt in 5, no real difference in 2; the winner changes with another "
-        "factor's level in 3 of 6 lines."
+        "    Of 12 comparisons: stock better in 7, rt in 5; the winner changes with another factor's level in 5 of 6 "
+        "lines."
     ) in shown
+    assert "  Holm's adjustment over the 24 comparisons of this verdict that runs could tell, and an effect of" in shown
     # A line per metric and statistic and factor: 2 metrics × 3 statistics × 2 factors.
     assert sum(line.startswith("    lat.") for line in shown) == 12
 
 
 def test_a_factor_that_makes_no_real_difference():
     runs = [
-        campaign_run(number, {"config": config}, [spread_metric("lat.wakeup", 15000, 15000 * 1.1**3)])
+        builders.campaign_run(
+            number * 10 + repetition,
+            {"config": config},
+            [spread_metric("lat.wakeup", 15000 * moved, 15000 * moved * 1.1**3)],
+            repetition=repetition,
+        )
         for number, config in enumerate(("fifo80", "fifo90"))
+        for repetition, moved in enumerate(RERUNS, start=1)
     ]
     result = factors.verdict(runs)
     assert [a.stat for a in result.answers] == ["p50", "p99", "max"]
@@ -186,8 +199,25 @@ def test_a_factor_that_makes_no_real_difference():
     worst = result.answers[2]
     assert worst.alone and not worst.changes_with()
     assert verdict.sentence(worst).text == (
-        f"lat.wakeup max: no real difference (fifo80 20.0 µs, fifo90 20.0 µs: {worst.duels[0].difference})"
+        "lat.wakeup max: no real difference (fifo80 20.0 µs, fifo90 20.0 µs: p=1.000 t (Holm 1.000 of 3), 3 and 3 runs)"
     )
+
+
+def test_cells_of_one_run_are_not_told_apart_whatever_their_samples_say():
+    runs = rt_versus_stock(repetitions=1)
+    result = factors.verdict(runs)
+    assert all(duel.winner is None for a in result.answers for duel in a.duels)
+    worst = answer(result, "target", "lat.wakeup", "max")
+    assert verdict.sentence(worst).text == (
+        "lat.wakeup max: idle: not told (stock 14.7 µs, rt 15.8 µs: these runs do not differ, p=0.250 tail, one run "
+        "each; one run per cell: repeat each to tell); sched,io: not told (rt 17.6 µs, stock 109 µs: these runs "
+        "differ, p<0.001 tail, one run each; one run per cell: repeat each to tell)"
+    )
+    shown = lines(verdict.section(runs, ("max",)))
+    assert (
+        "  Each cell has one run: how far a rerun moves is unknown, so no difference is told real. Repeat each cell "
+        "(a campaign's repetitions = 3 or more) for a verdict."
+    ) in shown
 
 
 # The square-wave study: each model's worst period error (ns, at 1 run per cell) idle; under load each is
@@ -207,7 +237,7 @@ PERIODS_US = (100000, 31623, 10000, 3162, 1000, 316, 100, 10)
 LOADS = {"idle": 1.0, "cpu": 3.0, "net": 2.0}
 
 
-def wave_study(*, repetitions: int = 1, every_metric: bool = False, samples: int | None = 400) -> list[dict[str, Any]]:
+def wave_study(*, repetitions: int = 3, every_metric: bool = False, samples: int | None = 400) -> list[dict[str, Any]]:
     """The wave-study campaign's 8 models × 8 periods × 3 loads = 192 cells, ``repetitions`` runs each (3%
     apart), their figure of merit wave.rel_error (labelled by model and period as the probe labels it; with
     ``every_metric`` wave.period, wave.high and wave.duty too) capped at 2 where a model misses whole periods;
@@ -236,7 +266,7 @@ def wave_study(*, repetitions: int = 1, every_metric: bool = False, samples: int
                     for metric in metrics:
                         metric["bench"] = "wave.square"
                     axes = {"load": load, "model": model, "period_us": str(period_us)}
-                    run = campaign_run(len(runs), axes, metrics, name="wave-study", repetition=repetition)
+                    run = builders.campaign_run(len(runs), axes, metrics, name="wave-study", repetition=repetition)
                     run["campaign"]["repetitions"] = repetitions
                     runs.append(run)
     return runs
@@ -262,21 +292,24 @@ def test_a_study_of_192_cells_is_answered_per_factor_in_a_bounded_number_of_line
     shown = lines(verdict.section(runs, ("p50", "p99", "max")))
     # Three factors, a line per statistic each (one metric), whatever the 192 cells: bounded.
     assert sum(line.startswith("    wave.rel_error ") for line in shown) == 9
-    assert max(len(line) for line in shown) < 400
-    assert "192 cells, 1 run each." in shown[1] and "period_us (period_us=100000, period_us=31623," in shown[1]
+    assert max(len(line) for line in shown) < 450  # a win, no real difference and not told: three outcomes
+    assert "192 cells, 3 runs each." in factors_line(shown)
+    assert "period_us (period_us=100000, period_us=31623," in factors_line(shown)
 
 
 def test_runs_of_no_campaign_have_the_factors_they_differ_in():
     runs = []
     for kernel, typical in (("stock", 5000), ("rt", 4000)):
-        for load in ("idle", "cpu"):
+        for load, moved in ((load, moved) for load in ("idle", "cpu") for moved in RERUNS):
             doc = builders.result_doc(run_id=f"{len(runs):016x}", label=kernel, benches={})
             doc["system"]["kernel_release"] = f"6.1.0-{kernel}"
             doc["loads"] = [{"name": load}] if load != "idle" else []
             doc["benches"] = [
                 {"id": "lat.wakeup", "params": {"cpu": 1}, "status": "ok", "elapsed_s": 1.0, "error": None}
             ]
-            doc["metrics"] = [spread_metric("lat.wakeup", typical * (2 if load == "cpu" else 1), typical * 4)]
+            doc["metrics"] = [
+                spread_metric("lat.wakeup", typical * moved * (2 if load == "cpu" else 1), typical * moved * 4)
+            ]
             runs.append(doc)
     result = factors.verdict(runs)
     design = result.design
@@ -288,7 +321,7 @@ def test_runs_of_no_campaign_have_the_factors_they_differ_in():
     ]
     assert [d.winner for d in answer(result, "kernel", "lat.wakeup", "p50").duels] == ["6.1.0-rt", "6.1.0-rt"]
     shown = lines(verdict.section(runs, ("p50",)))
-    assert shown[1].startswith(
+    assert factors_line(shown).startswith(
         "  Factors, from what differs between the runs (target, time base, kernel, host, preemption, CPU, governor, "
         "clocksource, isolated CPUs, RT throttling, virtualization, load, policy, priority, cpus, mlockall, cycle "
         "counter, the parameters of the benches they all ran, label and campaign): kernel (6.1.0-stock or "
@@ -302,11 +335,11 @@ def _pinning_runs(labels: tuple[str, str]) -> list[dict]:
     """Two runs each pinned to CPU 0 and free, labelled by ``labels``; the pinned ones wake sooner."""
     runs = []
     for cpus, label, typical in (([0], labels[0], 4000), ([], labels[1], 6000)):
-        for _ in range(2):
+        for moved in RERUNS[:2]:
             doc = builders.result_doc(run_id=f"{len(runs) + 10:x}" * 16, label=label, benches={})
             doc["config"]["requested"]["cpus"] = doc["config"]["granted"]["cpus"] = cpus
             doc["benches"] = [{"id": "lat.wakeup", "params": {}, "status": "ok", "elapsed_s": 1.0, "error": None}]
-            doc["metrics"] = [spread_metric("lat.wakeup", typical, typical * 4)]
+            doc["metrics"] = [spread_metric("lat.wakeup", typical * moved, typical * moved * 4)]
             runs.append(doc)
     return runs
 
@@ -327,9 +360,16 @@ def test_pinning_is_a_factor_and_names_what_a_label_changes_with():
 
 def test_runs_of_several_campaigns_have_the_campaign_for_a_factor():
     runs = [
-        campaign_run(kernel * 2 + n, {"load": load}, [spread_metric("lat.wakeup", typical, typical * 3)], name=name)
+        builders.campaign_run(
+            kernel * 20 + n * 5 + repetition,
+            {"load": load},
+            [spread_metric("lat.wakeup", typical * moved, typical * moved * 3)],
+            name=name,
+            repetition=repetition,
+        )
         for kernel, (name, typical) in enumerate((("stock", 5000), ("rt", 4000)))
         for n, load in enumerate(("idle", "cpu"))
+        for repetition, moved in enumerate(RERUNS, start=1)
     ]
     result = factors.verdict(runs, ("p50",))
     assert [(f.name, f.levels) for f in result.design.factors] == [
@@ -358,12 +398,12 @@ def test_levels_are_named_by_what_differs_between_them():
 
 
 def test_nothing_to_answer_when_runs_differ_in_everything_or_in_nothing():
-    one = campaign_run(0, {"load": "idle"}, [spread_metric("lat.wakeup", 15000, 30000)])
-    again = campaign_run(1, {"load": "idle"}, [spread_metric("lat.wakeup", 15000, 30000)], repetition=2)
+    one = builders.campaign_run(0, {"load": "idle"}, [spread_metric("lat.wakeup", 15000, 30000)])
+    again = builders.campaign_run(1, {"load": "idle"}, [spread_metric("lat.wakeup", 15000, 30000)], repetition=2)
     shown = lines(verdict.section([one, again], ("p50",)))
     assert shown[1] == "  No factor: the campaign's axes have one level each among these runs, which repeat one cell."
     crossed = [
-        campaign_run(n, {"load": load, "config": config}, [spread_metric("lat.wakeup", 15000, 30000)])
+        builders.campaign_run(n, {"load": load, "config": config}, [spread_metric("lat.wakeup", 15000, 30000)])
         for n, (load, config) in enumerate((("idle", "fifo80"), ("cpu", "fifo90")))
     ]
     # Two runs that differ in load and config at once: one factor, both its names.

@@ -9,7 +9,7 @@ import json
 import pytest
 
 import builders
-from rtscope.analysis import compare, published, stats, workload
+from rtscope.analysis import compare, evidence, published, stats, workload
 from rtscope.analysis.grouping import group
 from rtscope.exporters import comparison as comparison_formats
 from rtscope.render import fmt, text
@@ -184,9 +184,6 @@ def test_compare_rows_are_keyed_by_metric_and_labels():
     assert [f.value for f in execution[1].figures] == [None, 4e6, 4e6]
     assert execution[1].figures[2].ratio is None
     assert execution[1].verdicts == (None, None)  # A did not measure it: nothing to tell against A
-    b, c = comparison.groups[1:]
-    assert compare.difference(comparison, b, c, execution[1]) is not None  # as the report's verdict tells B and C
-    assert compare.difference(comparison, b, c, execution[0]) is None
     table = compared.figures_table(comparison)
     assert table.header[:3] == ("metric", "labels", "stat")
     named = [[cell.text for cell in row[:2]] for row in table.rows]
@@ -234,15 +231,15 @@ def test_a_throughputs_tail_is_its_low_side():
     assert p1.figures[1].value == pytest.approx(500_001_000, rel=1e-3)
     assert minimum.low_tail and minimum.figures[1].value == 500_000_000
     verdict = minimum.verdicts[0]
-    assert verdict.test == "tail" and verdict.real
+    assert verdict.test == "tail" and verdict.runs_differ and not verdict.real  # one run each
     assert minimum.direction(1) == "worse"
-    cell = compared.verdict_cell(minimum, 1, verdict)
-    assert cell.emphasis == "bad"
+    assert compared.verdict_cell(minimum, 1, verdict).emphasis == ""  # coloured only when real
+    real = evidence.Difference("t", 0.001, (3, 3), 0.5)
+    assert compared.verdict_cell(minimum, 1, real).emphasis == "bad"
     # The other way round, B is the better one.
     reverse = compare.build(group([dipping, steady], "run"), ("min",)).rows[0]
     assert reverse.direction(1) == "better"
-    assert not reverse.verdicts[0].real  # no batch of B below A's worst: the tail test sees nothing
-    real = stats.Difference("tail", 0.001, True)
+    assert not reverse.verdicts[0].runs_differ  # no batch of B below A's worst: the tail test sees nothing
     assert compared.verdict_cell(reverse, 1, real).emphasis == "good"
     assert any("low side" in line for line in compared.legend(comparison).lines)
 
@@ -255,7 +252,7 @@ def test_a_times_tail_stays_its_high_side():
     comparison = compare.build(group([fast, slow], "run"), compare.DEFAULT_STATISTICS)
     assert [row.stat for row in comparison.rows[:3]] == ["p50", "p99", "max"]
     median = comparison.rows[0]
-    assert median.direction(1) == "worse" and compared.verdict_cell(median, 1, median.verdicts[0]).emphasis == "bad"
+    assert median.direction(1) == "worse" and median.verdicts[0].runs_differ
     assert not any("low side" in line for line in compared.legend(comparison).lines)
 
 

@@ -1,6 +1,7 @@
 """The comparison of groups of runs: per metric and statistic each group's figure (the median over its
 runs, with their spread), its ratio to the first group, and the verdict on whether it really differs
-(rtscope.analysis.stats). Built once, then drawn or exported in any format.
+(rtscope.analysis.evidence: by the runs' figures; every verdict of the comparison weighed as one family,
+Holm's). Built once, then drawn or exported in any format.
 
 A tail statistic asked for (p90 … max) is read on the side that hurts, as the metric's unit says
 (rtscope.model.units): high for a time, low for a throughput — whose rows are p10 … min instead.
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from statistics import median
 from typing import Any
 
-from rtscope.analysis import stats
+from rtscope.analysis import evidence, stats
 from rtscope.analysis.grouping import Group
 from rtscope.model import result, units
 
@@ -99,8 +100,9 @@ class Row:
     stat: str  # the statistic's name ("p99.9"), or "× tm.basic" for a calibration ratio
     unit: str  # a unit of rtscope.model.units: the metric's, "cycles", or "ratio"
     figures: tuple[Figure, ...]
-    verdicts: tuple[stats.Difference | None, ...]  # each group after A against A (None: not told; empty: no test)
+    verdicts: tuple[evidence.Difference | None, ...]  # each group after A against A (None: not told; empty: no test)
     labels: Labels = ()  # the labels that tell it apart from the same metric measured otherwise
+    nominal: float | None = None  # the value the metric is better the closer to (result.nominal)
 
     @property
     def name(self) -> str:
@@ -114,10 +116,14 @@ class Row:
 
     def direction(self, index: int) -> str | None:
         """ "better" or "worse": how group ``index``'s figure stands to A's, as the row's unit has it (a time
-        lower, a throughput higher; a spread lower in any unit); None when equal or either is missing."""
+        lower, a throughput higher; a spread lower in any unit), or closer to the nominal value where the
+        metric has one; None when equal or either is missing."""
         first, other = self.figures[0].value, self.figures[index].value
         if first is None or other is None or first == other:
             return None
+        if self.nominal is not None and self.key != "stddev":
+            off_first, off_other = abs(first - self.nominal), abs(other - self.nominal)
+            return None if off_first == off_other else "worse" if off_other > off_first else "better"
         unit = units.get(self.unit)
         lower_is_better = True if self.key == "stddev" else unit.lower_is_better
         return "worse" if (other > first) == lower_is_better else "better"
@@ -133,22 +139,33 @@ class Comparison:
     adopted: dict[str, Labels] = field(default_factory=dict)  # labels given to metrics of runs before format 4
     adjusted: bool = True  # times overhead-adjusted, else as measured
     statistics: tuple[str, ...] = DEFAULT_STATISTICS  # as asked (a tail on its bad side in each row)
+    min_effect: float = evidence.DEFAULT_MIN_EFFECT  # the smallest effect worth reporting
 
 
-def build(groups: list[Group], statistics: tuple[str, ...], *, ops: bool = False, adjusted: bool = True) -> Comparison:
+def build(
+    groups: list[Group],
+    statistics: tuple[str, ...],
+    *,
+    ops: bool = False,
+    adjusted: bool = True,
+    min_effect: float = evidence.DEFAULT_MIN_EFFECT,
+) -> Comparison:
     """The comparison of ``groups``: per metric and labels, a row per statistic (in cycles in the operation table
     where every run has them) with the verdict on each group against the first, and the calibration
-    ratio of per-period metrics."""
+    ratio of per-period metrics. Every verdict is weighed in one family (Holm's)."""
     rows: list[Row] = []
     keys, adopted = metric_keys(doc for g in groups for doc in g.docs)
     for metric_id, labels in keys:
         per_group = [members(g, metric_id, labels, adopted) for g in groups]
         if _periodic(per_group) and not ops:
-            made = _period_rows(metric_id, per_group)
+            made = _period_rows(metric_id, per_group, min_effect)
         else:
-            made = _time_rows(metric_id, per_group, statistics, ops=ops, adjusted=adjusted)
-        rows += [replace(row, labels=labels) for row in made]
-    return Comparison(tuple(groups), tuple(rows), ops, adopted, adjusted, tuple(statistics))
+            made = _time_rows(metric_id, per_group, statistics, ops=ops, adjusted=adjusted, min_effect=min_effect)
+        nominal = result.nominal(next(m for each in per_group for _, m in each))
+        rows += [replace(row, labels=labels, nominal=nominal) for row in made]
+    weighed = iter(evidence.holm([v for row in rows for v in row.verdicts]))
+    rows = [replace(row, verdicts=tuple(next(weighed) for _ in row.verdicts)) for row in rows]
+    return Comparison(tuple(groups), tuple(rows), ops, adopted, adjusted, tuple(statistics), min_effect)
 
 
 def labels_key(metric_doc: dict[str, Any]) -> Labels:
@@ -209,7 +226,13 @@ def _records_labels(doc: dict[str, Any]) -> bool:
 
 
 def _time_rows(
-    metric_id: str, per_group: list[Members], statistics: tuple[str, ...], *, ops: bool, adjusted: bool
+    metric_id: str,
+    per_group: list[Members],
+    statistics: tuple[str, ...],
+    *,
+    ops: bool,
+    adjusted: bool,
+    min_effect: float,
 ) -> list[Row]:
     # Cycles only in the operation table (and only where every run has them, each counting CPU cycles).
     cycles = _cycles(per_group, adjusted) if ops else None
@@ -230,7 +253,7 @@ def _time_rows(
                 stats.statistic_name(key),
                 "count" if key == "count" else unit,
                 figures,
-                _verdicts(per_group, key),
+                _verdicts(per_group, key, adjusted=adjusted, min_effect=min_effect),
             )
         )
     return rows
@@ -267,11 +290,20 @@ def _periodic(per_group: list[Members]) -> bool:
     return next(result.is_periodic(m) for members in per_group for _, m in members)
 
 
-def _period_rows(metric_id: str, per_group: list[Members]) -> list[Row]:
+def _period_rows(metric_id: str, per_group: list[Members], min_effect: float) -> list[Row]:
     """A per-period metric (Thread-Metric's iterations) compares by its median period and, the figure
     that carries across processors, that median relative to its calibration metric ("× tm.basic")."""
     medians = [[m["stats"]["p50"] for _, m in members] for members in per_group]
-    rows = [Row(metric_id, "p50", "p50", _unit(per_group), _figures(medians, per_group), _verdicts(per_group, "p50"))]
+    rows = [
+        Row(
+            metric_id,
+            "p50",
+            "p50",
+            _unit(per_group),
+            _figures(medians, per_group),
+            _verdicts(per_group, "p50", min_effect=min_effect),
+        )
+    ]
     baseline = next((m["baseline"]["metric"] for members in per_group for _, m in members if m["baseline"]), None)
     if baseline is not None:
         relative = [[m["baseline"]["ratio"] if m["baseline"] else None for _, m in members] for members in per_group]
@@ -303,19 +335,17 @@ def median_and_spread(values: list[float]) -> tuple[float | None, float | None]:
     return middle, (max(values) - min(values)) / 2 / middle if len(values) > 1 and middle else None
 
 
-def _verdicts(per_group: list[Members], key: str) -> tuple[stats.Difference | None, ...]:
-    """Whether each group after the first differs from it in statistic ``key``: not told when a run
-    lacks the metric or it is invalid, nor for the count of samples."""
+def _verdicts(
+    per_group: list[Members], key: str, *, adjusted: bool = True, min_effect: float = evidence.DEFAULT_MIN_EFFECT
+) -> tuple[evidence.Difference | None, ...]:
+    """Whether each group after the first differs from it in statistic ``key`` (not yet weighed in a
+    family): not told when a run lacks the metric or it is invalid, nor for the count of samples."""
     first = per_group[0]
     return tuple(
         None
         if key == "count" or not first or not other or not all(m["valid"] for _, m in (*first, *other))
-        else stats.compare_groups([m for _, m in first], [m for _, m in other], key)
+        else evidence.compare_groups(
+            [m for _, m in first], [m for _, m in other], key, adjusted=adjusted, min_effect=min_effect
+        )
         for other in per_group[1:]
     )
-
-
-def difference(comparison: Comparison, first: Group, other: Group, row: Row) -> stats.Difference | None:
-    """Whether group ``other`` differs from group ``first`` in ``row``'s statistic of its metric: the
-    verdict :func:`build` gives each group against the first, for any two groups (None: not told)."""
-    return _verdicts([members(g, row.metric, row.labels, comparison.adopted) for g in (first, other)], row.key)[0]

@@ -13,11 +13,14 @@ levels that was measured; its runs are its repetitions.
 
 Answers. Per factor, metric and statistic: in each context — a combination of the other factors' levels —
 the levels measured there with a valid figure (a cell's figure is the median over its runs, as compare's
-group's), the best and the next best, and compare's test of the two (stats.compare_groups, the next best
-against the best: its tail test counts the next best's samples beyond the best's figure, which sees a
-lower maximum). Better is as the statistic's unit has it (judge.statistic_unit). A metric is
-matched across levels without the labels that name a factor: wave.rel_error{model=c-rt,period_us=10} and
-{model=bash,period_us=10} are one quantity at two levels of model.
+group's), the best and the next best, and the test of the two over their runs (evidence.compare_groups:
+the cells' repetitions are the evidence; a cell of one run gives none). Every test of the verdict — all
+factors, metrics, statistics and contexts — is one family, weighed by Holm's method (evidence.holm), so
+that a factor that cannot matter is called real in at most 5 % of verdicts however much they compare.
+Better is as the statistic's unit has it (judge.statistic_unit), or closer to the nominal value for a
+metric that has one (result.nominal: a square wave's period). A metric is matched across levels without
+the labels that name a factor: wave.rel_error{model=c-rt,period_us=10} and {model=bash,period_us=10} are
+one quantity at two levels of model.
 
 Nothing here has compare's limit of 26 groups (letters of a table): a study of 192 cells has its answers
 per factor, as bounded as its factors' levels and the metrics are few.
@@ -25,10 +28,10 @@ per factor, as bounded as its factors' levels and the metrics are few.
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from rtscope.analysis import compare, stats
+from rtscope.analysis import compare, evidence, stats
 from rtscope.analysis.compare import Labels, median_and_spread
 from rtscope.analysis.grouping import SHORT_ID, group_name
 from rtscope.analysis.judge import statistic_unit
@@ -228,7 +231,7 @@ class Duel:
     runner_up: str
     runner_up_value: float
     levels: int
-    difference: stats.Difference | None
+    difference: evidence.Difference | None
 
     @property
     def winner(self) -> str | None:
@@ -249,6 +252,7 @@ class Answer:
     unit: units.Unit
     duels: tuple[Duel, ...]
     alone: bool  # the factor is compared in one context only: the others are the same wherever it is
+    nominal: float | None = None  # the value the metric is better the closer to (result.nominal)
 
     @property
     def name(self) -> str:
@@ -298,6 +302,7 @@ def verdict(
     *,
     adjusted: bool = True,
     prefer: str | None = None,
+    min_effect: float = evidence.DEFAULT_MIN_EFFECT,
 ) -> Verdict:
     """The verdict per factor on ``docs`` for each of ``statistics`` (a tail on its bad side; a per-period
     metric by its median period), figures overhead-adjusted unless ``adjusted`` is False; factors named
@@ -307,7 +312,7 @@ def verdict(
     _, adopted = compare.metric_keys(docs)
     measured = [_measured(cell, adopted, label_keys) for cell in plan.cells]
     keys = list(dict.fromkeys(key for each in measured for key in each))
-    figures = _Figures(measured, statistics, adjusted)
+    figures = _Figures(measured, statistics, adjusted, min_effect)
     answers: list[Answer] = []
     uncompared = []
     across = []
@@ -340,8 +345,22 @@ def verdict(
                 if duels:
                     unit = figures.unit(key, stat)
                     answers.append(
-                        Answer(factor, plan.others(factor), *key, stat, unit, tuple(duels), len(compared) == 1)
+                        Answer(
+                            factor,
+                            plan.others(factor),
+                            *key,
+                            stat,
+                            unit,
+                            tuple(duels),
+                            len(compared) == 1,
+                            figures.nominal(key),
+                        )
                     )
+    weighed = iter(evidence.holm([duel.difference for answer in answers for duel in answer.duels]))
+    answers = [
+        replace(answer, duels=tuple(replace(duel, difference=next(weighed)) for duel in answer.duels))
+        for answer in answers
+    ]
     return Verdict(plan, tuple(answers), tuple(uncompared), tuple(keys), tuple(across), tuple(dict.fromkeys(bases)))
 
 
@@ -365,10 +384,11 @@ def _measured(cell: Cell, adopted: dict[str, Labels], label_keys: set[str]) -> M
 class _Figures:
     """The cells' figures per metric and statistic, each worked out once."""
 
-    def __init__(self, measured: list[Measured], statistics: Sequence[str], adjusted: bool):
+    def __init__(self, measured: list[Measured], statistics: Sequence[str], adjusted: bool, min_effect: float):
         self.measured = measured
         self.asked = tuple(statistics)
         self.adjusted = adjusted
+        self.min_effect = min_effect
         self._values: dict[tuple[int, MetricKey, str], float | None] = {}
 
     def _first(self, key: MetricKey) -> dict[str, Any]:
@@ -385,6 +405,9 @@ class _Figures:
 
     def unit(self, key: MetricKey, stat: str) -> units.Unit:
         return statistic_unit(self._first(key), stat)
+
+    def nominal(self, key: MetricKey) -> float | None:
+        return result.nominal(self._first(key))
 
     def value(self, number: int, key: MetricKey, stat: str) -> float | None:
         """A cell's figure: the median over its runs; None when it lacks the metric or a run's is invalid."""
@@ -412,12 +435,20 @@ class _Figures:
         valued = [(n, v) for n in numbers if (v := self.value(n, key, stat)) is not None]
         if len(valued) < 2:
             return None
-        ranked = sorted(valued, key=lambda each: each[1], reverse=not unit.lower_is_better)
+        nominal = self.nominal(key)
+        if nominal is not None:
+            ranked = sorted(valued, key=lambda each: abs(each[1] - nominal))
+        else:
+            ranked = sorted(valued, key=lambda each: each[1], reverse=not unit.lower_is_better)
         (best, best_value), (runner_up, runner_up_value) = ranked[:2]
-        # The next best against the best: the tail test counts the next best's samples beyond the best's
-        # figure, which sees a lower maximum; from the other side no sample lies beyond a maximum.
-        difference = stats.compare_groups(
-            [m for _, m in self.measured[best][key]], [m for _, m in self.measured[runner_up][key]], stat
+        # The next best against the best: where a cell has one run, its samples' tail test counts the next
+        # best's samples beyond the best's figure, which sees a lower maximum.
+        difference = evidence.compare_groups(
+            [m for _, m in self.measured[best][key]],
+            [m for _, m in self.measured[runner_up][key]],
+            stat,
+            min_effect=self.min_effect,
+            adjusted=self.adjusted,
         )
         return Duel(
             context,

@@ -8,14 +8,19 @@ A metric fails when
   the run, or invalid in both, has nothing to be held to;
 - when asked (``fail_on_threshold``), any sample passed the threshold its bench was given;
 - a statistic is worse than a limit on it;
-- a statistic is worse than the baseline's by more than ``max_regression`` AND the two runs really
-  differ in it (rtscope.analysis.stats): a worse figure that chance could explain passes — a gate that
-  fails on noise is soon ignored. Against several baseline runs, as compare has a group: their figure is
-  the median over them, and the test pools their samples (stats.compare_groups).
+- a statistic is worse than the baseline's by more than ``max_regression`` AND the run really differs
+  from the baseline in it (rtscope.analysis.evidence): a worse figure that chance could explain passes —
+  a gate that fails on noise is soon ignored. Against several baseline runs, as compare has a group:
+  their figure is the median over them, and the run's figure is tested against where their spread puts
+  a rerun (a prediction test); against one baseline run, the two runs' samples are tested (nothing says
+  how far a rerun moves). Every statistic of every metric checked is one family: the p-values are
+  Holm's over them all, so that checking more metrics does not make a false alarm more likely.
 
 Worse is as the statistic's unit has it (rtscope.model.units): a time higher, iterations or a
 throughput lower; in any unit a spread is worse higher and a number of samples lower. So is the tail
 held to the baseline: a time's p99 and max, a throughput's p1 and min (rtscope.analysis.stats.bad_side).
+A square wave's period, high time and duty are worse further from their nominal values
+(rtscope.model.result.nominal), by the change of that distance as a share of the nominal value.
 """
 
 import argparse
@@ -25,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rtscope.analysis import stats
+from rtscope.analysis import evidence, stats
 from rtscope.analysis.compare import median_and_spread
 from rtscope.errors import RtscopeError
 from rtscope.model import result, units, values
@@ -85,6 +90,14 @@ def statistic_unit(metric_doc: dict[str, Any], key: str) -> units.Unit:
     return replace(unit, lower_is_better=True) if key == "stddev" else unit
 
 
+def _worse_by(unit: units.Unit, nominal: float | None, baseline: float, value: float) -> float:
+    """How much worse ``value`` is than ``baseline``: as the unit has it, or for a metric with a nominal
+    value, how much further from it, as a share of it (a period 1 % short is as wrong as one 1 % long)."""
+    if nominal is None or nominal == 0:
+        return unit.worse_by(baseline, value)
+    return (abs(value - nominal) - abs(baseline - nominal)) / abs(nominal)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One reason a metric fails: what it concerns — a summary key, OVER_THRESHOLD, or None for the
@@ -103,7 +116,7 @@ class Change:
     unit: units.Unit
     baseline: float | None
     value: float | None
-    difference: stats.Difference | None
+    difference: evidence.Difference | None
     verdict: str
 
     @property
@@ -157,10 +170,31 @@ class Judge:
         metric a limit names — measured or not: a limit on a metric the run lacks is a failure, unless the
         run skipped its bench (the target cannot run it): a skipped metric is absent, not failed."""
         ids = list(metric_ids) or [m["id"] for source in (*self.baselines, doc) for m in source["metrics"]]
+        ids = list(dict.fromkeys([*ids, *(each.metric for each in self.limits)]))
+        tests = self._tests(doc, ids)
         return [
-            self._verdict(metric_id, result.metric(doc, metric_id), self._skip_reason(doc, metric_id))
-            for metric_id in dict.fromkeys([*ids, *(each.metric for each in self.limits)])
+            self._verdict(metric_id, result.metric(doc, metric_id), self._skip_reason(doc, metric_id), tests)
+            for metric_id in ids
         ]
+
+    def _tests(self, doc: dict[str, Any], ids: list[str]) -> dict[tuple[str, str], evidence.Difference | None]:
+        """The test of each statistic held to the baseline, per metric, weighed as one family (Holm)."""
+        asked: list[tuple[str, str]] = []
+        found: list[evidence.Difference | None] = []
+        for metric_id in ids:
+            after = result.metric(doc, metric_id)
+            before = [m for b in self.baselines if (m := result.metric(b, metric_id)) is not None and m["valid"]]
+            if after is None or not after["valid"] or not before:
+                continue
+            for key in self._keys(before[0]):
+                asked.append((metric_id, key))
+                found.append(evidence.compare_groups(before, [after], key, adjusted=self.adjusted))
+        return dict(zip(asked, evidence.holm(found, samples_too=True), strict=True))
+
+    def _keys(self, metric_doc: dict[str, Any]) -> tuple[str, ...]:
+        """The statistics held to the baseline, each on its bad side."""
+        keys = (PERIODIC_STATISTIC,) if result.is_periodic(metric_doc) else self.statistics
+        return tuple(stats.bad_side(asked, statistic_unit(metric_doc, asked).lower_is_better) for asked in keys)
 
     def _skip_reason(self, doc: dict[str, Any], metric_id: str) -> str | None:
         """Why ``doc`` has no metric ``metric_id`` when it skipped the bench of it (a baseline's metric
@@ -168,7 +202,13 @@ class Judge:
         bench = next((m["bench"] for b in self.baselines if (m := result.metric(b, metric_id)) is not None), None)
         return result.skip_reason(doc, metric_id, bench)
 
-    def _verdict(self, metric_id: str, metric_doc: dict[str, Any] | None, skipped: str | None) -> Verdict:
+    def _verdict(
+        self,
+        metric_id: str,
+        metric_doc: dict[str, Any] | None,
+        skipped: str | None,
+        tests: dict[tuple[str, str], evidence.Difference | None],
+    ) -> Verdict:
         if metric_doc is None and skipped is not None:
             return Verdict(metric_id, None, f"{SKIPPED}: {skipped}", (), ())
         if metric_doc is None:
@@ -185,8 +225,9 @@ class Judge:
             status = f"INVALID: {result.invalid_reason(metric_doc)}"
             findings.append(Finding(None, f"invalid: {result.invalid_reason(metric_doc)}"))
         elif before:
-            keys = (PERIODIC_STATISTIC,) if result.is_periodic(before[0]) else self.statistics
-            changes, regressions = zip(*(self._change(before, metric_doc, key) for key in keys))
+            changes, regressions = zip(
+                *(self._change(before, metric_doc, key, tests[(metric_id, key)]) for key in self._keys(before[0]))
+            )
             findings += filter(None, regressions)
         findings += filter(
             None,
@@ -197,19 +238,19 @@ class Judge:
         )
         return Verdict(metric_id, metric_doc, status, tuple(changes), tuple(findings))
 
-    def _change(self, before: list[dict[str, Any]], after: dict[str, Any], asked: str) -> tuple[Change, Finding | None]:
-        """Statistic ``asked`` of a metric (its bad side) against the baseline runs' (their median), and
+    def _change(
+        self, before: list[dict[str, Any]], after: dict[str, Any], key: str, difference: evidence.Difference | None
+    ) -> tuple[Change, Finding | None]:
+        """Statistic ``key`` of a metric (on its bad side) against the baseline runs' (their median), and
         the finding when it regressed."""
-        key = stats.bad_side(asked, statistic_unit(before[0], asked).lower_is_better)
         figures = [stats.statistic(m, key, adjusted=self.adjusted) for m in before]
         old = median_and_spread([v for v in figures if v is not None])[0]
         new = stats.statistic(after, key, adjusted=self.adjusted)
         unit = statistic_unit(before[0], key)
-        difference = stats.compare_groups(before, [after], key)
         if old is None or new is None:
             return Change(key, unit, old, new, difference, "not compared: no figure"), None
-        worse_by, allowed = unit.worse_by(old, new), f"{100 * self.max_regression:g} %"
-        regressed = worse_by > self.max_regression and difference is not None and difference.real
+        worse_by, allowed = _worse_by(unit, result.nominal(after), old, new), f"{100 * self.max_regression:g} %"
+        regressed = worse_by > self.max_regression and difference is not None and difference.runs_differ
         if worse_by <= 0:
             verdict = "ok"
         elif worse_by <= self.max_regression:

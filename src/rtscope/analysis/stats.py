@@ -1,4 +1,7 @@
-"""Whether two groups of runs really differ: tests that suit skewed latency data, not a t-test on means.
+"""The statistics of a metric's samples and the tests of one run's samples against another's: tests that
+suit skewed latency data, not a t-test on means. Whether two *conditions* differ is judged over their
+repetitions (rtscope.analysis.evidence); these tests say whether two runs do, where each condition has
+one run.
 
 - Mann–Whitney U on raw samples, where every run kept them; every sample counts. For small samples
   its p-value is exact (scipy.stats' permutation distribution, ties included: 3 Thread-Metric
@@ -59,24 +62,6 @@ LOW_TAIL_NAMES = {"p10": "p10", "p1": "p1", "p01": "p0.1", "p001": "p0.01", "min
 LOW_SIDE = {"p90": "p10", "p99": "p1", "p999": "p01", "p9999": "p001", "max": "min"}
 # Mann–Whitney needs this many raw samples in every run; fewer, and the histograms' medians are compared.
 _RAW_AT_LEAST = 20
-
-
-@dataclass(frozen=True)
-class Difference:
-    """The verdict on B against A: the test used, its p-value, and whether the difference is real."""
-
-    test: str  # "MW" (Mann–Whitney U on raw samples or periods), "CI" (bootstrap interval of the
-    # median), "z" (Welch's test of the means) or "tail" (exceedances of the first group's tail statistic)
-    p_value: float
-    real: bool  # significant, and beyond the run-to-run spread where that is known
-    beyond_spread: bool | None = None  # None: a group has a single run
-    blind: str | None = None  # why the test cannot call any difference real (too few periods), if so
-
-    def __str__(self) -> str:
-        """ "p=0.012 MW" or "p<0.001 tail": the p-value to three decimals, and the test that gave it (and
-        why it cannot tell, where it cannot: "p=0.100 MW, 3 and 3 periods: too few to tell")."""
-        said = f"{'p<0.001' if self.p_value < 0.001 else f'p={self.p_value:.3f}'} {self.test}"
-        return f"{said}, {self.blind}" if self.blind else said
 
 
 # --- Mann–Whitney U -------------------------------------------------------------------------------------
@@ -268,53 +253,7 @@ def _median_ranks(n: int, confidence: float) -> tuple[int, int]:
 # --- Verdicts -------------------------------------------------------------------------------------------
 
 
-def compare_groups(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key: str = "p50") -> Difference | None:
-    """Whether a metric measured by the runs of group b differs from group a in statistic ``key``.
-
-    The samples of each group are pooled. For the body of a metric of samples (median, mean …):
-    Mann–Whitney U when every run kept raw samples (at least 20 each), else the distance of the pooled
-    histograms' medians against their bootstrap intervals. For its tail (p90 … max): the tail test —
-    how many of b's samples lie beyond a's percentile (beyond a's largest sample for max) against the
-    binomial share expected of one distribution; a test of the median cannot see a tail that doubled.
-    For the mean: Welch's test, from each run's exact count, mean and standard deviation — a median
-    cannot see a mean that moved within one step of a coarse clock (an emulated board's 40 ns), nor a
-    mean moved by its tail. For per-period metrics (Thread-Metric's iterations): Mann–Whitney U on the
-    periods. When both
-    groups have repetitions, the difference must also be larger than the run-to-run spread of the
-    statistic — every run of one group beyond every run of the other — to be called real: with 10^5
-    samples a 1 % shift is significant, but not worth a verdict when the runs themselves move by 2 %.
-    None when no test applies (no samples; units, kinds or histogram steps differ).
-    """
-    metrics = (*a, *b)
-    if len({m["unit"] for m in metrics}) != 1 or len({result.is_periodic(m) for m in metrics}) != 1:
-        return None
-    blind = None
-    if result.is_periodic(a[0]):
-        key = "p50"  # a per-period metric is judged by its periods
-        periods_a, periods_b = ([v for m in group for v in m["periods"]] for group in (a, b))
-        test, p = "MW", _mann_whitney_or_none(periods_a, periods_b)
-        # However far apart, n and m periods give Mann–Whitney no p below 2 / C(n + m, n): 0.1 for 3 and 3.
-        if periods_a and periods_b and 2 / math.comb(len(periods_a) + len(periods_b), len(periods_a)) >= SIGNIFICANCE:
-            blind = f"{len(periods_a)} and {len(periods_b)} periods: too few to tell"
-    elif key in TAIL_QUANTILES:
-        test, p = "tail", _tail_test(a, b, key)
-    elif key in LOW_TAIL_QUANTILES and not result.unit(a[0]).lower_is_better:
-        test, p = "tail", _low_tail_test(a, b, key)
-    elif key == "mean":
-        test, p = "z", _mean_test(a, b)
-    else:
-        test, p = _body_test(a, b)
-    if p is None:
-        return None
-    beyond = _beyond_spread([statistic(m, key) for m in a], [statistic(m, key) for m in b])
-    return Difference(test, p, p < SIGNIFICANCE and beyond is not False, beyond, blind)
-
-
-def _mann_whitney_or_none(a: list[float], b: list[float]) -> float | None:
-    return mann_whitney(a, b) if a and b else None
-
-
-def _tail_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key: str) -> float | None:
+def tail_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key: str) -> float | None:
     """Two-sided p-value that the samples above a's ``key`` are shared between a and b as their sizes
     say they would be if both came from one distribution.
 
@@ -338,8 +277,8 @@ def _tail_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key: st
     return _binomial_two_sided(above_b, above_a + above_b, n_b / (n_a + n_b))
 
 
-def _low_tail_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key: str) -> float | None:
-    """As :func:`_tail_test`, from below: whether the samples below a's low statistic ``key`` (p10 …
+def low_tail_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]], key: str) -> float | None:
+    """As :func:`tail_test`, from below: whether the samples below a's low statistic ``key`` (p10 …
     min) are shared between a and b as their sizes say; the limit is the lowest value of the bucket
     holding a's statistic."""
     pooled_a, pooled_b = pooled(a), pooled(b)
@@ -442,7 +381,7 @@ def _binomial_two_sided(k: int, n: int, p: float) -> float:
     return min(1.0, total)
 
 
-def _body_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> tuple[str, float | None]:
+def body_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> tuple[str, float | None]:
     """Mann–Whitney U on every raw sample where each run kept enough, else the bootstrap intervals of
     the pooled histograms' medians: how far apart they are against how wide."""
     if all(len(m.get("raw") or ()) >= _RAW_AT_LEAST for m in (*a, *b)):
@@ -461,7 +400,7 @@ def _body_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> tupl
     return "CI", math.erfc(abs(shift) / max(spread, step / 2) / math.sqrt(2))
 
 
-def _mean_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> float | None:
+def mean_test(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> float | None:
     """Two-sided p-value of Welch's z test that the pooled samples of a and b have one mean (their
     counts are thousands: the means are near normal whatever the samples' shape). Samples that do not
     vary at all (instruction time) leave no doubt: p is 1 for equal means, 0 for different ones."""
@@ -494,12 +433,3 @@ def _pooled_moments(metrics: Sequence[dict[str, Any]]) -> tuple[int, float, floa
 def _mean_overhead(metrics: Sequence[dict[str, Any]]) -> float:
     overheads: list[float] = [m["overhead_ns"] for m in metrics]
     return sum(overheads) / len(overheads)
-
-
-def _beyond_spread(a: list[float | None], b: list[float | None]) -> bool | None:
-    """Whether the two groups' per-run figures do not overlap; None unless both groups have
-    repetitions (one run says nothing about how runs vary)."""
-    known_a, known_b = [v for v in a if v is not None], [v for v in b if v is not None]
-    if len(a) < 2 or len(b) < 2 or len(known_a) < len(a) or len(known_b) < len(b):
-        return None
-    return max(known_a) < min(known_b) or max(known_b) < min(known_a)

@@ -10,10 +10,9 @@ KCIDB exports use); this command reads the options, finds the baseline runs and 
 """
 
 import argparse
-import re
 from typing import Any
 
-from rtscope.analysis import judge, stats
+from rtscope.analysis import evidence, judge, stats
 from rtscope.analysis.grouping import SHORT_ID
 from rtscope.commands.context import CAMPAIGN_PREFIX, Context
 from rtscope.commands.show import add_raw_times_option
@@ -25,7 +24,6 @@ from rtscope.render.fmt import MISSING, Style
 REGRESSED = 1
 # Baselines that are queries on the store rather than runs named one by one.
 _LAST, _LABEL = "last:", "label:"
-_PERCENTAGE = re.compile(r"(?P<number>[-+]?[0-9]*\.?[0-9]+)\s*%?")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-regression",
-        type=percentage,
+        type=values.percentage,
         default=judge.DEFAULT_MAX_REGRESSION,
         metavar="PERCENT",
         help="how much worse a statistic may get, e.g. 5%% (default "
@@ -58,17 +56,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{','.join(judge.DEFAULT_STATISTICS)}); per-period metrics are gated on their median period",
     )
     add_raw_times_option(parser)
-
-
-def percentage(text: str) -> float:
-    """A fraction from a percentage of zero or more: "10%", "2.5 %" or "10" give 0.1, 0.025, 0.1."""
-    match = _PERCENTAGE.fullmatch(text.strip())
-    if not match:
-        raise argparse.ArgumentTypeError(f"bad percentage {text!r} (e.g. 10%)")
-    value = float(match["number"])
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be zero or more, not {text!r}")
-    return value / 100
 
 
 def gated_statistics(text: str) -> tuple[str, ...]:
@@ -95,7 +82,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     rule = (
         f"Fails on: {', '.join(result.STATISTICS[key] for key in args.stat)} (of a per-period metric, its "
         "median period; of a throughput, its low side: p1 for p99, min for max) worse by more than "
-        f"{100 * args.max_regression:g} % with a real difference ({100 * stats.CONFIDENCE:.0f} % confidence), "
+        f"{100 * args.max_regression:g} % with a real difference ({100 * evidence.CONFIDENCE:.0f} % confidence), "
         "or a metric invalid or missing"
     )
     failed = [verdict for verdict in verdicts if verdict.failed]
@@ -116,14 +103,16 @@ def run(args: argparse.Namespace, context: Context) -> int:
 
 _LEGEND = (
     (
-        "baseline: the baseline run's figure, the median over them when there are several (their samples "
-        "pooled for the test); change: (run − baseline) / baseline; worse is as the unit has it: higher for a "
-        "time, lower for iterations and throughput."
+        "baseline: the baseline run's figure, the median over them when there are several; change: (run − "
+        "baseline) / baseline; worse is as the unit has it: higher for a time, lower for iterations and "
+        "throughput, further from the nominal value for a square wave's period, high time and duty."
     ),
     (
-        "difference: p-value that the distributions are one in this statistic; MW: Mann–Whitney U on raw "
-        "samples (a per-period metric's periods), CI: the bootstrap interval of each median, from the "
-        "histograms; tail: how the samples beyond the baseline's p90 … max split between the runs (binomial)."
+        "difference: against several baseline runs, run: where their spread puts a rerun (Student's t on the "
+        "logarithms of their figures); against one, its samples against the run's (a rerun's move unknown): MW, "
+        "Mann–Whitney U on raw samples (a per-period metric's periods), CI: the bootstrap interval of each "
+        "median, from the histograms; tail: how the samples beyond the baseline's p90 … max split between the "
+        "runs (binomial). Holm's adjustment over every statistic checked, where several are."
     ),
 )
 

@@ -13,7 +13,7 @@ figures beside them.
 import argparse
 from typing import Any
 
-from rtscope.analysis import factors, published
+from rtscope.analysis import evidence, factors, published
 from rtscope.analysis.compare import DEFAULT_STATISTICS, OPS_STATISTICS, build
 from rtscope.analysis.grouping import GROUPINGS, NoComparison, default_grouping, group
 from rtscope.commands.context import Context
@@ -64,7 +64,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="text (default), markdown, csv (one line per metric, statistic and group; times in ns) or json",
     )
     add_published_option(parser)
+    add_min_effect_option(parser)
     add_raw_times_option(parser)
+
+
+def add_min_effect_option(parser: argparse.ArgumentParser) -> None:
+    """The --min-effect option of compare and report."""
+    parser.add_argument(
+        "--min-effect",
+        type=values.percentage,
+        default=evidence.DEFAULT_MIN_EFFECT,
+        metavar="PERCENT",
+        help="the smallest difference worth calling a win, e.g. 2%% (default "
+        f"{100 * evidence.DEFAULT_MIN_EFFECT:g}%%); a real difference smaller than this or than one clock "
+        "step is negligible",
+    )
 
 
 def add_published_option(parser: argparse.ArgumentParser) -> None:
@@ -95,7 +109,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
         groups = group(docs, by)
     except NoComparison as refusal:
         return _without_table(args, context, docs, by, statistics, study, refusal)
-    comparison = build(groups, statistics, ops=ops, adjusted=not args.raw_times)
+    comparison = build(groups, statistics, ops=ops, adjusted=not args.raw_times, min_effect=args.min_effect)
     if args.format == "text":
         context.print(comparison_text.render_text(comparison, context.style, by=by, published=study))
     elif args.format == "markdown":
@@ -121,7 +135,7 @@ def _without_table(
         raise refusal
     adjusted = not args.raw_times
     verdict = (
-        [verdict_section.section(docs, statistics, adjusted=adjusted, prefer=by)]
+        [verdict_section.section(docs, statistics, adjusted=adjusted, prefer=by, min_effect=args.min_effect)]
         if factors.design(docs, prefer=by).factors
         else []
     )

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from rtscope import files
 from rtscope.analysis import published
-from rtscope.commands.compare import add_published_option
+from rtscope.commands.compare import add_min_effect_option, add_published_option
 from rtscope.commands.context import CAMPAIGN_PREFIX, Context
 from rtscope.commands.show import add_raw_times_option
 from rtscope.errors import RtscopeError
@@ -31,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "a network; an existing file is replaced, and only by a complete report",
     )
     add_published_option(parser)
+    add_min_effect_option(parser)
     add_raw_times_option(parser)
 
 
@@ -44,6 +45,6 @@ def run(args: argparse.Namespace, context: Context) -> int:
         study = published.load(args.published) if args.published else None
         if study is not None and (refused := published.refusal(study, [run_result.doc for run_result in runs])):
             raise RtscopeError(refused)
-        output.commit(report.render(runs, adjusted=not args.raw_times, published=study))
+        output.commit(report.render(runs, adjusted=not args.raw_times, published=study, min_effect=args.min_effect))
     context.print([f"wrote {args.output}: {len(runs)} run{'s' if len(runs) != 1 else ''}"])
     return 0

@@ -12,8 +12,12 @@ JSON: a document that says what it is, as result documents do::
      "metrics": [{"id": metric id, "labels": {its labels} (a metric measured with several is listed per set),
                   "rows": [{"stat": "p99", "unit": "ns",
                             "figures": [{"value", "spread", "ratio", "invalid"} per group],
-                            "differs_from_first": [null | {"real", "p_value", "test", "beyond_spread"}
-                                                   per group after the first]}]}]}
+                            "differs_from_first": [null | {VERDICT_FIELDS} per group after the first]}]}]}
+
+The verdict's fields (rtscope.analysis.evidence.Difference): real, negligible, the test and its p-value,
+Holm's p-value over the table's comparisons and their number, the runs of each group, the ratio of X's
+figure to A's with its 95 % interval (ratio_low, ratio_high), and the runs each group would need to find
+an effect of the size seen where it is not real. Version 2: "beyond_spread" gave way to those.
 
 ``version`` grows when a reader of the previous version could misread the document; keys may be
 added within a version.
@@ -25,13 +29,27 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from rtscope.analysis import stats
+from rtscope.analysis import evidence
 from rtscope.analysis.compare import Comparison
 from rtscope.exporters.base import Exporter, csv_number
 from rtscope.render import comparison as comparison_text
 
 FORMAT = "rtscope-comparison"
-VERSION = 1
+VERSION = 2
+VERDICT_FIELDS = (
+    "real",
+    "negligible",
+    "test",
+    "p_value",
+    "p_adjusted",
+    "comparisons",
+    "runs_A",
+    "runs_X",
+    "ratio",
+    "ratio_low",
+    "ratio_high",
+    "runs_needed",
+)
 
 
 def _csv(comparison: Comparison) -> str:
@@ -49,10 +67,7 @@ def _csv(comparison: Comparison) -> str:
             "spread",
             "ratio_to_A",
             "invalid",
-            "differs_from_A",
-            "p_value",
-            "test",
-            "beyond_spread",
+            *(f"{field}" if field != "real" else "differs_from_A" for field in VERDICT_FIELDS),
         ]
     )
     for row in comparison.rows:
@@ -70,19 +85,40 @@ def _csv(comparison: Comparison) -> str:
                     csv_number(figure.spread),
                     csv_number(figure.ratio),
                     int(figure.invalid),
-                    *(_verdict_fields(verdict) if verdict else ["", "", "", ""]),
+                    *(_verdict_fields(verdict).values() if verdict else [""] * len(VERDICT_FIELDS)),
                 ]
             )
     return out.getvalue()
 
 
-def _verdict_fields(verdict: stats.Difference) -> list[Any]:
-    return [
-        int(verdict.real),
-        csv_number(verdict.p_value),
-        verdict.test,
-        "" if verdict.beyond_spread is None else int(verdict.beyond_spread),
-    ]
+def _verdict_fields(verdict: evidence.Difference, *, as_csv: bool = True) -> dict[str, Any]:
+    """The verdict's fields (VERDICT_FIELDS), numbers as CSV writes them or as JSON keeps them."""
+    low, high = verdict.interval or (None, None)
+    fields: dict[str, Any] = dict(
+        zip(
+            VERDICT_FIELDS,
+            (
+                verdict.real,
+                verdict.negligible,
+                verdict.test,
+                verdict.p_value,
+                verdict.p,
+                verdict.comparisons,
+                *verdict.runs,
+                verdict.ratio,
+                low,
+                high,
+                verdict.needed,
+            ),
+            strict=True,
+        )
+    )
+    if not as_csv:
+        return fields
+    return {
+        key: int(value) if isinstance(value, bool) else value if isinstance(value, str) else csv_number(value)
+        for key, value in fields.items()
+    }
 
 
 def _json(comparison: Comparison) -> str:
@@ -106,15 +142,7 @@ def _json(comparison: Comparison) -> str:
                             for f in row.figures
                         ],
                         "differs_from_first": [
-                            None
-                            if v is None
-                            else {
-                                "real": v.real,
-                                "p_value": v.p_value,
-                                "test": v.test,
-                                "beyond_spread": v.beyond_spread,
-                            }
-                            for v in row.verdicts
+                            None if v is None else _verdict_fields(v, as_csv=False) for v in row.verdicts
                         ],
                     }
                     for row in comparison.rows

@@ -16,7 +16,7 @@ import functools
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -170,6 +170,28 @@ def current_metric(metric_doc: dict[str, Any]) -> dict[str, Any]:
 def unit(metric_doc: dict[str, Any]) -> units.Unit:
     """The unit of a metric: how its figures are shown and which way is better."""
     return units.get(metric_doc["unit"])
+
+
+# Metrics better the closer they are to a nominal value rather than the lower or higher: a square wave's
+# period, high time and duty, whose nominal values follow from its period_us label.
+_NOMINAL: dict[str, Callable[[float], float]] = {
+    "wave.period": lambda period_us: period_us * 1e3,
+    "wave.high": lambda period_us: period_us * 1e3 / 2,
+    "wave.duty": lambda period_us: 50.0,
+}
+
+
+def nominal(metric_doc: dict[str, Any]) -> float | None:
+    """The value a metric is better the closer to (a square wave's period: its nominal period, in the
+    metric's unit); None for a metric better lower or higher, as its unit says."""
+    make = _NOMINAL.get(metric_doc["id"].split("{")[0])
+    period_us = labels(metric_doc).get("period_us")
+    if make is None or period_us is None:
+        return None
+    try:
+        return float(make(float(period_us)))
+    except ValueError:
+        return None
 
 
 def labels(metric_doc: dict[str, Any]) -> dict[str, str | int]:

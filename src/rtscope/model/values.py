@@ -106,6 +106,20 @@ def param_setting(text: str) -> ParamSetting:
     return ParamSetting(match["bench"], match["key"], match["value"])
 
 
+_PERCENTAGE = re.compile(r"(?P<number>[-+]?[0-9]*\.?[0-9]+)\s*%?")
+
+
+def percentage(text: str) -> float:
+    """A fraction from a percentage of zero or more: "10%", "2.5 %" or "10" give 0.1, 0.025, 0.1."""
+    match = _PERCENTAGE.fullmatch(text.strip())
+    if not match:
+        raise argparse.ArgumentTypeError(f"bad percentage {text!r} (e.g. 10%)")
+    value = float(match["number"])
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be zero or more, not {text!r}")
+    return value / 100
+
+
 def statistics(text: str) -> tuple[str, ...]:
     """Summary keys from a comma-separated list of statistic names ("p50,p99.9,max")."""
     names = [name.strip() for name in text.split(",") if name.strip()]

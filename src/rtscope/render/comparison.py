@@ -29,7 +29,9 @@ def render_text(
     return text.render(
         [
             sections.names(comparison),
-            verdict.section(docs, comparison.statistics, adjusted=comparison.adjusted, prefer=by),
+            verdict.section(
+                docs, comparison.statistics, adjusted=comparison.adjusted, prefer=by, min_effect=comparison.min_effect
+            ),
             os_config.differences(comparison.groups),
             *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
             Section(
@@ -76,7 +78,9 @@ def markdown(comparison: Comparison, *, by: str | None = None, published: Study 
     docs = [doc for g in comparison.groups for doc in g.docs]
     found = [
         Section(parts=(sections.group_table(comparison),)),
-        verdict.section(docs, comparison.statistics, adjusted=comparison.adjusted, prefer=by),
+        verdict.section(
+            docs, comparison.statistics, adjusted=comparison.adjusted, prefer=by, min_effect=comparison.min_effect
+        ),
         os_config.differences(comparison.groups),
         *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
         Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),

@@ -12,7 +12,7 @@ from rtscope.render import svg
 
 # What a cell stresses: "" nothing, "strong" (a heading, the best of a row), "warn" (needs attention:
 # settings not as requested), "bad" (wrong: invalid, failed), "good" (a difference shown to be real).
-EMPHASES = ("", "strong", "warn", "bad", "good")
+EMPHASES = ("", "strong", "warn", "bad", "good", "muted")
 
 
 @dataclass(frozen=True)

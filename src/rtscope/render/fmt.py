@@ -125,6 +125,10 @@ class Style:
         """Text that marks something shown to be so (a real difference), in green."""
         return self._paint(text, "32")
 
+    def muted(self, text: str) -> str:
+        """Text of little weight (a negligible or untold difference), dimmed."""
+        return self._paint(text, "2")
+
     def heading(self, text: str) -> str:
         """A section heading, in bold."""
         return self._paint(text, "1")

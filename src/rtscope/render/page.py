@@ -15,7 +15,7 @@ h4{font-size:14px}
 table{border-collapse:collapse;margin:8px 0 16px}th,td{padding:3px 9px;border-bottom:1px solid #e4e4e4;
 text-align:left;vertical-align:top}thead th{background:#f4f4f4}tbody th{font-weight:600}
 td.r,th.r{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td:first-child{white-space:nowrap}
-.bad{color:#b00020}.warn{color:#9a5b00}.good{color:#0a7a35;font-weight:600}.strong{font-weight:600}
+.bad{color:#b00020}.warn{color:#9a5b00}.good{color:#0a7a35;font-weight:600}.strong{font-weight:600}.muted{color:#888}
 figure{margin:12px 0 24px}figcaption{font-size:13px;color:#444;max-width:760px}
 .legend{list-style:none;padding:0;margin:4px 0}.legend li{display:inline-block;margin-right:14px}
 .swatch{display:inline-block;width:12px;height:12px;margin-right:5px;vertical-align:-1px;border-radius:2px}

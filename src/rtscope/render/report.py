@@ -14,6 +14,7 @@ them as measured, because that is what the probe's histograms and series hold.
 from collections.abc import Callable, Sequence
 
 from rtscope import __version__
+from rtscope.analysis import evidence
 from rtscope.analysis.published import Study
 from rtscope.model import result
 from rtscope.render import page, subjects, summary
@@ -61,10 +62,18 @@ PER_RUN = tuple(
 )
 
 
-def render(results: Sequence[result.Result], *, adjusted: bool = True, published: Study | None = None) -> str:
+def render(
+    results: Sequence[result.Result],
+    *,
+    adjusted: bool = True,
+    published: Study | None = None,
+    min_effect: float = evidence.DEFAULT_MIN_EFFECT,
+) -> str:
     """The report on ``results``, in the order given, as the text of an HTML file; the tables' times are
-    overhead-adjusted unless ``adjusted`` is False; ``published``: that study's figures beside the runs'."""
-    report = subjects.report([run_result.doc for run_result in results], adjusted=adjusted, published=published)
+    overhead-adjusted unless ``adjusted`` is False; ``published``: that study's figures beside the runs';
+    verdicts call an effect under ``min_effect`` negligible."""
+    docs = [run_result.doc for run_result in results]
+    report = subjects.report(docs, adjusted=adjusted, published=published, min_effect=min_effect)
     sampled = [m for m in report.first_measured().values() if not result.is_periodic(m)]
     sections = [
         *(build(report) for build in OPENING),

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rtscope.analysis import compare
+from rtscope.analysis import compare, evidence
 from rtscope.analysis.grouping import LETTERS, Group, default_grouping, group, group_name
 from rtscope.analysis.published import Study
 from rtscope.errors import RtscopeError
@@ -63,6 +63,7 @@ class Report:
     no_comparison: str | None
     adjusted: bool
     published: Study | None = None  # a study's published figures to show beside the runs
+    min_effect: float = evidence.DEFAULT_MIN_EFFECT  # the smallest effect a verdict calls a win
 
     def measured(self, metric_id: str) -> list[Measured]:
         """The runs that measured ``metric_id``, each with its document of it."""
@@ -90,7 +91,13 @@ class Report:
         return first
 
 
-def report(docs: Sequence[dict[str, Any]], *, adjusted: bool = True, published: Study | None = None) -> Report:
+def report(
+    docs: Sequence[dict[str, Any]],
+    *,
+    adjusted: bool = True,
+    published: Study | None = None,
+    min_effect: float = evidence.DEFAULT_MIN_EFFECT,
+) -> Report:
     """The report's view of ``docs``: grouped and compared as `rtscope compare` does by default (its
     statistics, its grouping), each run named by its group's letter (and its place in the group, A1,
     A2 …, when the group has several runs); with ``published``, that study's figures beside them."""
@@ -102,7 +109,7 @@ def report(docs: Sequence[dict[str, Any]], *, adjusted: bool = True, published: 
     except RtscopeError as refusal:
         groups, comparison, no_comparison = _each_alone(docs), None, str(refusal)
     else:
-        comparison = compare.build(groups, compare.DEFAULT_STATISTICS, adjusted=adjusted)
+        comparison = compare.build(groups, compare.DEFAULT_STATISTICS, adjusted=adjusted, min_effect=min_effect)
         no_comparison = None
     seen: dict[int, int] = {}
     runs = []
@@ -110,7 +117,7 @@ def report(docs: Sequence[dict[str, Any]], *, adjusted: bool = True, published: 
         of = next(g for g in groups if any(member is doc for member in g.docs))
         seen[id(of)] = seen.get(id(of), 0) + 1
         runs.append(Run(index, of.letter + (str(seen[id(of)]) if len(of.docs) > 1 else ""), of, doc))
-    return Report(tuple(runs), tuple(groups), comparison, no_comparison, adjusted, published)
+    return Report(tuple(runs), tuple(groups), comparison, no_comparison, adjusted, published, min_effect)
 
 
 def _each_alone(docs: Sequence[dict[str, Any]]) -> list[Group]:

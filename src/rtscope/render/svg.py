@@ -125,6 +125,28 @@ class Chart:
             f'class="note">{html.escape(text)}</text>'
         )
 
+    def interval(self, band: int, low: float, high: float, point: float, colour: str, *, title: str) -> None:
+        """In band ``band`` of the y axis, a line from ``low`` to ``high`` of the x axis with a square at
+        ``point``: an effect and its confidence interval, as a forest plot draws them."""
+        if not isinstance(self.y, Bands):
+            raise TypeError("intervals lie in the bands of a category y axis")
+        top, bottom = self.y.band(band, *self._y_span())
+        middle = (top + bottom) / 2
+        left, right, at = self._x(low), self._x(high), self._x(point)
+        stroke = f'stroke="{colour}" stroke-width="2"'
+        self._marks.append(
+            f"<g>{_title(title)}{_line(left, right, middle, middle, stroke)}"
+            f'<rect x="{_px(at - 4)}" y="{_px(middle - 4)}" width="8" height="8" fill="{colour}"/></g>'
+        )
+
+    def vertical(self, value: float, text: str) -> None:
+        """A dashed line down the plot at ``value`` of the x axis, labelled ``text`` at its top."""
+        x = self._x(value)
+        self._marks.append(
+            _line(x, x, _TOP, self.bottom, 'stroke="#444" stroke-dasharray="5 4"')
+            + f'<text x="{_px(x + 4)}" y="{_TOP + 10}" class="note">{html.escape(text)}</text>'
+        )
+
     def bars(self, band: int, bars: Sequence[tuple[float, str, str] | None], *, base: float) -> None:
         """Side by side in band ``band`` of the x axis, one bar per slot from ``base`` to its value;
         a bar is (value, colour, tooltip), an empty slot None."""

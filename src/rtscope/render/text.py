@@ -53,6 +53,7 @@ _PAINT: dict[str, Callable[[Style, str], str]] = {
     "warn": Style.warn,
     "bad": Style.bad,
     "good": Style.good,
+    "muted": Style.muted,
 }
 
 

@@ -4,7 +4,7 @@ between them, the table of figures, ratios and verdicts with its legend, and the
 
 from typing import Any
 
-from rtscope.analysis import stats
+from rtscope.analysis import evidence
 from rtscope.analysis.compare import SETTINGS_TO_MATCH, SYSTEM_FACTS, Comparison, Figure, Row, cycles_refused
 from rtscope.analysis.grouping import SHORT_ID, Group
 from rtscope.model import result, units
@@ -177,42 +177,85 @@ def _figure(figure: Figure, row: Row, with_spread: bool) -> Cell:
     return Cell(text + INVALID_MARK, "bad") if figure.invalid else Cell(text)
 
 
-def verdict_cell(row: Row, index: int, verdict: stats.Difference | None) -> Cell:
+def verdict_cell(row: Row, index: int, verdict: evidence.Difference | None) -> Cell:
     """Group ``index``'s verdict against A, stressed when the difference is real: "good" when its figure
     is the better one, "bad" when worse, as the row's unit has it."""
     direction = row.direction(index) if verdict is not None and verdict.real else None
     return Cell(verdict_text(verdict), {"better": "good", "worse": "bad"}.get(direction or "", ""))
 
 
-def verdict_text(verdict: stats.Difference | None) -> str:
-    """ "yes p<0.001 CI", "no p=0.420 tail", "no: within spread (…)" or "—" when no test could tell."""
+def effect_text(verdict: evidence.Difference, *, inverse: bool = False, word: str = "") -> str:
+    """ "1.32× (1.12–1.55)" or with ``word`` "1.32× lower (1.12–1.55)": X's figure over A's (``inverse``: A's
+    over X's) with its 95 % interval; empty without a ratio."""
+    if verdict.ratio is None or verdict.ratio <= 0:
+        return ""
+    ratio, interval = verdict.ratio, verdict.interval
+    if inverse:
+        ratio = 1 / ratio
+        interval = (1 / interval[1], 1 / interval[0]) if interval and min(interval) > 0 else None
+    shown = f" ({units.significant(interval[0])}–{units.significant(interval[1])})" if interval else ""
+    return f"{fmt.ratio(ratio)}{f' {word}' if word else ''}{shown}"
+
+
+def verdict_text(verdict: evidence.Difference | None) -> str:
+    """A table's word on X against A, its p-value (Holm's, over the table) and test: "yes 1.32× (1.12–1.55)
+    p=0.004 t", "no p=0.420 t; 9 runs each would tell", "negligible 1.02× (1.01–1.03) p=0.010 t", "runs differ
+    p<0.001 MW" (one run each), "no: identical repetitions", or "—" when no test could tell."""
     if verdict is None:
         return MISSING
-    if verdict.beyond_spread is False and verdict.p_value < stats.SIGNIFICANCE:
-        return f"no: within spread ({verdict})"
-    return f"{'yes' if verdict.real else 'no'} {verdict}"
+    said = f"{'p<0.001' if verdict.p < 0.001 else f'p={verdict.p:.3f}'} {verdict.test}"
+    if verdict.blind == evidence.IDENTICAL:
+        return "no: identical repetitions"
+    if verdict.real:
+        return f"yes {effect_text(verdict)} {said}"
+    if verdict.significant and verdict.negligible:
+        return f"negligible {effect_text(verdict)} {said}"
+    if verdict.test in evidence.SAMPLE_TESTS:
+        return f"{'runs differ' if verdict.runs_differ else 'no'} {said}"
+    needed = f"; {verdict.needed} runs each would tell" if verdict.needed and verdict.needed <= 1000 else ""
+    return f"no {said}{needed}"
 
 
 def legend(comparison: Comparison) -> Paragraph:
     """How to read the verdicts, and what a group's figure is; in the operation table, why its costs are
     in time when a run's counter did not count CPU cycles."""
     refused = cycles_refused(doc for g in comparison.groups for doc in g.docs) if comparison.ops else None
+    weighed = sum(1 for row in comparison.rows for v in row.verdicts if v is not None and v.blind is None)
     lines = (
         *((f"Costs {refused}.",) if refused else ()),
         (
-            f"X≠A?: does group X differ from A in this statistic ({100 * stats.CONFIDENCE:.0f} % confidence)? "
-            "MW: Mann–Whitney U on the raw samples"
+            f"X≠A?: does group X really differ from A in this statistic ({100 * evidence.CONFIDENCE:.0f} % "
+            "confidence)? Judged by the runs' own figures: t, Welch's t over both groups' runs (of their"
         ),
         (
-            "(--raw N when running) or on Thread-Metric periods; CI: the bootstrap interval of each median, "
-            "from the histograms;"
+            "logarithms); run, one run against a repeated group's spread. The effect: X's figure over A's "
+            "(geometric means), with its 95 % interval;"
         ),
         *(
-            ("z (mean): Welch's test of the means, from each run's exact mean and standard deviation;",)
-            if any(row.key == "mean" for row in comparison.rows)
+            (
+                (
+                    f"p-values weighed by Holm's method over the {weighed} comparisons of this table that runs "
+                    f"could tell; an effect under {100 * comparison.min_effect:g} % (--min-effect) or one clock "
+                    "step is negligible."
+                ),
+            )
+            if weighed
             else ()
         ),
-        "tail (p90 … max): how the samples beyond A's figure split between A and X, against their sizes (binomial).",
+        *(
+            (
+                (
+                    "One run each: no test tells the conditions apart. Its samples say whether these runs differ "
+                    "(MW: Mann–Whitney U; CI: the medians' intervals;"
+                ),
+                (
+                    "z: Welch's z of the means; tail: how the samples beyond A's figure split) — repeat runs "
+                    "(rtscope campaign) for a verdict."
+                ),
+            )
+            if any(v is not None and v.runs == (1, 1) for row in comparison.rows for v in row.verdicts)
+            else ()
+        ),
         *(
             (
                 "Higher is better in a throughput: its tail is the low side, p10 … min (p99 asked is p1, max is min),",
@@ -221,18 +264,15 @@ def legend(comparison: Comparison) -> Paragraph:
             if any(row.low_tail for row in comparison.rows)
             else ()
         ),
+        *(
+            ("A square wave's period, high time and duty are better the closer to their nominal values.",)
+            if any(row.nominal is not None for row in comparison.rows)
+            else ()
+        ),
     )
     if _with_spread(comparison):
-        return Paragraph(
-            (
-                *lines,
-                (
-                    "A group's figure is the median over its runs, ± half their range; a difference "
-                    "the runs themselves span is not called one."
-                ),
-            )
-        )
-    return Paragraph((*lines, "One run each: repeat runs (rtscope campaign) to see the run-to-run spread."))
+        return Paragraph((*lines, "A group's figure is the median over its runs, ± half their range."))
+    return Paragraph(lines)
 
 
 def invalid_notes(groups: tuple[Group, ...]) -> tuple[Cell, ...]:

@@ -14,12 +14,13 @@ with another factor's level, or is real at some of its levels only, the line say
 from collections.abc import Sequence
 from typing import Any
 
-from rtscope.analysis import compare, factors, stats
+from rtscope.analysis import compare, evidence, factors
 from rtscope.analysis.factors import Answer, Duel, Factor
-from rtscope.model import units
 from rtscope.render import fmt
-from rtscope.render.document import Cell, Items, Paragraph, Section, heading
+from rtscope.render.document import Cell, Figure, Items, Paragraph, Section, Table, heading
 from rtscope.render.sections import comparison as compared
+from rtscope.render.sections import effects
+from rtscope.render.sections.effects import OUTCOME_WORDS, outcome
 from rtscope.render.subjects import Report
 
 # An answer over at most this many contexts names each with its figures; over more, it counts them.
@@ -30,7 +31,8 @@ NAMED_UP_TO = 3
 LEVELS_NAMED = 8
 MISSING_NAMED = 12
 
-Outcome = tuple[str, str]  # ("win", level), ("none", "") or ("untold", "")
+# Why a comparison of cells of one run each is not told.
+_REPEAT = "one run per cell: repeat each to tell"
 
 
 def build(report: Report) -> Section | None:
@@ -39,7 +41,13 @@ def build(report: Report) -> Section | None:
     if len(report.runs) == 1:
         return None
     notes = compared.differences(report.comparison.groups) if report.comparison else ()
-    return section([run.doc for run in report.runs], compare.DEFAULT_STATISTICS, adjusted=report.adjusted, notes=notes)
+    return section(
+        [run.doc for run in report.runs],
+        compare.DEFAULT_STATISTICS,
+        adjusted=report.adjusted,
+        notes=notes,
+        min_effect=report.min_effect,
+    )
 
 
 def section(
@@ -49,22 +57,42 @@ def section(
     adjusted: bool = True,
     notes: tuple[Cell, ...] = (),
     prefer: str | None = None,
+    min_effect: float = evidence.DEFAULT_MIN_EFFECT,
 ) -> Section:
     """The verdict on ``docs``: which factors (named by ``prefer`` where it names one: factors.design),
     then per factor a line per metric and statistic; ``notes`` (the settings that differ between the
     groups) before them."""
-    verdict = factors.verdict(docs, statistics, adjusted=adjusted, prefer=prefer)
+    verdict = factors.verdict(docs, statistics, adjusted=adjusted, prefer=prefer, min_effect=min_effect)
     not_compared = (*verdict.uncompared_factors, *verdict.across_time_bases)
     compared = [f for f in verdict.design.factors if f not in not_compared]
-    parts: list[Paragraph | Items] = [*([Items(notes)] if notes else []), Paragraph((_factors_line(verdict),))]
+    # The headline first, then the factors, the table of effects and their plot; the sentences follow.
+    headline = effects.headline(verdict)
+    glance = [effects.effects_table(verdict), effects.forest(verdict)]
+    parts: list[Paragraph | Items | Table | Figure] = [
+        *([Items(notes)] if notes else []),
+        *([headline] if headline else []),
+        Paragraph((_factors_line(verdict),)),
+        *(part for part in glance if part is not None),
+    ]
     if compared and not verdict.answers:
         parts.append(Paragraph(("No metric has a valid figure at two levels of a factor, the others equal.",)))
+    if verdict.answers and all(len(cell.docs) == 1 for cell in verdict.design.cells):
+        parts.append(
+            Paragraph(
+                (
+                    (
+                        "Each cell has one run: how far a rerun moves is unknown, so no difference is told real. "
+                        "Repeat each cell (a campaign's repetitions = 3 or more) for a verdict."
+                    ),
+                )
+            )
+        )
     return Section(
         heading("Verdict", ": each factor at equal levels of the others"),
         tuple(parts),
         subsections=(
             *(_factor(verdict, factor) for factor in compared if verdict.of(factor)),
-            *([Section(parts=(_how_to_read(adjusted),))] if verdict.answers else []),
+            *([Section(parts=(_how_to_read(verdict, adjusted, min_effect),))] if verdict.answers else []),
         ),
         anchor="verdict",
     )
@@ -183,9 +211,9 @@ def sentence(answer: Answer) -> Cell:
     if answer.alone:
         text = _alone(answer, answer.duels[0])
     else:
-        outcomes: dict[Outcome, list[Duel]] = {}
+        outcomes: dict[effects.Outcome, list[Duel]] = {}
         for duel in answer.duels:
-            outcomes.setdefault(_outcome(duel), []).append(duel)
+            outcomes.setdefault(outcome(duel), []).append(duel)
         # The most common outcome first; a real winner before no difference when as common.
         ordered = sorted(outcomes.items(), key=lambda each: (-len(each[1]), each[0][0] != "win"))
         if len(answer.duels) <= DETAILED_UP_TO:
@@ -207,12 +235,6 @@ def _interaction(answer: Answer) -> str:
     return f" — interaction: the difference depends on {_and(list(changing))}" if changing else ""
 
 
-def _outcome(duel: Duel) -> Outcome:
-    if duel.winner is not None:
-        return ("win", duel.winner)
-    return ("none", "") if duel.difference is not None else ("untold", "")
-
-
 def _alone(answer: Answer, duel: Duel) -> str:
     """The one context of a factor compared in one: "rt beats stock: 109 µs → 17.6 µs, 6.19× lower, real"."""
     if duel.winner is None:
@@ -220,24 +242,24 @@ def _alone(answer: Answer, duel: Duel) -> str:
     return f"{_head([duel])}: {_change(answer, duel)}, real"
 
 
-def _detailed(answer: Answer, outcome: Outcome, duels: list[Duel]) -> str:
+def _detailed(answer: Answer, outcome: effects.Outcome, duels: list[Duel]) -> str:
     """The contexts of one outcome, each named with its figures."""
     where = [factors.level_names(duel.context) for duel in duels]
     if outcome[0] != "win":
-        what = "no real difference" if outcome[0] == "none" else "not told (no test applies)"
+        what = OUTCOME_WORDS[outcome[0]]
         return "; ".join(f"{w}: {what} ({_figures(answer, d)})" for w, d in zip(where, duels, strict=True))
     named = not _one_runner_up(duels)
     each = [f"{w} ({_change(answer, d, name_runner_up=named)})" for w, d in zip(where, duels, strict=True)]
     return f"{_head(duels)} under {_and(each)}, real"
 
 
-def _counted(answer: Answer, outcome: Outcome, duels: list[Duel], *, first: bool) -> str:
+def _counted(answer: Answer, outcome: effects.Outcome, duels: list[Duel], *, first: bool) -> str:
     """The contexts of one outcome, counted: the first (most common) with how many were compared and by
     how much, the others with up to NAMED_UP_TO of their contexts."""
     if outcome[0] == "win":
         head = _head(duels) if first else outcome[1]
     else:
-        head = "no real difference" if outcome[0] == "none" else "not told (no test applies)"
+        head = OUTCOME_WORDS[outcome[0]]
     if first:
         of = " × ".join(f.name for f in answer.others)
         combinations = "combinations" if len(answer.others) > 1 else "levels"
@@ -268,21 +290,34 @@ def _change(answer: Answer, duel: Duel, *, name_runner_up: bool = False) -> str:
     """ "109 µs → 17.6 µs, 6.19× lower": the next best's figure to the best's, and how many times better;
     the next best named first when ``name_runner_up`` ("next c-rt: …")."""
     unit = answer.unit
-    change = f"{unit.format(duel.runner_up_value)} → {unit.format(duel.best_value)}, {_margin(duel, unit)}"
+    change = f"{unit.format(duel.runner_up_value)} → {unit.format(duel.best_value)}, {_margin(answer, duel)}"
     return f"next {duel.runner_up}: {change}" if name_runner_up else change
 
 
-def _margin(duel: Duel, unit: units.Unit) -> str:
-    word = "lower" if unit.lower_is_better else "higher"
+def _margin(answer: Answer, duel: Duel) -> str:
+    """ "6.19× lower (4.80–8.00)": how many times better the best is, with the interval of that effect over
+    the runs where the test gives one; closer to the nominal value for a metric that has one."""
+    word = _better_word(answer)
+    difference = duel.difference
+    if difference is not None and difference.ratio is not None and difference.ratio > 0:
+        # The test's ratio is the next best's figure over the best's: above 1 where lower is better.
+        inverse = difference.ratio < 1
+        return compared.effect_text(difference, inverse=inverse, word=word)
     times = factors.ratio(duel.best_value, duel.runner_up_value)
     if times == 1.0:
         return "equal"
     return f"{fmt.ratio(times)} {word}" if times is not None else f"{word}, from 0"
 
 
+def _better_word(answer: Answer) -> str:
+    if answer.nominal is not None:
+        return f"closer to the nominal {answer.unit.format(answer.nominal)}"
+    return "lower" if answer.unit.lower_is_better else "higher"
+
+
 def _margins(answer: Answer, duels: list[Duel]) -> str:
     """The range of how many times better the best is than the next best over ``duels``."""
-    word = "lower" if answer.unit.lower_is_better else "higher"
+    word = _better_word(answer)
     times = sorted(r for d in duels if (r := factors.ratio(d.best_value, d.runner_up_value)) is not None)
     if not times:
         return f"{word}, from 0"
@@ -292,31 +327,39 @@ def _margins(answer: Answer, duels: list[Duel]) -> str:
 
 
 def _no_winner(answer: Answer, duel: Duel) -> str:
-    what = "no real difference" if duel.difference is not None else "not told (no test applies)"
-    return f"{what} ({_figures(answer, duel)})"
+    return f"{OUTCOME_WORDS[outcome(duel)[0]]} ({_figures(answer, duel)})"
 
 
 def _figures(answer: Answer, duel: Duel) -> str:
-    """ "stock 14.7 µs, rt 15.8 µs: p=1.000 tail": the two figures, best first, and the test's word."""
+    """ "stock 14.7 µs, rt 15.8 µs: p=0.31 t, 3 and 3 runs": the two figures, best first, and the test's
+    word — for cells of one run, whether those runs differ, and that the cells are not told apart."""
     figures = f"{duel.best} {answer.unit.format(duel.best_value)}, {duel.runner_up} {answer.unit.format(duel.runner_up_value)}"
-    if duel.difference is None:
-        return figures
-    spread = "within the runs' spread, " if duel.difference.beyond_spread is False else ""
-    return f"{figures}: {spread}{duel.difference}"
+    difference = duel.difference
+    if difference is None:
+        return f"{figures}: no test applies"
+    if difference.blind == evidence.ONE_RUN_EACH:
+        runs = "these runs differ" if difference.runs_differ else "these runs do not differ"
+        return f"{figures}: {runs}, {difference}; {_REPEAT}"
+    return f"{figures}: {difference}"
 
 
 def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
-def _how_to_read(adjusted: bool) -> Paragraph:
-    confidence = f"{100 * stats.CONFIDENCE:.0f} % confidence"
+def _how_to_read(verdict: factors.Verdict, adjusted: bool, min_effect: float) -> Paragraph:
+    confidence = f"{100 * evidence.CONFIDENCE:.0f} % confidence"
+    weighed = sum(1 for a in verdict.answers for d in a.duels if d.difference and d.difference.blind is None)
     lines = (
         "Per factor, metric and statistic: in each combination of the other factors' levels, the best level's",
-        "figure against the next best's (a cell's figure: the median over its runs) and how many times better.",
-        f"Real: rtscope compare's test ({confidence}) of the next best against the best (for a tail, its samples",
-        "beyond the best's figure) and, for cells of several runs, a difference beyond their run-to-run spread.",
-        "Better: lower for a time, higher for iterations or a throughput, as the metric's unit has it.",
+        "figure against the next best's (a cell's figure: the median over its runs) and how many times better,",
+        "with that effect's 95 % interval. The repetitions are the evidence: each run gives one figure, and the",
+        f"two cells' runs are compared by Welch's t on their logarithms ({confidence}). Real: significant after",
+        f"Holm's adjustment over the {weighed} comparisons of this verdict that runs could tell, and an effect of",
+        f"at least {100 * min_effect:g} % (--min-effect) and one clock step — a smaller one is negligible. A cell",
+        "of one run tells nothing of how far a rerun moves: such a comparison is not told (repeat each cell).",
+        "Better: lower for a time, higher for iterations or a throughput, as the metric's unit has it; a square",
+        "wave's period, high time and duty the closer to their nominal values.",
         "Interaction: the real winner changes with another factor's level, or is real at some of its levels only.",
         f"Figures {'overhead-adjusted' if adjusted else 'as measured'}; an invalid one takes no part.",
     )
