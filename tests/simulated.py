@@ -120,19 +120,22 @@ def real(verdict: factors.Verdict, factor: str, stat: str | None = None) -> list
     ]
 
 
-def null_rate(rng: np.random.Generator, campaigns: int, repetitions: int) -> float:
+def null_rate(rng: np.random.Generator, campaigns: int, repetitions: int, *, count: int = SAMPLES) -> float:
     """How often a factor whose levels are identical is called real anywhere, beside one that matters 2×."""
     called = 0
     for _ in range(campaigns):
         docs = campaign(
-            rng, [("kernel", [Level("stock", 2.0), Level("rt")]), ("label", [Level("a"), Level("b")])], repetitions
+            rng,
+            [("kernel", [Level("stock", 2.0), Level("rt")]), ("label", [Level("a"), Level("b")])],
+            repetitions,
+            count=count,
         )
         called += bool(real(factors.verdict(docs, STATISTICS), "label"))
     return called / campaigns
 
 
 def power(
-    rng: np.random.Generator, campaigns: int, repetitions: int, *, tail_only: bool = False
+    rng: np.random.Generator, campaigns: int, repetitions: int, *, tail_only: bool = False, count: int = SAMPLES
 ) -> tuple[float, float]:
     """How often a planted 10 % shift of every sample (or a 1.5× tail with the body left alone) is found
     on p50 (p99.9 for the tail), and how often the body's p50 is called real when only the tail moved."""
@@ -140,7 +143,7 @@ def power(
     slower = Level("slow", tail_scale=1.5) if tail_only else Level("slow", scale=1.1)
     statistics = ("p50", "p999") if tail_only else STATISTICS
     for _ in range(campaigns):
-        docs = campaign(rng, [("build", [Level("fast"), slower])], repetitions)
+        docs = campaign(rng, [("build", [Level("fast"), slower])], repetitions, count=count)
         verdict = factors.verdict(docs, statistics)
         found += any(d.winner == "fast" for d in real(verdict, "build", "p99.9" if tail_only else "p50"))
         body += bool(real(verdict, "build", "p50")) if tail_only else 0

@@ -82,7 +82,7 @@ def section(
                 (
                     (
                         "Each cell has one run: how far a rerun moves is unknown, so no difference is told real. "
-                        "Repeat each cell (a campaign's repetitions = 3 or more) for a verdict."
+                        "Repeat each cell (a campaign's repetitions: 5 by default) for a verdict."
                     ),
                 )
             )
