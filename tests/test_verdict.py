@@ -133,16 +133,17 @@ def test_a_factor_is_answered_at_equal_levels_of_the_other_and_an_interaction_fl
         (("sched,io",), "rt", "stock", "rt"),
     ]
     assert verdict.sentence(worst).text == (
-        "lat.wakeup max: stock beats rt under idle (15.8 µs → 14.7 µs, 1.07× lower (1.03–1.12)), real; rt beats "
-        "stock under sched,io (109 µs → 17.6 µs, 6.19× lower (5.92–6.48)), real — interaction: the winner changes "
-        "with load"
+        "lat.wakeup max: stock beats rt under idle (15.8 µs → 14.7 µs (max of 499 samples a run), 1.07× lower "
+        "(1.03–1.12)), real; rt beats stock under sched,io (109 µs → 17.6 µs (max of 499 samples a run), 6.19× lower "
+        "(5.92–6.48)), real — interaction: the winner changes with load"
     )
     # The load matters to stock's interrupt, not to rt's: an interaction, though not a change of winner.
     irq_worst = answer(result, "load", "lat.irq", "max")
     assert [(d.context, d.winner) for d in irq_worst.duels] == [(("stock",), "idle"), (("rt",), None)]
     assert irq_worst.changes_with() == ("target",) and irq_worst.changes_with(crossing=True) == ()
     assert verdict.sentence(irq_worst).text == (
-        "lat.irq max: idle beats sched,io under stock (469 µs → 19.7 µs, 23.8× lower (22.8–24.9)), real; rt: no "
+        "lat.irq max: idle beats sched,io under stock (469 µs → 19.7 µs (max of 499 samples a run), 23.8× lower "
+        "(22.8–24.9)), real; rt: no "
         f"real difference (sched,io 47.5 µs, idle 48.0 µs: {irq_worst.duels[1].difference}) — interaction: the "
         "difference depends on target"
     )

@@ -232,6 +232,9 @@ class Duel:
     runner_up_value: float
     levels: int
     difference: evidence.Difference | None
+    # Samples a run of the best and of the next best cell (the median over each cell's runs): a maximum is
+    # the largest of so many, and more samples give a larger one by chance alone.
+    samples: tuple[int, int] = (0, 0)
 
     @property
     def winner(self) -> str | None:
@@ -458,7 +461,13 @@ class _Figures:
             runner_up_value,
             len(valued),
             difference,
+            (self.samples(best, key), self.samples(runner_up, key)),
         )
+
+    def samples(self, number: int, key: MetricKey) -> int:
+        """The samples a run of cell ``number`` took of ``key`` (the median over its runs)."""
+        counts = sorted(int(m["stats"]["count"] or 0) for _, m in self.measured[number].get(key, ()))
+        return counts[len(counts) // 2] if counts else 0
 
 
 def ratio(best: float, runner_up: float) -> float | None:

@@ -290,7 +290,7 @@ def _change(answer: Answer, duel: Duel, *, name_runner_up: bool = False) -> str:
     """ "109 µs → 17.6 µs, 6.19× lower": the next best's figure to the best's, and how many times better;
     the next best named first when ``name_runner_up`` ("next c-rt: …")."""
     unit = answer.unit
-    change = f"{unit.format(duel.runner_up_value)} → {unit.format(duel.best_value)}, {_margin(answer, duel)}"
+    change = f"{unit.format(duel.runner_up_value)} → {unit.format(duel.best_value)}{_of(answer, duel)}, {_margin(answer, duel)}"
     return f"next {duel.runner_up}: {change}" if name_runner_up else change
 
 
@@ -307,6 +307,19 @@ def _margin(answer: Answer, duel: Duel) -> str:
     if times == 1.0:
         return "equal"
     return f"{fmt.ratio(times)} {word}" if times is not None else f"{word}, from 0"
+
+
+def _of(answer: Answer, duel: Duel) -> str:
+    """ " (max of 500 samples a run)", " (max of 100,000 and 500 samples a run: more samples raise …)": a maximum is
+    the largest of so many samples, and maxima of different counts do not compare; empty for another
+    statistic or a per-period metric."""
+    if answer.key != "max" or not all(duel.samples):
+        return ""
+    runner_up, best = duel.samples[1], duel.samples[0]
+    if runner_up == best:
+        return f" (max of {runner_up:,} samples a run)"
+    alike = "" if max(duel.samples) <= 2 * min(duel.samples) else ": more samples raise a maximum by chance"
+    return f" (max of {runner_up:,} and {best:,} samples a run{alike})"
 
 
 def _better_word(answer: Answer) -> str:
