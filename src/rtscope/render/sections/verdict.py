@@ -195,9 +195,12 @@ def _tally(answers: tuple[Answer, ...]) -> str:
     said = [
         f"{level} better in {count}" if i == 0 else f"{level} in {count}" for i, (level, count) in enumerate(ranked)
     ]
-    none = sum(1 for duel in duels if duel.winner is None and duel.difference is not None)
-    untold = len(duels) - sum(wins.values()) - none
-    said += [f"no real difference in {none}"] * bool(none) + [f"no test in {untold}"] * bool(untold)
+    outcomes = [outcome(duel)[0] for duel in duels]
+    said += [
+        f"{word} in {outcomes.count(what)}"
+        for what, word in (("negligible", "negligible"), ("none", "no real difference"), ("untold", "not told"))
+        if outcomes.count(what)
+    ]
     crossing = sum(1 for a in answers if a.changes_with(crossing=True))
     interaction = f"; the winner changes with another factor's level in {crossing} of {len(answers)} lines" * bool(
         crossing
