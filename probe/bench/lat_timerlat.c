@@ -69,22 +69,23 @@ typedef struct {
     } spike;
 } timerlat_trace;
 
-/* Write text to the tracefs file name under dir; fails the bench on error. */
-static bool set(rts_ctx *ctx, const char *dir, const char *name, const char *text)
+/* Set the tracefs file name under dir to text, its value before saved to
+ * be put back after the run; fails the bench on error. */
+static bool set(rts_ctx *ctx, tracefs_saved *saved, const char *dir, const char *name, const char *text)
 {
     char why[200];
-    if (tracefs_write(dir, name, text, why, sizeof why))
+    if (tracefs_set(saved, dir, name, text, why, sizeof why))
         return true;
     rts_ctx_fail(ctx, "%s", why);
     return false;
 }
 
-/* Set a tracefs file back after the run, whatever happened: nothing to
- * report if it cannot be (setting it failed the bench already). */
-static void restore(const char *dir, const char *name, const char *text)
+/* Stop the trace to read it (the setting is put back with the others
+ * after): nothing to report if it cannot be, the read then says why. */
+static void trace_off(const char *dir)
 {
     char why[200];
-    tracefs_write(dir, name, text, why, sizeof why);
+    tracefs_write(dir, "tracing_on", "0", why, sizeof why);
 }
 
 /* A thread sample of activation seq on cpu at at_ns: the activations
@@ -177,6 +178,7 @@ typedef struct {
     spike_tracer *tracer;
     const char *dir, *base;
     timerlat_trace *trace;
+    tracefs_saved *saved; /* every setting changed, to put back */
     bool tracing, failed; /* tracing: traces still wanted, the kernel's stop set */
 } timerlat_watch;
 
@@ -201,7 +203,7 @@ static bool take_spike(timerlat_watch *w, bool resume)
         w->tracing = false;
         /* The events stay on: turning them off took the emulated rt
          * guest's kernel some 30 ms more, not traced. */
-        if (!set(w->ctx, w->base, "osnoise/stop_tracing_total_us", "0"))
+        if (!set(w->ctx, w->saved, w->base, "osnoise/stop_tracing_total_us", "0"))
             return false;
     }
     if (resume && !spike_trace_resume(w->tracer)) {
@@ -250,16 +252,6 @@ static bool can_run(const rts_ctx *ctx, char *why, size_t whysize)
     return true;
 }
 
-/* Read a small osnoise setting into value, to set it back after. */
-static void remember(const char *base, const char *name, char *value, size_t size)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", base, name);
-    if (tracefs_read_small(path, value, size) != RTS_OK)
-        snprintf(value, size, "0");
-    value[strcspn(value, "\n")] = '\0';
-}
-
 static int run(rts_ctx *ctx)
 {
     uint64_t period_us = (uint64_t)rts_ctx_param(ctx, "period_us");
@@ -281,26 +273,28 @@ static int run(rts_ctx *ctx)
         return 1;
     uint64_t threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
     t.irq->threshold_ns = t.thread->threshold_ns = threshold_ns;
-    timerlat_watch w = { .ctx = ctx, .base = base, .trace = &t, .tracer = spike_trace_start(ctx, t.thread) };
+    tracefs_saved saved = { .count = 0 };
+    timerlat_watch w = {
+        .ctx = ctx, .base = base, .trace = &t, .saved = &saved, .tracer = spike_trace_start(ctx, t.thread)
+    };
     w.dir = w.tracer ? spike_trace_dir(w.tracer) : base;
     w.tracing = w.tracer != NULL;
-    char period[32], cpus[16], stop_irq[32], stop_thread[32], stop_at[32], buffer_kb[32];
+    char period[32], cpus[16], stop_at[32], buffer_kb[32];
     snprintf(period, sizeof period, "%llu", (unsigned long long)period_us);
     snprintf(cpus, sizeof cpus, "%d", cpu);
-    remember(base, "osnoise/stop_tracing_us", stop_irq, sizeof stop_irq);
-    remember(base, "osnoise/stop_tracing_total_us", stop_thread, sizeof stop_thread);
     /* The kernel stops at a whole number of microseconds at or over it. */
     snprintf(stop_at, sizeof stop_at, "%llu", (unsigned long long)((threshold_ns + 999u) / 1000u));
     double kb = rts_ctx_planned_s(ctx) * TIMERLAT_TRACE_KB_PER_S;
     kb = kb < TIMERLAT_TRACE_KB_MIN ? TIMERLAT_TRACE_KB_MIN : kb > TIMERLAT_TRACE_KB_MAX ? TIMERLAT_TRACE_KB_MAX : kb;
     snprintf(buffer_kb, sizeof buffer_kb, "%.0f", kb);
-    bool armed = set(ctx, w.dir, "tracing_on", "0") && set(ctx, w.dir, "current_tracer", "nop") &&
-                 (!w.tracing || (set(ctx, w.dir, "buffer_size_kb", buffer_kb) &&
-                                 set(ctx, base, "osnoise/stop_tracing_us", "0") &&
-                                 set(ctx, base, "osnoise/stop_tracing_total_us", stop_at))) &&
-                 set(ctx, w.dir, "trace", "") && set(ctx, base, "osnoise/timerlat_period_us", period) &&
-                 (cpu < 0 || set(ctx, base, "osnoise/cpus", cpus)) &&
-                 set(ctx, w.dir, "current_tracer", "timerlat") && set(ctx, w.dir, "tracing_on", "1");
+    bool armed = set(ctx, &saved, w.dir, "tracing_on", "0") && set(ctx, &saved, w.dir, "current_tracer", "nop") &&
+                 (!w.tracing || (set(ctx, &saved, w.dir, "buffer_size_kb", buffer_kb) &&
+                                 set(ctx, &saved, base, "osnoise/stop_tracing_us", "0") &&
+                                 set(ctx, &saved, base, "osnoise/stop_tracing_total_us", stop_at))) &&
+                 tracefs_write(w.dir, "trace", "", why, sizeof why) &&
+                 set(ctx, &saved, base, "osnoise/timerlat_period_us", period) &&
+                 (cpu < 0 || set(ctx, &saved, base, "osnoise/cpus", cpus)) &&
+                 set(ctx, &saved, w.dir, "current_tracer", "timerlat") && set(ctx, &saved, w.dir, "tracing_on", "1");
     uint64_t started = rts_time_ns(), traced_ns = 0;
     bool read = false;
     if (armed && w.tracer) {
@@ -309,7 +303,7 @@ static int run(rts_ctx *ctx)
         traced_ns = rts_time_ns() - started;
         bool at_spike = watched && !w.failed && trace_stopped(w.dir);
         uint64_t off_ns = rts_time_ns();
-        restore(w.dir, "tracing_on", "0");
+        trace_off(w.dir);
         read = watched && !w.failed && (at_spike ? take_spike(&w, false) : read_trace(ctx, w.dir, &t));
         /* The activations after a CPU's last sample, when the trace ended stopped or
          * resumed only just before: no later sample shows them as a gap (the
@@ -320,17 +314,15 @@ static int run(rts_ctx *ctx)
     } else if (armed) {
         rts_ctx_wait(ctx, t.irq);
         traced_ns = rts_time_ns() - started;
-        restore(w.dir, "tracing_on", "0");
+        trace_off(w.dir);
         read = read_trace(ctx, w.dir, &t);
     }
-    restore(w.dir, "current_tracer", "nop"); /* the tracer's threads go with it */
-    if (cpu >= 0) {
-        snprintf(cpus, sizeof cpus, "0-%d", rts_cpu_count() - 1);
-        restore(base, "osnoise/cpus", cpus);
-    }
+    /* The tracer off first (its threads go with it), then every setting as it was, the instance's before
+     * the instance goes. */
+    tracefs_write(w.dir, "current_tracer", "nop", why, sizeof why);
+    if (!tracefs_restore(&saved, why, sizeof why))
+        rts_ctx_warn(ctx, "%s", why);
     if (w.tracer) {
-        restore(base, "osnoise/stop_tracing_us", stop_irq);
-        restore(base, "osnoise/stop_tracing_total_us", stop_thread);
         spike_trace_record(w.tracer, t.irq);
         spike_trace_record(w.tracer, t.thread);
         spike_trace_stop(ctx, w.tracer, NULL);

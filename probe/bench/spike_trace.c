@@ -28,7 +28,7 @@ static const char *const events[] = {
 #define SPIKE_BUFFER_KB "1024"
 
 struct spike_tracer {
-    char dir[192]; /* the instance, TRACEFS/instances/rtscope */
+    char dir[192]; /* the instance, TRACEFS/instances/rtscope: its settings go with it */
     bool each;
     unsigned limit;
     uint64_t threshold_ns;
@@ -36,11 +36,6 @@ struct spike_tracer {
     atomic_uint kept, failures;
     char failure[200]; /* the first failure, written by the one thread holding busy */
 };
-
-static bool set(spike_tracer *t, const char *name, const char *text, char *why, size_t whysize)
-{
-    return tracefs_write(t->dir, name, text, why, whysize);
-}
 
 spike_tracer *spike_trace_start(rts_ctx *ctx, const rts_metric *m)
 {
@@ -65,14 +60,16 @@ spike_tracer *spike_trace_start(rts_ctx *ctx, const rts_metric *m)
     t->threshold_ns = m->threshold_ns;
     /* A run killed before it removed its instance left it: it is reused. */
     bool ok = rts_dir_make(t->dir, why, sizeof why) == RTS_OK;
-    ok = ok && set(t, "tracing_on", "0", why, sizeof why) && set(t, "trace_clock", "mono", why, sizeof why) &&
-         set(t, "buffer_size_kb", SPIKE_BUFFER_KB, why, sizeof why);
+    ok = ok && tracefs_write(t->dir, "tracing_on", "0", why, sizeof why) &&
+         tracefs_write(t->dir, "trace_clock", "mono", why, sizeof why) &&
+         tracefs_write(t->dir, "buffer_size_kb", SPIKE_BUFFER_KB, why, sizeof why);
     for (size_t i = 0; ok && i < sizeof events / sizeof events[0]; i++) {
         char name[96], ignored[200];
         snprintf(name, sizeof name, "events/%s/enable", events[i]);
-        ok = set(t, name, "1", i == 0 ? why : ignored, i == 0 ? sizeof why : sizeof ignored) || i > 0;
+        ok = tracefs_write(t->dir, name, "1", i == 0 ? why : ignored, i == 0 ? sizeof why : sizeof ignored) || i > 0;
     }
-    ok = ok && set(t, "trace", "", why, sizeof why) && set(t, "tracing_on", "1", why, sizeof why);
+    ok = ok && tracefs_write(t->dir, "trace", "", why, sizeof why) &&
+         tracefs_write(t->dir, "tracing_on", "1", why, sizeof why);
     if (!ok) {
         rts_ctx_warn(ctx, "trace=%s: %s: measuring without a trace", mode, why);
         rts_dir_remove(t->dir, why, sizeof why);
@@ -168,7 +165,8 @@ static bool more(const spike_tracer *t)
 bool spike_trace_resume(spike_tracer *t)
 {
     char why[200];
-    bool resumed = set(t, "trace", "", why, sizeof why) && set(t, "tracing_on", "1", why, sizeof why);
+    bool resumed = tracefs_write(t->dir, "trace", "", why, sizeof why) &&
+                   tracefs_write(t->dir, "tracing_on", "1", why, sizeof why);
     if (!resumed)
         atomic_store(&t->done, true);
     return resumed;
@@ -182,7 +180,7 @@ bool spike_trace_sample(spike_tracer *t, rts_metric *m, uint64_t planned_ns, uin
     bool paused = !atomic_load(&t->done);
     if (paused) {
         /* Stop first: the events that matter are the ones before now. */
-        bool stopped = set(t, "tracing_on", "0", t->failure, sizeof t->failure);
+        bool stopped = tracefs_write(t->dir, "tracing_on", "0", t->failure, sizeof t->failure);
         keep(t, m, stopped, rts_self_cpu(), planned_ns, actual_ns, actual_ns);
         if (!more(t) || !spike_trace_resume(t))
             atomic_store(&t->done, true);
@@ -216,7 +214,7 @@ void spike_trace_stop(rts_ctx *ctx, spike_tracer *t, rts_metric *m)
     if (!t)
         return;
     char why[200];
-    set(t, "tracing_on", "0", why, sizeof why);
+    tracefs_write(t->dir, "tracing_on", "0", why, sizeof why);
     /* Removing the instance drops its buffer and its events with it. */
     if (rts_dir_remove(t->dir, why, sizeof why) != RTS_OK)
         rts_ctx_warn(ctx, "%s", why);
