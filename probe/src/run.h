@@ -29,6 +29,8 @@ typedef struct {
     uint64_t raw_cap;         /* raw samples kept per metric */
     const char *label;        /* NULL: none */
     const char *run_id;       /* 16 hex digits given (--run-id); NULL: a random one */
+    bool has_seed;            /* --seed given: each bench starts after a phase drawn from seed */
+    uint32_t seed;
     const char *json_path;    /* NULL: none; RTS_SINK_CONSOLE ("-"): the console */
     bool quiet;
     int argc;
@@ -42,6 +44,7 @@ typedef struct {
     double values[RTS_MAX_PARAMS];     /* numeric parameters' values (NAN for text ones) */
     const char *texts[RTS_MAX_PARAMS]; /* text parameters' values (NULL for numeric ones) */
     rts_bench_status status;
+    uint64_t phase_ns;                 /* the wait before it started, drawn from the run's seed */
     double elapsed_s;
     char error[RTS_MESSAGE_TEXT];
     rts_metric *metrics[RTS_MAX_METRICS];
@@ -84,6 +87,15 @@ struct rts_run {
     bool (*publish)(rts_run *run, void *arg);
     void *output_arg;
 };
+
+/* The longest wait before a bench starts that a seed draws: 10 ms, beyond
+ * a Linux tick (4 ms at 250 Hz), an RTOS tick and lat.wakeup's default
+ * period, so every phase against them is possible. */
+#define RTS_PHASE_MAX_NS UINT64_C(10000000)
+
+/* The wait before bench number index starts, drawn from seed: uniform in
+ * [0, RTS_PHASE_MAX_NS), the same for the same seed and index. */
+uint64_t rts_run_phase_ns(uint32_t seed, unsigned index);
 
 /* Measure every requested bench (run->results bound to them by
  * rts_params_resolve), then publish the run. Returns the process
