@@ -16,7 +16,7 @@ from typing import Any
 
 from rtscope.analysis import compare, factors, stats
 from rtscope.analysis.factors import Answer, Duel, Factor
-from rtscope.model import units
+from rtscope.model import result, units
 from rtscope.render import fmt
 from rtscope.render.document import Cell, Items, Paragraph, Section, heading
 from rtscope.render.sections import comparison as compared
@@ -57,6 +57,9 @@ def section(
     not_compared = (*verdict.uncompared_factors, *verdict.across_time_bases)
     compared = [f for f in verdict.design.factors if f not in not_compared]
     parts: list[Paragraph | Items] = [*([Items(notes)] if notes else []), Paragraph((_factors_line(verdict),))]
+    repetitions = result.repetitions_note(docs)
+    if repetitions:  # what the spread of runs in instruction time stands for (issue 31)
+        parts.append(Paragraph((repetitions,)))
     if compared and not verdict.answers:
         parts.append(Paragraph(("No metric has a valid figure at two levels of a factor, the others equal.",)))
     return Section(
