@@ -183,7 +183,7 @@ def test_the_verdict_says_what_repetitions_in_instruction_time_varied_or_that_th
         doc["target"] = {"name": doc["campaign"]["axes"]["target"], "kind": "qemu", "time_base": "instructions"}
     shown = lines(verdict.section(runs, ("p50", "p99", "max")))
     assert shown[3] == (
-        "  These runs are in instruction time without a seed: a repetition repeats the run to the bit, so their "
+        "  These runs are in instruction time without a seed: a rerun repeats such a run to the bit, so its "
         "repetitions are identical and their spread tells nothing."
     )
     for number, doc in enumerate(runs):
@@ -200,7 +200,7 @@ def test_the_verdict_says_what_repetitions_in_instruction_time_varied_or_that_th
     )
     del runs[0]["run"]["seed"]
     assert result.repetitions_note(runs) == (
-        "1 of the 4 runs is in instruction time without a seed: a repetition repeats the run to the bit, so their "
+        "1 of the 4 runs is in instruction time without a seed: a rerun repeats such a run to the bit, so its "
         "repetitions are identical and their spread tells nothing (the others varied the phase of each bench's "
         "start against the tick, the timers and any loads: seeds 1234, 1235)."
     )

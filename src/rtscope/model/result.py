@@ -339,12 +339,12 @@ def repetitions_note(docs: Sequence[dict[str, Any]]) -> str | None:
             f"In instruction time a rerun repeats to the bit; these runs' repetitions varied {what} "
             f"(seed{'s' if len(seeds) > 1 else ''} {shown}), so their spread is that of the phase alone."
         )
-    if unseeded == len(timed):
+    if unseeded == len(docs):
         lacking = "These runs are"
     else:
-        lacking = f"{unseeded} of the {len(timed)} runs {'is' if unseeded == 1 else 'are'}"
+        lacking = f"{unseeded} of the {len(docs)} runs {'is' if unseeded == 1 else 'are'}"
     return (
-        f"{lacking} in instruction time without a seed: a repetition repeats the run to the bit, so their "
+        f"{lacking} in instruction time without a seed: a rerun repeats such a run to the bit, so its "
         "repetitions are identical and their spread tells nothing"
         + (f" (the others varied {what}: seed{'s' if len(seeds) > 1 else ''} {shown})." if seeds else ".")
     )
