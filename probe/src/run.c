@@ -120,10 +120,8 @@ static void run_bench(rts_run *run, rts_bench_result *r)
     /* A rerun on an emulator counting instructions repeats to the bit; a
      * real machine starts each bench at a phase of its own against the
      * tick, the timers and the loads. The seed gives that phase back. */
-    if (run->req->has_seed) {
-        r->phase_ns = rts_run_phase_ns(run->req->seed, (unsigned)(r - run->results));
-        wait_phase(r->phase_ns);
-    }
+    if (run->req->has_seed)
+        wait_phase(rts_run_phase_ns(run->req->seed, (unsigned)(r - run->results)));
     ctx.started_ns = rts_time_ns();
     ctx.deadline_ns = ctx.started_ns + (uint64_t)(planned_s * 1e9);
     r->status = RTS_BENCH_OK;

@@ -26,13 +26,14 @@ typedef struct {
     double grace_s;           /* the watchdog's patience with a bench asked to stop */
     rts_rtconfig requested;
     bool refuse_privilege;    /* behave as if unprivileged (tests, comparison) */
+    uint32_t seed;            /* with has_seed: each bench starts after a phase drawn from it
+                               * (here, in raw_cap's alignment: a small board's RAM is counted) */
     uint64_t raw_cap;         /* raw samples kept per metric */
     const char *label;        /* NULL: none */
     const char *run_id;       /* 16 hex digits given (--run-id); NULL: a random one */
-    bool has_seed;            /* --seed given: each bench starts after a phase drawn from seed */
-    uint32_t seed;
     const char *json_path;    /* NULL: none; RTS_SINK_CONSOLE ("-"): the console */
     bool quiet;
+    bool has_seed;            /* --seed given */
     int argc;
     char **argv;
 } rts_run_request;
@@ -44,7 +45,6 @@ typedef struct {
     double values[RTS_MAX_PARAMS];     /* numeric parameters' values (NAN for text ones) */
     const char *texts[RTS_MAX_PARAMS]; /* text parameters' values (NULL for numeric ones) */
     rts_bench_status status;
-    uint64_t phase_ns;                 /* the wait before it started, drawn from the run's seed */
     double elapsed_s;
     char error[RTS_MESSAGE_TEXT];
     rts_metric *metrics[RTS_MAX_METRICS];
