@@ -62,15 +62,6 @@ static void abandon_bench(void *arg, rts_ctx *ctx, double late_s, double held_s,
 
 /* ----------------------------------------------------------------- run */
 
-uint64_t rts_run_phase_ns(uint32_t seed, unsigned index)
-{
-    /* splitmix64's finaliser: consecutive seeds and indices give unrelated phases. */
-    uint64_t z = ((uint64_t)seed << 32 | index) + UINT64_C(0x9e3779b97f4a7c15);
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return (z ^ (z >> 31)) % RTS_PHASE_MAX_NS;
-}
-
 /* Wait phase_ns from now, to the clock's resolution: a sleep in whole ticks
  * (an RTOS) ends on a tick, whatever the phase asked, so the last tick of
  * it is spent reading the clock instead. */
