@@ -14,8 +14,9 @@ import pytest
 
 from conftest import process_env
 from rtscope.errors import RtscopeError
-from rtscope.execution import campaign_spec
+from rtscope.execution import campaign, campaign_spec
 from rtscope.store.database import Store
+from rtscope.targets.fake import FakeTarget
 
 
 def spec_file(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:
@@ -189,6 +190,44 @@ def test_resume_and_its_refusals(fake, tmp_path, db_path, recorded_dir):
     path.write_text(extended, encoding="utf-8")
     outcome = fake("--target", f"fake:{elsewhere}", "campaign", path, "--resume")
     assert outcome.status == 2 and "target was 'fake:" in outcome.err, outcome.err
+
+
+def test_repetitions_on_a_deterministic_target_get_seeds_that_a_resume_draws_again(
+    tmp_path, db_path, recorded_dir, monkeypatch
+):
+    """On a target that repeats to the bit, each repetition has a seed of its own, drawn from the campaign
+    and the repetition: the cells of one repetition share it, a resumed campaign measures a missing run
+    with the seed it would have had, and another campaign draws others. Elsewhere no seed is given."""
+    spec = campaign_spec.load(spec_file(tmp_path, FAKE_SPEC))
+    target = FakeTarget(recorded_dir)
+
+    def measured(store: Store, *, resume: bool, repetitions: int) -> dict[tuple[str, int], int | None]:
+        this, done = campaign.open_campaign(store, spec, target.name, resume=resume)
+        # Measure only the first repetitions, as a campaign stopped early would have.
+        todo = {(cell.text, r) for cell in spec.cells for r in range(1, repetitions + 1)}
+        skipped = {(cell.text, r) for cell in spec.cells for r in range(1, spec.repetitions + 1)} - todo
+        requests = campaign.requests_for(spec, target)
+        progress = campaign.Progress(len(spec.cells) * spec.repetitions, len(done), 1.0)
+        campaign.measure_all(spec, target, store, this, done | skipped, requests, progress)
+        runs = store.campaign_runs(spec.name)
+        return {(r.doc["campaign"]["cell"], r.doc["campaign"]["repetition"]): r.doc["run"].get("seed") for r in runs}
+
+    with Store.open(db_path, create=True) as store:
+        assert set(measured(store, resume=False, repetitions=3).values()) == {None}  # replayed: no seed
+    monkeypatch.setattr(target, "record", lambda: {"name": target.name, "kind": "fake", "time_base": "instructions"})
+    with Store.open(tmp_path / "first.sqlite", create=True) as store:
+        partial = measured(store, resume=False, repetitions=2)
+        resumed = measured(store, resume=True, repetitions=3)
+        campaign_id = store.campaign(spec.name).id
+    assert len(partial) == 4 and len(resumed) == 6 and partial.items() <= resumed.items()
+    by_repetition = {r: {seed for (_, rep), seed in resumed.items() if rep == r} for r in (1, 2, 3)}
+    assert all(len(seeds) == 1 for seeds in by_repetition.values())  # the cells of a repetition share it
+    seeds = [next(iter(by_repetition[r])) for r in (1, 2, 3)]
+    assert len(set(seeds)) == 3
+    assert seeds == [campaign.repetition_seed(campaign_id, r) for r in (1, 2, 3)]
+    with Store.open(tmp_path / "second.sqlite", create=True) as store:
+        other = measured(store, resume=False, repetitions=3)
+    assert not set(other.values()) & set(seeds)
 
 
 def test_a_mistake_in_any_cell_stops_the_campaign_before_it_measures(fake, tmp_path, db_path):

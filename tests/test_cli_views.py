@@ -111,6 +111,20 @@ def test_show_says_the_image_sizes_the_probe_recorded(rtscope, tmp_path):
     assert "image" not in rtscope("show", builders.write(tmp_path / "older.json", doc)).out
 
 
+def test_show_says_what_a_seed_varied(rtscope, tmp_path):
+    doc = json.loads((Path(__file__).parent / "golden" / "result-v4-freertos.json").read_text())
+    doc["run"]["seed"] = 1234
+    outcome = rtscope("show", builders.write(tmp_path / "seeded.json", doc))
+    varied = next(line for line in outcome.out.splitlines() if line.strip().startswith("varied"))
+    assert outcome.status == 0
+    assert (
+        varied.split(None, 1)[1]
+        == "the phase of each bench's start against the tick, the timers and any loads (seed 1234)"
+    )
+    del doc["run"]["seed"]  # none given: no line
+    assert "varied" not in rtscope("show", builders.write(tmp_path / "unseeded.json", doc)).out
+
+
 def test_compare_shows_values_and_ratios(fake, tmp_path):
     first, second = store_runs(fake, "before", "after")
     outcome = fake("compare", first, second)

@@ -76,6 +76,18 @@ def test_identical_repetitions_tell_nothing():
     assert "identical repetitions" in str(verdict)
 
 
+def test_seeded_repetitions_that_did_not_move_differ_exactly():
+    # Each run seeded apart (the phase of its start varied) and still identical: a spread of 0, measured.
+    verdict = evidence.compare_groups(runs([10000, 10000]), runs([20000, 20000]), varied=True)
+    assert verdict.real and verdict.test == "exact" and verdict.p_value == 0.0
+    assert verdict.interval == pytest.approx((2.0, 2.0))
+    same = evidence.compare_groups(runs([10000, 10000]), runs([10000, 10000]), varied=True)
+    assert not same.real and same.p_value == 1.0
+    seeded = [{"run": {"seed": seed}} for seed in (1, 2)]
+    assert evidence.seeded_apart(seeded) and not evidence.seeded_apart([*seeded, {"run": {"seed": 1}}])
+    assert not evidence.seeded_apart([{"run": {}}, {"run": {"seed": 3}}])
+
+
 def test_one_run_each_is_never_real_but_says_whether_the_runs_differ():
     verdict = evidence.compare_groups(runs([10000]), runs([20000]))
     assert verdict.runs == (1, 1) and verdict.blind == evidence.ONE_RUN_EACH and not verdict.real

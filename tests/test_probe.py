@@ -132,6 +132,41 @@ def test_a_given_run_id_is_the_one_printed_and_written(probe, tmp_path):
     assert bad.stderr == "rtscope-probe: --run-id: '00C0FFEE' is not 16 hex digits (0-9, a-f)\n"
 
 
+def test_a_seed_draws_each_benchs_phase_and_one_seed_draws_it_again(probe, tmp_path):
+    """--seed N: each bench starts after a wait drawn from N (0 to 10 ms), recorded with the seed; another
+    seed draws other waits, the same seed the same ones. Bad seeds are one line."""
+
+    def phases(seed: str) -> list[int]:
+        out = tmp_path / f"seed-{seed}.json"
+        ran = subprocess.run(
+            [str(probe), "run", "clock.read", "ctxsw.sem", "--duration", "0.05", "--policy", "other"]
+            + ["--seed", seed, "--quiet", "--json", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert ran.returncode == 0, ran.stderr
+        doc = result.load(out).doc  # valid against the schema, seed and phases included
+        assert doc["run"]["seed"] == int(seed)
+        return [bench["phase_ns"] for bench in doc["benches"]]
+
+    first, other, again = phases("1"), phases("4294967295"), phases("1")
+    assert first == again and first != other
+    assert len(set(first)) == 2  # each bench its own phase
+    assert all(0 <= phase < 10_000_000 for phase in first + other)
+    for bad in ("-1", "4294967296", "12x", "+3"):
+        refused = subprocess.run(
+            [str(probe), "run", "clock.read", "--seed", bad], capture_output=True, text=True, check=False
+        )
+        assert refused.returncode == 2
+        assert refused.stderr == f"rtscope-probe: --seed: '{bad}' is not a whole number from 0 to 4294967295\n"
+    unseeded = tmp_path / "unseeded.json"
+    subprocess.run([str(probe), "run", "clock.read", *BRIEF, "--quiet", "--json", str(unseeded)], check=True)
+    doc = result.load(unseeded).doc
+    assert "seed" not in doc["run"] and "phase_ns" not in doc["benches"][0]
+
+
 def test_the_live_table_has_the_summarys_form_and_announces_real_lengths(probe, tmp_path):
     """The probe's table has rtscope show's columns and unit spelling; a Thread-Metric test announces its
     periods and calibration (0.02 + 2 × 0.2 s), not its deadline (1.42 s); the counter says what it counts."""

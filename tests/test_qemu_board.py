@@ -281,6 +281,24 @@ def test_two_runs_of_one_image_are_identical_to_the_bit_but_for_their_id_and_tim
 
 
 @pytest.mark.usefixtures("board_tools")
+def test_a_seed_moves_each_bench_against_the_tick_and_one_seed_repeats_the_run(board: QemuBoardTarget):
+    """Another seed, another phase against the 1 ms tick: lat.wakeup's lateness (up to a tick) changes;
+    Thread-Metric's counts, instructions over a period of instructions, do not. One seed twice: the same
+    run to the bit."""
+    seeded = request("lat.wakeup", "tm.basic")
+    first, other, again = (board.run(dataclasses.replace(seeded, seed=seed)).doc for seed in (1, 2, 1))
+    assert [doc["run"]["seed"] for doc in (first, other, again)] == [1, 2, 1]
+    assert [b["phase_ns"] for b in first["benches"]] != [b["phase_ns"] for b in other["benches"]]
+
+    def figures(doc: dict, metric_id: str) -> dict:
+        return next(metric for metric in doc["metrics"] if metric["id"] == metric_id)["stats"]
+
+    assert figures(first, "lat.wakeup")["p50"] != figures(other, "lat.wakeup")["p50"]
+    assert figures(first, "tm.basic")["p50"] == pytest.approx(figures(other, "tm.basic")["p50"], abs=2)
+    assert json.dumps(first["metrics"]) == json.dumps(again["metrics"])
+
+
+@pytest.mark.usefixtures("board_tools")
 def test_a_request_longer_than_the_image_holds_is_refused_in_one_line(board: QemuBoardTarget):
     with pytest.raises(ProbeRejected, match=r"^rtscope-probe: the request is longer than the image holds"):
         board.run(request("heap.ops", label="x" * 3000))

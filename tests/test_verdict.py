@@ -11,6 +11,7 @@ import pytest
 
 import builders
 from rtscope.analysis import factors
+from rtscope.model import result
 from rtscope.render import text
 from rtscope.render.fmt import Style
 from rtscope.render.sections import verdict
@@ -185,6 +186,36 @@ def test_the_section_names_the_factors_and_answers_each_in_its_own_part():
     assert "  Holm's adjustment over the 24 comparisons of this verdict that runs could tell, and an effect of" in shown
     # A line per metric and statistic and factor: 2 metrics × 3 statistics × 2 factors.
     assert sum(line.startswith("    lat.") for line in shown) == 12
+
+
+def test_the_verdict_says_what_repetitions_in_instruction_time_varied_or_that_they_tell_nothing():
+    runs = rt_versus_stock(repetitions=1)
+    assert result.repetitions_note(runs) is None  # hardware time: the machine varies by itself
+    for doc in runs:
+        doc["target"] = {"name": doc["campaign"]["axes"]["target"], "kind": "qemu", "time_base": "instructions"}
+    shown = lines(verdict.section(runs, ("p50", "p99", "max")))
+    assert (
+        "  These runs are in instruction time without a seed: a rerun repeats such a run to the bit, so its "
+        "repetitions are identical and their spread tells nothing."
+    ) in shown
+    for number, doc in enumerate(runs):
+        doc["run"]["seed"] = 1234 + number % 2
+    assert (
+        result.varied(runs[0])
+        == "the phase of each bench's start against the tick, the timers and any loads (seed 1234)"
+    )
+    shown = lines(verdict.section(runs, ("p50", "p99", "max")))
+    assert (
+        "  In instruction time a rerun repeats to the bit; these runs' repetitions varied the phase of each bench's "
+        "start against the tick, the timers and any loads (seeds 1234, 1235), so their spread is that of the phase "
+        "alone."
+    ) in shown
+    del runs[0]["run"]["seed"]
+    assert result.repetitions_note(runs) == (
+        "1 of the 4 runs is in instruction time without a seed: a rerun repeats such a run to the bit, so its "
+        "repetitions are identical and their spread tells nothing (the others varied the phase of each bench's "
+        "start against the tick, the timers and any loads: seeds 1234, 1235)."
+    )
 
 
 def test_a_factor_that_makes_no_real_difference():

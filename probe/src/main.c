@@ -57,6 +57,8 @@ static const char usage[] =
     "  --label TEXT               a label stored with the result\n"
     "  --run-id HEX               the run's id, 16 hex digits (default: random); rtscope\n"
     "                             gives one where the target's randomness repeats\n"
+    "  --seed N                   0..4294967295: start each bench after a wait drawn from N\n"
+    "                             (0-10 ms), so that reruns on an emulator vary\n"
     "  --json FILE|-              write the result to FILE (atomically); -: standard output\n"
     "  --quiet                    no progress and no summary\n";
 #endif
@@ -209,6 +211,19 @@ static bool parse_long(const char *s, long *out)
     return end != s && *end == '\0' && errno == 0;
 }
 
+/* Decimal digits alone into a 32-bit seed (strtoul: a long is 32 bits on a
+ * microcontroller, too short for parse_long). */
+static bool parse_seed(const char *s, uint32_t *out)
+{
+    if (s[0] < '0' || s[0] > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    *out = (uint32_t)v;
+    return *end == '\0' && errno == 0 && v <= UINT32_MAX;
+}
+
 /* "0,2-3" into cfg->cpus; every CPU must be usable by this process. */
 static bool parse_cpus(const char *list, rts_rtconfig *cfg, char *err, size_t errsize)
 {
@@ -346,7 +361,11 @@ static int parse_option(int argc, char **argv, int *i, rts_run_request *req)
             return fail_usage("--run-id: '%s' is not 16 hex digits (0-9, a-f)", val);
         req->run_id = val;
     }
-    else if (strcmp(opt, "--json") == 0)
+    else if (strcmp(opt, "--seed") == 0) {
+        if (!parse_seed(val, &req->seed))
+            return fail_usage("--seed: '%s' is not a whole number from 0 to 4294967295", val);
+        req->has_seed = true;
+    } else if (strcmp(opt, "--json") == 0)
         req->json_path = val;
     else if (strcmp(opt, "--param") == 0) {
         if (req->nassignments >= RTS_MAX_ASSIGNMENTS)

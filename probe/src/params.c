@@ -174,3 +174,13 @@ bool rts_params_resolve(rts_run *run, char *err, size_t errsize)
             return false;
     return true;
 }
+
+/* Here, not in run.c, so that whatever writes a result (result.c) links it. */
+uint64_t rts_run_phase_ns(uint32_t seed, unsigned index)
+{
+    /* splitmix64's finaliser: consecutive seeds and indices give unrelated phases. */
+    uint64_t z = ((uint64_t)seed << 32 | index) + UINT64_C(0x9e3779b97f4a7c15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return (z ^ (z >> 31)) % RTS_PHASE_MAX_NS;
+}

@@ -63,6 +63,8 @@ static void write_run(rts_json *j, const rts_run *run)
     write_utc(j, "started", run->started_sec, run->started_nsec);
     write_utc(j, "finished", run->finished_sec, run->finished_nsec);
     rts_json_string(j, "label", run->req->label);
+    if (run->req->has_seed)
+        rts_json_uint(j, "seed", run->req->seed);
     rts_json_string(j, "probe_version", RTS_PROBE_VERSION);
     rts_json_string(j, "port", rts_port_name());
     rts_json_string(j, "status", run_status_names[run->status]);
@@ -221,6 +223,8 @@ static void write_benches(rts_json *j, const rts_run *run)
         rts_json_object_end(j);
         rts_json_string(j, "status", bench_status_names[r->status]);
         rts_json_double(j, "elapsed_s", r->elapsed_s);
+        if (run->req->has_seed) /* drawn again: a small board's RAM keeps no copy */
+            rts_json_uint(j, "phase_ns", rts_run_phase_ns(run->req->seed, b));
         rts_json_string(j, "error", r->error[0] ? r->error : NULL);
         rts_json_object_end(j);
     }

@@ -26,11 +26,14 @@ typedef struct {
     double grace_s;           /* the watchdog's patience with a bench asked to stop */
     rts_rtconfig requested;
     bool refuse_privilege;    /* behave as if unprivileged (tests, comparison) */
+    uint32_t seed;            /* with has_seed: each bench starts after a phase drawn from it
+                               * (here, in raw_cap's alignment: a small board's RAM is counted) */
     uint64_t raw_cap;         /* raw samples kept per metric */
     const char *label;        /* NULL: none */
     const char *run_id;       /* 16 hex digits given (--run-id); NULL: a random one */
     const char *json_path;    /* NULL: none; RTS_SINK_CONSOLE ("-"): the console */
     bool quiet;
+    bool has_seed;            /* --seed given */
     int argc;
     char **argv;
 } rts_run_request;
@@ -84,6 +87,15 @@ struct rts_run {
     bool (*publish)(rts_run *run, void *arg);
     void *output_arg;
 };
+
+/* The longest wait before a bench starts that a seed draws: 10 ms, beyond
+ * a Linux tick (4 ms at 250 Hz), an RTOS tick and lat.wakeup's default
+ * period, so every phase against them is possible. */
+#define RTS_PHASE_MAX_NS UINT64_C(10000000)
+
+/* The wait before bench number index starts, drawn from seed: uniform in
+ * [0, RTS_PHASE_MAX_NS), the same for the same seed and index. */
+uint64_t rts_run_phase_ns(uint32_t seed, unsigned index);
 
 /* Measure every requested bench (run->results bound to them by
  * rts_params_resolve), then publish the run. Returns the process

@@ -345,7 +345,12 @@ def _verdicts(
         None
         if key == "count" or not first or not other or not all(m["valid"] for _, m in (*first, *other))
         else evidence.compare_groups(
-            [m for _, m in first], [m for _, m in other], key, adjusted=adjusted, min_effect=min_effect
+            [m for _, m in first],
+            [m for _, m in other],
+            key,
+            adjusted=adjusted,
+            min_effect=min_effect,
+            varied=all(evidence.seeded_apart([doc for doc, _ in each]) for each in (first, other)),
         )
         for other in per_group[1:]
     )

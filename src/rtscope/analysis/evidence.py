@@ -19,8 +19,10 @@ and the groups are compared by those figures:
   interval of the median, Welch's z on means, the tail test), which says whether *these runs* differ;
   the difference is never called real (``blind``), and check, which holds one run against one, reads
   that test (``runs_differ``).
-- **Identical repetitions** (an emulator's reruns, bit for bit): their spread is 0 and tells nothing;
-  the difference is not called real either.
+- **Identical repetitions**: an emulator reruns bit for bit, so unseeded repetitions have a spread of 0
+  that tells nothing, and no difference between them is called real. Repetitions whose seed varied the
+  phase of each bench's start (rtscope.model.result.varied) and still gave identical figures measured a
+  spread of 0: a difference between such groups is exact (test "exact", p 0), as instruction counts are.
 
 A difference is **real** when its test's p-value, adjusted by Holm's step-down method over every
 comparison the verdict weighs (:func:`holm`: the chance of calling any null difference real stays
@@ -65,8 +67,8 @@ class Difference:
     """B against A in one statistic: the test, its p-value (and Holm's over the family it was weighed in),
     the effect — B's figure over A's — with its interval, and what the verdict may say of it."""
 
-    test: str  # "t": Welch's over both groups' runs; "run": one run against a repeated group; or a sample
-    # test of one run against another (SAMPLE_TESTS)
+    test: str  # "t": Welch's over both groups' runs; "run": one run against a repeated group; "exact":
+    # seeded repetitions that did not move; or a sample test of one run against another (SAMPLE_TESTS)
     p_value: float
     runs: tuple[int, int]
     ratio: float | None = None  # B / A: of the geometric means of the runs' figures (t, run), else of the figures
@@ -131,10 +133,12 @@ def compare_groups(
     *,
     min_effect: float = DEFAULT_MIN_EFFECT,
     adjusted: bool = True,
+    varied: bool = False,
 ) -> Difference | None:
     """Whether a metric's runs of group b differ from group a's in statistic ``key`` (a per-period
-    metric: its median period), by the runs' figures as this module's docstring says. None when no test
-    applies (no figures; units or kinds differ)."""
+    metric: its median period), by the runs' figures as this module's docstring says; ``varied``: the
+    runs of each group were seeded apart (:func:`seeded_apart`), so that identical figures are a measured
+    spread of 0. None when no test applies (no figures; units or kinds differ)."""
     metrics = (*a, *b)
     if not a or not b:
         return None
@@ -154,7 +158,7 @@ def compare_groups(
     if len(a) == 1 and len(b) == 1:
         return _one_run_each(a, b, key, figures_a[0], figures_b[0], min_effect)
     step = 0.0 if nominal is not None else result.histogram_step(a[0])
-    return _over_runs(figures_a, figures_b, runs, min_effect, step)
+    return _over_runs(figures_a, figures_b, runs, min_effect, step, varied)
 
 
 def _one_run_each(
@@ -192,7 +196,9 @@ def _one_run_each(
     )
 
 
-def _over_runs(a: list[float], b: list[float], runs: tuple[int, int], min_effect: float, step: float) -> Difference:
+def _over_runs(
+    a: list[float], b: list[float], runs: tuple[int, int], min_effect: float, step: float, varied: bool
+) -> Difference:
     """Welch's t over the runs' figures, or the prediction test of a lone run, on their logarithms when
     all are positive."""
     on_logs = min(a + b) > 0
@@ -221,7 +227,10 @@ def _over_runs(a: list[float], b: list[float], runs: tuple[int, int], min_effect
     ratio = math.exp(shift) if on_logs else (mean_b / mean_a if mean_a > 0 else None)
     negligible = _negligible(figure_a, figure_b, min_effect, step)
     if error_squared == 0:
-        return Difference(test, 1.0, runs, ratio, None, negligible, IDENTICAL, 0.0, on_logs)
+        if not varied:
+            return Difference(test, 1.0, runs, ratio, None, negligible, IDENTICAL, 0.0, on_logs)
+        exact = (ratio, ratio) if ratio is not None else None
+        return Difference("exact", 0.0 if shift else 1.0, runs, ratio, exact, negligible, None, 0.0, on_logs)
     error = math.sqrt(error_squared)
     p = 2 * t_sf(abs(shift) / error, df)
     half = t_quantile(1 - SIGNIFICANCE / 2, df) * error
@@ -230,6 +239,13 @@ def _over_runs(a: list[float], b: list[float], runs: tuple[int, int], min_effect
     else:
         interval = ((shift - half) / mean_a + 1, (shift + half) / mean_a + 1) if mean_a > 0 else None
     return Difference(test, p, runs, ratio, interval, negligible, None, spread, on_logs)
+
+
+def seeded_apart(docs: Sequence[dict[str, Any]]) -> bool:
+    """Whether every run of ``docs`` was seeded, each with its own seed: repetitions that varied what a
+    rerun in instruction time cannot (rtscope.model.result.varied)."""
+    seeds = [doc["run"].get("seed") for doc in docs]
+    return None not in seeds and len(set(seeds)) == len(seeds)
 
 
 def _negligible(figure_a: float, figure_b: float, min_effect: float, step: float) -> bool:

@@ -446,12 +446,14 @@ class _Figures:
         (best, best_value), (runner_up, runner_up_value) = ranked[:2]
         # The next best against the best: where a cell has one run, its samples' tail test counts the next
         # best's samples beyond the best's figure, which sees a lower maximum.
+        pairs = self.measured[best][key], self.measured[runner_up][key]
         difference = evidence.compare_groups(
-            [m for _, m in self.measured[best][key]],
-            [m for _, m in self.measured[runner_up][key]],
+            [m for _, m in pairs[0]],
+            [m for _, m in pairs[1]],
             stat,
             min_effect=self.min_effect,
             adjusted=self.adjusted,
+            varied=all(evidence.seeded_apart([doc for doc, _ in each]) for each in pairs),
         )
         return Duel(
             context,

@@ -127,6 +127,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how long a bench may take to stop before the probe's watchdog declares it hung "
         "and ends the run, keeping what it measured (default 10 s)",
     )
+    parser.add_argument(
+        "--seed",
+        type=values.seed,
+        metavar="N",
+        help="start each bench after a wait of 0-10 ms drawn from N (0..4294967295), what a rerun varies on "
+        "a target that repeats to the bit (an emulator counting instructions draws one when none is given); "
+        "the same seed repeats such a run exactly",
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the result document to FILE")
     parser.add_argument(
         "--no-store", dest="store", action="store_false", help="do not store the result in the database"
@@ -184,4 +192,5 @@ def _request(args: argparse.Namespace, benches: tuple[str, ...]) -> RunRequest:
         rt_throttling_off=args.rt_throttling == "off",
         refuse_privilege=args.refuse_privilege,
         grace_s=args.grace,
+        seed=args.seed,
     )

@@ -3,6 +3,8 @@ campaign to measure into (new, resumed, or extended to more repetitions), the lo
 is missing — repetitions interleaved, a load kept running across the consecutive cells that share it,
 each run stored tagged with its cell as it ends — and the progress line."""
 
+import dataclasses
+import hashlib
 import secrets
 import sys
 import time
@@ -10,11 +12,19 @@ from typing import Any
 
 from rtscope.errors import RtscopeError
 from rtscope.execution import campaign_spec
-from rtscope.execution.measure import FAILED, check_against_catalogue, exit_status, measure, priority_for
+from rtscope.execution.measure import (
+    FAILED,
+    check_against_catalogue,
+    deterministic,
+    exit_status,
+    measure,
+    priority_for,
+)
 from rtscope.loads.session import Session
 from rtscope.model import result
 from rtscope.model.catalogue import expand_suites
 from rtscope.model.request import RunRequest
+from rtscope.model.values import SEED_MAX
 from rtscope.render import fmt
 from rtscope.store.database import Campaign, Store, utc_now
 from rtscope.targets import Target
@@ -132,11 +142,15 @@ def measure_all(
         if (cell.text, repetition) not in done
     ]
     failed = 0
+    seeded = deterministic(target)
     with Session(target.transport, spec.settle_s, progress.note) as session:
         for repetition, cell in todo:
             progress.starting(repetition, cell)
+            request = requests[cell.text](repetition)
+            if seeded:
+                request = dataclasses.replace(request, seed=repetition_seed(this.id, repetition))
             run_result = tagged(
-                measure(target, requests[cell.text](repetition), cell.loads, session),
+                measure(target, request, cell.loads, session),
                 this,
                 cell,
                 repetition,
@@ -161,6 +175,15 @@ def measure_all(
             progress.finished(run_result)
     progress.close()
     return failed
+
+
+def repetition_seed(campaign_id: str, repetition: int) -> int:
+    """The seed of a repetition on a deterministic target: drawn from the campaign's id (kept when it is
+    resumed, new in every campaign) and the repetition, so that a resumed campaign measures a missing run
+    as it would have been. Every cell of one repetition has the same seed: levels that run the same code
+    then give the same figures, and a factor's difference is the levels', not the seeds'."""
+    digest = hashlib.sha256(f"{campaign_id}:{repetition}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") % (SEED_MAX + 1)
 
 
 def tagged(

@@ -2,6 +2,8 @@
 loads (started, verified and always stopped through the target's transport), and the exit status a run
 ends with."""
 
+import dataclasses
+import secrets
 from typing import Any
 
 from rtscope.errors import RtscopeError
@@ -11,7 +13,7 @@ from rtscope.loads.session import ActiveLoad, Session
 from rtscope.model import result
 from rtscope.model.catalogue import Bench
 from rtscope.model.request import RunRequest
-from rtscope.model.values import RT_PRIORITIES
+from rtscope.model.values import RT_PRIORITIES, SEED_MAX
 from rtscope.targets import InGuest, Nowhere, OnTransport, Target
 
 # cyclictest's convention: high, but below the kernel's own threads at 99.
@@ -23,7 +25,11 @@ def measure(target: Target, request: RunRequest, load_specs: tuple[LoadSpec, ...
     """Run ``request`` on ``target`` under the loads the session holds for it (started and verified, or
     kept from the run before and checked again); the result records the target, the loads, and a
     warning for each load that did not hold until the probe ended. A target that runs its loads inside
-    its guest (rtscope.loads.guest) has them started and stopped there, around the probe, in one boot."""
+    its guest (rtscope.loads.guest) has them started and stopped there, around the probe, in one boot.
+    On a deterministic target a request without a seed is given a random one (recorded in the result),
+    so that its reruns differ as a real machine's do."""
+    if request.seed is None and deterministic(target):
+        request = dataclasses.replace(request, seed=secrets.randbelow(SEED_MAX + 1))
     place = target.load_place()
     if isinstance(place, InGuest):
         run_result, in_guest = guest.measure(place.guest, request, load_specs, session.settle_s)
@@ -31,6 +37,12 @@ def measure(target: Target, request: RunRequest, load_specs: tuple[LoadSpec, ...
     with session.hold(load_specs) as active:
         run_result = target.run(request)
     return _annotated(run_result, target, active if load_specs else [])
+
+
+def deterministic(target: Target) -> bool:
+    """Whether a rerun on ``target`` repeats to the bit: an emulator counting instructions (a QEMU guest or
+    board under -icount), where only a seed (RunRequest.seed) makes repetitions differ."""
+    return bool(target.record().get("time_base") == "instructions")
 
 
 def _annotated(run_result: result.Result, target: Target, active: list[ActiveLoad]) -> result.Result:

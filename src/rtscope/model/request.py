@@ -9,7 +9,8 @@ from rtscope.model.values import ParamSetting, exact
 class RunRequest:
     """A validated request to run benches; ``probe_args`` turns it into the probe's arguments.
     ``duration_given``: whether the user gave the duration; one left to the default a target may size to
-    what it delivers (an emulated board in instruction time)."""
+    what it delivers (an emulated board in instruction time). ``seed``: the probe starts each bench after
+    a wait drawn from it (``--seed``), what a rerun varies on a target that otherwise repeats to the bit."""
 
     benches: tuple[str, ...]
     duration_s: float
@@ -25,6 +26,7 @@ class RunRequest:
     refuse_privilege: bool = False
     grace_s: float | None = None
     duration_given: bool = True
+    seed: int | None = None
 
     def probe_args(self) -> list[str]:
         """The arguments of ``rtscope-probe run`` for this request, output options excepted."""
@@ -55,4 +57,6 @@ class RunRequest:
             args.append("--refuse-privilege")
         if self.grace_s is not None:
             args += ["--grace", exact(self.grace_s)]
+        if self.seed is not None:
+            args += ["--seed", str(self.seed)]
         return args

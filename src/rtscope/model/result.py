@@ -16,7 +16,7 @@ import functools
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -33,6 +33,10 @@ VERSION = 4  # what the probe writes, and what rtscope writes for documents it b
 READABLE_VERSIONS = (1, 2, 3, 4)
 # A result of a long run with every raw sample kept is tens of MB; a file larger than this is not one.
 MAX_FILE_BYTES = 1 << 30
+# What a run's seed varies (rtscope-probe run --seed: a wait before each bench), in words.
+SEED_VARIES = "the phase of each bench's start against the tick, the timers and any loads"
+# Seeds a sentence names before it counts the rest.
+SEEDS_NAMED = 5
 
 # Statistic keys of a summary, in display order, with the names people use for them.
 STATISTICS = {
@@ -321,6 +325,51 @@ def time_base_text(doc: dict[str, Any]) -> str:
     compare ("instructions (32 ns each)")."""
     rate = ns_per_instruction(doc)
     return f"{time_base(doc)} ({rate} ns each)" if rate else time_base(doc)
+
+
+def deterministic(doc: dict[str, Any]) -> bool:
+    """Whether a rerun of the result's request repeats it to the bit: measured in instruction time (an
+    emulator counting instructions, rtscope.targets.qemu and qemu_board), unless a seed varied it."""
+    return time_base(doc) == "instructions"
+
+
+def varied(doc: dict[str, Any]) -> str | None:
+    """What the run's seed varied, in words, for a sentence: "the phase of each bench's start against the
+    tick, the timers and any loads (seed 1234)"; None for a run without a seed (on hardware the machine
+    varies by itself; in instruction time nothing did)."""
+    seed = doc["run"].get("seed")
+    if seed is None:
+        return None
+    return f"{SEED_VARIES} (seed {seed})"
+
+
+def repetitions_note(docs: Sequence[dict[str, Any]]) -> str | None:
+    """One sentence on what the repetitions of runs in instruction time can tell, for a verdict: what
+    their seeds varied, or that unseeded ones are identical and their spread tells nothing; None where
+    no run is in instruction time."""
+    timed = [doc for doc in docs if deterministic(doc)]
+    if not timed:
+        return None
+    seeds = sorted({doc["run"]["seed"] for doc in timed if doc["run"].get("seed") is not None})
+    unseeded = sum(doc["run"].get("seed") is None for doc in timed)
+    what = SEED_VARIES
+    shown = ", ".join(map(str, seeds[:SEEDS_NAMED]))
+    if len(seeds) > SEEDS_NAMED:
+        shown += f" and {len(seeds) - SEEDS_NAMED} more"
+    if not unseeded:
+        return (
+            f"In instruction time a rerun repeats to the bit; these runs' repetitions varied {what} "
+            f"(seed{'s' if len(seeds) > 1 else ''} {shown}), so their spread is that of the phase alone."
+        )
+    if unseeded == len(docs):
+        lacking = "These runs are"
+    else:
+        lacking = f"{unseeded} of the {len(docs)} runs {'is' if unseeded == 1 else 'are'}"
+    return (
+        f"{lacking} in instruction time without a seed: a rerun repeats such a run to the bit, so its "
+        "repetitions are identical and their spread tells nothing"
+        + (f" (the others varied {what}: seed{'s' if len(seeds) > 1 else ''} {shown})." if seeds else ".")
+    )
 
 
 _ICOUNT_SHIFT = re.compile(r"-icount shift=(\d+)\b")

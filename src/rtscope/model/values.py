@@ -76,6 +76,18 @@ def non_negative(text: str) -> int:
     return value
 
 
+# What the probe's --seed takes: 32 bits, so that a microcontroller's build reads it as any other.
+SEED_MAX = 2**32 - 1
+
+
+def seed(text: str) -> int:
+    """A run's seed: a whole number from 0 to SEED_MAX."""
+    value = _integer(text, "seed")
+    if not 0 <= value <= SEED_MAX:
+        raise argparse.ArgumentTypeError(f"must be 0..{SEED_MAX}, not {value}")
+    return value
+
+
 def positive(text: str) -> int:
     """An integer of at least one."""
     value = _integer(text, "count")

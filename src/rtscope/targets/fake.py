@@ -28,7 +28,7 @@ class FakeTarget:
     bench; system, timing and granted configuration come from the recording of the first bench. The
     run is written in the current result format (older recordings' metrics get the fields they lack, as
     null), gets a new id (a hash of the request), a fixed start time, the request's label and the probe
-    arguments the request stands for: the same request always gives the same result. Nothing about
+    arguments the request stands for (and its seed): the same request always gives the same result. Nothing about
     privilege is acted out (--refuse-privilege included): the granted configuration and the warnings
     are the recording's.
     """
@@ -154,6 +154,7 @@ def _fake_run(request: RunRequest, recorded: dict[str, Any], bench_statuses: lis
         "port": recorded["port"],
         "status": status,
         "argv": ["rtscope-probe", "run", *request.probe_args()],
+        **({"seed": request.seed} if request.seed is not None else {}),
     }
 
 

@@ -42,11 +42,19 @@ def build(subject: OneRun) -> Section:
                     ("probe", f"{run['probe_version']}, {run['port']} port"),
                     *_image_row(run),
                     ("command", " ".join(run["argv"])),
+                    *_varied_row(subject.doc),
                 ],
                 "ll",
             ),
         ),
     )
+
+
+def _varied_row(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """What the run's seed varied (rtscope-probe run --seed), the seed to give again to repeat the run on an
+    emulator; nothing for a run without one."""
+    varied = result.varied(doc)
+    return [("varied", varied)] if varied else []
 
 
 def _measured_on_row(doc: dict[str, Any]) -> list[tuple[str, str]]:

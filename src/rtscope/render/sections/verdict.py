@@ -16,6 +16,7 @@ from typing import Any
 
 from rtscope.analysis import compare, evidence, factors
 from rtscope.analysis.factors import Answer, Duel, Factor
+from rtscope.model import result
 from rtscope.render import fmt
 from rtscope.render.document import Cell, Figure, Items, Paragraph, Section, Table, heading
 from rtscope.render.sections import comparison as compared
@@ -67,11 +68,13 @@ def section(
     compared = [f for f in verdict.design.factors if f not in not_compared]
     # The headline first, then the factors, the table of effects and their plot; the sentences follow.
     headline = effects.headline(verdict)
+    repetitions = result.repetitions_note(docs)  # what the spread of runs in instruction time stands for
     glance = [effects.effects_table(verdict), effects.forest(verdict)]
     parts: list[Paragraph | Items | Table | Figure] = [
         *([Items(notes)] if notes else []),
         *([headline] if headline else []),
         Paragraph((_factors_line(verdict),)),
+        *([Paragraph((repetitions,))] if repetitions else []),
         *(part for part in glance if part is not None),
     ]
     if compared and not verdict.answers:
