@@ -1,0 +1,192 @@
+"""Tail quantiles with their uncertainty: distribution-free confidence intervals from order statistics,
+and how many samples a claim about a quantile needs (docs/statistics.md).
+
+Of n samples of any continuous distribution, the number below its quantile q is Binomial(n, q). So
+the j-th smallest sample lies above the quantile with probability P(Bin(n, q) < j), and the k-th below
+it with probability P(Bin(n, q) ≥ k): the ranks j < k that put at most (1 − confidence)/2 on each side
+bound the quantile with at least that confidence, whatever the distribution (Hahn & Meeker, Statistical
+Intervals, § 5.2). With ties (whole clock steps) or histogram buckets the interval only widens: read
+from a histogram, the lower bound is the lowest value of the bucket holding rank j and the upper the
+highest of the bucket holding rank k, so each bound stays on its side of the order statistic it stands
+for.
+
+A two-sided interval exists only when n is large enough that even the largest sample is above the
+quantile with probability ≤ (1 − confidence)/2 — q^n ≤ (1 − c)/2: p99.99 at 95 % needs 36,887 samples.
+Below that the interval is open above (:attr:`Interval.enough` False): the run's p99.99 is then little
+more than its largest sample.
+
+The binomial is summed exactly while its variance n·q·(1 − q) is below 250 (the median's n < 1000,
+where rtscope.analysis.stats summed it before); beyond, its normal approximation is exact to within a
+rank. Pure Python, no numpy: `show` reads these without paying numpy's start-up.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+from rtscope.model import result
+
+CONFIDENCE = 0.95
+# Below this variance of Binomial(n, q) its tails are summed exactly; from it, the normal approximation.
+_EXACT_BELOW_VARIANCE = 250.0
+# The exact sums start this many standard deviations (plus as many ranks) from n·q: beyond, Bernstein's
+# inequality leaves less than e^-30 of probability, far below any confidence asked.
+_WINDOW_SDS = 20.0
+# The tail statistics of a metric of samples that get an interval, with the quantile each stands for.
+TAILS = {"p99": 0.99, "p999": 0.999, "p9999": 0.9999}
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The confidence interval of quantile ``quantile`` (statistic ``key``) of a metric's ``samples``.
+
+    ``low`` is -inf where no sample bounds it from below; ``high`` is inf where none bounds it from above:
+    too few samples (``enough`` False), or rank k lies beyond the histogram's last bucket (its overflow).
+    Bounds are in the metric's unit, overhead-adjusted when the interval was read so (floored at 0).
+    """
+
+    key: str
+    quantile: float
+    samples: int
+    low: float
+    high: float
+    confidence: float
+
+    @property
+    def needed(self) -> int:
+        """The samples a two-sided interval of this quantile needs at this confidence."""
+        return samples_needed(self.quantile, self.confidence)
+
+    @property
+    def enough(self) -> bool:
+        """Whether the samples are enough for a two-sided interval."""
+        return self.samples >= self.needed
+
+
+def ranks(n: int, q: float, confidence: float = CONFIDENCE) -> tuple[int, int]:
+    """Ranks (1-based) j < k of the order statistics that bound quantile q of n samples with at least
+    ``confidence``: the largest j with P(Bin(n, q) < j) ≤ (1 − c)/2 and the smallest k with
+    P(Bin(n, q) ≥ k) ≤ (1 − c)/2. j is 0 where no sample bounds the quantile from below, k is n + 1
+    where none bounds it from above. Raises ValueError unless 0 < q < 1 and 0 < confidence < 1."""
+    if not 0 < q < 1 or not 0 < confidence < 1:
+        raise ValueError(f"a quantile and a confidence lie strictly between 0 and 1, not {q} and {confidence}")
+    if n <= 0:
+        return 0, n + 1
+    tail = (1 - confidence) / 2
+    variance = n * q * (1 - q)
+    if variance >= _EXACT_BELOW_VARIANCE:
+        # With continuity correction each bound is half a rank wider than it need be: never narrower.
+        half_width = NormalDist().inv_cdf(1 - tail) * math.sqrt(variance)
+        return max(1, math.floor(n * q - half_width)), min(n + 1, math.ceil(n * q + half_width) + 1)
+    reach = _WINDOW_SDS * (math.sqrt(variance) + 1)
+    first, last = max(0, math.floor(n * q - reach)), min(n, math.ceil(n * q + reach))
+    pmf = [_log_pmf(n, q, i) for i in range(first, last + 1)]
+    below, j = 0.0, first  # P(X < j), what lies below the window counted as nothing
+    for log_p in pmf:
+        if below + math.exp(log_p) > tail:
+            break
+        below += math.exp(log_p)
+        j += 1
+    above, k = 0.0, last + 1  # P(X ≥ k)
+    for log_p in reversed(pmf):
+        if above + math.exp(log_p) > tail:
+            break
+        above += math.exp(log_p)
+        k -= 1
+    return j, k
+
+
+def _log_pmf(n: int, q: float, i: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * math.log(q) + (n - i) * math.log1p(-q)
+
+
+def samples_needed(q: float, confidence: float = CONFIDENCE) -> int:
+    """The smallest n for which quantile q has a two-sided interval at ``confidence`` (:func:`ranks` gives
+    1 ≤ j and k ≤ n): the smallest n with both q^n and (1 − q)^n at most (1 − confidence)/2 — the
+    largest (smallest) sample must fall short of (beyond) the quantile that rarely. 36,887 for p99.99 at
+    95 %, 3,688 for p99.9, 368 for p99, 6 for the median."""
+    if not 0 < q < 1 or not 0 < confidence < 1:
+        raise ValueError(f"a quantile and a confidence lie strictly between 0 and 1, not {q} and {confidence}")
+    tail = (1 - confidence) / 2
+    return max(_first_power_at_most(math.log(q), tail), _first_power_at_most(math.log1p(-q), tail))
+
+
+def _first_power_at_most(log_base: float, limit: float) -> int:
+    """The smallest n ≥ 1 with exp(n · log_base) ≤ limit: P(Bin(n, q) = n) and P(Bin(n, q) = 0) as
+    :func:`ranks` reckons them, so that the two agree on the boundary to the last bit."""
+    n = max(1, math.ceil(math.log(limit) / log_base))
+    # The division's rounding may put the estimate one off either way.
+    while n > 1 and math.exp((n - 1) * log_base) <= limit:
+        n -= 1
+    while math.exp(n * log_base) > limit:
+        n += 1
+    return n
+
+
+def intervals(
+    metric_doc: dict[str, Any], confidence: float = CONFIDENCE, *, adjusted: bool = True
+) -> dict[str, Interval]:
+    """The interval of each of :data:`TAILS` for a metric of samples, by statistic key; empty for a
+    metric without samples and a per-period one (its periods are a handful of figures, not samples).
+
+    Read from the raw samples where the metric kept every one, else from its histogram; overhead-adjusted
+    as rtscope.analysis.stats.statistic adjusts (the metric's overhead subtracted, floored at 0) unless
+    ``adjusted`` is False."""
+    if result.is_periodic(metric_doc) or not metric_doc["stats"]["count"]:
+        return {}
+    step = result.histogram_step(metric_doc)
+    raw = metric_doc.get("raw")
+    read = _RawReader(raw, step) if raw and len(raw) == metric_doc["stats"]["count"] else _HistogramReader(metric_doc)
+    if read.size == 0:
+        return {}
+    offset = metric_doc["overhead_ns"] if adjusted else 0.0
+    found = {}
+    for key, q in TAILS.items():
+        j, k = ranks(read.size, q, confidence)
+        low = read.value_at(j, upper=False) if j >= 1 else -math.inf
+        high = read.value_at(k, upper=True) if k <= read.size else math.inf
+        found[key] = Interval(key, q, read.size, _less(low, offset), _less(high, offset), confidence)
+    return found
+
+
+def _less(value: float, offset: float) -> float:
+    return value if math.isinf(value) else max(0.0, value - offset)
+
+
+class _RawReader:
+    """Order statistics of raw samples (in histogram steps), in the metric's unit."""
+
+    def __init__(self, raw: list[int], step: float) -> None:
+        self._ordered, self._step = sorted(raw), step
+        self.size = len(raw)
+
+    def value_at(self, rank: int, *, upper: bool) -> float:
+        """The sample of ``rank`` (1-based, ascending); ``upper`` makes no difference here."""
+        return float(self._ordered[rank - 1] * self._step)
+
+
+class _HistogramReader:
+    """Order statistics of a metric's histogram, each as the bucket that holds it: its lowest or
+    highest value (rtscope.analysis.stats.Histogram.value_at, without numpy)."""
+
+    def __init__(self, metric_doc: dict[str, Any]) -> None:
+        histogram = metric_doc["histogram"]
+        self._step = result.histogram_step(metric_doc)
+        self._buckets: list[tuple[int, int, int]] = sorted(
+            (lower, width, count) for lower, width, count in histogram["buckets"] if count
+        )
+        self._overflow_above = histogram["overflow_above"] * self._step
+        self.size = sum(count for _, _, count in self._buckets) + histogram["overflow"]
+
+    def value_at(self, rank: int, *, upper: bool) -> float:
+        """The lowest (``upper``: the highest) value of the bucket holding the sample of ``rank``
+        (1-based, ascending); in the overflow, where the overflow starts (``upper``: infinity)."""
+        seen = 0
+        for lower, width, count in self._buckets:
+            seen += count
+            if seen >= rank:
+                return float((lower + width - 1 if upper else lower) * self._step)
+        return math.inf if upper else self._overflow_above
