@@ -149,7 +149,7 @@ def _metric(*, raw=None, buckets=None, overflow=0, overflow_above=1 << 40, overh
     """A metric of samples as the probe writes it, for the fields quantiles reads."""
     count = len(raw) if raw is not None else sum(c for _, _, c in buckets) + overflow
     metric = builders.metric("lat.wakeup", 10_000.0)
-    metric["stats"]["count"] = count
+    metric["stats"]["count"] = metric["adjusted"]["count"] = count
     metric["overhead_ns"] = overhead
     metric["histogram"] = builders.histogram(buckets or [], overflow_above=overflow_above)
     metric["histogram"]["overflow"] = overflow
@@ -211,3 +211,20 @@ def test_coarse_histogram_buckets_cover_too(q):
             interval = quantiles.intervals(metric)[key]
             covered += interval.low <= truth <= interval.high
     assert covered / DRAWS >= 0.95
+
+
+def test_show_gives_each_tail_its_interval_or_the_samples_it_needs(rtscope, tmp_path):
+    # 12,000 raw samples 1..12,000 ns: p99 and p99.9 have intervals, p99.99 needs more samples.
+    doc = builders.result_doc(benches={"lat.wakeup": 6_000.0})
+    (metric,) = doc["metrics"]
+    metric.update(_metric(raw=list(range(1, 12_001)), overhead=20.0))
+    outcome = rtscope("show", builders.write(tmp_path / "run.json", doc))
+    assert outcome.status == 0, outcome.err
+    tails = outcome.out.split("Tails, 95 % confidence intervals")[1].splitlines()
+    assert tails[1].split() == ["metric", "p99", "p99.9", "p99.99", "max"]
+    # The figures are the document's (builders' made-up ones); the bounds are samples of ranks 11,858
+    # and 11,902 for p99 (11,838 and 11,882 ns once the overhead is subtracted).
+    assert quantiles.ranks(12_000, 0.99) == (11_858, 11_902)
+    assert tails[2].split()[1:5] == ["15.0", "µs", "(11.8–11.9", "µs)"]
+    assert tails[2].endswith("too few samples  70.0 µs of 12,000")
+    assert "  lat.wakeup: p99.99 needs ≥ 36,887 samples; this run has 12,000" in tails

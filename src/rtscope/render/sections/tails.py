@@ -1,0 +1,91 @@
+"""The tails of the metrics of samples with their uncertainty: p99, p99.9 and p99.99 each with its 95 %
+distribution-free interval (rtscope.analysis.quantiles), or the samples a claim about it needs where a
+run has too few; the maximum with the count of samples it is the largest of."""
+
+import math
+from typing import Any
+
+from rtscope.analysis import quantiles
+from rtscope.model import result, units
+from rtscope.render import cells, fmt
+from rtscope.render.document import Paragraph, Section, heading, table
+from rtscope.render.subjects import OneRun, Report
+
+ASIDE = ", 95 % confidence intervals (distribution-free: order statistics)"
+METHOD = (
+    "Each interval holds its quantile with at least 95 % confidence, whatever the distribution (docs/statistics.md)."
+)
+
+TOO_FEW = "too few samples"
+
+
+def build(subject: OneRun) -> Section | None:
+    """A row per metric of samples with samples: its tails with their intervals and its max with its
+    count; a line per metric short of the samples a quantile needs. Nothing when no metric has samples."""
+    sampled = [m for m in subject.doc["metrics"] if not result.is_periodic(m) and m["stats"]["count"]]
+    if not sampled:
+        return None
+    with_labels = cells.labels_shown(sampled)
+    header = [*cells.metric_header(with_labels), *_TAIL_HEADER]
+    found = [quantiles.intervals(m, adjusted=subject.adjusted) for m in sampled]
+    rows = [[*cells.metric_cells(m, with_labels), *tail_cells(m, f, subject.adjusted)] for m, f in zip(sampled, found)]
+    short = [f"{m['id']}: {said}" for m, f in zip(sampled, found) if (said := shortfall(f))]
+    align = "l" * (len(header) - len(_TAIL_HEADER)) + "r" * len(_TAIL_HEADER)
+    return Section(heading("Tails", ASIDE), (table(header, rows, align), Paragraph((METHOD, *short))))
+
+
+def build_metric(report: Report, metric_id: str) -> Section | None:
+    """The report's per-metric view: a row per run with samples of ``metric_id``, as :func:`build`."""
+    measured = [(run, m) for run, m in report.measured(metric_id) if not result.is_periodic(m) and m["stats"]["count"]]
+    if not measured:
+        return None
+    found = [quantiles.intervals(m, adjusted=report.adjusted) for _, m in measured]
+    rows = [[run.caption, *tail_cells(m, f, report.adjusted)] for (run, m), f in zip(measured, found)]
+    short = [f"{run.caption}: {said}" for (run, _), f in zip(measured, found) if (said := shortfall(f))]
+    return Section(
+        heading("Tails", ASIDE),
+        (table(["run", *_TAIL_HEADER], rows, "l" + "r" * len(_TAIL_HEADER)), Paragraph((METHOD, *short))),
+    )
+
+
+_TAIL_HEADER = (*(result.STATISTICS[key] for key in quantiles.TAILS), "max")
+
+
+def tail_cells(metric_doc: dict[str, Any], found: dict[str, quantiles.Interval], adjusted: bool) -> list[str]:
+    """A metric's p99, p99.9 and p99.99, each with its interval of ``found`` (quantiles.intervals) as
+    :func:`interval_text` says it, and its max with its count ("2.79 ms of 3,994")."""
+    figures, unit = result.summary(metric_doc, adjusted=adjusted), result.unit(metric_doc)
+    return [
+        *(interval_text(figures[key], found[key], unit) if key in found else units.MISSING for key in quantiles.TAILS),
+        f"{unit.format(figures['max'])} of {fmt.count(figures['count'])}",
+    ]
+
+
+def interval_text(value: float | None, interval: quantiles.Interval, unit: units.Unit) -> str:
+    """A quantile and its interval: "49.3 µs (46.6–59.1 µs)", "1.29 ms (406 µs–2.80 ms)"; "too few samples"
+    where they are too few for a two-sided one (:func:`shortfall` says how many it needs); "12.1 ms (≥ 10.5 ms)" where its upper
+    bound lies beyond the histogram."""
+    if not interval.enough:
+        return TOO_FEW
+    if math.isinf(interval.high):
+        return f"{unit.format(value)} (≥ {unit.format(interval.low)})"
+    low, high = unit.format(interval.low), unit.format(interval.high)
+    # One unit said once: the bounds are read together.
+    suffix = high[high.rfind(" ") :] if " " in high else ""
+    if suffix and low.endswith(suffix):
+        low = low[: -len(suffix)]
+    return f"{unit.format(value)} ({low}–{high})"
+
+
+def shortfall(found: dict[str, quantiles.Interval]) -> str:
+    """The quantiles of ``found`` (quantiles.intervals) whose samples are too few, and how many there are:
+    "p99.9 needs ≥ 3,688 samples and p99.99 ≥ 36,887; this run has 1,996"; "" when none is short."""
+    short = [interval for interval in found.values() if not interval.enough]
+    if not short:
+        return ""
+    first, *rest = short
+    needs = [
+        f"{result.STATISTICS[first.key]} needs ≥ {fmt.count(first.needed)} samples",
+        *(f"{result.STATISTICS[i.key]} ≥ {fmt.count(i.needed)}" for i in rest),
+    ]
+    return f"{' and '.join(needs)}; this run has {fmt.count(first.samples)}"
