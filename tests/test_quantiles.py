@@ -7,6 +7,8 @@ is at least the confidence and, being a sum over whole ranks, somewhat above it:
 (917 for p99, 9,148 for p99.9, 91,456 for p99.99: about 9 samples beyond the quantile) are where it is
 closest to 95 % (95.6 %), so that 1,000 draws can tell a wrong rank from the right one."""
 
+import csv
+import io
 import math
 from fractions import Fraction
 from statistics import NormalDist
@@ -16,6 +18,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 import builders
+from conftest import REPO
 from rtscope.analysis import quantiles, stats
 
 DRAWS = 1000
@@ -228,3 +231,20 @@ def test_show_gives_each_tail_its_interval_or_the_samples_it_needs(rtscope, tmp_
     assert tails[2].split()[1:5] == ["15.0", "µs", "(11.8–11.9", "µs)"]
     assert tails[2].endswith("too few samples  70.0 µs of 12,000")
     assert "  lat.wakeup: p99.99 needs ≥ 36,887 samples; this run has 12,000" in tails
+
+
+def test_the_csv_export_gives_each_tail_its_bounds(rtscope, tmp_path):
+    # Thread-Metric's per-period metrics get no bounds; ctxsw.sem (62,984 samples) all three, each around
+    # its figure; a run short of p99.99's samples has its lower bound only.
+    golden = REPO / "tests" / "golden" / "result-v2-threadmetric.json"
+    outcome = rtscope("export", golden, "--format", "csv")
+    rows = {row["metric"]: row for row in csv.DictReader(io.StringIO(outcome.out))}
+    assert all(row["p99_low"] == row["p99.99_high"] == "" for name, row in rows.items() if name.startswith("tm."))
+    sem = rows["ctxsw.sem"]
+    for name in ("p99", "p99.9", "p99.99"):
+        assert float(sem[f"{name}_low"]) <= float(sem[name]) <= float(sem[f"{name}_high"])
+    doc = builders.result_doc(benches={"lat.wakeup": 6_000.0})
+    doc["metrics"][0].update(_metric(raw=list(range(1, 12_001))))
+    outcome = rtscope("export", builders.write(tmp_path / "run.json", doc), "--format", "csv")
+    (row,) = csv.DictReader(io.StringIO(outcome.out))
+    assert row["p99.99_low"] != "" and row["p99.99_high"] == ""
