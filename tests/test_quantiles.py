@@ -153,6 +153,11 @@ def _metric(*, raw=None, buckets=None, overflow=0, overflow_above=1 << 40, overh
     count = len(raw) if raw is not None else sum(c for _, _, c in buckets) + overflow
     metric = builders.metric("lat.wakeup", 10_000.0)
     metric["stats"]["count"] = metric["adjusted"]["count"] = count
+    if raw:
+        metric["stats"]["min"], metric["stats"]["max"] = min(raw), max(raw)
+    elif buckets:
+        top = buckets[-1][0] + buckets[-1][1] - 1
+        metric["stats"]["min"], metric["stats"]["max"] = buckets[0][0], 2 * overflow_above if overflow else top
     metric["overhead_ns"] = overhead
     metric["histogram"] = builders.histogram(buckets or [], overflow_above=overflow_above)
     metric["histogram"]["overflow"] = overflow
@@ -178,11 +183,19 @@ def test_a_histogram_gives_the_buckets_that_hold_the_ranks():
     # 1,000 samples in ten buckets of 100, each 10 ns wide from 1,000 ns; and 5 beyond the histogram.
     buckets = [[1_000 + 10 * i, 10, 100] for i in range(10)]
     found = quantiles.intervals(_metric(buckets=buckets, overflow=5, overflow_above=1_100))
-    j, k = quantiles.ranks(1_005, 0.99)  # ranks 988 and 1,002: the last bucket, and the overflow
-    assert (j, k) == (988, 1_002)
-    assert found["p99"].low == 1_090 and found["p99"].high == math.inf and found["p99"].enough
+    j, k = quantiles.ranks(1_005, 0.99)  # ranks 988 and 1,002: the last bucket, and the overflow,
+    assert (j, k) == (988, 1_002)  # where no bucket bounds it, but the largest sample does
+    assert found["p99"].low == 1_090 and found["p99"].high == 2_200 and found["p99"].enough
     # A run with fewer samples than p99.99 needs: open above, and it says so.
     assert not found["p9999"].enough and found["p9999"].needed == 36_887 and found["p9999"].high == math.inf
+
+
+def test_bounds_from_buckets_stay_within_the_smallest_and_largest_sample():
+    # One bucket 1,000–1,099 ns, its samples measured from 1,020 to 1,060 ns: no order statistic lies
+    # beyond them.
+    metric = _metric(buckets=[[1_000, 100, 50_000]])
+    metric["stats"]["min"], metric["stats"]["max"] = 1_020, 1_060
+    assert {(i.low, i.high) for i in quantiles.intervals(metric).values()} == {(1_020, 1_060)}
 
 
 def test_no_interval_for_a_metric_without_samples_or_of_periods():
@@ -210,7 +223,7 @@ def test_coarse_histogram_buckets_cover_too(q):
         samples, truth = _whole_steps(rng, (100, SIZES[q]), q)
         for row in samples:
             metric["histogram"]["buckets"] = _coarse(row)
-            metric["stats"]["count"] = len(row)
+            metric["stats"].update(count=len(row), min=float(row.min()), max=float(row.max()))
             interval = quantiles.intervals(metric)[key]
             covered += interval.low <= truth <= interval.high
     assert covered / DRAWS >= 0.95

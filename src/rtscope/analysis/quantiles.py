@@ -7,8 +7,9 @@ it with probability P(Bin(n, q) ≥ k): the ranks j < k that put at most (1 − 
 bound the quantile with at least that confidence, whatever the distribution (the distribution-free
 interval of Hahn & Meeker's Statistical Intervals). With ties (whole clock steps) or histogram buckets the interval only widens: read
 from a histogram, the lower bound is the lowest value of the bucket holding rank j and the upper the
-highest of the bucket holding rank k, so each bound stays on its side of the order statistic it stands
-for.
+highest of the bucket holding rank k (within the smallest and largest sample, which the probe records
+exactly: a rank in the histogram's overflow is bounded by the largest), so each bound stays on its side
+of the order statistic it stands for.
 
 A two-sided interval exists only when n is large enough that all n samples fall below the quantile
 with probability at most (1 − confidence)/2 — q^n ≤ (1 − c)/2: p99.99 at 95 % needs 36,887 samples.
@@ -44,8 +45,8 @@ TAILS = {"p99": 0.99, "p999": 0.999, "p9999": 0.9999}
 class Interval:
     """The confidence interval of quantile ``quantile`` (statistic ``key``) of a metric's ``samples``.
 
-    ``low`` is -inf where no sample bounds it from below; ``high`` is inf where none bounds it from above:
-    too few samples (``enough`` False), or rank k lies beyond the histogram's last bucket (its overflow).
+    ``low`` is -inf where no sample bounds it from below; ``high`` is inf where none bounds it from above
+    (too few samples: ``enough`` False).
     Bounds are in the metric's unit, overhead-adjusted when the interval was read so (floored at 0).
     """
 
@@ -139,6 +140,8 @@ def intervals(
     if result.is_periodic(metric_doc) or not metric_doc["stats"]["count"]:
         return {}
     raw = metric_doc.get("raw") or []
+    if len(raw) != metric_doc["stats"]["count"] and not metric_doc.get("histogram"):
+        return {}  # neither every sample nor their histogram: nothing to read order statistics from
     histogram = None if len(raw) == metric_doc["stats"]["count"] else _HistogramReader(metric_doc)
     n = histogram.size if histogram else len(raw)
     if n == 0:
@@ -149,8 +152,10 @@ def intervals(
     if histogram is None:
         lows = highs = _order_statistics(raw, wanted, step)
     else:
-        lows = {rank: histogram.value_at(rank, upper=False) for rank in wanted}
-        highs = {rank: histogram.value_at(rank, upper=True) for rank in wanted}
+        # A bucket may reach past the smallest or largest sample, which no order statistic does.
+        smallest, largest = metric_doc["stats"]["min"], metric_doc["stats"]["max"]
+        lows = {rank: max(histogram.value_at(rank, upper=False), smallest) for rank in wanted}
+        highs = {rank: min(histogram.value_at(rank, upper=True), largest) for rank in wanted}
     return {
         key: Interval(
             key,

@@ -2,7 +2,6 @@
 distribution-free interval (rtscope.analysis.quantiles), or the samples a claim about it needs where a
 run has too few; the maximum with the count of samples it is the largest of."""
 
-import math
 from typing import Any
 
 from rtscope.analysis import quantiles
@@ -62,13 +61,10 @@ def tail_cells(metric_doc: dict[str, Any], found: dict[str, quantiles.Interval],
 
 
 def interval_text(value: float | None, interval: quantiles.Interval, unit: units.Unit) -> str:
-    """A quantile and its interval: "49.3 µs (46.6–59.1 µs)", "1.29 ms (406 µs–2.80 ms)"; "too few samples"
-    where they are too few for a two-sided one (:func:`shortfall` says how many it needs); "12.1 ms (≥ 10.5 ms)" where its upper
-    bound lies beyond the histogram."""
+    """A quantile and its interval: "49.3 µs (46.6–59.1 µs)", "1.29 ms (406 µs–2.79 ms)"; "too few samples"
+    where they are too few for a two-sided one (:func:`shortfall` says how many it needs)."""
     if not interval.enough:
         return TOO_FEW
-    if math.isinf(interval.high):
-        return f"{unit.format(value)} (≥ {unit.format(interval.low)})"
     low, high = unit.format(interval.low), unit.format(interval.high)
     # One unit said once: the bounds are read together.
     suffix = high[high.rfind(" ") :] if " " in high else ""
@@ -79,7 +75,8 @@ def interval_text(value: float | None, interval: quantiles.Interval, unit: units
 
 def shortfall(found: dict[str, quantiles.Interval]) -> str:
     """The quantiles of ``found`` (quantiles.intervals) whose samples are too few, and how many there are:
-    "p99.9 needs ≥ 3,688 samples and p99.99 ≥ 36,887; this run has 1,996"; "" when none is short."""
+    "p99.9 needs ≥ 3,688 samples and p99.99 ≥ 36,887; this run has 1,996" (or "p99 needs ≥ 368
+    samples, p99.9 ≥ 3,688 and p99.99 ≥ 36,887"); "" when none is short."""
     short = [interval for interval in found.values() if not interval.enough]
     if not short:
         return ""
@@ -88,4 +85,5 @@ def shortfall(found: dict[str, quantiles.Interval]) -> str:
         f"{result.STATISTICS[first.key]} needs ≥ {fmt.count(first.needed)} samples",
         *(f"{result.STATISTICS[i.key]} ≥ {fmt.count(i.needed)}" for i in rest),
     ]
-    return f"{' and '.join(needs)}; this run has {fmt.count(first.samples)}"
+    listed = needs[0] if len(needs) == 1 else f"{', '.join(needs[:-1])} and {needs[-1]}"
+    return f"{listed}; this run has {fmt.count(first.samples)}"
