@@ -261,3 +261,18 @@ def test_the_csv_export_gives_each_tail_its_bounds(rtscope, tmp_path):
     outcome = rtscope("export", builders.write(tmp_path / "run.json", doc), "--format", "csv")
     (row,) = csv.DictReader(io.StringIO(outcome.out))
     assert row["p99.99_low"] != "" and row["p99.99_high"] == ""
+
+
+def test_a_throughput_gets_its_low_tail_and_its_minimum(rtscope, tmp_path):
+    # Higher is better: the tail that hurts is p1 … p0.01, and its extreme the minimum. 400 batches of
+    # 1,000 to 400,000 bytes/s (steps of 1,000): p1's interval is between the samples of ranks 1 and 9.
+    batches = [1_000 * i for i in range(1, 401)]
+    doc = builders.throughput_doc("crypto.sha256", batches, raw=True)
+    found = quantiles.intervals(doc["metrics"][0])
+    assert set(found) == {"p1", "p01", "p001"} and quantiles.ranks(400, 0.01) == (1, 9)
+    assert (found["p1"].low, found["p1"].high) == (1_000, 9_000) and not found["p01"].enough
+    outcome = rtscope("show", builders.write(tmp_path / "run.json", doc))
+    tails = outcome.out.split("Tails, 95 % confidence intervals")[1].splitlines()
+    assert tails[1].split()[-4:] == ["p1", "p0.1", "p0.01", "min"]
+    assert tails[2].endswith("4.99 kB/s (1.00–9.00 kB/s)  too few samples  too few samples  1.00 kB/s of 400")
+    assert "  crypto.sha256: p0.1 needs ≥ 3,688 samples and p0.01 ≥ 36,887; this run has 400" in tails

@@ -39,6 +39,9 @@ _EXACT_BELOW_VARIANCE = 250.0
 _WINDOW_SDS = 20.0
 # The tail statistics of a metric of samples that get an interval, with the quantile each stands for.
 TAILS = {"p99": 0.99, "p999": 0.999, "p9999": 0.9999}
+# Where higher is better (a throughput), the tail that hurts is the low one: the mirror statistics
+# (rtscope.analysis.stats.LOW_TAIL_QUANTILES).
+LOW_TAILS = {"p1": 0.01, "p01": 0.001, "p001": 0.0001}
 
 
 @dataclass(frozen=True)
@@ -128,11 +131,22 @@ def _first_power_at_most(log_base: float, limit: float) -> int:
     return n
 
 
+def bad_tail(metric_doc: dict[str, Any]) -> dict[str, float]:
+    """The tail statistics that hurt for a metric, with their quantiles: :data:`TAILS` where lower is
+    better (a time), :data:`LOW_TAILS` where higher is (a throughput), as its unit has it."""
+    return TAILS if result.unit(metric_doc).lower_is_better else LOW_TAILS
+
+
 def intervals(
-    metric_doc: dict[str, Any], confidence: float = CONFIDENCE, *, adjusted: bool = True
+    metric_doc: dict[str, Any],
+    confidence: float = CONFIDENCE,
+    *,
+    adjusted: bool = True,
+    tail: dict[str, float] | None = None,
 ) -> dict[str, Interval]:
-    """The interval of each of :data:`TAILS` for a metric of samples, by statistic key; empty for a
-    metric without samples and a per-period one (its periods are a handful of figures, not samples).
+    """The interval of each statistic of ``tail`` (by default the metric's :func:`bad_tail`), by
+    statistic key; empty for a metric without samples and a per-period one (its periods are a handful
+    of figures, not samples).
 
     Read from the raw samples where the metric kept every one, else from its histogram; overhead-adjusted
     as rtscope.analysis.stats.statistic adjusts (the metric's overhead subtracted, floored at 0) unless
@@ -146,7 +160,8 @@ def intervals(
     n = histogram.size if histogram else len(raw)
     if n == 0:
         return {}
-    bounds = {key: ranks(n, q, confidence) for key, q in TAILS.items()}
+    tail = bad_tail(metric_doc) if tail is None else tail
+    bounds = {key: ranks(n, q, confidence) for key, q in tail.items()}
     wanted = sorted({rank for pair in bounds.values() for rank in pair if 1 <= rank <= n})
     step, offset = result.histogram_step(metric_doc), metric_doc["overhead_ns"] if adjusted else 0.0
     if histogram is None:
@@ -159,7 +174,7 @@ def intervals(
     return {
         key: Interval(
             key,
-            TAILS[key],
+            tail[key],
             n,
             _less(lows[j], offset) if j >= 1 else -math.inf,
             _less(highs[k], offset) if k <= n else math.inf,

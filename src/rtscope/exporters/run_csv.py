@@ -40,7 +40,8 @@ def write(export: RunExport) -> str:
     for metric_doc in chosen_metrics(doc, export.metrics):
         figures = result.summary(metric_doc, adjusted=export.adjusted)
         threshold = metric_doc.get("threshold") or {}
-        found = quantiles.intervals(metric_doc, adjusted=export.adjusted)
+        # The columns are p99's, p99.9's and p99.99's, whichever tail hurts the metric.
+        found = quantiles.intervals(metric_doc, adjusted=export.adjusted, tail=quantiles.TAILS)
         # Sorted: one text for one set of labels, whatever order a probe wrote them in.
         labels = ";".join(f"{name}={value}" for name, value in sorted(result.labels(metric_doc).items()))
         writer.writerow(

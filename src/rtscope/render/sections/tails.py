@@ -1,36 +1,44 @@
 """The tails of the metrics of samples with their uncertainty: p99, p99.9 and p99.99 each with its 95 %
 distribution-free interval (rtscope.analysis.quantiles), or the samples a claim about it needs where a
-run has too few; the maximum with the count of samples it is the largest of."""
+run has too few; the maximum with the count of samples it is the largest of. Where higher is better (a
+throughput), the tail that hurts is the low one: p1, p0.1, p0.01 and the minimum, in a table of their
+own."""
 
+from collections.abc import Sequence
 from typing import Any
 
-from rtscope.analysis import quantiles
+from rtscope.analysis import quantiles, stats
 from rtscope.model import result, units
 from rtscope.render import cells, fmt
-from rtscope.render.document import Paragraph, Section, heading, table
+from rtscope.render.document import Paragraph, Section, Table, heading, table
 from rtscope.render.subjects import OneRun, Report
 
 ASIDE = ", 95 % confidence intervals (distribution-free: order statistics)"
 METHOD = (
     "Each interval holds its quantile with at least 95 % confidence, whatever the distribution (docs/statistics.md)."
 )
-
 TOO_FEW = "too few samples"
 
 
 def build(subject: OneRun) -> Section | None:
-    """A row per metric of samples with samples: its tails with their intervals and its max with its
-    count; a line per metric short of the samples a quantile needs. Nothing when no metric has samples."""
+    """A row per metric of samples with samples: its tails with their intervals and its extreme with its
+    count, a table per side of tail; a line per metric short of the samples a quantile needs. Nothing
+    when no metric has samples."""
     sampled = [m for m in subject.doc["metrics"] if not result.is_periodic(m) and m["stats"]["count"]]
     if not sampled:
         return None
     with_labels = cells.labels_shown(sampled)
-    header = [*cells.metric_header(with_labels), *_TAIL_HEADER]
-    found = [quantiles.intervals(m, adjusted=subject.adjusted) for m in sampled]
-    rows = [[*cells.metric_cells(m, with_labels), *tail_cells(m, f, subject.adjusted)] for m, f in zip(sampled, found)]
-    short = [f"{m['id']}: {said}" for m, f in zip(sampled, found) if (said := shortfall(f))]
-    align = "l" * (len(header) - len(_TAIL_HEADER)) + "r" * len(_TAIL_HEADER)
-    return Section(heading("Tails", ASIDE), (table(header, rows, align), Paragraph((METHOD, *short))))
+    found = {id(m): quantiles.intervals(m, adjusted=subject.adjusted) for m in sampled}
+    tables = []
+    for side in (quantiles.TAILS, quantiles.LOW_TAILS):
+        of_side = [m for m in sampled if quantiles.bad_tail(m) is side]
+        if of_side:
+            rows = [
+                [*cells.metric_cells(m, with_labels), *tail_cells(m, found[id(m)], subject.adjusted)] for m in of_side
+            ]
+            tables.append(_table(cells.metric_header(with_labels), side, rows))
+    short = [f"{m['id']}: {said}" for m in sampled if (said := shortfall(found[id(m)]))]
+    return Section(heading("Tails", ASIDE), (*tables, Paragraph((METHOD, *short))))
 
 
 def build_metric(report: Report, metric_id: str) -> Section | None:
@@ -39,24 +47,33 @@ def build_metric(report: Report, metric_id: str) -> Section | None:
     if not measured:
         return None
     found = [quantiles.intervals(m, adjusted=report.adjusted) for _, m in measured]
-    rows = [[run.caption, *tail_cells(m, f, report.adjusted)] for (run, m), f in zip(measured, found)]
-    short = [f"{run.caption}: {said}" for (run, _), f in zip(measured, found) if (said := shortfall(f))]
-    return Section(
-        heading("Tails", ASIDE),
-        (table(["run", *_TAIL_HEADER], rows, "l" + "r" * len(_TAIL_HEADER)), Paragraph((METHOD, *short))),
-    )
+    rows = [[run.caption, *tail_cells(m, f, report.adjusted)] for (run, m), f in zip(measured, found, strict=True)]
+    short = [f"{run.caption}: {said}" for (run, _), f in zip(measured, found, strict=True) if (said := shortfall(f))]
+    side = quantiles.bad_tail(measured[0][1])
+    return Section(heading("Tails", ASIDE), (_table(["run"], side, rows), Paragraph((METHOD, *short))))
 
 
-_TAIL_HEADER = (*(result.STATISTICS[key] for key in quantiles.TAILS), "max")
+def _table(names: Sequence[str], side: dict[str, float], rows: list[list[str]]) -> Table:
+    extreme = "max" if side is quantiles.TAILS else "min"
+    header = [*names, *(stats.statistic_name(key) for key in side), extreme]
+    return table(header, rows, "l" * len(names) + "r" * (len(side) + 1))
 
 
 def tail_cells(metric_doc: dict[str, Any], found: dict[str, quantiles.Interval], adjusted: bool) -> list[str]:
-    """A metric's p99, p99.9 and p99.99, each with its interval of ``found`` (quantiles.intervals) as
-    :func:`interval_text` says it, and its max with its count ("2.79 ms of 3,994")."""
+    """A metric's tail that hurts (p99, p99.9, p99.99; or p1, p0.1, p0.01), each with its interval of
+    ``found`` (quantiles.intervals) as :func:`interval_text` says it, and its extreme (max; or min) with
+    its count ("2.79 ms of 3,994")."""
     figures, unit = result.summary(metric_doc, adjusted=adjusted), result.unit(metric_doc)
+    side = quantiles.bad_tail(metric_doc)
+    extreme = "max" if side is quantiles.TAILS else "min"
     return [
-        *(interval_text(figures[key], found[key], unit) if key in found else units.MISSING for key in quantiles.TAILS),
-        f"{unit.format(figures['max'])} of {fmt.count(figures['count'])}",
+        *(
+            interval_text(stats.statistic(metric_doc, key, adjusted=adjusted), found[key], unit)
+            if key in found
+            else units.MISSING
+            for key in side
+        ),
+        f"{unit.format(figures[extreme])} of {fmt.count(figures['count'])}",
     ]
 
 
@@ -82,8 +99,8 @@ def shortfall(found: dict[str, quantiles.Interval]) -> str:
         return ""
     first, *rest = short
     needs = [
-        f"{result.STATISTICS[first.key]} needs ≥ {fmt.count(first.needed)} samples",
-        *(f"{result.STATISTICS[i.key]} ≥ {fmt.count(i.needed)}" for i in rest),
+        f"{stats.statistic_name(first.key)} needs ≥ {fmt.count(first.needed)} samples",
+        *(f"{stats.statistic_name(i.key)} ≥ {fmt.count(i.needed)}" for i in rest),
     ]
     listed = needs[0] if len(needs) == 1 else f"{', '.join(needs[:-1])} and {needs[-1]}"
     return f"{listed}; this run has {fmt.count(first.samples)}"
