@@ -48,9 +48,9 @@ LOW_TAILS = {"p1": 0.01, "p01": 0.001, "p001": 0.0001}
 class Interval:
     """The confidence interval of quantile ``quantile`` (statistic ``key``) of a metric's ``samples``.
 
-    ``low`` is -inf where no sample bounds it from below; ``high`` is inf where none bounds it from above
-    (too few samples: ``enough`` False).
-    Bounds are in the metric's unit, overhead-adjusted when the interval was read so (floored at 0).
+    ``low`` is -inf where no sample bounds it from below, ``high`` inf where none bounds it from above:
+    the samples are too few (``enough`` False) — for p99 … p99.99 the upper bound is the one missing,
+    for p1 … p0.01 the lower. Bounds are in the metric's unit, overhead-adjusted when the interval was read so (floored at 0).
     """
 
     key: str
