@@ -34,7 +34,8 @@ def build(subject: OneRun) -> Section | None:
         of_side = [m for m in sampled if quantiles.bad_tail(m) is side]
         if of_side:
             rows = [
-                [*cells.metric_cells(m, with_labels), *tail_cells(m, found[id(m)], subject.adjusted)] for m in of_side
+                [*cells.metric_cells(m, with_labels), *tail_cells(subject.doc, m, found[id(m)], subject.adjusted)]
+                for m in of_side
             ]
             tables.append(_table(cells.metric_header(with_labels), side, rows))
     short = [f"{m['id']}: {said}" for m in sampled if (said := shortfall(found[id(m)]))]
@@ -47,7 +48,9 @@ def build_metric(report: Report, metric_id: str) -> Section | None:
     if not measured:
         return None
     found = [quantiles.intervals(m, adjusted=report.adjusted) for _, m in measured]
-    rows = [[run.caption, *tail_cells(m, f, report.adjusted)] for (run, m), f in zip(measured, found, strict=True)]
+    rows = [
+        [run.caption, *tail_cells(run.doc, m, f, report.adjusted)] for (run, m), f in zip(measured, found, strict=True)
+    ]
     short = [f"{run.caption}: {said}" for (run, _), f in zip(measured, found, strict=True) if (said := shortfall(f))]
     side = quantiles.bad_tail(measured[0][1])
     return Section(heading("Tails", ASIDE), (_table(["run"], side, rows), Paragraph((METHOD, *short))))
@@ -59,22 +62,26 @@ def _table(names: Sequence[str], side: dict[str, float], rows: list[list[str]]) 
     return table(header, rows, "l" * len(names) + "r" * (len(side) + 1))
 
 
-def tail_cells(metric_doc: dict[str, Any], found: dict[str, quantiles.Interval], adjusted: bool) -> list[str]:
+def tail_cells(
+    doc: dict[str, Any], metric_doc: dict[str, Any], found: dict[str, quantiles.Interval], adjusted: bool
+) -> list[str]:
     """A metric's tail that hurts (p99, p99.9, p99.99; or p1, p0.1, p0.01), each with its interval of
     ``found`` (quantiles.intervals) as :func:`interval_text` says it, and its extreme (max; or min) with
-    its count ("2.79 ms of 3,994")."""
+    its count ("2.79 ms of 3,994"); a figure below the resolution of run ``doc``'s clock as such
+    ("< 40 ns", as the metrics table shows it), without an interval of readings of no step."""
     figures, unit = result.summary(metric_doc, adjusted=adjusted), result.unit(metric_doc)
-    side = quantiles.bad_tail(metric_doc)
+    side, step = quantiles.bad_tail(metric_doc), result.clock_step(doc, metric_doc)
+
+    def cell(key: str) -> str:
+        value = stats.statistic(metric_doc, key, adjusted=adjusted)
+        if step is not None and result.below_resolution(step, key, value):
+            return fmt.below_resolution(step, short=True)
+        return interval_text(value, found[key], unit) if key in found else units.MISSING
+
     extreme = "max" if side is quantiles.TAILS else "min"
-    return [
-        *(
-            interval_text(stats.statistic(metric_doc, key, adjusted=adjusted), found[key], unit)
-            if key in found
-            else units.MISSING
-            for key in side
-        ),
-        f"{unit.format(figures[extreme])} of {fmt.count(figures['count'])}",
-    ]
+    below = step is not None and result.below_resolution(step, extreme, figures[extreme])
+    largest = fmt.below_resolution(step, short=True) if step is not None and below else unit.format(figures[extreme])
+    return [*(cell(key) for key in side), f"{largest} of {fmt.count(figures['count'])}"]
 
 
 def interval_text(value: float | None, interval: quantiles.Interval, unit: units.Unit) -> str:
