@@ -275,4 +275,7 @@ def test_a_throughput_gets_its_low_tail_and_its_minimum(rtscope, tmp_path):
     tails = outcome.out.split("Tails, 95 % confidence intervals")[1].splitlines()
     assert tails[1].split()[-4:] == ["p1", "p0.1", "p0.01", "min"]
     assert tails[2].endswith("4.99 kB/s (1.00–9.00 kB/s)  too few samples  too few samples  1.00 kB/s of 400")
-    assert "  crypto.sha256: p0.1 needs ≥ 3,688 samples and p0.01 ≥ 36,887; this run has 400" in tails
+    assert (
+        "  crypto.sha256 (size=1024 library=openssl): p0.1 needs ≥ 3,688 samples and p0.01 ≥ 36,887; this run has 400"
+        in tails
+    )

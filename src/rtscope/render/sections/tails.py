@@ -38,7 +38,7 @@ def build(subject: OneRun) -> Section | None:
                 for m in of_side
             ]
             tables.append(_table(cells.metric_header(with_labels), side, rows))
-    short = [f"{m['id']}: {said}" for m in sampled if (said := shortfall(found[id(m)]))]
+    short = [f"{_name(m, with_labels)}: {said}" for m in sampled if (said := shortfall(found[id(m)]))]
     return Section(heading("Tails", ASIDE), (*tables, Paragraph((METHOD, *short))))
 
 
@@ -54,6 +54,13 @@ def build_metric(report: Report, metric_id: str) -> Section | None:
     short = [f"{run.caption}: {said}" for (run, _), f in zip(measured, found, strict=True) if (said := shortfall(f))]
     side = quantiles.bad_tail(measured[0][1])
     return Section(heading("Tails", ASIDE), (_table(["run"], side, rows), Paragraph((METHOD, *short))))
+
+
+def _name(metric_doc: dict[str, Any], with_labels: bool) -> str:
+    """A metric as its row names it: its id, and its labels where the table shows them (the square
+    waves' ids repeat)."""
+    labels = result.labels(metric_doc)
+    return f"{metric_doc['id']} ({cells.labels_text(labels)})" if with_labels and labels else metric_doc["id"]
 
 
 def _table(names: Sequence[str], side: dict[str, float], rows: list[list[str]]) -> Table:
