@@ -72,6 +72,9 @@ def test_show_gives_a_figure_below_the_clock_as_such_and_the_tick_beside_a_wake_
     assert irq.count("< 40 ns") == 7 and irq.split()[-3:] == ["0", "ns", "valid"], irq
     assert f"lat.irq: min, p50, p90, p99, p99.9, p99.99, max, mean {BELOW}: they read no step of it" in outcome.out
     assert "<" not in metric_row(outcome.out, "ctxsw.sem")
+    # The tails' table says the same, with no interval of readings of no step.
+    tails = outcome.out.split("\nTails")[1]
+    assert metric_row(tails, "lat.irq").split()[1:] == ["<", "40", "ns"] * 3 + ["<", "40", "ns", "of", "90,985"]
     assert "sleeps         whole ticks of 1.00 ms (the port's)" in outcome.out
     notes = [line.strip() for line in outcome.out.splitlines() if "sleeps here are whole ticks" in line]
     assert len(notes) == 1 and notes[0].startswith(TICK_NOTE), notes  # ctxsw.sem, lat.irq sleep no tick

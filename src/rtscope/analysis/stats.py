@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
+from rtscope.analysis import quantiles
 from rtscope.model import result
 
 if TYPE_CHECKING:
@@ -43,9 +44,6 @@ if TYPE_CHECKING:
 
 CONFIDENCE = 0.95
 SIGNIFICANCE = 1 - CONFIDENCE
-# Below this many samples the bootstrap interval's binomial is summed exactly; above, its normal
-# approximation is exact enough.
-_EXACT_BINOMIAL_BELOW = 1000
 # Up to this many ways of splitting the samples, Mann–Whitney's p-value is exact: the normal
 # approximation calls 3 periods against 3 different (p = 0.047) where no split can be rarer than 1 in 10.
 _EXACT_MANN_WHITNEY_UP_TO = 20_000
@@ -236,17 +234,9 @@ def median_interval(histogram: Histogram, confidence: float = CONFIDENCE) -> tup
 
 
 def _median_ranks(n: int, confidence: float) -> tuple[int, int]:
-    """Ranks (1-based) j ≤ k with P(Binomial(n, ½) < j) and P(Binomial(n, ½) ≥ k) each at most (1 − c)/2."""
-    tail = (1 - confidence) / 2
-    if n < _EXACT_BINOMIAL_BELOW:
-        cumulative, j = 0.0, 0
-        while j < n and cumulative + math.comb(n, j) / 2**n <= tail:
-            cumulative += math.comb(n, j) / 2**n
-            j += 1
-        low = max(1, j)  # P(X < low) ≤ tail
-    else:
-        half_width = NormalDist().inv_cdf(1 - tail) * math.sqrt(n) / 2
-        low = max(1, math.floor(n / 2 - half_width))
+    """Ranks (1-based) j ≤ k with P(Binomial(n, ½) < j) and P(Binomial(n, ½) ≥ k) each at most (1 − c)/2:
+    rtscope.analysis.quantiles.ranks of the median, at least the first and last sample."""
+    low = max(1, quantiles.ranks(n, 0.5, confidence)[0])
     return low, n + 1 - low
 
 

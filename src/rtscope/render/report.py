@@ -4,7 +4,7 @@ Sections, in order: the verdict (per factor of the runs, which level is better a
 others, per metric and statistic, by how much, and whether really; rtscope.analysis.factors), square
 waves' envelopes and the application workload's tables when runs hold them (with a study's published
 figures beside them when asked), the runs and the benches they skipped (with the reasons), per metric
-of samples its distribution, worst samples over time and spread across groups, Thread-Metric, compare's
+of samples its distribution, its runs' tails with their intervals, worst samples over time and spread across groups, Thread-Metric, compare's
 table (and a study's published Thread-Metric or per-operation figures beside the groups' when asked),
 then each run as `show` tells it. Groups are compare's (the one
 grouping rule). Tables show times overhead-adjusted unless asked otherwise, as `show` does; plots show
@@ -32,6 +32,7 @@ from rtscope.render.sections import (
     skipped,
     spread,
     system,
+    tails,
     thread_metric,
     verdict,
     workload,
@@ -51,7 +52,7 @@ CLOSING = (
     published.build_operations,
 )
 # Per metric of samples.
-PER_METRIC = (distribution.build, worst_over_time.build, spread.build)
+PER_METRIC = (distribution.build, tails.build_metric, worst_over_time.build, spread.build)
 # A section on one run.
 RunSection = Callable[[OneRun], Section | None]
 # Per run: what `show` tells (summary.SECTIONS), with the run's campaign cell after the run and its kernel

@@ -14,6 +14,7 @@ from rtscope.render.sections import (
     run,
     spikes,
     system,
+    tails,
     throughput,
     timing,
     warnings,
@@ -23,7 +24,7 @@ from rtscope.render.sections import (
 from rtscope.render.subjects import OneRun
 
 # The run, its system, its OS build's manifest (an RTOS's), timing calibration, requested vs granted configuration, the loads it ran under,
-# warnings, benches, the metrics of samples, its square waves, its lines of the workload's table, their worst
+# warnings, benches, the metrics of samples and their tails' intervals, its square waves, its lines of the workload's table, their worst
 # samples over time, the per-period metrics.
 SECTIONS = (
     run.build,
@@ -35,6 +36,7 @@ SECTIONS = (
     warnings.build,
     benches.build,
     metrics.build,
+    tails.build,
     spikes.build,
     wave.build,
     workload.build_run,
