@@ -8,6 +8,7 @@ from typing import Any
 from rtscope.analysis import compare
 from rtscope.analysis.grouping import LETTERS, Group, default_grouping, group, group_name
 from rtscope.analysis.published import Study
+from rtscope.analysis.worst_case import DEFAULT_PROBABILITY
 from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.render import cells, svg
@@ -15,10 +16,12 @@ from rtscope.render import cells, svg
 
 @dataclass(frozen=True)
 class OneRun:
-    """A run's document, and whether its tables show times overhead-adjusted or as measured."""
+    """A run's document, whether its tables show times overhead-adjusted or as measured, and the
+    probability per activation its worst case is told at."""
 
     doc: dict[str, Any]
     adjusted: bool = True
+    worst_case: float = DEFAULT_PROBABILITY
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class Report:
     no_comparison: str | None
     adjusted: bool
     published: Study | None = None  # a study's published figures to show beside the runs
+    worst_case: float = DEFAULT_PROBABILITY  # the probability per activation of the worst case
 
     def measured(self, metric_id: str) -> list[Measured]:
         """The runs that measured ``metric_id``, each with its document of it."""
@@ -90,10 +94,17 @@ class Report:
         return first
 
 
-def report(docs: Sequence[dict[str, Any]], *, adjusted: bool = True, published: Study | None = None) -> Report:
+def report(
+    docs: Sequence[dict[str, Any]],
+    *,
+    adjusted: bool = True,
+    published: Study | None = None,
+    worst_case: float = DEFAULT_PROBABILITY,
+) -> Report:
     """The report's view of ``docs``: grouped and compared as `rtscope compare` does by default (its
     statistics, its grouping), each run named by its group's letter (and its place in the group, A1,
-    A2 …, when the group has several runs); with ``published``, that study's figures beside them."""
+    A2 …, when the group has several runs); with ``published``, that study's figures beside them; the
+    worst case told at probability ``worst_case`` per activation."""
     by = default_grouping(list(docs))
     comparison: compare.Comparison | None
     no_comparison: str | None
@@ -110,7 +121,7 @@ def report(docs: Sequence[dict[str, Any]], *, adjusted: bool = True, published: 
         of = next(g for g in groups if any(member is doc for member in g.docs))
         seen[id(of)] = seen.get(id(of), 0) + 1
         runs.append(Run(index, of.letter + (str(seen[id(of)]) if len(of.docs) > 1 else ""), of, doc))
-    return Report(tuple(runs), tuple(groups), comparison, no_comparison, adjusted, published)
+    return Report(tuple(runs), tuple(groups), comparison, no_comparison, adjusted, published, worst_case)
 
 
 def _each_alone(docs: Sequence[dict[str, Any]]) -> list[Group]:
