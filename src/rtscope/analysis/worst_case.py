@@ -400,7 +400,8 @@ def _nll(x: np.ndarray, loc: float, scale: float, shape: float) -> float:
     if abs(shape) > 1 or t.min() <= 0:
         return _OUTSIDE * (1 + max(0.0, abs(shape) - 1) + float(np.maximum(-t, 0).sum()))
     log_t = np.log(t)
-    return float(n * math.log(scale) + (1 + 1 / shape) * log_t.sum() + np.exp(-log_t / shape).sum())
+    with np.errstate(over="ignore"):  # a far-off trial point's likelihood is 0: inf here, as it should be
+        return float(n * math.log(scale) + (1 + 1 / shape) * log_t.sum() + np.exp(-log_t / shape).sum())
 
 
 def _moments(x: np.ndarray, shape: float) -> Gev:
