@@ -103,6 +103,9 @@ def test_blocks_come_from_the_series_without_its_partial_last_window() -> None:
     blocks = worst_case.blocks_of(metric)
     assert isinstance(blocks, worst_case.Blocks)
     assert blocks.maxima == (5.0, 7.0, 9.0) and blocks.size == 900 and blocks.source == "1 s windows"
+    metric["series"]["dropped"] = 400  # samples past the windows kept count in no block
+    blocks = worst_case.blocks_of(metric)
+    assert isinstance(blocks, worst_case.Blocks) and blocks.size == 800
 
 
 def test_blocks_come_from_raw_samples_when_all_were_kept() -> None:

@@ -135,7 +135,7 @@ def blocks_of(metric_doc: dict[str, Any]) -> Blocks | str:
     if not series:
         return "it keeps no series"
     windows = [value for value in series["max"] if value is not None]
-    count = metric_doc["stats"]["count"]
+    count = metric_doc["stats"]["count"] - series["dropped"]  # dropped: samples in no window kept
     if not windows or not count:
         return "no samples"
     # The last window is partial (the bench stopped inside it); B is the samples per window, which a
