@@ -61,7 +61,8 @@ def main() -> None:
             f"{name}: true 1e-6 quantile {truth:.4g}; {blocks} blocks of {BLOCK}; {draws} draws"
             + (f", {refused} refused by the checks" if checks else "")
             + f"; interval covers it in {covered}/{judged} = {100 * share:.1f} % (± {100 * error:.1f}), "
-            f"{unbounded} unbounded above; {time.perf_counter() - start:.0f} s"
+            f"{unbounded} unbounded above; {time.perf_counter() - start:.0f} s",
+            flush=True,
         )
 
 
