@@ -97,6 +97,13 @@ def test_too_few_blocks_are_refused_with_how_many_are_needed() -> None:
     assert found.checks == ()
 
 
+def test_maxima_on_a_few_values_are_refused() -> None:
+    # An emulator's instruction time repeats itself: its maxima fall on a handful of values.
+    maxima = tuple(float(4500 + 10 * (k % 7)) for k in range(120))
+    found = worst_case.estimate(worst_case.Blocks(maxima, 150, "raw samples"))
+    assert found.refusal == "7 distinct block maxima, 10 needed" and found.value is None
+
+
 def test_blocks_come_from_the_series_without_its_partial_last_window() -> None:
     metric = _latency_doc([5, None, 7, 9, 3], per_window=1000)["metrics"][0]
     metric["stats"]["count"] = 3_600  # the last window held 600 samples
