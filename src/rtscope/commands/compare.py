@@ -17,7 +17,7 @@ from rtscope.analysis import evidence, factors, published
 from rtscope.analysis.compare import DEFAULT_STATISTICS, OPS_STATISTICS, build
 from rtscope.analysis.grouping import GROUPINGS, NoComparison, default_grouping, group
 from rtscope.commands.context import Context
-from rtscope.commands.show import add_raw_times_option
+from rtscope.commands.show import add_raw_times_option, add_worst_case_option
 from rtscope.errors import RtscopeError
 from rtscope.exporters import comparison as comparison_formats
 from rtscope.model import result, values
@@ -30,7 +30,7 @@ FORMATS = ("text", "markdown", "csv", "json")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """RUN|campaign:NAME…, --by, --stat, --ops, --format, --raw-times."""
+    """RUN|campaign:NAME…, --by, --stat, --ops, --format, --raw-times, --worst-case."""
     parser.add_argument(
         "runs",
         nargs="+",
@@ -66,6 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_published_option(parser)
     add_min_effect_option(parser)
     add_raw_times_option(parser)
+    add_worst_case_option(parser)
 
 
 def add_min_effect_option(parser: argparse.ArgumentParser) -> None:
@@ -111,9 +112,11 @@ def run(args: argparse.Namespace, context: Context) -> int:
         return _without_table(args, context, docs, by, statistics, study, refusal)
     comparison = build(groups, statistics, ops=ops, adjusted=not args.raw_times, min_effect=args.min_effect)
     if args.format == "text":
-        context.print(comparison_text.render_text(comparison, context.style, by=by, published=study))
+        context.print(
+            comparison_text.render_text(comparison, context.style, by=by, published=study, probability=args.worst_case)
+        )
     elif args.format == "markdown":
-        context.out.write(comparison_text.markdown(comparison, by=by, published=study))
+        context.out.write(comparison_text.markdown(comparison, by=by, published=study, probability=args.worst_case))
     else:
         context.out.write(comparison_formats.WRITERS[args.format](comparison))
     return 0

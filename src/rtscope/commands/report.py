@@ -7,13 +7,13 @@ from rtscope import files
 from rtscope.analysis import published
 from rtscope.commands.compare import add_min_effect_option, add_published_option
 from rtscope.commands.context import CAMPAIGN_PREFIX, Context
-from rtscope.commands.show import add_raw_times_option
+from rtscope.commands.show import add_raw_times_option, add_worst_case_option
 from rtscope.errors import RtscopeError
 from rtscope.render import report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """RUN|CAMPAIGN…, -o FILE, --published, --raw-times."""
+    """RUN|CAMPAIGN…, -o FILE, --published, --raw-times, --worst-case."""
     parser.add_argument(
         "runs",
         nargs="+",
@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_published_option(parser)
     add_min_effect_option(parser)
     add_raw_times_option(parser)
+    add_worst_case_option(parser)
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
@@ -45,6 +46,14 @@ def run(args: argparse.Namespace, context: Context) -> int:
         study = published.load(args.published) if args.published else None
         if study is not None and (refused := published.refusal(study, [run_result.doc for run_result in runs])):
             raise RtscopeError(refused)
-        output.commit(report.render(runs, adjusted=not args.raw_times, published=study, min_effect=args.min_effect))
+        output.commit(
+            report.render(
+                runs,
+                adjusted=not args.raw_times,
+                published=study,
+                min_effect=args.min_effect,
+                probability=args.worst_case,
+            )
+        )
     context.print([f"wrote {args.output}: {len(runs)} run{'s' if len(runs) != 1 else ''}"])
     return 0

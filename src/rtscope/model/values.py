@@ -6,6 +6,7 @@ shows as a one-line error and a campaign spec as one line naming its file, line 
 """
 
 import argparse
+import math
 import re
 from dataclasses import dataclass
 
@@ -141,6 +142,17 @@ def statistics(text: str) -> tuple[str, ...]:
             f"unknown statistic {', '.join(unknown) or repr(text)} (choose from {', '.join(STATISTICS.values())})"
         )
     return tuple(dict.fromkeys(_STAT_KEYS[name] for name in names))
+
+
+def probability(text: str) -> float:
+    """A probability strictly between 0 and 1 ("1e-9", "0.001")."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a probability between 0 and 1 (e.g. 1e-9)")
+    return value
 
 
 def statistic(text: str) -> str:

@@ -9,22 +9,29 @@ from typing import Any
 
 from rtscope.analysis.compare import Comparison
 from rtscope.analysis.published import Study
+from rtscope.analysis.worst_case import DEFAULT_PROBABILITY
 from rtscope.render import markdown as markdown_renderer
 from rtscope.render import text
 from rtscope.render.document import Section
 from rtscope.render.fmt import Style
 from rtscope.render.sections import comparison as sections
-from rtscope.render.sections import envelope, os_config, skipped, verdict, workload
+from rtscope.render.sections import envelope, os_config, skipped, verdict, workload, worst_case
 from rtscope.render.sections import published as published_sections
 
 
 def render_text(
-    comparison: Comparison, style: Style, *, by: str | None = None, published: Study | None = None
+    comparison: Comparison,
+    style: Style,
+    *,
+    by: str | None = None,
+    published: Study | None = None,
+    probability: float = DEFAULT_PROBABILITY,
 ) -> list[str]:
     """The comparison as terminal text: which group is which and the settings that differ, the verdict
     per factor, the studies' tables when the runs hold them (grouped ``by`` as the comparison;
     ``published``: that study's figures beside them), then the table, its legend and the invalid metrics,
-    the study's Thread-Metric or per-operation figures, and the benches skipped."""
+    the latency metrics' worst case at ``probability`` per activation, the study's Thread-Metric or
+    per-operation figures, and the benches skipped."""
     docs = [doc for g in comparison.groups for doc in g.docs]
     return text.render(
         [
@@ -38,6 +45,7 @@ def render_text(
                 parts=(sections.figures_table(comparison), sections.legend(comparison)),
                 notes=sections.invalid_notes(comparison.groups),
             ),
+            worst_case.compare_section(comparison.groups, probability),
             *_published_after(comparison, published),
             skipped.section(comparison.groups),
         ],
@@ -72,9 +80,16 @@ def studies_text(
     return text.render(found, style) if found else []
 
 
-def markdown(comparison: Comparison, *, by: str | None = None, published: Study | None = None) -> str:
+def markdown(
+    comparison: Comparison,
+    *,
+    by: str | None = None,
+    published: Study | None = None,
+    probability: float = DEFAULT_PROBABILITY,
+) -> str:
     """The comparison as markdown: the groups, the verdict per factor, the studies' tables, then the table
-    and its legend, the published study's Thread-Metric or per-operation figures, and the benches skipped."""
+    and its legend, the latency metrics' worst case at ``probability`` per activation, the published
+    study's Thread-Metric or per-operation figures, and the benches skipped."""
     docs = [doc for g in comparison.groups for doc in g.docs]
     found = [
         Section(parts=(sections.group_table(comparison),)),
@@ -84,6 +99,7 @@ def markdown(comparison: Comparison, *, by: str | None = None, published: Study 
         os_config.differences(comparison.groups),
         *studies(docs, by=by, adjusted=comparison.adjusted, published=published),
         Section(parts=(sections.figures_table(comparison), sections.legend(comparison))),
+        worst_case.compare_section(comparison.groups, probability),
         *_published_after(comparison, published),
         skipped.section(comparison.groups),
     ]

@@ -4,7 +4,7 @@ Sections, in order: the verdict (per factor of the runs, which level is better a
 others, per metric and statistic, by how much, and whether really; rtscope.analysis.factors), square
 waves' envelopes and the application workload's tables when runs hold them (with a study's published
 figures beside them when asked), the runs and the benches they skipped (with the reasons), per metric
-of samples its distribution, its runs' tails with their intervals, worst samples over time and spread across groups, Thread-Metric, compare's
+of samples its distribution, its runs' tails with their intervals, worst samples over time, its probabilistic worst case and spread across groups, Thread-Metric, compare's
 table (and a study's published Thread-Metric or per-operation figures beside the groups' when asked),
 then each run as `show` tells it. Groups are compare's (the one
 grouping rule). Tables show times overhead-adjusted unless asked otherwise, as `show` does; plots show
@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from rtscope import __version__
 from rtscope.analysis import evidence
 from rtscope.analysis.published import Study
+from rtscope.analysis.worst_case import DEFAULT_PROBABILITY
 from rtscope.model import result
 from rtscope.render import page, subjects, summary
 from rtscope.render.document import Paragraph, Section, heading
@@ -36,6 +37,7 @@ from rtscope.render.sections import (
     thread_metric,
     verdict,
     workload,
+    worst_case,
     worst_over_time,
 )
 from rtscope.render.subjects import OneRun, Report, Run
@@ -52,14 +54,18 @@ CLOSING = (
     published.build_operations,
 )
 # Per metric of samples.
-PER_METRIC = (distribution.build, tails.build_metric, worst_over_time.build, spread.build)
+PER_METRIC = (distribution.build, tails.build_metric, worst_over_time.build, worst_case.build_report, spread.build)
 # A section on one run.
 RunSection = Callable[[OneRun], Section | None]
 # Per run: what `show` tells (summary.SECTIONS), with the run's campaign cell after the run and its kernel
-# build after its system.
+# build after its system; without its worst case, which the metric's page has (its fit is the costly part).
 _ADDED_AFTER: dict[RunSection, RunSection] = {run.build: campaign.build, system.build: kernel.build}
 PER_RUN = tuple(
-    section for build in summary.SECTIONS for section in (build, _ADDED_AFTER.get(build)) if section is not None
+    section
+    for build in summary.SECTIONS
+    if build is not worst_case.build
+    for section in (build, _ADDED_AFTER.get(build))
+    if section is not None
 )
 
 
@@ -69,12 +75,16 @@ def render(
     adjusted: bool = True,
     published: Study | None = None,
     min_effect: float = evidence.DEFAULT_MIN_EFFECT,
+    probability: float = DEFAULT_PROBABILITY,
 ) -> str:
     """The report on ``results``, in the order given, as the text of an HTML file; the tables' times are
     overhead-adjusted unless ``adjusted`` is False; ``published``: that study's figures beside the runs';
-    verdicts call an effect under ``min_effect`` negligible."""
+    verdicts call an effect under ``min_effect`` negligible; the latency metrics' worst case is exceeded
+    with ``probability`` per activation."""
     docs = [run_result.doc for run_result in results]
-    report = subjects.report(docs, adjusted=adjusted, published=published, min_effect=min_effect)
+    report = subjects.report(
+        docs, adjusted=adjusted, published=published, min_effect=min_effect, worst_case=probability
+    )
     sampled = [m for m in report.first_measured().values() if not result.is_periodic(m)]
     sections = [
         *(build(report) for build in OPENING),

@@ -8,6 +8,7 @@ from typing import Any
 from rtscope.analysis import compare, evidence
 from rtscope.analysis.grouping import LETTERS, Group, default_grouping, group, group_name
 from rtscope.analysis.published import Study
+from rtscope.analysis.worst_case import DEFAULT_PROBABILITY
 from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.render import cells, svg
@@ -15,10 +16,12 @@ from rtscope.render import cells, svg
 
 @dataclass(frozen=True)
 class OneRun:
-    """A run's document, and whether its tables show times overhead-adjusted or as measured."""
+    """A run's document, whether its tables show times overhead-adjusted or as measured, and the
+    probability per activation its worst case is told at."""
 
     doc: dict[str, Any]
     adjusted: bool = True
+    worst_case: float = DEFAULT_PROBABILITY
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class Report:
     adjusted: bool
     published: Study | None = None  # a study's published figures to show beside the runs
     min_effect: float = evidence.DEFAULT_MIN_EFFECT  # the smallest effect a verdict calls a win
+    worst_case: float = DEFAULT_PROBABILITY  # the probability per activation of the worst case
 
     def measured(self, metric_id: str) -> list[Measured]:
         """The runs that measured ``metric_id``, each with its document of it."""
@@ -97,10 +101,12 @@ def report(
     adjusted: bool = True,
     published: Study | None = None,
     min_effect: float = evidence.DEFAULT_MIN_EFFECT,
+    worst_case: float = DEFAULT_PROBABILITY,
 ) -> Report:
     """The report's view of ``docs``: grouped and compared as `rtscope compare` does by default (its
     statistics, its grouping), each run named by its group's letter (and its place in the group, A1,
-    A2 …, when the group has several runs); with ``published``, that study's figures beside them."""
+    A2 …, when the group has several runs); with ``published``, that study's figures beside them; the
+    worst case told at probability ``worst_case`` per activation."""
     by = default_grouping(list(docs))
     comparison: compare.Comparison | None
     no_comparison: str | None
@@ -117,7 +123,7 @@ def report(
         of = next(g for g in groups if any(member is doc for member in g.docs))
         seen[id(of)] = seen.get(id(of), 0) + 1
         runs.append(Run(index, of.letter + (str(seen[id(of)]) if len(of.docs) > 1 else ""), of, doc))
-    return Report(tuple(runs), tuple(groups), comparison, no_comparison, adjusted, published, min_effect)
+    return Report(tuple(runs), tuple(groups), comparison, no_comparison, adjusted, published, min_effect, worst_case)
 
 
 def _each_alone(docs: Sequence[dict[str, Any]]) -> list[Group]:

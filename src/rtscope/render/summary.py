@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from rtscope.analysis.worst_case import DEFAULT_PROBABILITY
 from rtscope.render import cells, text
 from rtscope.render.fmt import Style
 from rtscope.render.sections import (
@@ -20,12 +21,13 @@ from rtscope.render.sections import (
     warnings,
     wave,
     workload,
+    worst_case,
 )
 from rtscope.render.subjects import OneRun
 
 # The run, its system, its OS build's manifest (an RTOS's), timing calibration, requested vs granted configuration, the loads it ran under,
-# warnings, benches, the metrics of samples and their tails' intervals, its square waves, its lines of the workload's table, their worst
-# samples over time, the per-period metrics.
+# warnings, benches, the metrics of samples and their tails' intervals, its square waves, its lines of the workload's
+# table, their worst samples over time and their probabilistic worst case, the per-period metrics.
 SECTIONS = (
     run.build,
     system.build,
@@ -41,14 +43,17 @@ SECTIONS = (
     wave.build,
     workload.build_run,
     over_time.build,
+    worst_case.build,
     throughput.build,
 )
 
 
-def render(doc: dict[str, Any], style: Style, *, adjusted: bool = True) -> list[str]:
+def render(
+    doc: dict[str, Any], style: Style, *, adjusted: bool = True, probability: float = DEFAULT_PROBABILITY
+) -> list[str]:
     """The lines of the summary of result document ``doc``: :data:`SECTIONS`, times overhead-adjusted
-    unless ``adjusted`` is False."""
-    subject = OneRun(doc, adjusted)
+    unless ``adjusted`` is False, the worst case exceeded with ``probability`` per activation."""
+    subject = OneRun(doc, adjusted, probability)
     return text.render((build(subject) for build in SECTIONS), style)
 
 
