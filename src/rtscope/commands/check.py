@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="RUN|QUERY",
         help=f"what to check it against: a run (as RUN), {CAMPAIGN_PREFIX}NAME (its runs), {_LAST}N (the N newest "
         f"stored runs before RUN of its host and benches) or {_LABEL}NAME (the stored runs so labelled, RUN aside); "
-        "several runs are one group, as compare has them: their median, their samples pooled",
+        "several runs are one group, as compare has them: their median, and where their spread puts a rerun",
     )
     parser.add_argument(
         "--max-regression",
