@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import process_env
+from processes import probes_labelled
 from rtscope.errors import RtscopeError
 from rtscope.execution import campaign, campaign_spec
 from rtscope.store.database import Store
@@ -302,19 +303,6 @@ def _await(condition, timeout_s: float = 60.0) -> None:
         time.sleep(0.05)
 
 
-def _probes_of(spec_name: str) -> list[int]:
-    """Probe processes still running for this campaign (their label names it)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if any(arg.startswith(f"{spec_name}: ".encode()) for arg in argv):
-            found.append(int(pid))
-    return found
-
-
 @pytest.mark.usefixtures("probe")
 def test_a_campaign_killed_hard_resumes_with_nothing_lost_and_nothing_twice(tmp_path, db_path):
     spec = spec_file(tmp_path, REAL_SPEC.format(duration="1s"))
@@ -323,7 +311,7 @@ def test_a_campaign_killed_hard_resumes_with_nothing_lost_and_nothing_twice(tmp_
     os.kill(killed.pid, signal.SIGKILL)
     killed.communicate()
     # The probe of the run in progress finishes by itself; nothing of it is stored.
-    _await(lambda: not _probes_of("killed"), timeout_s=30)
+    _await(lambda: not probes_labelled("killed"), timeout_s=30)
     before = _stored(db_path)
     assert 1 <= before < 4
     resumed = _campaign_process(db_path, spec, "--resume")
@@ -345,7 +333,7 @@ def test_a_campaign_killed_hard_resumes_with_nothing_lost_and_nothing_twice(tmp_
 def test_ctrl_c_keeps_the_interrupted_run_and_resume_measures_it_again(tmp_path, db_path):
     spec = spec_file(tmp_path, REAL_SPEC.format(duration="3s"))
     interrupted = _campaign_process(db_path, spec)
-    _await(lambda: bool(_probes_of("killed")))
+    _await(lambda: bool(probes_labelled("killed")))
     time.sleep(0.5)  # the probe is measuring
     os.killpg(interrupted.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
     _, err = interrupted.communicate(timeout=60)
@@ -360,4 +348,4 @@ def test_ctrl_c_keeps_the_interrupted_run_and_resume_measures_it_again(tmp_path,
     with Store.open(db_path) as store:
         assert len(store.campaign_runs("killed")) == 4
         assert sorted(r.status for r in store.runs()) == ["complete"] * 4 + ["interrupted"]
-    assert not _probes_of("killed")
+    assert not probes_labelled("killed")

@@ -19,6 +19,7 @@ import labgrid_lab
 import sshd
 from conftest import Outcome, process_env
 from loopback import free_port
+from processes import probes_labelled
 from rtscope.store.database import Store
 
 Fleet = tuple[sshd.Server, labgrid_lab.Lab]
@@ -302,6 +303,9 @@ def test_a_killed_campaign_s_place_is_freed_by_its_guard_for_the_next_one(db_pat
         lambda: not lab.acquired() and not lab.reservations().strip(),
     )
     print(f"the guards freed both places {time.monotonic() - killed:.2f} s after the SIGKILL")
+    # The probes started on the boards end with their connections (the lifeline: TERM, then KILL); a
+    # busy one left running at SCHED_FIFO would starve the tests after this one.
+    _until("the boards' probes stopped", lambda: not probes_labelled("killed"), timeout_s=30)
     again = _rtscope(db_path, fleet, "campaign", str(_spec(tmp_path, "next", ["labgrid-place:board-a"], 1, 0.3)))
     assert again.status == 0, again.err
 
