@@ -92,6 +92,8 @@ def test_a_failed_bench_exits_1_but_is_stored(rtscope, tmp_path):
     ("args", "message"),
     [
         (["run", "nope"], "unknown bench or suite 'nope' (rtscope list shows them)"),
+        (["run", "ctxsw.sme"], "unknown bench or suite 'ctxsw.sme'; did you mean ctxsw.sem?"),
+        (["run", "--param", "cpuu=1"], "no bench to run has a parameter 'cpuu'; did you mean cpu?"),
         (["run", "ctxsw.sem", "ctxsw.sem"], "bench ctxsw.sem is named twice"),
         (["run", "--param", "cpu"], "bad parameter 'cpu' (key=value or bench:key=value)"),
         (["run", "--param", "bogus=1"], "no bench to run has a parameter 'bogus'"),

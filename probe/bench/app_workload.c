@@ -575,8 +575,8 @@ static const rts_param_decl params[] = {
                      "one: every thread on one CPU (the study); spread: threads over --cpus, else every CPU"),
     RTS_PARAM_CHOICE("measure", "full", "full,exec,both",
                      "full: execution, response and waiting time; exec: no waiting time; both: full in even "
-                     "iterations, exec in odd ones (app.exec.bare): the instrumentation's cost in one run"
-                     "cost is the difference)"),
+                     "iterations, exec in odd ones (app.exec.bare), whose difference is the instrumentation's "
+                     "cost in one run"),
     RTS_PARAM_CPU("the last allowed CPU (placement one)"),
 };
 

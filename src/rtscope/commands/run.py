@@ -155,7 +155,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     load_specs = kinds.parse(args.load)
     check_loads(target, load_specs)
     request = _request(args, expand_suites(tuple(args.benches) or DEFAULT_BENCHES, target.catalogue.suites))
-    check_against_catalogue(request, target.catalogue.benches)
+    check_against_catalogue(request, target.catalogue)
     with AtomicFile(args.json) if args.json else contextlib.nullcontext() as json_file:
         store = context.store(create=True) if args.store else None
         with Session(target.transport, args.settle, note) as session:

@@ -38,7 +38,7 @@ def requests_for(spec: campaign_spec.Spec, target: Target) -> dict[str, "Request
     """For each cell, how to make its request for a repetition; each is checked against the target's
     benches before anything runs, so that a typing mistake in the last cell does not end a long campaign."""
     benches = expand_suites(spec.benches, target.catalogue.suites)
-    catalogue = target.catalogue.benches
+    catalogue = target.catalogue
     made = {}
     for cell in spec.cells:
         make = RequestFor(spec, cell, benches)

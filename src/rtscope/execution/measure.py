@@ -3,6 +3,7 @@ loads (started, verified and always stopped through the target's transport), and
 ends with."""
 
 import dataclasses
+import difflib
 import secrets
 from typing import Any
 
@@ -11,7 +12,7 @@ from rtscope.loads import guest, kinds
 from rtscope.loads.kinds import LoadSpec
 from rtscope.loads.session import ActiveLoad, Session
 from rtscope.model import result
-from rtscope.model.catalogue import Bench
+from rtscope.model.catalogue import Catalogue
 from rtscope.model.request import RunRequest
 from rtscope.model.values import RT_PRIORITIES, SEED_MAX
 from rtscope.targets import InGuest, Nowhere, OnTransport, Target
@@ -99,12 +100,16 @@ def priority_for(policy: str, priority: int | None) -> int:
     return priority
 
 
-def check_against_catalogue(request: RunRequest, catalogue: list[Bench]) -> None:
-    """Raise RtscopeError for an unknown or repeated bench, or a parameter no bench to run takes."""
-    known = {bench.id: bench for bench in catalogue}
+def check_against_catalogue(request: RunRequest, catalogue: Catalogue) -> None:
+    """Raise RtscopeError for an unknown or repeated bench, or a parameter no bench to run takes; a name
+    mistyped gets the names it is closest to."""
+    known = {bench.id: bench for bench in catalogue.benches}
     for number, bench_id in enumerate(request.benches):
         if bench_id not in known:
-            raise RtscopeError(f"unknown bench or suite {bench_id!r} (rtscope list shows them)")
+            names = [*known, *(suite.id for suite in catalogue.suites)]
+            raise RtscopeError(
+                f"unknown bench or suite {bench_id!r}{_did_you_mean(bench_id, names)} (rtscope list shows them)"
+            )
         if bench_id in request.benches[:number]:
             raise RtscopeError(f"bench {bench_id} is named twice")
     for setting in request.params:
@@ -112,14 +117,22 @@ def check_against_catalogue(request: RunRequest, catalogue: list[Bench]) -> None
             raise RtscopeError(f"--param {setting}: {setting.bench} is not among the benches to run")
         params = [known[b].param(setting.key) for b in request.benches if setting.applies_to(b)]
         if not any(params):
+            taken = dict.fromkeys(p.name for b in request.benches if setting.applies_to(b) for p in known[b].params)
             raise RtscopeError(
-                f"--param {setting}: no bench to run has a parameter {setting.key!r} (rtscope list shows them)"
+                f"--param {setting}: no bench to run has a parameter {setting.key!r}"
+                f"{_did_you_mean(setting.key, list(taken))} (rtscope list shows them)"
             )
         for param in filter(None, params):
             try:
                 param.convert(setting.value)
             except ValueError as error:
                 raise RtscopeError(f"--param {setting}: {error}") from None
+
+
+def _did_you_mean(name: str, names: list[str]) -> str:
+    """ "; did you mean lat.wakeup?" for the names closest to a mistyped one; empty when none is close."""
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
 def exit_status(doc: dict[str, Any]) -> int:
