@@ -1,6 +1,7 @@
 """The run: its id, label and status, when it started and how long it took, where and on what time base
 it was measured, the probe (and its image's sizes) and its command."""
 
+import shlex
 from datetime import datetime
 from typing import Any
 
@@ -41,7 +42,7 @@ def build(subject: OneRun) -> Section:
                     *_measured_on_row(subject.doc),
                     ("probe", f"{run['probe_version']}, {run['port']} port"),
                     *_image_row(run),
-                    ("command", " ".join(run["argv"])),
+                    ("command", shlex.join(run["argv"])),  # pasted back as it reads
                     *_varied_row(subject.doc),
                 ],
                 "ll",
