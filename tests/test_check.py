@@ -311,3 +311,15 @@ def test_a_baseline_query_that_finds_nothing_is_one_line(rtscope, db_path, basel
         rtscope("check", "a0", "--baseline", "last:3"),
         "--baseline last:3: no stored run other than a0000000 of host board with benches lat.wakeup on hardware time started before it",
     )
+
+
+def test_a_run_off_identical_instruction_time_baselines_changed_what_it_executes():
+    # In instruction time a rerun repeats to the bit: two baselines that agree exactly leave no doubt, and a
+    # run 20 % slower than them regressed, exactly (no spread to weigh it against).
+    same = [builders.guest_doc(builders.result_doc(run_id=f"{n:016x}", benches={"lat.wakeup": 8000.0})) for n in (1, 2)]
+    slower = builders.guest_doc(builders.result_doc(run_id="3" * 16, benches={"lat.wakeup": 9600.0}))
+    (verdict,) = judge.Judge(baselines=tuple(same)).verdicts(slower)
+    assert verdict.failed and verdict.changes[0].verdict == "REGRESSED"
+    assert verdict.changes[0].difference.test == "exact"
+    (again,) = judge.Judge(baselines=tuple(same)).verdicts(same[0])
+    assert not again.failed and again.changes[0].verdict == "ok"

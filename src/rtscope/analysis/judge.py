@@ -188,8 +188,17 @@ class Judge:
                 continue
             for key in self._keys(before[0]):
                 asked.append((metric_id, key))
-                found.append(evidence.compare_groups(before, [after], key, adjusted=self.adjusted))
+                found.append(
+                    evidence.compare_groups(
+                        before, [after], key, adjusted=self.adjusted, varied=self._exact_baselines()
+                    )
+                )
         return dict(zip(asked, evidence.holm(found, samples_too=True), strict=True))
+
+    def _exact_baselines(self) -> bool:
+        """Whether baseline runs that agree to the bit are evidence: in instruction time a rerun repeats to
+        the bit (or its seed varied it), so a run that moves off them changed what it executes."""
+        return all(result.deterministic(b) for b in self.baselines) or evidence.seeded_apart(self.baselines)
 
     def _keys(self, metric_doc: dict[str, Any]) -> tuple[str, ...]:
         """The statistics held to the baseline, each on its bad side."""
