@@ -218,7 +218,18 @@ def test_a_busy_place_is_waited_for_at_most_wait_and_the_reservation_cancelled(d
 @pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
 def test_ctrl_c_and_sigterm_release_the_place(db_path, fleet, stop):
     _, lab = fleet
-    process = _start(db_path, fleet, "--target", "labgrid-place:board-a", "run", "clock.read", "--duration", "60")
+    process = _start(
+        db_path,
+        fleet,
+        "--target",
+        "labgrid-place:board-a",
+        "run",
+        "clock.read",
+        "--duration",
+        "60",
+        "--label",
+        "stopped: run",
+    )
     try:
         _until("board-a acquired", lambda: "board-a" in lab.acquired())
         time.sleep(3)  # the probe runs by now, most likely; the place is released either way
@@ -228,6 +239,8 @@ def test_ctrl_c_and_sigterm_release_the_place(db_path, fleet, stop):
             err, took = _stopped(process, lambda: process.send_signal(signal.SIGTERM))  # to rtscope alone
     finally:
         process.kill()
+        # A busy FIFO probe left on the board (this machine) would starve the tests after this one.
+        _until("the board's probe stopped", lambda: not probes_labelled("stopped"), timeout_s=70)
     assert process.returncode == 130, err
     assert lab.acquired() == {}
     assert took < 30

@@ -54,10 +54,18 @@ _SPEC = re.compile(r"ssh://(?:(?P<user>[^@/:\s]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|
 
 # $1: a file for the command's output ("": the connection's own), then the command. With a file, the
 # command's process group id is printed first. Signal names read from the connection go to the group;
-# the connection's end stops it.
+# the connection's end stops it. The group exists only once setsid has run in the child: a signal sent
+# before then (a Ctrl-C in the run's first instants) is sent again until it lands or the child is gone,
+# else the command would run on, its stop lost.
 _LIFELINE = f"""
 out=$1; shift
 exec 3<&0 0</dev/null
+to_group() {{
+    until kill -s "$1" -- "-$child" 2>/dev/null; do
+        kill -0 "$child" 2>/dev/null || return 1
+        sleep 0.1 2>/dev/null || sleep 1
+    done
+}}
 if [ -n "$out" ]; then
     setsid "$@" >"$out" 2>&1 &
     child=$!
@@ -67,8 +75,8 @@ else
     child=$!
 fi
 (
-    while read -r sig <&3; do kill -s "$sig" -- "-$child" 2>/dev/null; done
-    kill -s TERM -- "-$child" 2>/dev/null && sleep {_STOP_GRACE_S} && kill -s KILL -- "-$child" 2>/dev/null
+    while read -r sig <&3; do to_group "$sig"; done
+    to_group TERM && sleep {_STOP_GRACE_S} && kill -s KILL -- "-$child" 2>/dev/null
 ) </dev/null >/dev/null 2>&1 &
 watcher=$!
 wait "$child"
