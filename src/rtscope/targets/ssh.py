@@ -56,7 +56,9 @@ _SPEC = re.compile(r"ssh://(?:(?P<user>[^@/:\s]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|
 # command's process group id is printed first. Signal names read from the connection go to the group;
 # the connection's end stops it. The group exists only once setsid has run in the child: a signal sent
 # before then (a Ctrl-C in the run's first instants) is sent again until it lands or the child is gone,
-# else the command would run on, its stop lost.
+# else the command would run on, its stop lost. A Ctrl-C goes as SIGTERM: a command started in the
+# background of a non-interactive shell begins with SIGINT ignored, so an INT that comes before the probe
+# catches it is lost, where TERM ends it (the probe takes INT, TERM and HUP alike as a stop request).
 _LIFELINE = f"""
 out=$1; shift
 exec 3<&0 0</dev/null
@@ -75,7 +77,7 @@ else
     child=$!
 fi
 (
-    while read -r sig <&3; do to_group "$sig"; done
+    while read -r sig <&3; do [ "$sig" = INT ] && sig=TERM; to_group "$sig"; done
     to_group TERM && sleep {_STOP_GRACE_S} && kill -s KILL -- "-$child" 2>/dev/null
 ) </dev/null >/dev/null 2>&1 &
 watcher=$!
