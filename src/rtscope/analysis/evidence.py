@@ -104,9 +104,9 @@ class Difference:
         """ "p=0.012 t, 3 and 3 runs", "p=0.004 t (Holm 0.031 of 8), 5 and 5 runs", "p<0.001 MW, one run each:
         …": the p-value, the test, Holm's where it counted several comparisons, the runs, and why it cannot
         call the difference real where it cannot."""
-        said = f"{_p(self.p_value)} {self.test}"
+        said = f"{p_text(self.p_value)} {self.test}"
         if self.p_adjusted is not None and self.comparisons > 1:
-            said += f" (Holm {_p(self.p_adjusted).removeprefix('p=').removeprefix('p')} of {self.comparisons})"
+            said += f" (Holm {p_text(self.p_adjusted).removeprefix('p=').removeprefix('p')} of {self.comparisons})"
         said += f", {_runs(self.runs)}"
         if self.blind and self.blind != ONE_RUN_EACH:  # "one run each" says it
             return f"{said}: {self.blind}"
@@ -118,7 +118,8 @@ class Difference:
         return said
 
 
-def _p(p: float) -> str:
+def p_text(p: float) -> str:
+    """A p-value as every verdict writes it: "p=0.012", "p<0.001"."""
     return "p<0.001" if p < 0.001 else f"p={p:.3f}"
 
 

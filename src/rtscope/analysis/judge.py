@@ -181,6 +181,7 @@ class Judge:
         """The test of each statistic held to the baseline, per metric, weighed as one family (Holm)."""
         asked: list[tuple[str, str]] = []
         found: list[evidence.Difference | None] = []
+        exact = self._exact_baselines()
         for metric_id in ids:
             after = result.metric(doc, metric_id)
             before = [m for b in self.baselines if (m := result.metric(b, metric_id)) is not None and m["valid"]]
@@ -188,11 +189,7 @@ class Judge:
                 continue
             for key in self._keys(before[0]):
                 asked.append((metric_id, key))
-                found.append(
-                    evidence.compare_groups(
-                        before, [after], key, adjusted=self.adjusted, varied=self._exact_baselines()
-                    )
-                )
+                found.append(evidence.compare_groups(before, [after], key, adjusted=self.adjusted, varied=exact))
         return dict(zip(asked, evidence.holm(found, samples_too=True), strict=True))
 
     def _exact_baselines(self) -> bool:

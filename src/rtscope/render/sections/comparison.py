@@ -203,7 +203,7 @@ def verdict_text(verdict: evidence.Difference | None) -> str:
     p<0.001 MW" (one run each), "no: identical repetitions", or "—" when no test could tell."""
     if verdict is None:
         return MISSING
-    said = f"{'p<0.001' if verdict.p < 0.001 else f'p={verdict.p:.3f}'} {verdict.test}"
+    said = f"{evidence.p_text(verdict.p)} {verdict.test}"
     if verdict.blind == evidence.IDENTICAL:
         return "no: identical repetitions"
     if verdict.real:

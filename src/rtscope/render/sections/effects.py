@@ -9,7 +9,7 @@ over the best's where lower is better, the best's over the next best's where hig
 with a nominal value the next best's distance from it over the best's.
 """
 
-from rtscope.analysis import factors
+from rtscope.analysis import evidence, factors
 from rtscope.analysis.factors import Answer, Duel
 from rtscope.model import units
 from rtscope.render import fmt, plots, svg
@@ -114,7 +114,7 @@ def effects_table(verdict: factors.Verdict) -> Table | None:
                     factors.level_names(duel.context) if duel.context else "",
                     Cell(better, emphasis),
                     Cell(effect_text(duel), emphasis),
-                    fmt.MISSING if p is None else "<0.001" if p < 0.001 else f"{p:.3f}",
+                    fmt.MISSING if p is None else evidence.p_text(p).removeprefix("p").removeprefix("="),
                 )
             )
     if not rows:
