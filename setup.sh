@@ -45,7 +45,7 @@ fi
 #   openssh-server        the SSH target's tests start their own sshd on 127.0.0.1 (not as a service)
 #   libssl-dev pkg-config the crypto.* benches' library (OpenSSL's libcrypto, found by probe/Makefile with pkg-config)
 #   libwolfssl-dev        wolfCrypt, the crypto benches' other library (make -C probe CRYPTO=wolfcrypt)
-#   openssl               openssl speed beside the crypto benches (bench/crypto.sh)
+#   openssl               openssl speed beside the crypto benches (evaluation/crypto.sh)
 #   qemu-system-arm       --target qemu:mps2-an385:freertos boots that image on QEMU's Cortex-M3 board
 #   qemu-system-x86 qemu-system-arm  --target qemu:x86_64|aarch64:… (Debian's kernels in QEMU; their kernels
 #                         and busybox-static are fetched by rtscope itself with apt-get download, per

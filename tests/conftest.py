@@ -23,10 +23,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-import builders
-import postgres as pg
 from rtscope import cli
 from rtscope.targets import kernels
+from support import builders
+from support import postgres as pg
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
@@ -299,7 +299,7 @@ def assert_kernel_provenance(doc: dict[str, Any], os_name: str) -> None:
 
 @slow_fixture(scope="session")
 def postgres() -> Iterator["pg.Cluster"]:
-    """A throwaway PostgreSQL cluster (tests/postgres.py) for the session; skips when PostgreSQL is not
+    """A throwaway PostgreSQL cluster (tests/support/postgres.py) for the session; skips when PostgreSQL is not
     installed. ``postgres.new_database()`` gives each test its own database."""
     reason = pg.unavailable()
     if reason:
@@ -308,8 +308,8 @@ def postgres() -> Iterator["pg.Cluster"]:
         yield cluster
 
 
-# The labgrid lab of tests/test_labgrid_places.py (tests/labgrid_lab.py): a real coordinator and exporter on
-# 127.0.0.1, two tagged places whose NetworkService is one sshd of tests/sshd.py.
+# The labgrid lab of tests/test_labgrid_places.py (tests/support/labgrid_lab.py): a real coordinator and exporter on
+# 127.0.0.1, two tagged places whose NetworkService is one sshd of tests/support/sshd.py.
 LABGRID_PLACES = {"board-a": {"kind": "test", "slot": "1"}, "board-b": {"kind": "test", "slot": "2"}}
 
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-import builders
 from conftest import FIXTURES
+from support import builders
 
 DEPTH = 100_000
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from conftest import process_env
-from processes import probes_labelled
 from rtscope.errors import RtscopeError
 from rtscope.execution import campaign, campaign_spec
 from rtscope.store.database import Store
 from rtscope.targets.fake import FakeTarget
+from support.processes import probes_labelled
 
 
 def spec_file(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:

@@ -7,10 +7,10 @@ import statistics
 
 import pytest
 
-import builders
 from rtscope.analysis import judge
 from rtscope.model import result
 from rtscope.store.database import Store
+from support import builders
 from test_cli_errors import assert_one_line_error
 
 # One latency distribution, skewed as latencies are: a body around 15 µs and a tail.

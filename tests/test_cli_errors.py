@@ -4,8 +4,8 @@ import sqlite3
 
 import pytest
 
-import builders
 from conftest import FIXTURES
+from support import builders
 
 
 def assert_one_line_error(outcome, message):

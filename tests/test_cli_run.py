@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-import builders
 from rtscope.model import result
+from support import builders
 
 
 def test_run_defaults_to_the_quick_set_stores_and_shows_percentiles(fake):

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import builders
 from rtscope.render import fmt, markdown, svg, text
 from rtscope.render.document import Cell, Figure, Items, Paragraph, Section, heading, table
+from support import builders
 from test_qemu_board import SPEC as BOARD
 
 

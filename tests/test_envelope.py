@@ -2,10 +2,10 @@
 
 import itertools
 
-import builders
 from rtscope.analysis import envelope
 from rtscope.analysis.envelope import Cell, Reach
 from rtscope.model import result
+from support import builders
 
 RUN_NUMBERS = itertools.count(1)  # every run made here has an id of its own
 

@@ -8,8 +8,8 @@ import random
 import pytest
 from scipy import stats as scipy_stats
 
-import builders
 from rtscope.analysis import evidence
+from support import builders
 
 
 @pytest.mark.parametrize(("t", "df"), [(0.5, 3), (2.1, 4), (5.0, 2.3), (10.0, 30), (0.01, 100), (3.2, 1)])

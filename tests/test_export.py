@@ -18,12 +18,12 @@ import xml.etree.ElementTree as ET
 import kcidb_io
 import pytest
 
-import builders
 from conftest import REPO
 from rtscope import exporters
 from rtscope.exporters import comparison
 from rtscope.exporters.base import RunExport
 from rtscope.model import result
+from support import builders
 from test_cli_errors import assert_one_line_error
 
 GOLDEN = REPO / "tests" / "golden"
@@ -182,10 +182,15 @@ def test_an_invalid_metric_fails_every_lava_line(rtscope, tmp_path):
 
 
 def cyclictest_hist(path, columns):
-    """What bench/cyclictest_hist.py reads from a cyclictest histogram file: per column min, max
+    """What evaluation/cyclictest_hist.py reads from a cyclictest histogram file: per column min, max
     (µs) and samples."""
     completed = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "cyclictest_hist.py"), str(path), ",".join(map(str, range(columns)))],
+        [
+            sys.executable,
+            str(REPO / "evaluation" / "cyclictest_hist.py"),
+            str(path),
+            ",".join(map(str, range(columns))),
+        ],
         capture_output=True,
         text=True,
         check=True,

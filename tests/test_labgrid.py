@@ -1,4 +1,4 @@
-"""The labgrid target: an environment file written here points labgrid's SSHDriver at tests/sshd.py's server;
+"""The labgrid target: an environment file written here points labgrid's SSHDriver at tests/support/sshd.py's server;
 rtscope lists and runs over the connection that driver opens, and every bad environment is one line."""
 
 import importlib.util
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import sshd
 from conftest import Outcome, process_env, slow_fixture
 from rtscope.model import result
+from support import sshd
 
 needs_labgrid = pytest.mark.skipif(
     importlib.util.find_spec("labgrid") is None,
@@ -31,7 +31,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sshd.Server]:
 
 
 def _rtscope(db_path: Path, *args: str, block_labgrid: bool = False) -> Outcome:
-    """rtscope as a process of its own, without tests/sshd.py's client config: only labgrid's options apply.
+    """rtscope as a process of its own, without tests/support/sshd.py's client config: only labgrid's options apply.
     ``block_labgrid``: as if labgrid were not installed."""
     start = ["-m", "rtscope"]
     if block_labgrid:

@@ -1,4 +1,4 @@
-"""labgrid-place: and labgrid-tag: targets against a real coordinator and exporter (tests/labgrid_lab.py):
+"""labgrid-place: and labgrid-tag: targets against a real coordinator and exporter (tests/support/labgrid_lab.py):
 places reserved, waited for, acquired, measured over SSH and always released; two runs on one place take
 turns; a campaign on count=2 measures both places at once; every bad input is one line."""
 
@@ -15,12 +15,11 @@ from typing import Any
 
 import pytest
 
-import labgrid_lab
-import sshd
 from conftest import Outcome, process_env
-from loopback import free_port
-from processes import probes_labelled
 from rtscope.store.database import Store
+from support import labgrid_lab, sshd
+from support.loopback import free_port
+from support.processes import probes_labelled
 
 Fleet = tuple[sshd.Server, labgrid_lab.Lab]
 

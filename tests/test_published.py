@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-import builders
 from rtscope.analysis import compare, published
 from rtscope.analysis.grouping import group
 from rtscope.render import cells
@@ -17,6 +16,7 @@ from rtscope.render.document import Table
 from rtscope.render.sections import comparison as comparison_section
 from rtscope.render.sections import published as published_section
 from rtscope.targets import qemu, qemu_board, qemu_machine
+from support import builders
 
 REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference"
 needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"no reference figures at {REFERENCE}")

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-import builders
 from conftest import Outcome, slow_fixture
 from rtscope.analysis import spikes
 from rtscope.errors import RtscopeError
@@ -27,6 +26,7 @@ from rtscope.model.values import ParamSetting
 from rtscope.targets import make_target, qemu_machine
 from rtscope.targets.qemu import QemuTarget, frames, initramfs, parse_spec
 from rtscope.targets.transport import LocalTransport, read_with_cat
+from support import builders
 
 
 def _frame(name: str, content: bytes) -> bytes:

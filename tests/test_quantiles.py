@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-import builders
 from conftest import REPO
 from rtscope.analysis import quantiles, stats
+from support import builders
 
 DRAWS = 1000
 # Where the exact coverage of the 95 % interval is nearest 95 % for each quantile (module docstring).

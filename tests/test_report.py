@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-import builders
 from conftest import GOLDEN, REPO, slow_fixture
 from rtscope.analysis.grouping import LETTERS
 from rtscope.commands.context import Context
 from rtscope.render import svg
+from support import builders
 from test_cli_errors import assert_one_line_error
 from test_cli_views import format_4_doc
 

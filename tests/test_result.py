@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-import builders
 from conftest import FIXTURES, GOLDEN
 from rtscope.errors import RtscopeError
 from rtscope.model import result, units
 from rtscope.paths import schema_path
+from support import builders
 
 
 def test_a_built_document_is_valid_and_keeps_its_text(tmp_path):

@@ -4,9 +4,9 @@ import sys
 
 import pytest
 
-import builders
 from rtscope.analysis import score
 from rtscope.errors import RtscopeError
+from support import builders
 
 PUBLISHED = score.DEFAULT_PROFILE
 # T in µs of the published table: context switch, preemption time, interrupt latency.

@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, slow_fixture
-from emulated_board import EmulatedBoard
-from loopback import free_port
 from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model.request import RunRequest
 from rtscope.targets import framing, make_target, serial_board
 from rtscope.targets.gdb_board import GdbBoardTarget
 from rtscope.targets.serial_board import SerialBoardTarget, SocketLine
+from support.emulated_board import EmulatedBoard
+from support.loopback import free_port
 from test_qemu_board import _with_undefined_instruction
 
 # ------------------------------------------------------------------------------------------- frames

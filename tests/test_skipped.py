@@ -12,10 +12,10 @@ from typing import Any
 import kcidb_io
 import pytest
 
-import builders
 from rtscope.execution.measure import COMPLETE, exit_status
 from rtscope.model import result
 from rtscope.store.database import Store
+from support import builders
 
 REASON = "the kernel has no timerlat tracer (its tracers: function nop)"
 

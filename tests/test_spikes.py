@@ -8,10 +8,10 @@ from pathlib import Path
 
 import jsonschema
 
-import builders
 from rtscope.analysis import spikes
 from rtscope.render import summary
 from rtscope.render.fmt import Style
+from support import builders
 
 FIXTURE = Path(__file__).parent / "fixtures" / "spikes-fifo-hog.json"
 RECORDED = json.loads(FIXTURE.read_text())["spikes"]

@@ -1,4 +1,4 @@
-"""The SSH target against a real sshd on 127.0.0.1 (tests/sshd.py): the probe goes to the "board" by itself,
+"""The SSH target against a real sshd on 127.0.0.1 (tests/support/sshd.py): the probe goes to the "board" by itself,
 runs as root and as a user without privilege, under loads that run and stop there; every way of failing to
 connect is one line within a bounded time; a connection lost mid-run or a Ctrl-C leaves nothing running
 there."""
@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-import sshd
 from conftest import Outcome, process_env, slow_fixture
-from loopback import free_port
 from rtscope.model import result
 from rtscope.store.database import Store
+from support import sshd
+from support.loopback import free_port
 
 pytestmark = pytest.mark.skipif(sshd.unavailable() is not None, reason=sshd.unavailable() or "")
 

@@ -9,8 +9,8 @@ import random
 import pytest
 from scipy import stats as scipy_stats
 
-import builders
 from rtscope.analysis import evidence, stats
+from support import builders
 
 
 def test_mann_whitney_matches_the_reference_values():

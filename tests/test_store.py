@@ -8,13 +8,13 @@ import time
 import psycopg
 import pytest
 
-import builders
-import postgres as pg
 from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.store import schema
 from rtscope.store.database import Campaign, Provenance, RunFilter, Store, copy_runs
 from rtscope.store.postgres import PostgresConnection
+from support import builders
+from support import postgres as pg
 
 
 def stored(run_id: str, **fields) -> result.Result:

@@ -8,12 +8,12 @@ import sys
 
 import pytest
 
-import postgres as pg
 from conftest import process_env
 from rtscope.errors import RtscopeError
 from rtscope.store import schema
 from rtscope.store.database import Store
 from rtscope.store.postgres import masked
+from support import postgres as pg
 from test_campaign import FAKE_SPEC, REAL_SPEC, _await, _campaign_process, spec_file
 
 

@@ -9,13 +9,13 @@ import textwrap
 
 import pytest
 
-import builders
 from rtscope.errors import ProbeError, RtscopeError
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
 from rtscope.targets import make_target
 from rtscope.targets.fake import FakeTarget
 from rtscope.targets.local import LocalTarget
+from support import builders
 
 REQUEST = RunRequest(benches=("ctxsw.sem",), duration_s=0.5, policy="fifo", priority=80)
 

@@ -12,8 +12,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-import builders
 from conftest import probe_result
+from support import builders
 from test_report import report, section_rows
 
 TESTS = ("tm.basic", "tm.coop", "tm.preempt", "tm.irq", "tm.irq_preempt", "tm.message", "tm.sync", "tm.memory")

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-import builders
 from rtscope.analysis import compare
 from rtscope.analysis.grouping import group
 from rtscope.model import result
 from rtscope.store.database import Store
+from support import builders
 from test_cli_errors import assert_one_line_error
 
 # ctxsw.sem as the runs: 4,994 cycles of this machine (2.6 cycles/ns), 9.02 µs in a guest.

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-import builders
 from rtscope.model import result
 from rtscope.store.database import Store
+from support import builders
 from test_cli_errors import assert_one_line_error
 
 # (run id, started, kernel, label, lat.wakeup's typical ns): two kernels, the second worse, the runs of

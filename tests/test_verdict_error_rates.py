@@ -1,4 +1,4 @@
-"""The verdict's error rates on campaigns whose truth is known (tests/simulated.py): a factor that cannot
+"""The verdict's error rates on campaigns whose truth is known (tests/support/simulated.py): a factor that cannot
 matter is called real in at most 5 % of campaigns, a planted 10 % shift is found at the default
 repetitions, a change in the tail alone is found on the tail and leaves the body alone. 200 campaigns
 each, 5,000 samples a run (the script prints the same rates at 20,000)."""
@@ -6,8 +6,8 @@ each, 5,000 samples a run (the script prints the same rates at 20,000)."""
 import numpy as np
 import pytest
 
-import simulated
 from rtscope.execution.campaign_spec import DEFAULT_REPETITIONS
+from support import simulated
 
 CAMPAIGNS = 200
 SAMPLES = 5_000

@@ -5,9 +5,9 @@ import shutil
 
 import pytest
 
-import builders
 from conftest import REPO
 from rtscope.execution import campaign_spec
+from support import builders
 
 SPEC = REPO / "examples" / "campaigns" / "wave-study.toml"
 MODELS = ["bash", "python", "node", "c-file", "c-mmap", "c-rt", "c-busy", "c-timerfd"]

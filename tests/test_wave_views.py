@@ -3,10 +3,10 @@
 import itertools
 import re
 
-import builders
 from rtscope.render import fmt, text
 from rtscope.render.sections import wave
 from rtscope.render.subjects import OneRun
+from support import builders
 from test_report import report, section_rows
 
 RUN_NUMBERS = itertools.count(1)

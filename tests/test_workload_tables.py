@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-import builders
 from rtscope.analysis import compare, evidence, published, stats, workload
 from rtscope.analysis.grouping import group
 from rtscope.exporters import comparison as comparison_formats
@@ -16,6 +15,7 @@ from rtscope.render import fmt, text
 from rtscope.render.document import Table
 from rtscope.render.sections import comparison as compared
 from rtscope.render.sections import workload as workload_section
+from support import builders
 
 CAMPAIGN = {"name": "app-threads", "id": "c0ffee00c0ffee00", "repetition": 1, "repetitions": 2}
 

@@ -7,11 +7,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-import builders
 from conftest import probe_result
 from rtscope.analysis import worst_case
 from rtscope.model import result
 from rtscope.render.sections.worst_case import probability_text
+from support import builders
 
 BLOCK = 1000
 
@@ -152,7 +152,7 @@ def test_probabilities_are_written_as_powers_of_ten() -> None:
 )
 def test_the_interval_covers_a_known_tails_quantile_about_95_percent_of_the_time(name, draw, truth) -> None:
     """100 runs of 100 blocks of 1,000 samples each: the 95 % interval of the 10⁻⁶ quantile covers it in
-    88 to 99 of them (binomial(100, 0.95) lies there with probability 0.99; bench/worst_case.py draws
+    88 to 99 of them (binomial(100, 0.95) lies there with probability 0.99; evaluation/worst_case.py draws
     1,000 for the figure in docs/worst-case.md)."""
     rng = np.random.default_rng(len(name))
     covered = 0

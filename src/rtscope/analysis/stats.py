@@ -25,7 +25,7 @@ numpy and scipy are imported by the functions that use them, not with this modul
 imports every command and so this module, and a command that tests nothing (show, export, run …)
 need not pay their start-up — 0.15 s for numpy, 0.5 to 1 s for scipy.stats on a two-core machine,
 which is why scipy serves only the exact small-sample test here (compare and report of 20 runs must
-take under 2 s together: bench/analyzer.sh).
+take under 2 s together: evaluation/analyzer.sh).
 """
 
 from __future__ import annotations

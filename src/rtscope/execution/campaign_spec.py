@@ -28,7 +28,7 @@ from rtscope.model import values
 from rtscope.model.values import ParamSetting
 
 # Repetitions of each cell when a spec names none: the fewest at which a verdict finds a 10 % shift of the
-# median four times in five where reruns move by 3 % (tests/simulated.py: 90 % at 5, 50 % at 3).
+# median four times in five where reruns move by 3 % (evaluation/verdict_error_rates.py: 90 % at 5, 50 % at 3).
 DEFAULT_REPETITIONS = 5
 DEFAULT_DURATION_S = 5.0
 _TOP_KEYS = (

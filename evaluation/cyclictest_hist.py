@@ -1,6 +1,6 @@
 """Summarise cyclictest's histogram output (-h US -q) per thread: min, p50, p99 and max in µs.
 
-Usage: python3 bench/cyclictest_hist.py FILE CPU[,CPU…]   (the CPUs its threads were pinned to, in order)
+Usage: python3 evaluation/cyclictest_hist.py FILE CPU[,CPU…]   (the CPUs its threads were pinned to, in order)
 min and max are cyclictest's own exact figures; p50 and p99 are read from its 1 µs histogram buckets.
 """
 

@@ -7,12 +7,12 @@
 #   rtscope's median batch   / openssl speed          (neither counts time another process took)
 #   rtscope's overall figure / openssl speed -elapsed (all bytes over all wall time of the timing)
 # On a quiet machine the pairs agree; on a busy one the first is the fair one. Goal: within ±5 %.
-# A third figure is the loop openssl speed runs, timed straight (bench/evp_loop.c, its CPU time): where
+# A third figure is the loop openssl speed runs, timed straight (evaluation/evp_loop.c, its CPU time): where
 # openssl speed's own figure differs from its loop's, the difference is in openssl speed's reporting
 # (AES-128-GCM with -aead, here), and rtscope's figure is set beside the loop as well.
 # Each pair is measured REPEAT times, rtscope and openssl alternating, and the medians compared: on a
 # shared machine one run of either moves by 20 % from the next.
-# Usage: bench/crypto.sh [SECONDS [SIZE…]]   (default 2 s, 16384 and 1024 bytes; REPEAT=3)
+# Usage: evaluation/crypto.sh [SECONDS [SIZE…]]   (default 2 s, 16384 and 1024 bytes; REPEAT=3)
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=${1:-2}
@@ -20,7 +20,7 @@ repeat=${REPEAT:-3}
 shift $(($# > 0 ? 1 : 0))
 sizes=("$@")
 ((${#sizes[@]})) || sizes=(16384 1024)
-[[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "bench/crypto.sh: SECONDS is a whole number (openssl speed's)" >&2; exit 2; }
+[[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "evaluation/crypto.sh: SECONDS is a whole number (openssl speed's)" >&2; exit 2; }
 # $RTSCOPE_PROBE, as for rtscope itself: another build of the probe (e.g. CRYPTO=… or another compiler)
 probe=${RTSCOPE_PROBE:-$repo/probe/build/rtscope-probe}
 [[ -n ${RTSCOPE_PROBE:-} ]] || make -s -C "$repo/probe"

@@ -1,14 +1,14 @@
 """QEMU's mps2-an385 standing in for a real board on the bench: its UART on a TCP socket (the serial
 line), its monitor on a UNIX socket (the reset button), and with ``-S -gdb`` a gdbstub (the debug probe).
-For tests/test_serial_board.py and bench/serial_link.py."""
+For tests/test_serial_board.py and evaluation/serial_link.py."""
 
 import socket
 import subprocess
 import time
 from pathlib import Path
 
-from loopback import free_port
 from rtscope.targets.transport import dying_with_rtscope
+from support.loopback import free_port
 
 
 def _listening(port: int) -> bool:

@@ -6,7 +6,7 @@
 #   3. probe peak RSS while recording 10^7 samples (goal <= 8 MiB), dynamic and static, and their ratio
 #      (the dynamic probe maps libc and libm, locked whole by mlockall; libcrypto only when a crypto bench runs)
 #   4. ctxsw.sem median beside `perf bench sched pipe` on one CPU, at normal and at fifo priority
-# Usage: bench/foundation.sh   (root gives the fifo rows real priority)
+# Usage: evaluation/foundation.sh   (root gives the fifo rows real priority)
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 "$repo/setup.sh" 2>/dev/null

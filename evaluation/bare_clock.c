@@ -1,4 +1,4 @@
-/* Reference for bench/foundation.sh: a bare clock_gettime(CLOCK_MONOTONIC)
+/* Reference for evaluation/foundation.sh: a bare clock_gettime(CLOCK_MONOTONIC)
  * loop with no rtscope code, printing the median back-to-back delta in ns. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>

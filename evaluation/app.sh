@@ -9,7 +9,7 @@
 #   2. The study's table on this machine: N = 2 … 32 threads, quick and
 #      matrix_mul, all on one CPU under SCHED_RR: execution, waiting and
 #      response time, mean and p99, and the mean's ratio to N = 2.
-# Usage: bench/app.sh [ITERATIONS]   (default 200, of each op in part 1; run as root for SCHED_RR)
+# Usage: evaluation/app.sh [ITERATIONS]   (default 200, of each op in part 1; run as root for SCHED_RR)
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 iterations=${1:-200}

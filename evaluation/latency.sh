@@ -6,7 +6,7 @@
 #      latency suite on the last CPU
 #   2. the same on the last CPU with a CPU hog (a normal-priority busy loop) there
 #   3. the Metrics Number of this machine under the published profile
-# Usage: bench/latency.sh [SECONDS]   (default 10 per bench; run as root)
+# Usage: evaluation/latency.sh [SECONDS]   (default 10 per bench; run as root)
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=${1:-10}

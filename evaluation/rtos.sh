@@ -6,7 +6,7 @@
 #   2. micro: mean instructions per operation, side by side (compare --ops)
 #   3. Thread-Metric: counts per period and ratios to tm.basic, beside the ThreadX figures its authors
 #      published (compare --published threadx-thread-metric)
-# Usage: bench/rtos.sh   (about 10 minutes on a quiet 2-CPU machine; the runs go to a store of its own)
+# Usage: evaluation/rtos.sh   (about 10 minutes on a quiet 2-CPU machine; the runs go to a store of its own)
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 "$repo/setup.sh" >/dev/null 2>&1

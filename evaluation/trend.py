@@ -1,12 +1,12 @@
 """How long `rtscope trend` takes over a large store (a benchmark: it prints, asserts nothing).
 
 Builds a results database of RUNS runs (default 10,000) of lat.wakeup and ctxsw.sem, documents as
-tests/builders.py makes them, one a day-and-a-bit apart over four kernel releases with a label each,
+tests/support/builders.py makes them, one a day-and-a-bit apart over four kernel releases with a label each,
 then times `rtscope trend lat.wakeup` as the user runs it (a process: start-up included) as a text
 table, as JSON, and as the HTML page with a point per run, TRIES times each, printing the best; and,
 for scale, reading every run's document from the same store, which trend does not do.
 
-Usage: .venv/bin/python bench/trend.py [RUNS [TRIES]]   (default 10000 runs, 3 tries)
+Usage: .venv/bin/python evaluation/trend.py [RUNS [TRIES]]   (default 10000 runs, 3 tries)
 """
 
 import copy
@@ -22,9 +22,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "src"))
-import builders
 from rtscope.model import result
 from rtscope.store.database import Store
+from support import builders
 
 KERNELS = ("6.1.0-rt", "6.6.0-rt", "6.12.0-rt", "6.18.0-rt")
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import psycopg
 
-import sshd
-from loopback import free_port
+from support import sshd
+from support.loopback import free_port
 
 SUPERUSER = "postgres"
 WRITER, READER = "rtscope_writer", "rtscope_reader"

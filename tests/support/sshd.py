@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopback import free_port
+from support.loopback import free_port
 
 SSHD = Path("/usr/sbin/sshd")
 USER = "rtscope-test"  # the non-root login, made when missing

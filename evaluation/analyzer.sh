@@ -10,7 +10,7 @@
 # is kept: timing two checkouts on one store compares the analyzers, not the measurements.
 # Last, the runs are exported as result files and validated as files are when read (goal: 20 in under
 # 0.5 s), in one process, so that start-up does not count.
-# Usage: bench/analyzer.sh [RUNS [STORE]]   (default 20 runs, a temporary store; TRIES=3)
+# Usage: evaluation/analyzer.sh [RUNS [STORE]]   (default 20 runs, a temporary store; TRIES=3)
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 runs=${1:-20}

@@ -7,21 +7,19 @@ that starts at the body's p99 — the shape of a wake-up latency on an idle mach
 its own factor exp(N(0, RUN_SPREAD)), as reruns of one condition land a few percent apart. A planted
 effect scales a level's samples (a shift of every statistic) or its tail alone (the body left as it is).
 
-Run as a script, it prints the error rates the closing notes quote:
-    .venv/bin/python tests/simulated.py [campaigns]
+evaluation/verdict_error_rates.py prints the error rates the closing notes quote.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-import builders
 from rtscope.analysis import factors
+from support import builders
 
 RUN_SPREAD = 0.03
 SAMPLES = 20_000
@@ -148,17 +146,3 @@ def power(
         found += any(d.winner == "fast" for d in real(verdict, "build", "p99.9" if tail_only else "p50"))
         body += bool(real(verdict, "build", "p50")) if tail_only else 0
     return found / campaigns, body / campaigns
-
-
-def main(campaigns: int) -> None:
-    rng = np.random.default_rng(2026)
-    for repetitions in (3, 5):
-        print(f"{repetitions} runs per cell, {campaigns} campaigns each:")
-        print(f"  null factor called real in {100 * null_rate(rng, campaigns, repetitions):.1f} %")
-        print(f"  10 % shift found on p50 in {100 * power(rng, campaigns, repetitions)[0]:.1f} %")
-        tail, body = power(rng, campaigns, repetitions, tail_only=True)
-        print(f"  1.5× tail found on p99.9 in {100 * tail:.1f} %; body (p50) called real in {100 * body:.1f} %")
-
-
-if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)

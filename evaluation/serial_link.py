@@ -5,7 +5,7 @@ gdb://…:reset=system_reset:serial=tcp:… and on qemu:mps2-an385:freertos:shif
 booted per request), alternating; then one run's parts through the gdb target (the loads, the list, the
 run) and its bytes on the line against the result's.
 
-Usage: .venv/bin/python bench/serial_link.py [TRIES]   (default 3)
+Usage: .venv/bin/python evaluation/serial_link.py [TRIES]   (default 3)
 """
 
 import contextlib
@@ -21,10 +21,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(REPO / "tests"))
-from emulated_board import EmulatedBoard
-from loopback import free_port
 from rtscope.model.request import RunRequest
 from rtscope.targets.gdb_board import GdbBoardTarget
+from support.emulated_board import EmulatedBoard
+from support.loopback import free_port
 
 RUN = ["run", "micro", "--duration", "0.1", "--no-store"]
 

@@ -7,7 +7,7 @@
 #      settling loads (the campaign's "settling" notes × the spec's settle) and the rest (start-up of
 #      the probe and the generators, stopping loads, storing)
 #   3. the envelope per load: rtscope compare campaign:NAME --by load
-# Usage: bench/wave.sh [RUNS]   (run as root: the observer runs at fifo 80 and c-rt needs it)
+# Usage: evaluation/wave.sh [RUNS]   (run as root: the observer runs at fifo 80 and c-rt needs it)
 # The runs go to a scratch database, deleted at the end, unless RTSCOPE_DB names one to keep.
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)

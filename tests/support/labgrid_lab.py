@@ -1,5 +1,5 @@
 """A labgrid lab on 127.0.0.1 for the labgrid-place: and labgrid-tag: targets' tests: a real coordinator
-and exporter on free ports, the exporter offering tests/sshd.py's server as the NetworkService of each
+and exporter on free ports, the exporter offering tests/support/sshd.py's server as the NetworkService of each
 place, the places made and tagged with labgrid's own client."""
 
 import contextlib
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopback import free_port
+from support.loopback import free_port
 
 BIN = Path(sys.executable).parent
 EXPORTER = "rtscope-test"

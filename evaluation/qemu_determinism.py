@@ -4,7 +4,7 @@ stock against PREEMPT_RT — TIMES times into a scratch database, prints each ca
 cell by cell whether every rerun's metrics (the whole metrics section of the result, histograms and
 series included) are byte for byte those of the first, and last the first campaign's comparison.
 
-Usage: .venv/bin/python bench/qemu_determinism.py [TIMES [SPEC]]   (default 3)
+Usage: .venv/bin/python evaluation/qemu_determinism.py [TIMES [SPEC]]   (default 3)
 """
 
 import json

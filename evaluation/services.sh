@@ -5,7 +5,7 @@
 #   2. switches and hand-overs on one CPU beside perf bench sched pipe and
 #      rt-tests' ptsematest (mutex hand-over) and pmqtest (message queue hand-over)
 #   3. Thread-Metric: median count per period and the ratio to tm.basic
-# Usage: bench/services.sh [TM_PERIOD [TM_PERIODS]]   (Thread-Metric defaults: 30 s x 3)
+# Usage: evaluation/services.sh [TM_PERIOD [TM_PERIODS]]   (Thread-Metric defaults: 30 s x 3)
 # Run as root for real-time priority; without it every row says what was granted.
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)

@@ -6,7 +6,7 @@
 #   1. this machine, hardware time: REPEATS runs each, untraced and traced alternating so that the
 #      machine's drift and noise fall on both alike; compared as two groups (their repetitions)
 #   2. the deterministic x86_64 stock guest, instruction time: one run each (reruns are identical)
-# Usage: bench/trace_cost.sh [SECONDS [REPEATS]]   (default 3 s, 6 repeats; run as root, on a quiet
+# Usage: evaluation/trace_cost.sh [SECONDS [REPEATS]]   (default 3 s, 6 repeats; run as root, on a quiet
 # machine: about 2 + 2 minutes)
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)

@@ -8,7 +8,7 @@ and whether it covers the truth. With --checks, the whole estimate instead (its 
 run is refused, and the coverage of those not refused. Prints one line per distribution with the
 coverage's binomial standard error.
 
-Usage: .venv/bin/python bench/worst_case.py [DRAWS [BLOCKS]] [--checks]   (default 1000 draws, 100 blocks)
+Usage: .venv/bin/python evaluation/worst_case.py [DRAWS [BLOCKS]] [--checks]   (default 1000 draws, 100 blocks)
 """
 
 import math

@@ -1,6 +1,6 @@
 """SQLite against PostgreSQL as rtscope's store (a benchmark: it prints, asserts nothing).
 
-Starts the tests' throwaway PostgreSQL cluster (tests/postgres.py), measures two real runs with the probe
+Starts the tests' throwaway PostgreSQL cluster (tests/support/postgres.py), measures two real runs with the probe
 (ctxsw.sem and lat.wakeup for 1 s: one keeping 10^5 raw samples per metric, one without), and fills a
 SQLite store and a PostgreSQL store alike: FILLER copies of the plain run (the first stored by Store.add, the
 others copied from its rows with executemany in one transaction: 10,000 take seconds), then 20 of the raw one
@@ -12,8 +12,8 @@ by Store.add. Then:
   compare + report under 2 s);
 - WRITERS processes storing RUNS_EACH runs each at once: runs stored, duplicates, wall time.
 
-Usage: .venv/bin/python bench/store.py [FILLER [TRIES]]   (default 1000 runs, 3 tries; WRITERS=8 RUNS_EACH=100)
-docs/store.md's figures: .venv/bin/python bench/store.py 10000 5
+Usage: .venv/bin/python evaluation/store.py [FILLER [TRIES]]   (default 1000 runs, 3 tries; WRITERS=8 RUNS_EACH=100)
+docs/store.md's figures: .venv/bin/python evaluation/store.py 10000 5
 """
 
 import json
@@ -29,10 +29,10 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "src"), str(REPO / "tests")]
-import postgres as pg
 from rtscope.model import result
 from rtscope.store import schema
 from rtscope.store.database import RunFilter, Store
+from support import postgres as pg
 
 COMPARED = 20
 

@@ -1,5 +1,5 @@
 """What a board over SSH costs (a benchmark: it prints, asserts nothing). Starts the tests' sshd on 127.0.0.1
-(tests/sshd.py: throwaway keys, run as root), then times the same `rtscope run` locally and on
+(tests/support/sshd.py: throwaway keys, run as root), then times the same `rtscope run` locally and on
 ssh://root@127.0.0.1 — without loads and under `--load cpu` — TRIES times each, alternating, and prints
 the medians and the difference (goal: at most 1.5 s more remotely). The first remote run, which copies
 the probe, is timed apart. Last, a campaign on two targets (local and the ssh one: 2 cells × 3 repetitions
@@ -7,7 +7,7 @@ of 1 s each) against the sum of the same campaign on each target alone. Both log
 plain /bin/sh, because each SSH command starts the login's shell, and on this machine root's bash runs
 ~/.bashrc (pyenv init: about a hundred processes, 0.1 s, more under load) for every one of them.
 
-Usage: .venv/bin/python bench/remote.py [TRIES]   (default 5)
+Usage: .venv/bin/python evaluation/remote.py [TRIES]   (default 5)
 """
 
 import json
@@ -21,7 +21,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
-import sshd
+from support import sshd
 
 RUN = ["run", "clock.read", "--duration", "1", "--no-store"]
 
@@ -41,7 +41,7 @@ def timed(env: dict[str, str], *args: str) -> float:
 def main() -> None:
     tries = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     if why := sshd.unavailable():
-        sys.exit(f"bench/remote.py: {why}")
+        sys.exit(f"evaluation/remote.py: {why}")
     with tempfile.TemporaryDirectory() as work, sshd.server(Path(work) / "sshd") as server:
         env = {**os.environ, **server.env(), "PYTHONPATH": str(REPO / "src"), "RTSCOPE_DB": f"{work}/r.sqlite"}
         subprocess.run(["sh", "-c", 'rm -f "$HOME"/.cache/rtscope/rtscope-probe-*'], check=True)

@@ -1,4 +1,4 @@
-/* Reference for bench/crypto.sh: the loop `openssl speed -evp` runs, with no
+/* Reference for evaluation/crypto.sh: the loop `openssl speed -evp` runs, with no
  * rtscope code, timed by the process's CPU time as openssl speed times it.
  *   evp_loop NAME SIZE SECONDS [aead]
  * prints the bytes/s of NAME (an EVP cipher or digest name) over SIZE-byte
