@@ -1,11 +1,15 @@
-"""The docs' marked figures (docs/figures.py) agree with the tree: a port or a board that grows makes this
-fail, naming the command that writes the figures again."""
+"""The docs' marked figures (docs/figures.py) agree with the tree: a port or a board that grows, or an RTOS
+image that changes size, makes this fail, naming the command that writes the figures again."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO
+from rtscope.targets import kernels, qemu_board
 
 SCRIPT = REPO / "docs" / "figures.py"
 
@@ -15,8 +19,26 @@ def figures(*args: str | Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_docs_figures_are_the_trees():
-    checked = figures("--check")
+    checked = figures("--check", "--kinds", "lines")
     assert checked.returncode == 0, checked.stderr
+
+
+def test_the_rtos_image_sizes_in_the_docs_are_the_builds(board_tools):
+    # The images the slow tier's board tests build (make leaves them as they are when those ran first).
+    marked = set(re.findall(r"<!-- figure:image (\S+) ", (REPO / "docs" / "rtos.md").read_text()))
+    assert marked
+    for build in sorted(marked):
+        os_name, _, mcu = build.partition("-mps2-an385")  # the dev configuration's folders: OS-BOARD[-small]
+        assert mcu in ("", "-small"), build
+        if why := kernels.missing(os_name):
+            pytest.skip(why)
+        assert (
+            qemu_board.image_path(os_name, "mps2-an385", mcu=mcu[1:])
+            == REPO / "probe" / "build" / build / "rtscope-probe"
+        )
+        qemu_board.build_image(os_name, "mps2-an385", mcu=mcu[1:])
+    checked = figures("--check", "--kinds", "image")
+    assert (checked.returncode, checked.stderr) == (0, "")
 
 
 def test_the_docs_mark_figures():
@@ -51,7 +73,7 @@ def test_an_unknown_figure_or_a_missing_file_is_one_line(tmp_path):
     unknown = figures("--check", "--root", tmp_path)
     assert (unknown.returncode, unknown.stderr) == (
         2,
-        "figures: docs/page.md: figure:words src/a.c: no figure 'words' (known: lines)\n",
+        "figures: docs/page.md: figure:words src/a.c: no figure 'words' (known: lines, image)\n",
     )
     (tmp_path / "docs" / "page.md").write_text("<!-- figure:lines src/none.c -->2<!-- /figure -->\n")
     missing = figures("--check", "--root", tmp_path)
