@@ -94,7 +94,7 @@ def test_another_sqlite_database_is_left_unchanged(rtscope_process, db_path):
 
 
 def test_version_and_help_exit_0(rtscope_process):
-    assert rtscope_process("--version").out == "rtscope 0.1.0\n"
+    assert rtscope_process("--version").out == "rtscope 1.0.0\n"
     assert rtscope_process("run", "--help").status == 0
 
 

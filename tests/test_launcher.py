@@ -21,7 +21,7 @@ def test_launcher_works_through_a_symlink_from_another_directory(tmp_path, probe
     completed = subprocess.run(
         [str(link), "--version"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False
     )
-    assert (completed.returncode, completed.stdout) == (0, "rtscope 0.1.0\n"), completed.stderr
+    assert (completed.returncode, completed.stdout) == (0, "rtscope 1.0.0\n"), completed.stderr
     assert "preparing" not in completed.stderr
 
 

@@ -1,4 +1,4 @@
 #ifndef RTSCOPE_VERSION_H
 #define RTSCOPE_VERSION_H
-#define RTS_PROBE_VERSION "0.1.0"
+#define RTS_PROBE_VERSION "1.0.0"
 #endif
