@@ -74,7 +74,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     return _closing(context, this, total, len(done), f"a bench failed in {failed} of the runs" if failed else None)
 
 
-def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_spec.Spec) -> int:
+def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_spec.CampaignSpec) -> int:
     """Every target's share at once, each by its own worker, into one campaign."""
     for target in spec.targets:
         context.target(target)  # a target that is not one is refused here, before any worker starts
@@ -138,7 +138,7 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
     )
 
 
-def _measure_share(args: argparse.Namespace, context: Context, spec: campaign_spec.Spec) -> int:
+def _measure_share(args: argparse.Namespace, context: Context, spec: campaign_spec.CampaignSpec) -> int:
     """One target's share of campaign ``--worker``: its cells not yet measured (a worker process)."""
     target = context.target()
     share = spec.on(context.target_spec)
@@ -179,7 +179,7 @@ def _closing(context: Context, this: Campaign, total: int, already: int, failed:
     return 0
 
 
-def _dry_run(spec: campaign_spec.Spec, total: int, planned_s: float) -> list[str]:
+def _dry_run(spec: campaign_spec.CampaignSpec, total: int, planned_s: float) -> list[str]:
     rows = [[cell.text, cell.config.name, " ".join(map(str, cell.params)) or fmt.MISSING] for cell in spec.cells]
     return [
         (
