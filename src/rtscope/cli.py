@@ -53,7 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         arguments = sys.argv[1:] if argv is None else argv
         args = build_parser(_command_in(arguments)).parse_args(arguments)
-        context = Context(args.db or paths.default_db_path(), args.probe or paths.default_probe_path(), args.target)
+        context = Context(
+            args.db or paths.default_store_location(), args.probe or paths.default_probe_path(), args.target
+        )
         # In the environment, so that a campaign's workers inherit them (rtscope.targets.labgrid_places).
         if args.coordinator:
             os.environ["LG_COORDINATOR"] = args.coordinator

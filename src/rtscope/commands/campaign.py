@@ -98,7 +98,7 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
     this, done = open_campaign(store, spec, context.target_spec, resume=args.resume)
     # The store's URL may hold a password: the workers find it in their environment, which only this user
     # can read, not on their command lines, which every user can.
-    os.environ["RTSCOPE_DB"] = str(context.db_path)
+    os.environ["RTSCOPE_DB"] = str(context.store_location)
     statuses = run_workers(
         {
             f"{target} [{slot + 1}/{count}]" if count > 1 else target: [

@@ -92,7 +92,7 @@ def open_campaign(
     try:
         previous = store.campaign(spec.name)
     except RtscopeError:
-        raise RtscopeError(f"no campaign named {spec.name!r} to resume in {store.path}") from None
+        raise RtscopeError(f"no campaign named {spec.name!r} to resume in {store.location}") from None
     # Campaigns stored before plans named their target could only have run here.
     stored = (
         previous.plan
