@@ -8,6 +8,7 @@ progress, and ``--resume`` measures exactly the (cell, repetition) pairs that ha
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     try:
         failed = measure_all(spec, target, store, this, done, requests, progress)
     except KeyboardInterrupt:
-        progress.note(f"interrupted; rtscope campaign {args.spec} --resume measures the runs left")
+        progress.note(f"interrupted; rtscope campaign {shlex.quote(str(args.spec))} --resume measures the runs left")
         return INTERRUPTED
     return _closing(context, this, total, len(done), f"a bench failed in {failed} of the runs" if failed else None)
 
@@ -125,7 +126,7 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
     if unfinished:
         Progress.note(
             f"{', '.join(unfinished)} did not finish its share (the line above each says why); "
-            f"rtscope campaign {args.spec} --resume measures the runs left"
+            f"rtscope campaign {shlex.quote(str(args.spec))} --resume measures the runs left"
         )
         return INTERRUPTED if INTERRUPTED in unfinished.values() else FAILED
     failed = [target for target, status in statuses.items() if status == FAILED]
