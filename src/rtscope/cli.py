@@ -263,7 +263,8 @@ def _add_global_options(parser: argparse.ArgumentParser, *, after_command: bool)
         type=Path,
         metavar="PATH",
         default=default(None),
-        help="probe binary (default: $RTSCOPE_PROBE, else probe/build/rtscope-probe)",
+        help="probe binary (default: $RTSCOPE_PROBE, else rtscope's own, which it builds when missing or stale: "
+        "in probe/build/ of a clone, else under $XDG_CACHE_HOME/rtscope/)",
     )
     group.add_argument(
         "--target",
