@@ -169,9 +169,9 @@ class _Parser(argparse.ArgumentParser):
         options = []
         for action in self._actions:
             options += [option for option in action.option_strings if option.startswith("--")]
-            if isinstance(action, argparse._SubParsersAction):
-                for command in action.choices.values():
-                    options += command._long_options() if isinstance(command, _Parser) else []
+            # A command's parser is a choice of the subparsers' action.
+            for command in action.choices.values() if isinstance(action.choices, dict) else ():
+                options += command._long_options() if isinstance(command, _Parser) else []
         return list(dict.fromkeys(options))
 
 
