@@ -49,9 +49,15 @@ EXAMPLES: dict[str | None, tuple[tuple[str, str], ...]] = {
         ("rtscope --target qemu:mps2-an385:freertos list", "what FreeRTOS on an emulated Cortex-M3 runs"),
     ),
     "run": (
-        ('rtscope run latency --cpus 1 --label "rt kernel"', "every latency bench on CPU 1, labelled"),
-        ("rtscope run lat.wakeup --load cpu --param threshold_us=200 --param trace=each", "under CPU load, traced"),
-        ("rtscope run micro --duration 2 --json micro.json", "each per-operation bench for 2 s, also as a file"),
+        ('rtscope run latency --cpus 1 --label "rt kernel"', "the latency suite on CPU 1, labelled"),
+        (
+            "rtscope run lat.wakeup --load cpu --param threshold_us=200 --param trace=each",
+            "under CPU load; what held the CPU at each wake-up later than 200 µs",
+        ),
+        (
+            "rtscope run micro --duration 2 --json micro.json",
+            "every per-operation bench, 2 s each; the result also in micro.json",
+        ),
     ),
     "campaign": (
         ("rtscope campaign examples/campaigns/quick.toml --dry-run", "what it would run, and for how long"),
@@ -69,7 +75,7 @@ EXAMPLES: dict[str | None, tuple[tuple[str, str], ...]] = {
     "compare": (
         ("rtscope compare campaign:quick", "a campaign's cells, each a group of repetitions"),
         ("rtscope compare --by label campaign:quick", "the same runs grouped by label"),
-        ("rtscope compare rtos.json linux.json --ops", "two result files' per-operation costs"),
+        ("rtscope compare micro.json last --ops", "a result file beside the newest run: cost per operation"),
     ),
     "trend": (
         ("rtscope trend lat.wakeup", "its p99 in every stored run, per kernel release"),
