@@ -331,14 +331,15 @@ def test_a_campaign_killed_hard_resumes_with_nothing_lost_and_nothing_twice(tmp_
 
 @pytest.mark.usefixtures("probe")
 def test_ctrl_c_keeps_the_interrupted_run_and_resume_measures_it_again(tmp_path, db_path):
-    spec = spec_file(tmp_path, REAL_SPEC.format(duration="3s"))
+    # A name with a space: the command echoed to resume is pasted back as it reads.
+    spec = spec_file(tmp_path, REAL_SPEC.format(duration="3s"), "my spec.toml")
     interrupted = _campaign_process(db_path, spec)
     _await(lambda: bool(probes_labelled("killed")))
     time.sleep(0.5)  # the probe is measuring
     os.killpg(interrupted.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
     _, err = interrupted.communicate(timeout=60)
     assert interrupted.returncode == 130, err
-    assert "does not count" in err and "--resume measures the runs left" in err
+    assert "does not count" in err and f"rtscope campaign '{spec}' --resume measures the runs left" in err
     with Store.open(db_path) as store:
         assert [r.status for r in store.runs()] == ["interrupted"]
     spec.write_text(textwrap.dedent(REAL_SPEC.format(duration="3s")), encoding="utf-8")

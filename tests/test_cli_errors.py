@@ -29,7 +29,7 @@ def assert_one_line_error(outcome, message):
         (["show", "last"], "no results database at"),
         (["compare", "last", "abcd"], "no results database at"),
         (["run", "--duration", "soon"], "bad duration 'soon'"),
-        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        (["frobnicate"], "unknown command 'frobnicate' (commands: list, run,"),
         ([], "the following arguments are required: COMMAND"),
         (
             ["--target", "mars", "list"],

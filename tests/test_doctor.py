@@ -102,7 +102,7 @@ class TreeTarget:
 
 def verdicts_of(
     root: Path, unreadable: Sequence[str] = (), refusal: type[OSError] = PermissionError
-) -> dict[str, readiness.Check]:
+) -> dict[str, readiness.SettingCheck]:
     return {check.id: check for check in readiness.assess(facts.gather(TreeTarget(root, unreadable, refusal)))}
 
 

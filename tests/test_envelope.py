@@ -3,7 +3,7 @@
 import itertools
 
 from rtscope.analysis import envelope
-from rtscope.analysis.envelope import Cell, Reach
+from rtscope.analysis.envelope import EnvelopeCell, Reach
 from rtscope.model import result
 from support import builders
 
@@ -58,7 +58,7 @@ def test_worst_and_median_over_repetitions_and_the_shortest_period_under_each_th
     assert panel.load is None and panel.periods_us == (100_000, 10_000, 1_000, 100, 10)
     (model,) = panel.models
     assert model.name == "c-rt"
-    assert model.cells[1] == Cell(worst=0.009, median=0.002, valid=3, invalid=0, failed=0)
+    assert model.cells[1] == EnvelopeCell(worst=0.009, median=0.002, valid=3, invalid=0, failed=0)
     assert [cell.worst for cell in model.cells] == [0.0003, 0.009, 0.05, 0.5, 3.0]
     assert model.reaches == (Reach(0.01, 10_000, True), Reach(0.10, 1_000, True))
 
@@ -83,9 +83,11 @@ def test_models_in_order_of_appearance_with_a_cell_only_where_measured():
 def test_invalid_runs_are_counted_but_take_no_part():
     runs = [*sweep("node", {1_000: [0.005]}), *sweep("node", {1_000: [0.9]}, valid=False)]
     (panel,) = envelope.build(runs)
-    assert panel.models[0].cells == (Cell(worst=0.005, median=0.005, valid=1, invalid=1, failed=0),)
+    assert panel.models[0].cells == (EnvelopeCell(worst=0.005, median=0.005, valid=1, invalid=1, failed=0),)
     (alone,) = envelope.build(sweep("node", {1_000: [0.9]}, valid=False))
-    assert alone.models[0].cells == (Cell(None, None, 0, 1, 0),) and alone.models[0].reaches[0].shortest_us is None
+    assert (
+        alone.models[0].cells == (EnvelopeCell(None, None, 0, 1, 0),) and alone.models[0].reaches[0].shortest_us is None
+    )
 
 
 def test_a_failed_bench_without_metrics_is_a_failed_cell():
@@ -93,7 +95,7 @@ def test_a_failed_bench_without_metrics_is_a_failed_cell():
     doc["benches"][0].update(status="failed", error="the generator died: exit status 1 after 0 edges")
     doc["metrics"] = []
     (panel,) = envelope.build([doc, *sweep("python", {1_000: [0.003]})])
-    assert panel.periods_us == (1_000, 10) and panel.models[0].cells[1] == Cell(None, None, 0, 0, 1)
+    assert panel.periods_us == (1_000, 10) and panel.models[0].cells[1] == EnvelopeCell(None, None, 0, 0, 1)
 
 
 def test_runs_under_different_loads_are_panels():

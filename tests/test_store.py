@@ -343,7 +343,7 @@ def test_credentials_from_a_password_file_and_tls_settings_reach_libpq(postgres,
     passfile.chmod(0o600)
     monkeypatch.setenv("PGPASSFILE", str(passfile))
     with Store.open(postgres.url(database, password=None), create=True) as store:
-        assert store.path == postgres.url(database, password=None)
+        assert store.location == postgres.url(database, password=None)
     # The test cluster has no TLS: a URL that requires it is refused by libpq, in one line.
     with pytest.raises(RtscopeError, match="server does not support SSL, but SSL was required"):
         Store.open(postgres.url(database) + "?sslmode=require")

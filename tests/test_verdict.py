@@ -58,7 +58,7 @@ def factors_line(shown: list[str]) -> str:
     return next(line for line in shown if line.startswith(("  Factors", "  No factor")))
 
 
-def answer(result: factors.Verdict, factor: str, metric: str, stat: str) -> factors.Answer:
+def answer(result: factors.FactorVerdict, factor: str, metric: str, stat: str) -> factors.Answer:
     return next(a for a in result.answers if (a.factor.name, a.name, a.stat) == (factor, metric, stat))
 
 
@@ -381,7 +381,7 @@ def test_a_real_campaign_finds_the_factor_that_matters_and_not_the_one_that_cann
     the same code. Holm's method keeps calling b "real" anywhere below 5 % of campaigns: once may happen,
     so a campaign that does is run again, and twice in a row (1 in 400) fails."""
 
-    def verdict_of(name: str) -> factors.Verdict:
+    def verdict_of(name: str) -> factors.FactorVerdict:
         spec = tmp_path / f"{name}.toml"
         spec.write_text(textwrap.dedent(KNOWN_CAMPAIGN.format(name=name)), encoding="utf-8")
         ran = rtscope("campaign", spec)
@@ -389,7 +389,7 @@ def test_a_real_campaign_finds_the_factor_that_matters_and_not_the_one_that_cann
         with Store.open(db_path) as store:
             return factors.verdict([run.doc for run in store.campaign_runs(name)])
 
-    def real(result: factors.Verdict, factor: str) -> list[factors.Duel]:
+    def real(result: factors.FactorVerdict, factor: str) -> list[factors.Duel]:
         return [d for a in result.answers if a.factor.name == factor for d in a.duels if d.winner is not None]
 
     result = verdict_of("known")

@@ -32,7 +32,7 @@ def only_series(docs: list[dict]) -> workload.Series:
     return series
 
 
-def line_of(series: workload.Series, op: str, threads: int) -> workload.Line:
+def line_of(series: workload.Series, op: str, threads: int) -> workload.ScalingPoint:
     return next(line for line in series.lines if (line.op, line.threads) == (op, threads))
 
 

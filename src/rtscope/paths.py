@@ -48,7 +48,7 @@ def schema_path(version: int) -> Path:
     return SCHEMA_DIR / f"result-v{version}.schema.json"
 
 
-def default_db_path(env: Mapping[str, str] = os.environ) -> str:
+def default_store_location(env: Mapping[str, str] = os.environ) -> str:
     """The results store: $RTSCOPE_DB (a SQLite file's path or a postgresql:// URL), else
     $XDG_DATA_HOME/rtscope/results.sqlite.
 

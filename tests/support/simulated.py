@@ -107,7 +107,7 @@ def campaign(
     return docs
 
 
-def real(verdict: factors.Verdict, factor: str, stat: str | None = None) -> list[factors.Duel]:
+def real(verdict: factors.FactorVerdict, factor: str, stat: str | None = None) -> list[factors.Duel]:
     """The duels of ``factor`` (on ``stat``, or any) the verdict calls real."""
     return [
         duel

@@ -76,7 +76,7 @@ SYSTEM_FACTS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
 
 
 @dataclass(frozen=True)
-class Figure:
+class GroupStatistic:
     """One statistic of one group: the median over its runs, their spread, its ratio to group A."""
 
     value: float | None
@@ -99,7 +99,7 @@ class Row:
     key: str  # the statistic's key in a summary ("p999"); a calibration ratio's is its median's
     stat: str  # the statistic's name ("p99.9"), or "× tm.basic" for a calibration ratio
     unit: str  # a unit of rtscope.model.units: the metric's, "cycles", or "ratio"
-    figures: tuple[Figure, ...]
+    figures: tuple[GroupStatistic, ...]
     verdicts: tuple[evidence.Difference | None, ...]  # each group after A against A (None: not told; empty: no test)
     labels: Labels = ()  # the labels that tell it apart from the same metric measured otherwise
     nominal: float | None = None  # the value the metric is better the closer to (result.nominal)
@@ -259,7 +259,9 @@ def _time_rows(
     return rows
 
 
-def _below_resolution(figures: tuple[Figure, ...], per_group: list[Members], key: str) -> tuple[Figure, ...]:
+def _below_resolution(
+    figures: tuple[GroupStatistic, ...], per_group: list[Members], key: str
+) -> tuple[GroupStatistic, ...]:
     """The figures less than one step of their runs' clock (the coarsest of a group's) marked so."""
     marked = []
     for figure, members in zip(figures, per_group, strict=True):
@@ -311,12 +313,12 @@ def _period_rows(metric_id: str, per_group: list[Members], min_effect: float) ->
     return rows
 
 
-def _figures(values: list[list[float | None]], per_group: list[Members]) -> tuple[Figure, ...]:
+def _figures(values: list[list[float | None]], per_group: list[Members]) -> tuple[GroupStatistic, ...]:
     """Each group's median of its runs' values, their spread, and the ratio to the first group."""
     medians, spreads = zip(*(median_and_spread([v for v in each if v is not None]) for each in values), strict=True)
     first = medians[0]
     return tuple(
-        Figure(
+        GroupStatistic(
             middle,
             spread,
             middle / first if middle is not None and first else None,

@@ -22,7 +22,7 @@ THRESHOLDS = (0.01, 0.10)
 
 
 @dataclass(frozen=True)
-class Cell:
+class EnvelopeCell:
     """One model at one period (under one load): what its runs give."""
 
     worst: float | None  # the max of wave.rel_error over the valid runs; None when none is valid
@@ -48,7 +48,7 @@ class Model:
     threshold (in the order of THRESHOLDS)."""
 
     name: str
-    cells: tuple[Cell | None, ...]
+    cells: tuple[EnvelopeCell | None, ...]
     reaches: tuple[Reach, ...]
 
 
@@ -82,7 +82,7 @@ def metric_name(metric_doc: dict[str, Any]) -> str:
     return metric_id.split("{")[0]
 
 
-def reach(cells: Sequence[tuple[float, Cell | None]], threshold: float) -> Reach:
+def reach(cells: Sequence[tuple[float, EnvelopeCell | None]], threshold: float) -> Reach:
     """The reach under ``threshold`` of a model whose cells are given with their periods (µs)."""
     judged = [(period, cell.worst) for period, cell in cells if cell is not None and cell.worst is not None]
     under = [period for period, worst in judged if worst < threshold]
@@ -104,7 +104,7 @@ def _panel(
             states = [state for _, model, p, state in found if model == name and p == period]
             values = worsts.get((load, name, period), [])
             cells.append(
-                Cell(
+                EnvelopeCell(
                     max(values) if values else None,
                     median(values) if values else None,
                     states.count("valid"),

@@ -102,7 +102,7 @@ class Factor:
 
 
 @dataclass(frozen=True)
-class Cell:
+class DesignCell:
     """A combination of levels that was measured (one per factor, as named) and its runs."""
 
     levels: tuple[str, ...]
@@ -114,7 +114,7 @@ class Design:
     """The factors of a set of runs, where they come from and the cells measured."""
 
     factors: tuple[Factor, ...]
-    cells: tuple[Cell, ...]
+    cells: tuple[DesignCell, ...]
     from_axes: bool  # the campaigns' axes; else what differs between the runs (looked_at)
     looked_at: tuple[str, ...]  # the axes or ATTRIBUTES read (and bench parameters), factors or not
 
@@ -152,7 +152,7 @@ def design(docs: Sequence[dict[str, Any]], *, prefer: str | None = None) -> Desi
             Factor(name, tuple(dict.fromkeys(names[level] for level in levels)), tuple(aliases))
             for names, (name, levels, aliases) in zip(named, factors, strict=True)
         ),
-        tuple(Cell(levels, tuple(members)) for levels, members in cells.items()),
+        tuple(DesignCell(levels, tuple(members)) for levels, members in cells.items()),
         from_axes,
         tuple(name for name, _ in readers) if from_axes else tuple(name for name, _ in ATTRIBUTES),
     )
@@ -282,7 +282,7 @@ class Answer:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class FactorVerdict:
     """The design of a set of runs, each factor's answers, the factors no context compares (no two of
     their levels were measured at equal levels of the others), and every metric measured (by its key)."""
 
@@ -306,7 +306,7 @@ def verdict(
     adjusted: bool = True,
     prefer: str | None = None,
     min_effect: float = evidence.DEFAULT_MIN_EFFECT,
-) -> Verdict:
+) -> FactorVerdict:
     """The verdict per factor on ``docs`` for each of ``statistics`` (a tail on its bad side; a per-period
     metric by its median period), figures overhead-adjusted unless ``adjusted`` is False; factors named
     as :func:`design` names them."""
@@ -364,13 +364,15 @@ def verdict(
         replace(answer, duels=tuple(replace(duel, difference=next(weighed)) for duel in answer.duels))
         for answer in answers
     ]
-    return Verdict(plan, tuple(answers), tuple(uncompared), tuple(keys), tuple(across), tuple(dict.fromkeys(bases)))
+    return FactorVerdict(
+        plan, tuple(answers), tuple(uncompared), tuple(keys), tuple(across), tuple(dict.fromkeys(bases))
+    )
 
 
 Measured = dict[MetricKey, list[tuple[dict[str, Any], dict[str, Any]]]]  # a cell's (document, metric) pairs
 
 
-def _measured(cell: Cell, adopted: dict[str, Labels], label_keys: set[str]) -> Measured:
+def _measured(cell: DesignCell, adopted: dict[str, Labels], label_keys: set[str]) -> Measured:
     """A cell's metrics by their key without the factors' labels (labels ``adopted`` as compare adopts
     them for runs older than format 4)."""
     found: Measured = {}
@@ -426,7 +428,7 @@ class _Figures:
     def duel(
         self,
         index: int,
-        cells: tuple[Cell, ...],
+        cells: tuple[DesignCell, ...],
         numbers: list[int],
         key: MetricKey,
         stat: str,

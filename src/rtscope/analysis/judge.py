@@ -128,7 +128,7 @@ class Change:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class MetricVerdict:
     """The judge's word on one metric of a run: the metric as a whole in words (empty when its changes
     say it all), each statistic held to the baseline's, and every reason it fails (none: it passes)."""
 
@@ -164,7 +164,7 @@ class Judge:
     max_regression: float = DEFAULT_MAX_REGRESSION
     adjusted: bool = True
 
-    def verdicts(self, doc: dict[str, Any], metric_ids: Iterable[str] = ()) -> list[Verdict]:
+    def verdicts(self, doc: dict[str, Any], metric_ids: Iterable[str] = ()) -> list[MetricVerdict]:
         """The verdict on each metric of result document ``doc`` to judge: ``metric_ids`` (by default the
         baselines' metrics and then the run's others, or without a baseline the run's), then any other
         metric a limit names — measured or not: a limit on a metric the run lacks is a failure, unless the
@@ -214,11 +214,13 @@ class Judge:
         metric_doc: dict[str, Any] | None,
         skipped: str | None,
         tests: dict[tuple[str, str], evidence.Difference | None],
-    ) -> Verdict:
+    ) -> MetricVerdict:
         if metric_doc is None and skipped is not None:
-            return Verdict(metric_id, None, f"{SKIPPED}: {skipped}", (), ())
+            return MetricVerdict(metric_id, None, f"{SKIPPED}: {skipped}", (), ())
         if metric_doc is None:
-            return Verdict(metric_id, None, "MISSING from the run", (), (Finding(None, "not measured in this run"),))
+            return MetricVerdict(
+                metric_id, None, "MISSING from the run", (), (Finding(None, "not measured in this run"),)
+            )
         measured = [m for baseline in self.baselines if (m := result.metric(baseline, metric_id)) is not None]
         # A baseline run whose metric is invalid says nothing of what the run should reach.
         before = [m for m in measured if m["valid"]]
@@ -242,7 +244,7 @@ class Judge:
                 *(self._limit_broken(each, metric_doc) for each in self.limits if each.metric == metric_id),
             ],
         )
-        return Verdict(metric_id, metric_doc, status, tuple(changes), tuple(findings))
+        return MetricVerdict(metric_id, metric_doc, status, tuple(changes), tuple(findings))
 
     def _change(
         self, before: list[dict[str, Any]], after: dict[str, Any], key: str, difference: evidence.Difference | None

@@ -2,7 +2,7 @@
 command does).
 
 Pure: the facts come in (the dicts rtscope.targets.facts gathers; None is a fact not known) and a
-list of :class:`Check` goes out. The preemption model and virtualisation are judged as the probe
+list of :class:`SettingCheck` goes out. The preemption model and virtualisation are judged as the probe
 classified them (its ``system``, as every result records it): rtscope has one rule for each, the
 probe's. A check's verdict is
 - ok: as it should be for measuring;
@@ -62,7 +62,7 @@ EDIT_CMDLINE = "add it to GRUB_CMDLINE_LINUX in /etc/default/grub, then sudo upd
 
 
 @dataclass(frozen=True)
-class Check:
+class SettingCheck:
     """One setting judged: ``id`` (stable, for scripts), ``title``, ``state`` (what it is there),
     ``verdict`` (one of VERDICTS), ``why`` it matters to latency, and ``fix``: the command that would
     make it ok (None when it is ok, or when no command can change it)."""
@@ -79,7 +79,7 @@ class Check:
             raise ValueError(f"verdict {self.verdict!r} is not one of {VERDICTS}")
 
 
-def assess(facts: SystemFacts) -> list[Check]:
+def assess(facts: SystemFacts) -> list[SettingCheck]:
     """The checks that apply, in the order doctor shows them, on ``facts`` (families as facts.gather
     returns): all of them on Linux, or where the probe could not say what OS runs there; on another
     OS (an RTOS) only those that are not Linux settings."""
@@ -108,13 +108,13 @@ def notes(facts: SystemFacts) -> list[str]:
 
 def _ok_unless(
     id_: str, title: str, state: str, why: str, fix: str | None, *, flagged: bool, verdict: str = WARN
-) -> Check:
+) -> SettingCheck:
     """The check at ``verdict`` with its fix when the setting is ``flagged``, else ok: an ok setting
     needs no command."""
-    return Check(id_, title, state, verdict if flagged else OK, why, fix if flagged else None)
+    return SettingCheck(id_, title, state, verdict if flagged else OK, why, fix if flagged else None)
 
 
-def distorting(checks: list[Check]) -> list[Check]:
+def distorting(checks: list[SettingCheck]) -> list[SettingCheck]:
     """The checks whose setting would distort measurements."""
     return [check for check in checks if check.verdict == BAD]
 
@@ -131,7 +131,7 @@ _BENCHES_DISTORTED = {
 }
 
 
-def benches_distorted(checks: list[Check]) -> list[tuple[Check, str]]:
+def benches_distorted(checks: list[SettingCheck]) -> list[tuple[SettingCheck, str]]:
     """The checks not ok that distort some benches only, each with those benches in words."""
     return [
         (check, _BENCHES_DISTORTED[check.id])
@@ -140,7 +140,7 @@ def benches_distorted(checks: list[Check]) -> list[tuple[Check, str]]:
     ]
 
 
-def _rt_throttling(facts: SystemFacts) -> Check:
+def _rt_throttling(facts: SystemFacts) -> SettingCheck:
     runtime, period = facts["rt_throttling"]["runtime_us"], facts["rt_throttling"]["period_us"]
     why = (
         "a real-time thread that keeps a CPU busy is stopped for the rest of each period once it has used "
@@ -151,9 +151,11 @@ def _rt_throttling(facts: SystemFacts) -> Check:
     )
     fix = "sudo sysctl -w kernel.sched_rt_runtime_us=-1   (or: rtscope run --rt-throttling off …)"
     if runtime == -1:
-        return Check("rt-throttling", "RT throttling", "off (real-time threads may use all CPU time)", OK, why, None)
+        return SettingCheck(
+            "rt-throttling", "RT throttling", "off (real-time threads may use all CPU time)", OK, why, None
+        )
     if runtime is None or not period:
-        return Check("rt-throttling", "RT throttling", "unknown", UNKNOWN, why, fix)
+        return SettingCheck("rt-throttling", "RT throttling", "unknown", UNKNOWN, why, fix)
     state = (
         f"{100 * runtime / period:.3g} % ({runtime / 1000:g} ms of every {period / 1000:g} ms; "
         f"paused {(period - runtime) / 1000:g} ms)"
@@ -161,7 +163,7 @@ def _rt_throttling(facts: SystemFacts) -> Check:
     return _ok_unless("rt-throttling", "RT throttling", state, why, fix, flagged=runtime < period)
 
 
-def _cpu_governor(facts: SystemFacts) -> Check:
+def _cpu_governor(facts: SystemFacts) -> SettingCheck:
     governors = facts["cpufreq"]["governors"]
     why = (
         "a governor other than performance changes the clock frequency with load: the same code takes "
@@ -169,9 +171,9 @@ def _cpu_governor(facts: SystemFacts) -> Check:
     )
     fix = "sudo cpupower frequency-set -g performance"
     if governors is None:
-        return Check("cpu-governor", "CPU frequency governor", "unknown", UNKNOWN, why, fix)
+        return SettingCheck("cpu-governor", "CPU frequency governor", "unknown", UNKNOWN, why, fix)
     if not governors:
-        return Check(
+        return SettingCheck(
             "cpu-governor",
             "CPU frequency governor",
             "no cpufreq driver (the frequency is the firmware's or the hypervisor's)",
@@ -192,19 +194,19 @@ def _cpu_governor(facts: SystemFacts) -> Check:
     return _ok_unless("cpu-governor", "CPU frequency governor", state, why, fix, flagged=slowed, verdict=BAD)
 
 
-def _cpu_boost(facts: SystemFacts) -> Check:
+def _cpu_boost(facts: SystemFacts) -> SettingCheck:
     boost = facts["cpufreq"]["boost"]
     why = (
         "boost (turbo) runs the CPU above its base clock only while temperature and the other cores' load "
         "allow: the same run is faster or slower depending on what came before it"
     )
     if boost is None and facts["cpufreq"]["governors"] is None:
-        return Check("cpu-boost", "CPU frequency boost", "unknown", UNKNOWN, why, None)
+        return SettingCheck("cpu-boost", "CPU frequency boost", "unknown", UNKNOWN, why, None)
     if boost is None:
-        return Check("cpu-boost", "CPU frequency boost", "no boost control", OK, why, None)
+        return SettingCheck("cpu-boost", "CPU frequency boost", "no boost control", OK, why, None)
     if not boost:
-        return Check("cpu-boost", "CPU frequency boost", "off", OK, why, None)
-    return Check(
+        return SettingCheck("cpu-boost", "CPU frequency boost", "off", OK, why, None)
+    return SettingCheck(
         "cpu-boost",
         "CPU frequency boost",
         "on",
@@ -215,7 +217,7 @@ def _cpu_boost(facts: SystemFacts) -> Check:
     )
 
 
-def _idle_states(facts: SystemFacts) -> Check:
+def _idle_states(facts: SystemFacts) -> SettingCheck:
     idle = facts["idle"]
     why = (
         "a CPU woken from a deep idle state first spends its exit latency getting back: wake-up latency "
@@ -225,7 +227,7 @@ def _idle_states(facts: SystemFacts) -> Check:
     fix = "boot with intel_idle.max_cstate=1 processor.max_cstate=1 (" + EDIT_CMDLINE + ")"
     device = "/dev/cpu_dma_latency present" if idle["cpu_dma_latency"] else "no /dev/cpu_dma_latency"
     if idle["driver"] is None and not idle["states"]:
-        return Check("idle-states", "CPU idle states", f"unknown; {device}", UNKNOWN, why, fix)
+        return SettingCheck("idle-states", "CPU idle states", f"unknown; {device}", UNKNOWN, why, fix)
     deep = [
         state for state in idle["states"] if not state["disabled"] and (state["latency_us"] or 0) > DEEP_IDLE_LATENCY_US
     ]
@@ -235,14 +237,14 @@ def _idle_states(facts: SystemFacts) -> Check:
             if idle["states"]
             else f"driver {idle['driver']}: the default idle (halt or wfi) only"
         )
-        return Check("idle-states", "CPU idle states", f"{shallow}; {device}", OK, why, None)
+        return SettingCheck("idle-states", "CPU idle states", f"{shallow}; {device}", OK, why, None)
     listed = ", ".join(f"{state['name']} {state['latency_us']} µs" for state in deep)
     state = f"driver {idle['driver']}, deep states enabled ({listed}); {device}"
     unheld = not idle["cpu_dma_latency"]
     return _ok_unless("idle-states", "CPU idle states", state, why, fix, flagged=unheld, verdict=BAD)
 
 
-def _cpu_isolation(facts: SystemFacts) -> Check:
+def _cpu_isolation(facts: SystemFacts) -> SettingCheck:
     cpus, cmdline = facts["cpus"], facts["kernel"]["cmdline"]
     why = (
         "on a CPU shared with everything else, other tasks, kernel workers, interrupts, the scheduler "
@@ -251,7 +253,7 @@ def _cpu_isolation(facts: SystemFacts) -> Check:
     )
     isolated = cpus["isolated"]
     if isolated is None:
-        return Check(
+        return SettingCheck(
             "cpu-isolation",
             "CPU isolation",
             "unknown",
@@ -268,7 +270,7 @@ def _cpu_isolation(facts: SystemFacts) -> Check:
         f"rcu_nocbs {'unknown' if cmdline is None else rcu_nocbs or 'none'}"
     )
     if not isolated:
-        return Check(
+        return SettingCheck(
             "cpu-isolation",
             "CPU isolation",
             state,
@@ -282,7 +284,7 @@ def _cpu_isolation(facts: SystemFacts) -> Check:
     return _ok_unless("cpu-isolation", "CPU isolation", state, why, fix, flagged=not quiet)
 
 
-def _smt(facts: SystemFacts) -> Check:
+def _smt(facts: SystemFacts) -> SettingCheck:
     cpus = facts["cpus"]
     why = (
         "two hardware threads of one core share its execution units and caches: work on the sibling "
@@ -294,12 +296,12 @@ def _smt(facts: SystemFacts) -> Check:
         # No SMT control in this kernel: cpu0's siblings tell whether a core runs two threads.
         active = "," in cpus["cpu0_thread_siblings"] or "-" in cpus["cpu0_thread_siblings"]
     if active is None:
-        return Check("smt", "SMT (hyper-threading)", "unknown", UNKNOWN, why, fix)
+        return SettingCheck("smt", "SMT (hyper-threading)", "unknown", UNKNOWN, why, fix)
     state = ("active" if active else "inactive") + (f" (control {cpus['smt_control']})" if cpus["smt_control"] else "")
     return _ok_unless("smt", "SMT (hyper-threading)", state, why, fix, flagged=active)
 
 
-def _irqbalance(facts: SystemFacts) -> Check:
+def _irqbalance(facts: SystemFacts) -> SettingCheck:
     running = facts["irqbalance"]["running"]
     why = (
         "irqbalance moves interrupts between CPUs every few seconds, onto the measured CPU too: its "
@@ -307,11 +309,11 @@ def _irqbalance(facts: SystemFacts) -> Check:
     )
     fix = "sudo systemctl stop irqbalance  (or IRQBALANCE_BANNED_CPULIST=CPUS in /etc/default/irqbalance)"
     if running is None:
-        return Check("irqbalance", "irqbalance", "unknown (no pgrep there)", UNKNOWN, why, fix)
+        return SettingCheck("irqbalance", "irqbalance", "unknown (no pgrep there)", UNKNOWN, why, fix)
     return _ok_unless("irqbalance", "irqbalance", "running" if running else "not running", why, fix, flagged=running)
 
 
-def _transparent_hugepages(facts: SystemFacts) -> Check:
+def _transparent_hugepages(facts: SystemFacts) -> SettingCheck:
     enabled, defrag = facts["memory"]["thp_enabled"], facts["memory"]["thp_defrag"]
     why = (
         "with huge pages always on, a page fault may stop to compact memory and khugepaged rewrites the "
@@ -319,29 +321,31 @@ def _transparent_hugepages(facts: SystemFacts) -> Check:
     )
     fix = "echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled"
     if enabled is None:
-        return Check("transparent-hugepages", "transparent huge pages", "unknown (or not built in)", UNKNOWN, why, None)
+        return SettingCheck(
+            "transparent-hugepages", "transparent huge pages", "unknown (or not built in)", UNKNOWN, why, None
+        )
     state = f"enabled {enabled}" + (f", defrag {defrag}" if defrag else "")
     return _ok_unless("transparent-hugepages", "transparent huge pages", state, why, fix, flagged=enabled == "always")
 
 
-def _swap(facts: SystemFacts) -> Check:
+def _swap(facts: SystemFacts) -> SettingCheck:
     swaps, swappiness = facts["memory"]["swaps"], facts["memory"]["swappiness"]
     why = (
         "rtscope locks its own memory, but a load or another process paged out waits for the disk, and "
         "reclaim competes for CPU time; a system meant for real-time work runs without swap"
     )
     if swaps is None:
-        return Check("swap", "swap", "unknown", UNKNOWN, why, "sudo swapoff -a")
+        return SettingCheck("swap", "swap", "unknown", UNKNOWN, why, "sudo swapoff -a")
     if not swaps:
-        return Check("swap", "swap", "none", OK, why, None)
+        return SettingCheck("swap", "swap", "none", OK, why, None)
     areas = ", ".join(
         area["name"] + (f" {area['size_kib'] // 1024} MiB" if area["size_kib"] is not None else "") for area in swaps
     )
     state = areas + (f"; swappiness {swappiness}" if swappiness is not None else "")
-    return Check("swap", "swap", state, WARN, why, "sudo swapoff -a")
+    return SettingCheck("swap", "swap", state, WARN, why, "sudo swapoff -a")
 
 
-def _clocksource(facts: SystemFacts) -> Check:
+def _clocksource(facts: SystemFacts) -> SettingCheck:
     current, available = facts["clocksource"]["current"], facts["clocksource"]["available"] or []
     why = (
         "every timestamp is read from the clocksource: a slow one (hpet, acpi_pm: a bus access each) adds "
@@ -352,13 +356,13 @@ def _clocksource(facts: SystemFacts) -> Check:
         f"echo {better} | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource" if better else None
     )
     if current is None:
-        return Check("clocksource", "clocksource", "unknown", UNKNOWN, why, None)
+        return SettingCheck("clocksource", "clocksource", "unknown", UNKNOWN, why, None)
     state = current + (f" (available: {' '.join(available)})" if available else "")
     slow = current in SLOW_CLOCKSOURCES
     return _ok_unless("clocksource", "clocksource", state, why, fix, flagged=slow, verdict=BAD)
 
 
-def _timer_slack(facts: SystemFacts) -> Check:
+def _timer_slack(facts: SystemFacts) -> SettingCheck:
     slack = facts["timer_slack"]["ns"]
     why = (
         "the kernel may end a sleep of a normal (SCHED_OTHER) thread up to its timer slack late, to "
@@ -367,13 +371,13 @@ def _timer_slack(facts: SystemFacts) -> Check:
     )
     fix = "start rtscope from a shell whose timer slack is 50 µs or less (systemd: TimerSlackNSec= of its unit)"
     if slack is None:
-        return Check("timer-slack", "timer slack", "unknown", UNKNOWN, why, fix)
+        return SettingCheck("timer-slack", "timer slack", "unknown", UNKNOWN, why, fix)
     state = f"{slack / 1000:g} µs" + (" (the default)" if slack == DEFAULT_TIMER_SLACK_NS else "")
     high = slack > DEFAULT_TIMER_SLACK_NS
     return _ok_unless("timer-slack", "timer slack", state, why, fix, flagged=high)
 
 
-def _preemption(facts: SystemFacts) -> Check:
+def _preemption(facts: SystemFacts) -> SettingCheck:
     system = facts["probe"]["system"]
     why = (
         "the preemption model bounds how long the kernel keeps a waiting high-priority thread from running: "
@@ -383,7 +387,7 @@ def _preemption(facts: SystemFacts) -> Check:
     rt_kernel = "sudo apt install linux-image-rt-$(dpkg --print-architecture)  (Debian; then reboot into it)"
     model = "unknown" if system is None else system["preempt_model"]
     if model == "unknown":
-        return Check("preemption", "preemption model", "unknown", UNKNOWN, why, None)
+        return SettingCheck("preemption", "preemption model", "unknown", UNKNOWN, why, None)
     if system["os"] != "Linux":
         # An RTOS's scheduler: preemptive (full) or cooperative (none), as its configuration says.
         preemptive = model != "none"
@@ -392,9 +396,9 @@ def _preemption(facts: SystemFacts) -> Check:
             "a preemptive scheduler runs a task the moment it is the highest-priority ready one; a "
             "cooperative one lets it wait until the running task yields, however long that takes"
         )
-        return Check("preemption", "preemption model", state, OK if preemptive else WARN, why, None)
+        return SettingCheck("preemption", "preemption model", state, OK if preemptive else WARN, why, None)
     if model == "rt":
-        return Check("preemption", "preemption model", "PREEMPT_RT", OK, why, None)
+        return SettingCheck("preemption", "preemption model", "PREEMPT_RT", OK, why, None)
     described = {
         "none": "no forced preemption, or voluntary (uname -v does not tell them apart), not PREEMPT_RT",
         "voluntary": "voluntary preemption (desktop)",
@@ -407,10 +411,10 @@ def _preemption(facts: SystemFacts) -> Check:
         fix = f"boot with preempt=full ({EDIT_CMDLINE}), or for PREEMPT_RT: {rt_kernel}"
     elif model != "full":
         fix += f"; or, on a PREEMPT_DYNAMIC kernel, boot with preempt=full ({EDIT_CMDLINE})"
-    return Check("preemption", "preemption model", described, WARN, why, fix)
+    return SettingCheck("preemption", "preemption model", described, WARN, why, fix)
 
 
-def _virtualization(facts: SystemFacts) -> Check:
+def _virtualization(facts: SystemFacts) -> SettingCheck:
     system = facts["probe"]["system"]
     why = (
         "a virtual CPU is paused whenever the host runs something else: those pauses show as spikes of "
@@ -419,29 +423,29 @@ def _virtualization(facts: SystemFacts) -> Check:
     )
     found = None if system is None else system["virtualization"]
     if not found:
-        return Check("virtualization", "virtualization", "unknown", UNKNOWN, why, None)
+        return SettingCheck("virtualization", "virtualization", "unknown", UNKNOWN, why, None)
     if found == "none":
-        return Check("virtualization", "virtualization", "none", OK, why, None)
+        return SettingCheck("virtualization", "virtualization", "none", OK, why, None)
     # An emulated RTOS board has no real one rtscope can reach yet: no command to offer.
     fix = "measure on the machine itself: rtscope --target ssh://HOST doctor" if system["os"] == "Linux" else None
-    return Check("virtualization", "virtualization", found, WARN, why, fix)
+    return SettingCheck("virtualization", "virtualization", found, WARN, why, fix)
 
 
-def _kernel_cmdline(facts: SystemFacts) -> Check:
+def _kernel_cmdline(facts: SystemFacts) -> SettingCheck:
     cmdline = facts["kernel"]["cmdline"]
     why = (
         "the command line is where CPUs are isolated, idle states capped and the tick stopped: what it "
         "sets for real-time work, for the record"
     )
     if cmdline is None:
-        return Check("kernel-cmdline", "kernel command line", "unknown", UNKNOWN, why, None)
+        return SettingCheck("kernel-cmdline", "kernel command line", "unknown", UNKNOWN, why, None)
     found = [word for word in _kernel_words(cmdline) if word.partition("=")[0] in RT_PARAMETERS]
     state = " ".join(found) if found else "none of the real-time parameters (isolcpus, nohz_full, rcu_nocbs, …)"
-    return Check("kernel-cmdline", "kernel command line", state, OK, why, None)
+    return SettingCheck("kernel-cmdline", "kernel command line", state, OK, why, None)
 
 
-# Every check, in the order doctor shows them: one function per setting, facts in, a Check out.
-CHECKS: tuple[Callable[[SystemFacts], Check], ...] = (
+# Every check, in the order doctor shows them: one function per setting, facts in, a SettingCheck out.
+CHECKS: tuple[Callable[[SystemFacts], SettingCheck], ...] = (
     _rt_throttling,
     _cpu_governor,
     _cpu_boost,

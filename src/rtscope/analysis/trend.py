@@ -36,7 +36,7 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Group:
+class TrendGroup:
     """Runs that share a kernel, label or week, and a time base, in time order, and their figure (its change
     against the first group of its time base)."""
 
@@ -64,7 +64,7 @@ class Trend:
     stat: str
     unit: Unit
     by: str
-    groups: tuple[Group, ...]
+    groups: tuple[TrendGroup, ...]
 
     @property
     def time_bases(self) -> tuple[str, ...]:
@@ -121,7 +121,7 @@ def build(metric: str, stat: str, unit: Unit, points: list[Point], by: str) -> T
         is_first = values is first
         beyond = None if is_first or not values or not first else max(values) < min(first) or min(values) > max(first)
         shown = f"{name} [{base}]" if several else name
-        groups.append(Group(shown, tuple(group), middle, spread, change, beyond, base))
+        groups.append(TrendGroup(shown, tuple(group), middle, spread, change, beyond, base))
     return Trend(metric, stat, unit, by, tuple(groups))
 
 

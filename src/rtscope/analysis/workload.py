@@ -33,7 +33,7 @@ _AXIS_IN_CELL = re.compile(r"\b(?:threads|op|processes)=\S+\s*")
 
 
 @dataclass(frozen=True)
-class Cell:
+class TimeFigures:
     """One time (execution, waiting or response) of one line: its figures per statistic (None: no valid
     run), their ratios to the series' smallest N (RATIO_STATISTICS), and its runs, valid and not."""
 
@@ -45,13 +45,13 @@ class Cell:
 
 
 @dataclass(frozen=True)
-class Line:
+class ScalingPoint:
     """One operation, processes and thread count: a cell per QUANTITIES, and the N its ratios are to."""
 
     op: str
     processes: int
     threads: int
-    cells: tuple[Cell, ...]
+    cells: tuple[TimeFigures, ...]
     baseline_threads: int
 
 
@@ -61,7 +61,7 @@ class Series:
     appearance, each op's thread counts ascending."""
 
     name: str | None
-    lines: tuple[Line, ...]
+    lines: tuple[ScalingPoint, ...]
 
 
 def build(docs: Iterable[dict[str, Any]], *, by: str | None = None, adjusted: bool = True) -> tuple[Series, ...]:
@@ -97,7 +97,7 @@ def _cell_of(metric_doc: dict[str, Any]) -> tuple[str, int, int] | None:
     return str(labels["op"]), int(labels["processes"]), int(labels["threads"])
 
 
-def _lines(cells: dict[tuple[str, int, int], list[dict[str, Any]]], adjusted: bool) -> tuple[Line, ...]:
+def _lines(cells: dict[tuple[str, int, int], list[dict[str, Any]]], adjusted: bool) -> tuple[ScalingPoint, ...]:
     ops = list(dict.fromkeys(op for op, _, _ in cells))
     keys = sorted(cells, key=lambda key: (ops.index(key[0]), key[1], key[2]))
     figures = {key: [_figures(cells[key], metric_id, key, adjusted) for metric_id, _ in QUANTITIES] for key in keys}
@@ -107,12 +107,12 @@ def _lines(cells: dict[tuple[str, int, int], list[dict[str, Any]]], adjusted: bo
         baseline = BASELINE_THREADS if BASELINE_THREADS in present else min(present)
         base = figures[(op, processes, baseline)]
         lines.append(
-            Line(
+            ScalingPoint(
                 op,
                 processes,
                 threads,
                 tuple(
-                    Cell(
+                    TimeFigures(
                         own,
                         {stat: _ratio(own[stat], first[stat]) for stat in RATIO_STATISTICS},
                         valid,

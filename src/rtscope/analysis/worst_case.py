@@ -53,7 +53,7 @@ GOODNESS = "goodness of fit"
 
 
 @dataclass(frozen=True)
-class Check:
+class AssumptionCheck:
     """One test the method requires: its name, the test that made it, and its p-value."""
 
     name: str  # INDEPENDENCE, IDENTICAL or GOODNESS
@@ -102,7 +102,7 @@ class Estimate:
     blocks: int
     block_size: int
     source: str
-    checks: tuple[Check, ...]
+    checks: tuple[AssumptionCheck, ...]
     refusal: str | None
     value: float | None = None
     low: float | None = None
@@ -110,7 +110,7 @@ class Estimate:
     fit: Gev | None = None
 
     @property
-    def failed(self) -> tuple[Check, ...]:
+    def failed(self) -> tuple[AssumptionCheck, ...]:
         return tuple(check for check in self.checks if not check.passed)
 
 
@@ -216,7 +216,7 @@ def estimate(blocks: Blocks, probability: float = DEFAULT_PROBABILITY) -> Estima
 # --- the tests -------------------------------------------------------------------------------------
 
 
-def ljung_box(x: np.ndarray, lags: int = LJUNG_BOX_LAGS) -> Check:
+def ljung_box(x: np.ndarray, lags: int = LJUNG_BOX_LAGS) -> AssumptionCheck:
     """Whether the series is uncorrelated at lags 1 … ``lags`` (fewer for a short series): Ljung–Box's Q
     against χ² with as many degrees of freedom."""
     import numpy as np
@@ -227,19 +227,21 @@ def ljung_box(x: np.ndarray, lags: int = LJUNG_BOX_LAGS) -> Check:
     d = x - x.mean()
     denominator = float(d @ d)
     q = sum(float(d[:-k] @ d[k:]) ** 2 / denominator**2 / (n - k) for k in range(1, lags + 1)) * n * (n + 2)
-    return Check(INDEPENDENCE, f"Ljung–Box, {lags} lags", float(stats.chi2.sf(q, lags)) if np.isfinite(q) else 0.0)
+    return AssumptionCheck(
+        INDEPENDENCE, f"Ljung–Box, {lags} lags", float(stats.chi2.sf(q, lags)) if np.isfinite(q) else 0.0
+    )
 
 
-def halves(x: np.ndarray) -> Check:
+def halves(x: np.ndarray) -> AssumptionCheck:
     """Whether the first half of the blocks and the second come from one distribution (two-sample KS):
     a level that moved during the run (a step, a drift) is not one distribution to extrapolate."""
     from scipy import stats
 
     half = len(x) // 2
-    return Check(IDENTICAL, "KS, first half against second", float(stats.ks_2samp(x[:half], x[half:]).pvalue))
+    return AssumptionCheck(IDENTICAL, "KS, first half against second", float(stats.ks_2samp(x[:half], x[half:]).pvalue))
 
 
-def anderson_darling(x: np.ndarray, fitted: Gev, resamples: int = BOOTSTRAP_RESAMPLES) -> Check:
+def anderson_darling(x: np.ndarray, fitted: Gev, resamples: int = BOOTSTRAP_RESAMPLES) -> AssumptionCheck:
     """Whether the fitted GEV describes the maxima: Anderson–Darling's A², its p-value the share of
     resamples of the fit (each refitted, as the fit was) whose A² is as large."""
     import numpy as np
@@ -251,7 +253,7 @@ def anderson_darling(x: np.ndarray, fitted: Gev, resamples: int = BOOTSTRAP_RESA
         sample = _draw(fitted, len(x), rng)
         refit = fit(sample, start=fitted, tolerance=1e-3)
         beyond += refit is None or _a2(sample, refit) >= observed
-    return Check(GOODNESS, f"Anderson–Darling, {resamples} bootstrap refits", (1 + beyond) / (1 + resamples))
+    return AssumptionCheck(GOODNESS, f"Anderson–Darling, {resamples} bootstrap refits", (1 + beyond) / (1 + resamples))
 
 
 def _a2(x: np.ndarray, g: Gev) -> float:

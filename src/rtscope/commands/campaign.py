@@ -8,6 +8,7 @@ progress, and ``--resume`` measures exactly the (cell, repetition) pairs that ha
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -69,12 +70,12 @@ def run(args: argparse.Namespace, context: Context) -> int:
     try:
         failed = measure_all(spec, target, store, this, done, requests, progress)
     except KeyboardInterrupt:
-        progress.note(f"interrupted; rtscope campaign {args.spec} --resume measures the runs left")
+        progress.note(f"interrupted; rtscope campaign {shlex.quote(str(args.spec))} --resume measures the runs left")
         return INTERRUPTED
     return _closing(context, this, total, len(done), f"a bench failed in {failed} of the runs" if failed else None)
 
 
-def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_spec.Spec) -> int:
+def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_spec.CampaignSpec) -> int:
     """Every target's share at once, each by its own worker, into one campaign."""
     for target in spec.targets:
         context.target(target)  # a target that is not one is refused here, before any worker starts
@@ -98,7 +99,7 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
     this, done = open_campaign(store, spec, context.target_spec, resume=args.resume)
     # The store's URL may hold a password: the workers find it in their environment, which only this user
     # can read, not on their command lines, which every user can.
-    os.environ["RTSCOPE_DB"] = str(context.db_path)
+    os.environ["RTSCOPE_DB"] = str(context.store_location)
     statuses = run_workers(
         {
             f"{target} [{slot + 1}/{count}]" if count > 1 else target: [
@@ -125,7 +126,7 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
     if unfinished:
         Progress.note(
             f"{', '.join(unfinished)} did not finish its share (the line above each says why); "
-            f"rtscope campaign {args.spec} --resume measures the runs left"
+            f"rtscope campaign {shlex.quote(str(args.spec))} --resume measures the runs left"
         )
         return INTERRUPTED if INTERRUPTED in unfinished.values() else FAILED
     failed = [target for target, status in statuses.items() if status == FAILED]
@@ -138,7 +139,7 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
     )
 
 
-def _measure_share(args: argparse.Namespace, context: Context, spec: campaign_spec.Spec) -> int:
+def _measure_share(args: argparse.Namespace, context: Context, spec: campaign_spec.CampaignSpec) -> int:
     """One target's share of campaign ``--worker``: its cells not yet measured (a worker process)."""
     target = context.target()
     share = spec.on(context.target_spec)
@@ -179,7 +180,7 @@ def _closing(context: Context, this: Campaign, total: int, already: int, failed:
     return 0
 
 
-def _dry_run(spec: campaign_spec.Spec, total: int, planned_s: float) -> list[str]:
+def _dry_run(spec: campaign_spec.CampaignSpec, total: int, planned_s: float) -> list[str]:
     rows = [[cell.text, cell.config.name, " ".join(map(str, cell.params)) or fmt.MISSING] for cell in spec.cells]
     return [
         (

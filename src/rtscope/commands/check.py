@@ -181,7 +181,7 @@ def _runs(baselines: list[dict[str, Any]], checked: dict[str, Any], style: Style
     return [style.heading("Check"), *("  " + line for line in fmt.columns(rows, "llllll"))]
 
 
-def _table(verdicts: list[judge.Verdict], style: Style) -> list[str]:
+def _table(verdicts: list[judge.MetricVerdict], style: Style) -> list[str]:
     """A row per statistic held to the baseline, else one for the metric as a whole; a metric's name
     heads its first row only, as in compare."""
     cells = []

@@ -34,9 +34,9 @@ class Context:
     Use as a ``with`` block: the store, if opened, is closed at its end.
     """
 
-    def __init__(self, db_path: str | Path, probe: Path, target_spec: str, out: TextIO | None = None):
+    def __init__(self, store_location: str | Path, probe: Path, target_spec: str, out: TextIO | None = None):
         """``out`` is where commands print (default: sys.stdout as it is when the context is made)."""
-        self.db_path = db_path
+        self.store_location = store_location
         self.probe = probe
         self.target_spec = target_spec
         self.out = out or sys.stdout
@@ -58,7 +58,7 @@ class Context:
         """The results store (a SQLite file or a PostgreSQL URL), opened on first use (created too, with
         ``create``)."""
         if self._store is None:
-            self._store = Store.open(self.db_path, create=create)
+            self._store = Store.open(self.store_location, create=create)
         return self._store
 
     def load_run(self, ref: str) -> result.Result:

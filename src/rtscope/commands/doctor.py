@@ -48,7 +48,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     return DISTORTING if readiness.distorting(checks) else 0
 
 
-def document(target_name: str, system: readiness.SystemFacts, checks: list[readiness.Check]) -> dict[str, Any]:
+def document(target_name: str, system: readiness.SystemFacts, checks: list[readiness.SettingCheck]) -> dict[str, Any]:
     """What --format json prints: the target, its OS, the ids of distorting checks, every check that
     applies, the notes, the facts."""
     return {
@@ -73,7 +73,7 @@ def document(target_name: str, system: readiness.SystemFacts, checks: list[readi
     }
 
 
-def _section(target_name: str, system: readiness.SystemFacts, checks: list[readiness.Check]) -> Section:
+def _section(target_name: str, system: readiness.SystemFacts, checks: list[readiness.SettingCheck]) -> Section:
     probed = system["probe"]["system"]
     kernel = f" ({probed['os']} {probed['kernel_release']})" if probed else ""
     notes = readiness.notes(system)
@@ -85,7 +85,7 @@ def _section(target_name: str, system: readiness.SystemFacts, checks: list[readi
     )
 
 
-def _check_section(check: readiness.Check) -> Section:
+def _check_section(check: readiness.SettingCheck) -> Section:
     """The verdict and state as its title; why it matters, and what would change it when it is not ok."""
     lines = textwrap.wrap(f"why: {check.why}", _WRAP, subsequent_indent="     ")
     if check.fix and check.verdict != readiness.OK:
@@ -96,7 +96,7 @@ def _check_section(check: readiness.Check) -> Section:
     )
 
 
-def _outcome(checks: list[readiness.Check]) -> Cell:
+def _outcome(checks: list[readiness.SettingCheck]) -> Cell:
     counts = {verdict: sum(check.verdict == verdict for check in checks) for verdict in readiness.VERDICTS}
     tally = ", ".join(f"{count} {verdict}" for verdict, count in counts.items() if count)
     bad = readiness.distorting(checks)

@@ -25,6 +25,11 @@ _FORMAT_OPTIONS = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """RUN, --format, -o, --raw-times, --metric, --hist-us, --limit, --fail-on-threshold."""
+    # From the registry, so that a new exporter is named here without a word typed (issue 32).
+    *others, last = exporters.RUN_EXPORTERS
+    parser.description = (
+        f"write one run in a format another tool reads: {', '.join(others)} or {last} (--format says what each is)"
+    )
     parser.add_argument("run", metavar="RUN", help="a stored run's id or id prefix, 'last', or a result file")
     parser.add_argument(
         "--format",

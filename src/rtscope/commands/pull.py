@@ -20,5 +20,5 @@ def run(args: argparse.Namespace, context: Context) -> int:
         ids = push.selected(args, source)
         destination = context.store(create=True)
         copied, present = copy_runs(source.store(), destination, ids, push.progress_line("pulling"))
-        context.print([f"pulled {copied} runs from {source.store().path} ({present} already here)"])
+        context.print([f"pulled {copied} runs from {source.store().location} ({present} already here)"])
     return 0

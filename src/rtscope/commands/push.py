@@ -22,7 +22,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     ids = selected(args, context)
     with Store.open(args.to, create=True) as destination:
         copied, present = copy_runs(context.store(), destination, ids, progress_line("pushing"))
-        context.print([f"pushed {copied} runs to {destination.path} ({present} already there)"])
+        context.print([f"pushed {copied} runs to {destination.location} ({present} already there)"])
     return 0
 
 

@@ -82,7 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME[,NAME]|NAME:KEY=VALUE…",
-        help="measure under these loads: idle, cpu, memory, io, net, sched; combine with a comma "
+        help=f"measure under these loads: {', '.join(kinds.KINDS)}; combine with a comma "
         "or by repeating --load; parameters after the name: cpu:cpus=1:load=50 "
         "(rtscope list shows them)",
     )

@@ -42,9 +42,9 @@ def run(args: argparse.Namespace, context: Context) -> int:
     elif not rows:
         context.print(
             [
-                f"no stored run in {store.path} matches"
+                f"no stored run in {store.location} matches"
                 if only != RunFilter()
-                else f"no runs stored in {store.path} yet (rtscope run stores them)"
+                else f"no runs stored in {store.location} yet (rtscope run stores them)"
             ]
         )
     else:

@@ -34,7 +34,7 @@ BAR_WIDTH = 20
 _OVERHEAD_PER_RUN_S = 1.0
 
 
-def requests_for(spec: campaign_spec.Spec, target: Target) -> dict[str, "RequestFor"]:
+def requests_for(spec: campaign_spec.CampaignSpec, target: Target) -> dict[str, "RequestFor"]:
     """For each cell, how to make its request for a repetition; each is checked against the target's
     benches before anything runs, so that a typing mistake in the last cell does not end a long campaign."""
     benches = expand_suites(spec.benches, target.catalogue.suites)
@@ -53,7 +53,7 @@ def requests_for(spec: campaign_spec.Spec, target: Target) -> dict[str, "Request
 class RequestFor:
     """The probe request of one cell and repetition."""
 
-    def __init__(self, spec: campaign_spec.Spec, cell: campaign_spec.Cell, benches: tuple[str, ...]):
+    def __init__(self, spec: campaign_spec.CampaignSpec, cell: campaign_spec.CampaignCell, benches: tuple[str, ...]):
         self.spec, self.cell, self.benches = spec, cell, benches
         self.priority = priority_for(cell.config.policy, cell.config.priority)
 
@@ -77,7 +77,7 @@ class RequestFor:
 
 
 def open_campaign(
-    store: Store, spec: campaign_spec.Spec, target: str, *, resume: bool
+    store: Store, spec: campaign_spec.CampaignSpec, target: str, *, resume: bool
 ) -> tuple[Campaign, set[tuple[str, int]]]:
     """The campaign to measure into and the (cell, repetition) pairs it already has: with ``resume``
     the newest of this name, else a new one. A resumed campaign must have the same plan — targets
@@ -92,7 +92,7 @@ def open_campaign(
     try:
         previous = store.campaign(spec.name)
     except RtscopeError:
-        raise RtscopeError(f"no campaign named {spec.name!r} to resume in {store.path}") from None
+        raise RtscopeError(f"no campaign named {spec.name!r} to resume in {store.location}") from None
     # Campaigns stored before plans named their target could only have run here.
     stored = (
         previous.plan
@@ -124,7 +124,7 @@ def plan_change(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
 
 
 def measure_all(
-    spec: campaign_spec.Spec,
+    spec: campaign_spec.CampaignSpec,
     target: Target,
     store: Store,
     this: Campaign,
@@ -187,7 +187,7 @@ def repetition_seed(campaign_id: str, repetition: int) -> int:
 
 
 def tagged(
-    run_result: result.Result, this: Campaign, cell: campaign_spec.Cell, repetition: int, repetitions: int
+    run_result: result.Result, this: Campaign, cell: campaign_spec.CampaignCell, repetition: int, repetitions: int
 ) -> result.Result:
     doc = dict(
         run_result.doc,
@@ -203,7 +203,7 @@ def tagged(
     return result.from_doc(doc, "the run's result")
 
 
-def planned_s(spec: campaign_spec.Spec, requests: dict[str, RequestFor]) -> float:
+def planned_s(spec: campaign_spec.CampaignSpec, requests: dict[str, RequestFor]) -> float:
     """The planned time of one run: every bench's measuring time, the loads' settle time, the overhead."""
     benches = len(next(iter(requests.values())).benches)
     return benches * spec.duration_s + spec.settle_s + _OVERHEAD_PER_RUN_S
@@ -222,7 +222,7 @@ class Progress:
         if already:
             self.note(f"resuming: {already} of {total} runs already measured")
 
-    def starting(self, repetition: int, cell: campaign_spec.Cell) -> None:
+    def starting(self, repetition: int, cell: campaign_spec.CampaignCell) -> None:
         done = self.already + self.measured
         per_run = (time.monotonic() - self.started) / self.measured if self.measured else self.planned_s
         filled = round(BAR_WIDTH * done / self.total)

@@ -63,7 +63,7 @@ class Config:
 
 
 @dataclass(frozen=True)
-class Cell:
+class CampaignCell:
     """One point of the matrix: its axes' values (for the text and the result), loads, config, params."""
 
     axes: tuple[tuple[str, str], ...]
@@ -78,7 +78,7 @@ class Cell:
 
 
 @dataclass(frozen=True)
-class Spec:
+class CampaignSpec:
     """A parsed campaign spec and its cells, in the order the matrix expands them."""
 
     name: str
@@ -88,7 +88,7 @@ class Spec:
     settle_s: float
     label: str | None
     raw: int | None
-    cells: tuple[Cell, ...]
+    cells: tuple[CampaignCell, ...]
     targets: tuple[str, ...] = ()  # the spec's targets; none: the command's --target
 
     def plan(self, target: str) -> dict[str, Any]:
@@ -105,12 +105,12 @@ class Spec:
             **({"targets": list(self.targets)} if self.targets else {"target": target}),
         }
 
-    def on(self, target: str) -> "Spec":
+    def on(self, target: str) -> "CampaignSpec":
         """The spec's cells on one of its targets."""
         return dataclasses.replace(self, cells=tuple(cell for cell in self.cells if cell.target == target))
 
 
-def load(path: Path) -> Spec:
+def load(path: Path) -> CampaignSpec:
     """Read and check the spec at ``path``; RtscopeError "PATH:LINE: KEY: what is wrong" when it is bad."""
     text = files.read_text(path, what="campaign spec")
     try:
@@ -131,7 +131,7 @@ class _Reader:
         self.path = path
         self.lines = text.splitlines()
 
-    def spec(self, table: dict[str, Any]) -> Spec:
+    def spec(self, table: dict[str, Any]) -> CampaignSpec:
         self._known_keys(table, _TOP_KEYS, None)
         name = self._required(table, "name", str, None)
         if not _NAME.fullmatch(name):
@@ -158,8 +158,8 @@ class _Reader:
                 for setting, axis in zip(params, param_axes, strict=True)
                 if len(axis) > 1
             ]
-            cells.append(Cell(tuple(axes), self._loads(load_text), config, tuple(params), target))
-        return Spec(
+            cells.append(CampaignCell(tuple(axes), self._loads(load_text), config, tuple(params), target))
+        return CampaignSpec(
             name=name,
             benches=tuple(benches),
             repetitions=self._checked(table, "repetitions", values.positive, None, default=DEFAULT_REPETITIONS),

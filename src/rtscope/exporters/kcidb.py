@@ -85,7 +85,7 @@ def write(export: RunExport) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def _tests(export: RunExport, verdict: judge.Verdict, build_id: str) -> list[dict[str, Any]]:
+def _tests(export: RunExport, verdict: judge.MetricVerdict, build_id: str) -> list[dict[str, Any]]:
     """The tests of one metric: a figure each, or one test for a metric the run lacks: SKIP when the run
     skipped its bench, else FAIL."""
     doc, metric_doc = export.run.doc, verdict.metric_doc

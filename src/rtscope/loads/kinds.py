@@ -18,7 +18,7 @@ MAX_LOAD_S = 3600
 
 
 @dataclass(frozen=True)
-class Param:
+class LoadParam:
     """A load parameter: its default (as text), what it means, and how its text is read."""
 
     default: str
@@ -60,7 +60,7 @@ class LoadKind:
     summary: str
     tool: str | None  # the executable it needs (None: idle)
     package: str | None  # the Debian package that provides it
-    params: dict[str, Param]
+    params: dict[str, LoadParam]
     # (settings, where it runs) -> the commands to start, in order
     commands: Callable[[dict[str, Any], "Place"], list[list[str]]]
     # (settings, where it runs) -> CPUs' worth of time its processes should use when running
@@ -145,8 +145,8 @@ def _hold(settings: dict[str, Any], place: "Place") -> list[list[str]]:
     ]
 
 
-_CPUS = Param("all", "CPUs to load, e.g. 1 or 0-1 (+ joins CPUs: 0+2)", _cpus)
-_WORKERS = Param("1", "worker processes", values.positive)
+_CPUS = LoadParam("all", "CPUs to load, e.g. 1 or 0-1 (+ joins CPUs: 0+2)", _cpus)
+_WORKERS = LoadParam("1", "worker processes", values.positive)
 
 KINDS = {
     kind.name: kind
@@ -157,7 +157,7 @@ KINDS = {
             "stress-ng CPU stressors, one per CPU",
             "stress-ng",
             "stress-ng",
-            {"cpus": _CPUS, "load": Param("100", "percent of each CPU to use", _percent)},
+            {"cpus": _CPUS, "load": LoadParam("100", "percent of each CPU to use", _percent)},
             lambda s, w: [_stress("--cpu", str(_cpu_count(s, w)), "--cpu-load", str(s["load"]), *_taskset(s))],
             lambda s, w: _cpu_count(s, w) * s["load"] / 100,
             _busy_cpus,
@@ -167,7 +167,7 @@ KINDS = {
             "stress-ng vm: workers writing and checking memory",
             "stress-ng",
             "stress-ng",
-            {"workers": _WORKERS, "bytes": Param("256M", "memory per worker", _size)},
+            {"workers": _WORKERS, "bytes": LoadParam("256M", "memory per worker", _size)},
             lambda s, w: [_stress("--vm", str(s["workers"]), "--vm-bytes", s["bytes"])],
             lambda s, w: s["workers"] * 0.5,
             # bytes written and read back through a pipe, a MiB at a time, again and again (a guest's small
@@ -187,7 +187,7 @@ KINDS = {
             "stress-ng hdd: workers writing and reading files in a scratch directory",
             "stress-ng",
             "stress-ng",
-            {"workers": _WORKERS, "bytes": Param("64M", "file size per worker", _size)},
+            {"workers": _WORKERS, "bytes": LoadParam("64M", "file size per worker", _size)},
             lambda s, w: [_stress("--hdd", str(s["workers"]), "--hdd-bytes", s["bytes"], "--temp-path", w.scratch)],
             lambda s, w: s["workers"] * 0.1,
             # A guest's scratch directory is on its tmpfs: a RAM disk.
@@ -205,7 +205,7 @@ KINDS = {
             "iperf3",
             "iperf3",
             {
-                "bitrate": Param(
+                "bitrate": LoadParam(
                     "0", "target bits/s, e.g. 100M; 0: as fast as it goes", lambda t: t if t == "0" else _size(t)
                 )
             },
@@ -221,7 +221,7 @@ KINDS = {
             "hackbench: groups of processes passing messages, scheduler-heavy",
             "hackbench",
             "rt-tests",
-            {"groups": Param("2", "hackbench groups of 20 processes", values.positive)},
+            {"groups": LoadParam("2", "hackbench groups of 20 processes", values.positive)},
             lambda s, w: [["hackbench", "-P", "-g", str(s["groups"]), "-l", "1000000000"]],
             lambda s, w: 1.0,
             # fork and exec: a shell starting a program, over and over, per group.
@@ -234,11 +234,11 @@ KINDS = {
             None,
             None,
             {
-                "what": Param("irqs", "irqs, preempt or fifo: how the CPU is kept", _hold_what),
-                "us": Param("500", "how long each hold keeps the CPU, in microseconds", values.positive),
-                "every_us": Param("20000", "the period of the holds, in microseconds", values.positive),
-                "cpu": Param("0", "the CPU held", values.non_negative),
-                "prio": Param(
+                "what": LoadParam("irqs", "irqs, preempt or fifo: how the CPU is kept", _hold_what),
+                "us": LoadParam("500", "how long each hold keeps the CPU, in microseconds", values.positive),
+                "every_us": LoadParam("20000", "the period of the holds, in microseconds", values.positive),
+                "cpu": LoadParam("0", "the CPU held", values.non_negative),
+                "prio": LoadParam(
                     "default",
                     "the holder's SCHED_FIFO priority, 1..99: above a bench's threads, where an irqs or preempt hold "
                     "must take their CPU (default: 90 for fifo, a normal kernel thread for irqs and preempt)",

@@ -97,8 +97,8 @@ class Store:
     def __init__(self, connection: Connection):
         """Wrap a connection to a checked rtscope store (use :meth:`open` to get one)."""
         self._db = connection
-        # Where the store is, as messages name it (a URL without its password).
-        self.path = connection.name
+        # Where the store is, as messages name it: a SQLite file's path or a URL without its password.
+        self.location = connection.name
         self._order = connection.dialect.insertion_order
         self._newest_first = f"ORDER BY started DESC, {self._order} DESC"
 
@@ -343,7 +343,7 @@ class Store:
         """The newest stored run; RtscopeError when there is none."""
         row = self._db.execute(f"SELECT id FROM runs {self._newest_first} LIMIT 1").fetchone()
         if row is None:
-            raise RtscopeError(f"no runs stored in {self.path} yet (rtscope run stores them)")
+            raise RtscopeError(f"no runs stored in {self.location} yet (rtscope run stores them)")
         return self._documents([row[0]])[0]
 
     def _documents(self, run_ids: list[str]) -> list[result.Result]:

@@ -5,7 +5,7 @@ between them, the table of figures, ratios and verdicts with its legend, and the
 from typing import Any
 
 from rtscope.analysis import evidence
-from rtscope.analysis.compare import SETTINGS_TO_MATCH, SYSTEM_FACTS, Comparison, Figure, Row, cycles_refused
+from rtscope.analysis.compare import SETTINGS_TO_MATCH, SYSTEM_FACTS, Comparison, GroupStatistic, Row, cycles_refused
 from rtscope.analysis.grouping import SHORT_ID, Group
 from rtscope.model import result, units
 from rtscope.render import cells, fmt
@@ -160,7 +160,7 @@ def _with_spread(comparison: Comparison) -> bool:
     return any(len(g.docs) > 1 for g in comparison.groups)
 
 
-def figure_text(figure: Figure, row: Row) -> str:
+def figure_text(figure: GroupStatistic, row: Row) -> str:
     """A group's figure in the row's unit; a calibration ratio ("× tm.basic") as a ratio."""
     # compare gives a calibration ratio the unit "ratio", which documents also use for plain quotients.
     if row.unit == units.RATIO.name and row.stat.startswith("×"):
@@ -170,7 +170,7 @@ def figure_text(figure: Figure, row: Row) -> str:
     return units.get(row.unit).format(figure.value)
 
 
-def _figure(figure: Figure, row: Row, with_spread: bool) -> Cell:
+def _figure(figure: GroupStatistic, row: Row, with_spread: bool) -> Cell:
     text = figure_text(figure, row)
     if with_spread and figure.spread is not None:
         text += f" ±{units.significant(100 * figure.spread, 2)}%"

@@ -68,7 +68,7 @@ def _where(answer: Answer, duel: Duel) -> str:
     return f" under {factors.level_names(duel.context)}" if duel.context and not answer.alone else ""
 
 
-def headline(verdict: factors.Verdict) -> Paragraph | None:
+def headline(verdict: factors.FactorVerdict) -> Paragraph | None:
     """ "17 of 24 comparisons real (Holm's, 95 %), 3 negligible. Largest: rt beats stock in lat.wakeup max
     under sched,io, 6.19× (5.92–6.48); …" — or why none is."""
     duels = [(answer, duel) for answer in verdict.answers for duel in answer.duels]
@@ -92,7 +92,7 @@ def headline(verdict: factors.Verdict) -> Paragraph | None:
     return Paragraph((said,), "strong")
 
 
-def effects_table(verdict: factors.Verdict) -> Table | None:
+def effects_table(verdict: factors.FactorVerdict) -> Table | None:
     """A row per answer's context (an answer over more than ROWS_UP_TO contexts: one row, counted): the
     factor, metric, statistic, where, the better level, the effect with its interval, Holm's p-value."""
     rows: list[tuple[str | Cell, ...]] = []
@@ -144,7 +144,7 @@ def _counted_row(answer: Answer) -> tuple[str | Cell, ...]:
     )
 
 
-def forest(verdict: factors.Verdict) -> Figure | None:
+def forest(verdict: factors.FactorVerdict) -> Figure | None:
     """Each effect with its interval on a log axis, the largest first (up to PLOTTED_UP_TO): real ones in
     colour, the others grey; a dashed line at 1× (no difference)."""
     drawn = []

@@ -178,7 +178,7 @@ def operations_section(groups: Sequence[Group], study: Study, *, adjusted: bool 
     )
 
 
-def _figure(figure: compare.Figure, row: compare.Row) -> Cell:
+def _figure(figure: compare.GroupStatistic, row: compare.Row) -> Cell:
     text = figure_text(figure, row) if figure.value is not None else MISSING
     return Cell(text + INVALID_MARK, "bad") if figure.invalid else Cell(text)
 

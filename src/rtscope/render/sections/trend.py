@@ -6,7 +6,7 @@ from datetime import datetime
 
 from rtscope.analysis.grouping import SHORT_ID
 from rtscope.analysis.stats import statistic_name
-from rtscope.analysis.trend import Group, Point, Trend
+from rtscope.analysis.trend import Point, Trend, TrendGroup
 from rtscope.model import units
 from rtscope.render import fmt, plots, svg
 from rtscope.render.document import Cell, Figure, Paragraph, Section, Table, heading, table
@@ -57,7 +57,7 @@ def _table(trend: Trend) -> Table:
     return table([trend.by, "runs", "first", "last", "median", "spread", "change"], rows, "lrllrrl")
 
 
-def _change(group: Group) -> Cell:
+def _change(group: TrendGroup) -> Cell:
     """ "+12.3 % worse", stressed when beyond both groups' spread; "—" for the first group or no figure."""
     if group.beyond_spread is None or group.change is None:
         return Cell(fmt.MISSING)

@@ -101,7 +101,7 @@ def section(
     )
 
 
-def _factors_line(verdict: factors.Verdict) -> str:
+def _factors_line(verdict: factors.FactorVerdict) -> str:
     """Which factors the verdict answers, where they come from and the cells; those it cannot answer (no
     two of their levels measured at equal levels of the others)."""
     design = verdict.design
@@ -170,7 +170,7 @@ def _factor_text(factor: Factor) -> str:
     return f"{factor.name} ({_levels(factor)}{aliases})"
 
 
-def _factor(verdict: factors.Verdict, factor: Factor) -> Section:
+def _factor(verdict: factors.FactorVerdict, factor: Factor) -> Section:
     """A factor's answers: a tally, then a line per metric and statistic, then what it could not compare."""
     answers = verdict.of(factor)
     others = verdict.design.others(factor)
@@ -366,7 +366,7 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
-def _how_to_read(verdict: factors.Verdict, adjusted: bool, min_effect: float) -> Paragraph:
+def _how_to_read(verdict: factors.FactorVerdict, adjusted: bool, min_effect: float) -> Paragraph:
     confidence = f"{100 * evidence.CONFIDENCE:.0f} % confidence"
     weighed = sum(1 for a in verdict.answers for d in a.duels if d.difference and d.difference.blind is None)
     lines = (

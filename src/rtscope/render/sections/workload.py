@@ -107,19 +107,19 @@ def _baseline_text(series: workload.Series) -> str:
     return str(baselines.pop()) if len(baselines) == 1 else "first"
 
 
-def _runs(cell: workload.Cell) -> Cell:
+def _runs(cell: workload.TimeFigures) -> Cell:
     """How many runs the figures are of: "2", or "1 of 2" marked when some are invalid."""
     if not cell.invalid:
         return Cell(str(cell.valid))
     return Cell(f"{cell.valid} of {cell.valid + cell.invalid}{INVALID_MARK}", "bad")
 
 
-def _figure(cell: workload.Cell, key: str) -> Cell:
+def _figure(cell: workload.TimeFigures, key: str) -> Cell:
     value = cell.figures[key]
     return Cell("invalid", "bad") if value is None and cell.invalid else Cell(units.NS.format(value))
 
 
-def _published(study: Study | None, line: workload.Line, metric_id: str, column: tuple[str, str]) -> str:
+def _published(study: Study | None, line: workload.ScalingPoint, metric_id: str, column: tuple[str, str]) -> str:
     """The study's mean for ``column`` (platform, "all" or "op") at the line's thread count, "—" where it
     has none (another N, an op it has no family for, more than one process)."""
     platform, family = column
