@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from rtscope.analysis import changes
+from rtscope.analysis import changes, trend
 from rtscope.model import result
 from rtscope.store.database import Store
 from support import builders, histories
@@ -199,3 +199,19 @@ def test_bad_input_is_one_line(rtscope, db_path, args, message):
     with Store.open(db_path, create=True) as store:
         store.add(result.from_doc(builders.result_doc(benches={"ctxsw.sem": 3200.0}), "t"))
     assert_one_line_error(rtscope("changes", *args), message)
+
+
+def test_a_cut_a_run_off_still_names_what_changed_nearby_and_says_where():
+    """Noise may place a cut a run or two from the run whose kernel changed: what changed is looked for
+    in the nearest consecutive runs around it, and where it was is said."""
+    points = [
+        trend.Point(f"{n:02d}" + "d" * 14, f"2026-11-01T{n:02d}:00:00Z", None, "vm", "k", True, 1.0) for n in range(7)
+    ]
+    docs = {p.run_id: {"system": {"kernel_release": "6.1.0-rt" if n < 5 else "6.1.0"}} for n, p in enumerate(points)}
+    step = changes.Step(3, 1.2, 1.1, 1.3, 1.0, 1.2, 3, 4, 0.001)
+    change = changes.ChangePoint("lat.wakeup", "p99", "hardware", points[2], points[3], step, tuple(points))
+    [named] = changes.explained([change], docs.__getitem__)
+    assert named.changed == ("kernel 6.1.0-rt → 6.1.0",) and named.changed_after == points[5]
+    assert named.changed_text() == "kernel 6.1.0-rt → 6.1.0 (from run 05dddddd, 2 runs after the cut)"
+    [unexplained] = changes.explained([change], lambda run_id: {"system": {}})
+    assert unexplained.changed_text() == "nothing the runs within 3 of it record"

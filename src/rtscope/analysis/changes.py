@@ -30,6 +30,7 @@ from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 from rtscope.analysis import stats
+from rtscope.analysis.grouping import SHORT_ID
 from rtscope.analysis.trend import Point
 from rtscope.model.units import Unit
 
@@ -50,6 +51,8 @@ CLIP_SIGMAS = 3.0
 # Added to √(2 ln n): calibrated on null series drawn from real runs' noise so that 1,000 runs of no change
 # raise no alarm in at least 99 series of 100 (evaluation/changes.py; tests/test_changes.py).
 THRESHOLD_MARGIN = 1.5
+# How far from a cut "what changed" is looked for, in runs either side.
+EXPLAIN_RUNS = 3
 # How far a cut may move when it is placed again on the values themselves.
 PLACE_RUNS = 10
 _MAD_TO_SIGMA = 1.4826  # a normal distribution's σ per median absolute deviation
@@ -227,7 +230,11 @@ class ChangePoint:
     last_before: Point
     first_after: Point
     step: Step
+    # The series' runs from EXPLAIN_RUNS before the cut to EXPLAIN_RUNS after it, in order: where to look for
+    # what changed when a cut is placed a run or two off (as noise may place it).
+    around: tuple[Point, ...] = ()
     changed: tuple[str, ...] = ()  # "kernel 6.1.0-rt → 6.1.0", …; empty: nothing the documents record
+    changed_after: Point | None = None  # the run whose document differs from the one before it
 
     def direction(self, unit: Unit) -> str:
         """ "worse" or "better" as the unit has it."""
@@ -239,8 +246,16 @@ class ChangePoint:
         return f"{_percent(step.ratio)} % [{_percent(step.low)}, {_percent(step.high)}]"
 
     def changed_text(self) -> str:
-        """What changed, on one line; what to say when the documents record nothing."""
-        return "; ".join(self.changed) or "nothing the runs record"
+        """What changed, on one line, and where when not at the cut; what to say when the documents record
+        nothing near it."""
+        if not self.changed or self.changed_after is None:
+            return f"nothing the runs within {EXPLAIN_RUNS} of it record"
+        what = "; ".join(self.changed)
+        if self.changed_after == self.first_after:
+            return what
+        offset = self.around.index(self.changed_after) - self.around.index(self.first_after)
+        runs = f"{abs(offset)} run{'s' if abs(offset) != 1 else ''}"
+        return f"{what} (from run {self.changed_after.run_id[:SHORT_ID]}, {runs} {'after' if offset > 0 else 'before'} the cut)"
 
 
 def _percent(ratio: float) -> str:
@@ -254,7 +269,18 @@ def find(metric: str, stat: str, points: Sequence[Point]) -> list[ChangePoint]:
     for base in dict.fromkeys(p.time_base for p in points):
         series = [p for p in points if p.time_base == base and p.valid and p.value is not None]
         steps = find_steps([p.value for p in series if p.value is not None])
-        found += [ChangePoint(metric, stat, base, series[s.index - 1], series[s.index], s) for s in steps]
+        found += [
+            ChangePoint(
+                metric,
+                stat,
+                base,
+                series[s.index - 1],
+                series[s.index],
+                s,
+                tuple(series[max(0, s.index - EXPLAIN_RUNS) : s.index + EXPLAIN_RUNS]),
+            )
+            for s in steps
+        ]
     return sorted(found, key=lambda change: (change.first_after.started, change.first_after.run_id))
 
 
@@ -263,14 +289,29 @@ def find(metric: str, stat: str, points: Sequence[Point]) -> list[ChangePoint]:
 
 def explained(found: Sequence[ChangePoint], document: Callable[[str], dict[str, Any]]) -> list[ChangePoint]:
     """``found`` with what changed between the runs either side of each, from their documents
-    (``document(run_id)``: the store's)."""
-    return [
-        replace(
-            change,
-            changed=explain(document(change.last_before.run_id), document(change.first_after.run_id), change.metric),
-        )
-        for change in found
-    ]
+    (``document(run_id)``: the store's); when those two record no difference, between the nearest two
+    consecutive runs around the cut that do (a cut placed by noise a run off still names its cause)."""
+    read: dict[str, dict[str, Any]] = {}
+
+    def cached(run_id: str) -> dict[str, Any]:
+        if run_id not in read:
+            read[run_id] = document(run_id)
+        return read[run_id]
+
+    done = []
+    for change in found:
+        around = change.around or (change.last_before, change.first_after)
+        cut = around.index(change.first_after)
+        # The pairs of consecutive runs, the cut's first, then outwards: 0, -1, +1, -2, +2 …
+        order = sorted(range(1, len(around)), key=lambda i: (abs(i - cut), i > cut))
+        for i in order:
+            lines = explain(cached(around[i - 1].run_id), cached(around[i].run_id), change.metric)
+            if lines:
+                done.append(replace(change, changed=lines, changed_after=around[i]))
+                break
+        else:
+            done.append(change)
+    return done
 
 
 def explain(before: dict[str, Any], after: dict[str, Any], metric: str) -> tuple[str, ...]:
