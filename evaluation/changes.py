@@ -84,7 +84,10 @@ def null(count: int) -> None:
             alarmed[stat] += found > 0
             alarms += found
     per_stat = ", ".join(f"{stat} {n}" for stat, n in alarmed.items())
-    print(f"null, {count} histories of 1,000 runs: histories with an alarm: {per_stat}; alarms in all {alarms}", flush=True)
+    print(
+        f"null, {count} histories of 1,000 runs: histories with an alarm: {per_stat}; alarms in all {alarms}",
+        flush=True,
+    )
 
 
 def build_store(path: Path, runs: int) -> None:
