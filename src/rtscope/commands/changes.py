@@ -12,7 +12,7 @@ from rtscope.analysis import changes
 from rtscope.analysis.changes import ChangePoint
 from rtscope.analysis.trend import Point
 from rtscope.commands.context import Context
-from rtscope.commands.trend import history, since, stored_statistic
+from rtscope.commands.trend import histories, since, stored_statistic
 from rtscope.model.units import Unit
 from rtscope.render import text
 from rtscope.render.sections import changes as changes_section
@@ -45,16 +45,11 @@ def run(args: argparse.Namespace, context: Context) -> int:
     """Print the change points of every statistic asked for (none found is not an error)."""
     store = context.store()
     chosen = list(dict.fromkeys(args.stat or DEFAULT_STATISTICS))
-    found: list[ChangePoint] = []
-    runs: dict[str, int] = {}
-    unit: Unit | None = None
-    for stat in chosen:
-        if unit is not None and args.stat is None and stat != "p50" and not unit.lower_is_better:
-            continue  # the store keeps the good tail of a throughput: only asked for, it is an error
-        points, unit = history(store, args.metric, stat, host=args.host, since=args.since)
-        runs[stat] = sum(1 for p in points if p.valid and p.value is not None)
-        found += changes.find(args.metric, stat, points)
-    assert unit is not None  # history raised for no run
+    series, unit = histories(
+        store, args.metric, chosen, host=args.host, since=args.since, drop_good_tails=args.stat is None
+    )
+    runs = {stat: sum(1 for p in points if p.valid and p.value is not None) for stat, points in series.items()}
+    found = [change for stat, points in series.items() for change in changes.find(args.metric, stat, points)]
     found = changes.explained(found, lambda run_id: store.get(run_id).doc)
     if args.json:
         context.print([json.dumps(document(args.metric, unit, found, runs), indent=1)])

@@ -8,6 +8,7 @@ mean of each run; any other statistic is in the documents (compare).
 """
 
 import argparse
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from rtscope.analysis import changes, trend
@@ -95,19 +96,37 @@ def history(
 ) -> tuple[list[trend.Point], units.Unit]:
     """The stored runs' points of ``metric``'s ``stat`` (oldest first) and the metric's unit; one line and
     exit 2 when no run matches or the statistic is a throughput's good tail."""
-    points = [trend.Point(*row) for row in store.metric_history(metric, stat, host=host, since=since)]
-    if not points:
+    points, unit = histories(store, metric, (stat,), host=host, since=since)
+    return points[stat], unit
+
+
+def histories(
+    store: Store,
+    metric: str,
+    stats: Sequence[str],
+    *,
+    host: str | None,
+    since: str | None,
+    drop_good_tails: bool = False,
+) -> tuple[dict[str, list[trend.Point]], units.Unit]:
+    """:func:`history` of each statistic of ``stats``, in one query; with ``drop_good_tails``, a throughput's
+    p99 and max (its good side) are left out rather than refused."""
+    rows = store.metric_histories(metric, stats, host=host, since=since)
+    if not rows[stats[0]]:
         where = "".join(
             f" {what} {value}" for what, value in (("on host", host), ("since", since)) if value is not None
         )
         raise RtscopeError(f"no stored run{where} measured {metric} (rtscope runs lists the runs)")
-    unit = metric_unit(store, metric, points[-1].run_id)
-    if stat in _HIGH_TAIL and not unit.lower_is_better:
-        raise RtscopeError(
-            f"{metric} is {unit.quantity} (higher is better): its tail is the low side, p1 and min, which the "
-            f"store does not keep; --stat p50 or mean, or rtscope compare on its runs"
-        )
-    return points, unit
+    unit = metric_unit(store, metric, rows[stats[0]][-1][0])
+    if not unit.lower_is_better:
+        good = [stat for stat in stats if stat in _HIGH_TAIL]
+        if good and not drop_good_tails:
+            raise RtscopeError(
+                f"{metric} is {unit.quantity} (higher is better): its tail is the low side, p1 and min, which the "
+                f"store does not keep; --stat p50 or mean, or rtscope compare on its runs"
+            )
+        stats = [stat for stat in stats if stat not in good]
+    return {stat: [trend.Point(*row) for row in rows[stat]] for stat in stats}, unit
 
 
 def metric_unit(store: Store, metric: str, run_id: str) -> units.Unit:
