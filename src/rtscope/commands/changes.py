@@ -48,8 +48,8 @@ def run(args: argparse.Namespace, context: Context) -> int:
     series, unit = histories(
         store, args.metric, chosen, host=args.host, since=args.since, drop_good_tails=args.stat is None
     )
-    runs = {stat: sum(1 for p in points if p.valid and p.value is not None) for stat, points in series.items()}
-    found = [change for stat, points in series.items() for change in changes.find(args.metric, stat, points)]
+    runs = {stat: sum(1 for row in rows if row[5] and row[6] is not None) for stat, rows in series.items()}
+    found = [change for stat, rows in series.items() for change in changes.find_in_rows(args.metric, stat, rows)]
     found = changes.explained(found, lambda run_id: store.get(run_id).doc)
     if args.json:
         context.print([json.dumps(document(args.metric, unit, found, runs), indent=1)])

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from rtscope.analysis import changes, trend
+from rtscope.analysis.changes import Row
 from rtscope.commands.context import Context, add_output_option
 from rtscope.errors import RtscopeError
 from rtscope.exporters.trend import TREND_EXPORTERS
@@ -96,8 +97,8 @@ def history(
 ) -> tuple[list[trend.Point], units.Unit]:
     """The stored runs' points of ``metric``'s ``stat`` (oldest first) and the metric's unit; one line and
     exit 2 when no run matches or the statistic is a throughput's good tail."""
-    points, unit = histories(store, metric, (stat,), host=host, since=since)
-    return points[stat], unit
+    rows, unit = histories(store, metric, (stat,), host=host, since=since)
+    return [trend.Point(*row) for row in rows[stat]], unit
 
 
 def histories(
@@ -108,9 +109,10 @@ def histories(
     host: str | None,
     since: str | None,
     drop_good_tails: bool = False,
-) -> tuple[dict[str, list[trend.Point]], units.Unit]:
-    """:func:`history` of each statistic of ``stats``, in one query; with ``drop_good_tails``, a throughput's
-    p99 and max (its good side) are left out rather than refused."""
+) -> tuple[dict[str, list[Row]], units.Unit]:
+    """The store's rows (Store.metric_history's) of each statistic of ``stats``, in one query, and the
+    metric's unit; with ``drop_good_tails``, a throughput's p99 and max (its good side) are left out rather
+    than refused."""
     rows = store.metric_histories(metric, stats, host=host, since=since)
     if not rows[stats[0]]:
         where = "".join(
@@ -126,7 +128,7 @@ def histories(
                 f"store does not keep; --stat p50 or mean, or rtscope compare on its runs"
             )
         stats = [stat for stat in stats if stat not in good]
-    return {stat: [trend.Point(*row) for row in rows[stat]] for stat in stats}, unit
+    return {stat: rows[stat] for stat in stats}, unit
 
 
 def metric_unit(store: Store, metric: str, run_id: str) -> units.Unit:
