@@ -14,11 +14,13 @@ run (real noise of this repository's VM), keeping p50, p99 and max as the store 
    user runs them (a process, start-up included), best of TRIES, and the detection alone in-process.
 
 Usage: .venv/bin/python evaluation/changes.py [HISTORIES [RUNS [TRIES]]]   (default 100, 100000, 3)
+CHANGES_STORE=PATH keeps the store there (built when absent: 100,000 runs take 5 to 8 minutes) for the next run.
 """
 
 import copy
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -115,34 +117,42 @@ def build_store(path: Path, runs: int) -> None:
                 store.add(result.Result(doc, json.dumps(doc)))
 
 
-def best(tries: int, argv: list[str], env: dict[str, str]) -> tuple[float, str]:
-    times, out = [], ""
+def best(tries: int, argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """The best wall time of ``argv`` over ``tries`` runs, the best CPU time (user + system: on a shared
+    machine the wall time counts other processes' turns too), and its output."""
+    walls, cpus, out = [], [], ""
     for _ in range(tries):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.monotonic()
         done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
-        times.append(time.monotonic() - started)
+        walls.append(time.monotonic() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         out = done.stdout
-    return min(times), out
+    return min(walls), min(cpus), out
 
 
-def timed(runs: int, tries: int) -> None:
+def timed(runs: int, tries: int, keep: Path | None) -> None:
     with tempfile.TemporaryDirectory() as work:
-        db = Path(work) / "results.sqlite"
-        started = time.monotonic()
-        build_store(db, runs)
-        print(f"store of {runs:,} runs built in {time.monotonic() - started:.0f} s", flush=True)
+        db = keep or Path(work) / "results.sqlite"
+        if not db.exists():
+            started = time.monotonic()
+            build_store(db, runs)
+            print(f"store of {runs:,} runs built in {time.monotonic() - started:.0f} s", flush=True)
         env = {**os.environ, "RTSCOPE_DB": str(db), "PYTHONPATH": str(REPO / "src"), "NO_COLOR": "1"}
         command = [sys.executable, "-m", "rtscope"]
-        for what, extra in (("p50, p99 and max", []), ("--stat p99", ["--stat", "p99"])):
-            seconds, out = best(tries, [*command, "changes", "lat.wakeup", *extra], env)
-            rows = [line.strip() for line in out.splitlines() if line.strip()[:4] in ("p50 ", "p99 ", "max ")]
-            print(f"rtscope changes lat.wakeup, {what}: {seconds:.2f} s (best of {tries})", flush=True)
-            for row in rows:
-                print(f"  {row}")
-        seconds, _ = best(tries, [*command, "trend", "lat.wakeup"], env)
-        print(f"rtscope trend lat.wakeup (with its change points): {seconds:.2f} s (best of {tries})", flush=True)
-        seconds, _ = best(tries, [*command, "--version"], env)
-        print(f"rtscope --version (start-up alone): {seconds:.2f} s", flush=True)
+        print(f"load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
+        for what, argv in (
+            ("rtscope changes lat.wakeup (p50, p99 and max)", ["changes", "lat.wakeup"]),
+            ("rtscope changes lat.wakeup --stat p99", ["changes", "lat.wakeup", "--stat", "p99"]),
+            ("rtscope trend lat.wakeup (with its change points)", ["trend", "lat.wakeup"]),
+            ("rtscope --version (start-up alone)", ["--version"]),
+        ):
+            wall, cpu, out = best(tries, [*command, *argv], env)
+            print(f"{what}: {wall:.2f} s wall, {cpu:.2f} s CPU (best of {tries})", flush=True)
+            for row in out.splitlines():
+                if row.strip()[:4] in ("p50 ", "p99 ", "max ") or row.strip().startswith("▲"):
+                    print(f"  {row.strip()}")
         with Store.open(db) as store:
             started = time.monotonic()
             values = [row[6] for row in store.metric_history("lat.wakeup", "p99")]
@@ -164,7 +174,8 @@ def main() -> None:
     planted(count)
     tail_only(count)
     null(count)
-    timed(runs, tries)
+    keep = os.environ.get("CHANGES_STORE")
+    timed(runs, tries, Path(keep) if keep else None)
 
 
 if __name__ == "__main__":
