@@ -4,21 +4,23 @@ stored documents of the runs either side. docs/changes.md says why this method a
 
 The method, on the logarithms of the values (a step is a ratio, and the tail's spread grows with its level):
 
-1. The series' noise σ is the median absolute difference of consecutive runs (MAD, scaled to a normal's
-   standard deviation): a few steps in a long series barely move it, where the spread of the values would
-   count every step as noise.
+1. The series' noise σ is the standard deviation of consecutive runs' differences, each clipped at 3 MADs
+   (over √2): a few steps in a long series are a few large differences, which the clip leaves out, where
+   the spread of the values would count every step as noise.
 2. Binary segmentation: a segment is cut at the run that maximises the standardized CUSUM (the difference
    of the means either side in units of σ) when that exceeds ``threshold(n)`` — about √(2 ln n) + 1.5,
    above what the maximum over n cuts of pure noise reaches; each side is searched again. The values
    the CUSUM sees are clipped at the segment's median ± 3 σ, so that a single spike (a maximum of one window
    hit by a rare stall) cannot pull a cut towards itself; a real step keeps at least 3 σ.
-3. Confirmation: each cut must leave at least ``MIN_RUNS`` runs either side and its two neighbouring segments
+3. Each cut is placed again, within PLACE_RUNS, where the runs either side lie least far (absolute
+   deviations) from their own side's median: the clipping blurs where a large step was.
+4. Confirmation: each cut must leave at least ``MIN_RUNS`` runs either side and its two neighbouring segments
    must differ by Mann–Whitney's rank test (p < ``CONFIRM_P``), which no handful of outliers passes; a cut
    that fails is dropped and its neighbours tested again as one segment.
 
 A step's size is the ratio of the geometric means of the two segments either side, with a Welch t interval
-on the logs. Everything is numpy over the whole series: 100,000 runs take well under a second
-(evaluation/changes.py).
+on the logs. The detection is numpy over the whole series: 0.17 s over 100,000 runs on a busy 2-vCPU
+machine (evaluation/changes.py).
 """
 
 from __future__ import annotations
