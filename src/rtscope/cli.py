@@ -27,6 +27,7 @@ COMMANDS = {
     "show": "show one run: system, configuration, warnings and metrics",
     "compare": "compare runs or groups of runs (campaign cells, labels, loads): values, ratios, real differences",
     "trend": "a metric's statistic across the stored runs, in time order, by kernel, label or week: table, CSV, JSON or HTML",
+    "changes": "where a metric's level or tail stepped across the stored runs, by how much, and what changed with it",
     "report": "write runs as one HTML page: the verdict, systems, configuration, tables and plots",
     "push": "copy stored runs (with their campaigns) to another store, a lab's PostgreSQL: what is there already stays",
     "pull": "copy runs (with their campaigns) from another store into this one: what is here already stays",

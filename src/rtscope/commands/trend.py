@@ -2,20 +2,24 @@
 label or week — as a text table, CSV or JSON, or one HTML page with a point per run.
 
 The figures come from the store's metrics table in one query (Store.metric_history), so a store of
-thousands of runs answers at once; only the newest run's document is read, for the metric's unit. That
-table keeps p50, p99, max and mean of each run; any other statistic is in the documents (compare).
+thousands of runs answers at once; only the newest run's document is read, for the metric's unit, and the
+two either side of each change point (rtscope changes), for what changed. That table keeps p50, p99, max and
+mean of each run; any other statistic is in the documents (compare).
 """
 
 import argparse
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from rtscope.analysis import trend
+from rtscope.analysis import changes, trend
+from rtscope.analysis.changes import Row
 from rtscope.commands.context import Context, add_output_option
 from rtscope.errors import RtscopeError
 from rtscope.exporters.trend import TREND_EXPORTERS
 from rtscope.model import result, units, values
 from rtscope.render import page, text
 from rtscope.render.sections import trend as trend_section
+from rtscope.store.database import Store
 
 # What the store's metrics table keeps of every run's metric (Store.metric_history).
 STORED_STATISTICS = ("p50", "p99", "max", "mean")
@@ -88,28 +92,60 @@ def run(args: argparse.Namespace, context: Context) -> int:
     return 0
 
 
+def history(
+    store: Store, metric: str, stat: str, *, host: str | None, since: str | None
+) -> tuple[list[trend.Point], units.Unit]:
+    """The stored runs' points of ``metric``'s ``stat`` (oldest first) and the metric's unit; one line and
+    exit 2 when no run matches or the statistic is a throughput's good tail."""
+    rows, unit = histories(store, metric, (stat,), host=host, since=since)
+    return [trend.Point(*row) for row in rows[stat]], unit
+
+
+def histories(
+    store: Store,
+    metric: str,
+    stats: Sequence[str],
+    *,
+    host: str | None,
+    since: str | None,
+    drop_good_tails: bool = False,
+) -> tuple[dict[str, list[Row]], units.Unit]:
+    """The store's rows (Store.metric_history's) of each statistic of ``stats``, in one query, and the
+    metric's unit; with ``drop_good_tails``, a throughput's p99 and max (its good side) are left out rather
+    than refused."""
+    rows = store.metric_histories(metric, stats, host=host, since=since)
+    if not rows[stats[0]]:
+        where = "".join(
+            f" {what} {value}" for what, value in (("on host", host), ("since", since)) if value is not None
+        )
+        raise RtscopeError(f"no stored run{where} measured {metric} (rtscope runs lists the runs)")
+    unit = metric_unit(store, metric, rows[stats[0]][-1][0])
+    if not unit.lower_is_better:
+        good = [stat for stat in stats if stat in _HIGH_TAIL]
+        if good and not drop_good_tails:
+            raise RtscopeError(
+                f"{metric} is {unit.quantity} (higher is better): its tail is the low side, p1 and min, which the "
+                f"store does not keep; --stat p50 or mean, or rtscope compare on its runs"
+            )
+        stats = [stat for stat in stats if stat not in good]
+    return {stat: rows[stat] for stat in stats}, unit
+
+
+def metric_unit(store: Store, metric: str, run_id: str) -> units.Unit:
+    """The unit of ``metric`` as stored run ``run_id`` measured it."""
+    metric_doc = result.metric(store.get(run_id).doc, metric)
+    assert metric_doc is not None  # the store's metrics table lists the run's metrics
+    return units.get(metric_doc["unit"])
+
+
 def _render(args: argparse.Namespace, context: Context, chosen: str) -> str:
     store = context.store()
-    points = [
-        trend.Point(*row) for row in store.metric_history(args.metric, args.stat, host=args.host, since=args.since)
-    ]
-    if not points:
-        where = "".join(
-            f" {what} {value}" for what, value in (("on host", args.host), ("since", args.since)) if value is not None
-        )
-        raise RtscopeError(f"no stored run{where} measured {args.metric} (rtscope runs lists the runs)")
-    metric_doc = result.metric(store.get(points[-1].run_id).doc, args.metric)
-    assert metric_doc is not None  # the store's metrics table lists the run's metrics
-    unit = units.get(metric_doc["unit"])
-    if args.stat in _HIGH_TAIL and not unit.lower_is_better:
-        raise RtscopeError(
-            f"{args.metric} is {unit.quantity} (higher is better): its tail is the low side, p1 and min, which the "
-            f"store does not keep; --stat p50 or mean, or rtscope compare on its runs"
-        )
+    points, unit = history(store, args.metric, args.stat, host=args.host, since=args.since)
     made = trend.build(args.metric, args.stat, unit, points, args.by)
     if chosen in TREND_EXPORTERS:
         return TREND_EXPORTERS[chosen].write(made)
-    section = trend_section.build(made, figure=chosen == "html")
+    found = changes.explained(changes.find(args.metric, args.stat, points), lambda run_id: store.get(run_id).doc)
+    section = trend_section.build(made, figure=chosen == "html", changes=found)
     if chosen == "html":
         return page.render(f"rtscope trend: {args.metric}", (), [section])
     return "\n".join(text.render([section], context.style)) + "\n"

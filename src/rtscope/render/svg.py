@@ -139,13 +139,14 @@ class Chart:
             f'<rect x="{_px(at - 4)}" y="{_px(middle - 4)}" width="8" height="8" fill="{colour}"/></g>'
         )
 
-    def vertical(self, value: float, text: str) -> None:
-        """A dashed line down the plot at ``value`` of the x axis, labelled ``text`` at its top."""
+    def vertical(self, value: float, text: str, *, title: str | None = None) -> None:
+        """A dashed line down the plot at ``value`` of the x axis, labelled ``text`` at its top (with
+        ``title``, the line and label in a group whose tooltip it is)."""
         x = self._x(value)
-        self._marks.append(
-            _line(x, x, _TOP, self.bottom, 'stroke="#444" stroke-dasharray="5 4"')
-            + f'<text x="{_px(x + 4)}" y="{_TOP + 10}" class="note">{html.escape(text)}</text>'
+        mark = _line(x, x, _TOP, self.bottom, 'stroke="#444" stroke-dasharray="5 4"') + (
+            f'<text x="{_px(x + 4)}" y="{_TOP + 10}" class="note">{html.escape(text)}</text>'
         )
+        self._marks.append(mark if title is None else f"<g>{_title(title)}{mark}</g>")
 
     def bars(self, band: int, bars: Sequence[tuple[float, str, str] | None], *, base: float) -> None:
         """Side by side in band ``band`` of the x axis, one bar per slot from ``base`` to its value;

@@ -2,20 +2,24 @@
 page, every run as a point over time with each group's median across its runs, as OSADL's latency farm
 draws a board's worst case kernel release after kernel release."""
 
+from collections.abc import Sequence
 from datetime import datetime
 
+from rtscope.analysis.changes import ChangePoint
 from rtscope.analysis.grouping import SHORT_ID
 from rtscope.analysis.stats import statistic_name
 from rtscope.analysis.trend import Point, Trend, TrendGroup
 from rtscope.model import units
 from rtscope.render import fmt, plots, svg
 from rtscope.render.document import Cell, Figure, Paragraph, Section, Table, heading, table
+from rtscope.render.sections import changes as changes_section
 
 _SECONDS_PER_DAY = 86400
 
 
-def build(trend: Trend, *, figure: bool) -> Section:
-    """The trend's heading, what it shows, its groups' table and, with ``figure``, its chart."""
+def build(trend: Trend, *, figure: bool, changes: Sequence[ChangePoint] = ()) -> Section:
+    """The trend's heading, what it shows, its groups' table, its change points (``changes``: one line
+    each, and a marked line on the chart) and, with ``figure``, its chart."""
     points = trend.points
     valid = [(p, p.value) for p in points if p.valid and p.value is not None]
     about = Paragraph(
@@ -33,8 +37,11 @@ def build(trend: Trend, *, figure: bool) -> Section:
         )
     )
     parts: list[Paragraph | Table | Figure] = [about, _table(trend)]
+    if changes:
+        marks = [f"▲ {changes_section.line(change, trend.unit)}" for change in changes]
+        parts.append(Paragraph((f"Change points ({changes_section.METHOD})", *marks)))
     if figure and valid:
-        parts.append(_figure(trend, valid))
+        parts.append(_figure(trend, valid, changes))
     invalid = len(points) - len(valid)
     if invalid:
         parts.append(Paragraph((f"{invalid} run{'s' if invalid != 1 else ''} with an invalid metric: not counted.",)))
@@ -65,9 +72,10 @@ def _change(group: TrendGroup) -> Cell:
     return Cell(f"{100 * group.change:+.1f} % {group.direction or 'same'}", emphasis)
 
 
-def _figure(trend: Trend, valid: list[tuple[Point, float]]) -> Figure:
-    """One dot per valid run (with its value) at its start time, and each group's median as a line
-    across its runs, in the group's colour (colours repeat after the palette's eight)."""
+def _figure(trend: Trend, valid: list[tuple[Point, float]], changes: Sequence[ChangePoint]) -> Figure:
+    """One dot per valid run (with its value) at its start time, each group's median as a line across its
+    runs, in the group's colour (colours repeat after the palette's eight), and a dashed line at each change
+    point, what changed in its tooltip."""
     values = [value for _, value in valid]
     scale = plots.scale(trend.unit, min(values), max(values))
     # A log axis has no 0: a run's 0 is drawn at the axis's floor, below the least positive figure.
@@ -94,9 +102,13 @@ def _figure(trend: Trend, valid: list[tuple[Point, float]]) -> Figure:
                 title=f"{group.name}: median {trend.unit.format(group.median)}",
             )
         legend.append(Cell(group.name, swatch=colour))
-    return Figure(
-        chart, tuple(legend), ("Each dot is a run; a line is its group's median, from its first run to its last.",)
-    )
+    for change in changes:
+        at = (_moment(change.first_after) - _moment(first)).total_seconds() / _SECONDS_PER_DAY
+        chart.vertical(at, f"▲ {change.size_text()}", title=changes_section.line(change, trend.unit))
+    notes = ["Each dot is a run; a line is its group's median, from its first run to its last."]
+    if changes:
+        notes.append("A dashed line is a change point, at its first run after; its tooltip says what changed.")
+    return Figure(chart, tuple(legend), tuple(notes))
 
 
 def _caption(point: Point) -> str:
