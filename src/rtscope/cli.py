@@ -82,6 +82,10 @@ EXAMPLES: dict[str | None, tuple[tuple[str, str], ...]] = {
         ("rtscope trend lat.wakeup", "its p99 in every stored run, per kernel release"),
         ("rtscope trend lat.wakeup --stat max --by week --since 2026-09-01 -o trend.html", "weekly maxima, a page"),
     ),
+    "changes": (
+        ("rtscope changes lat.wakeup", "where its p50, p99 or max stepped, by how much, and what changed"),
+        ("rtscope changes lat.wakeup --stat max --host board --json", "the maximum's steps on one board, as JSON"),
+    ),
     "report": (
         ("rtscope report last -o run.html", "the newest run as one page"),
         ("rtscope report campaign:quick -o quick.html", "a campaign: verdict, tables, plots"),
