@@ -270,7 +270,7 @@ static int run(rts_ctx *ctx)
                                     t.origin_ns);
     if (!t.irq || !t.thread)
         return 1;
-    uint64_t threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
+    uint64_t threshold_ns = bench_threshold_ns(ctx);
     t.irq->threshold_ns = t.thread->threshold_ns = threshold_ns;
     timerlat_watch w = { .ctx = ctx, .base = base, .trace = &t, .tracer = spike_trace_start(ctx, t.thread) };
     /* Its own settings from here; the instance's are the tracer's. */
