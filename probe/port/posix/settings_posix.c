@@ -4,8 +4,8 @@
  * table for the process, so that every way it can end finds them: the
  * run's end (rts_settings_restore), exit (atexit), the watchdog's end
  * (rts_process_end), a second stop request and a crash (signal handlers).
- * Those last paths put them back with open, write, close and rmdir only,
- * which are async-signal-safe; an entry is filled before it is counted.
+ * Those last paths put them back with open, write, close, rmdir and
+ * nanosleep only, which are async-signal-safe; an entry is filled before it is counted.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rtscope/port.h"
@@ -34,11 +35,25 @@ static saved_setting saved[SETTINGS_MAX];
 static volatile sig_atomic_t saved_count;
 static pthread_mutex_t saving = PTHREAD_MUTEX_INITIALIZER;
 
+/* A directory still in use (a tracefs instance whose trace another thread
+ * is reading, when a second stop request ends the process) is tried again,
+ * every millisecond for this long. */
+#define DIR_BUSY_TRIES 500
+
 /* Put s back, as a signal handler may: false with errno. */
 static bool put_back(const saved_setting *s)
 {
-    if (s->dir)
-        return rmdir(s->path) == 0 || errno == ENOENT;
+    if (s->dir) {
+        for (int tries = 1; rmdir(s->path) != 0; tries++) {
+            if (errno == ENOENT)
+                return true;
+            if (errno != EBUSY || tries == DIR_BUSY_TRIES)
+                return false;
+            struct timespec ms = { 0, 1000000 };
+            nanosleep(&ms, NULL);
+        }
+        return true;
+    }
     int fd;
     do
         fd = open(s->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
