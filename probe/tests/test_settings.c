@@ -4,7 +4,8 @@
  * (sched_rt_runtime_us's "950000") and a tracefs instance made in it. Each
  * way a process can end is a child that changes them and ends that way —
  * the run's end (rts_settings_restore), exit, the watchdog's end
- * (rts_process_end), a second stop request, a crash, an abort — and the
+ * (rts_process_end), a second stop request, a crash, an abort, a lost
+ * reader (SIGPIPE) — and the
  * parent reads every setting before and after. Nested marks put back a
  * bench's own and leave the run's.
  */
@@ -62,10 +63,10 @@ static void change_all(void)
     }
 }
 
-typedef enum { END_EXIT, END_PROCESS_END, END_SECOND_STOP, END_CRASH, END_ABORT } ending;
+typedef enum { END_EXIT, END_PROCESS_END, END_SECOND_STOP, END_CRASH, END_ABORT, END_LOST_READER } ending;
 
-static const char *const ending_names[] = { "exit", "the watchdog's end", "a second stop request", "a crash",
-                                             "an abort" };
+static const char *const ending_names[] = { "exit",    "the watchdog's end", "a second stop request",
+                                             "a crash", "an abort",           "a lost reader (SIGPIPE)" };
 
 /* In a child: change the settings, then end the way asked. */
 static void child(ending how)
@@ -88,6 +89,14 @@ static void child(ending how)
         break;
     case END_ABORT:
         abort();
+    case END_LOST_READER: {
+        int ends[2];
+        if (pipe(ends) == 0) {
+            close(ends[0]);
+            (void)!write(ends[1], "x", 1);
+        }
+        break;
+    }
     }
     _exit(4); /* not ended as asked */
 }
@@ -141,7 +150,7 @@ int main(void)
     unlink(inside);
     rmdir(instance);
 
-    for (ending how = END_EXIT; how <= END_ABORT; how++) {
+    for (ending how = END_EXIT; how <= END_LOST_READER; how++) {
         fflush(stdout);
         fflush(stderr);
         pid_t pid = fork();
@@ -153,7 +162,8 @@ int main(void)
                      : how == END_PROCESS_END ? WIFEXITED(status) && WEXITSTATUS(status) == 1
                      : how == END_SECOND_STOP ? WIFSIGNALED(status) && WTERMSIG(status) == SIGINT
                      : how == END_CRASH       ? WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV
-                                              : WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+                     : how == END_ABORT       ? WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT
+                                              : WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE;
         CHECK(ended, "the child ended by %s (status 0x%x)", ending_names[how], (unsigned)status);
         check_put_back(ending_names[how]);
     }

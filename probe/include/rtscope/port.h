@@ -695,8 +695,10 @@ rts_status rts_file_write_text(const char *path, const char *text, char *why, si
  * a tracefs instance) is saved before its first change, in one place, and
  * put back newest first by rts_settings_restore — and by the port itself
  * when the process ends any other way: exit, the watchdog's end
- * (rts_process_end), a second stop request, a crash (SIGSEGV, SIGBUS,
- * SIGFPE, SIGILL, SIGABRT). Only SIGKILL leaves a setting changed. (The CPU
+ * (rts_process_end), a second stop request, a crash or another signal
+ * that ends it (Linux: SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS,
+ * SIGTRAP, SIGQUIT, SIGPIPE, SIGXCPU, SIGXFSZ). Only SIGKILL (and SIGSTOP's
+ * wait) leaves a setting changed. (The CPU
  * latency limit is not one: the kernel drops it when the process's
  * descriptor closes, however it ends.) Where RTS_CAP_FILES is missing,
  * writing one is RTS_ENOTSUP and there is never anything to put back.

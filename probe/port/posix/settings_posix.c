@@ -3,7 +3,8 @@
  * first change and put back newest first (contract in rtscope/port.h). One
  * table for the process, so that every way it can end finds them: the
  * run's end (rts_settings_restore), exit (atexit), the watchdog's end
- * (rts_process_end), a second stop request and a crash (signal handlers).
+ * (rts_process_end), a second stop request, a crash or another signal
+ * that ends it (signal handlers).
  * Those last paths put them back with open, write, close, rmdir and
  * nanosleep only, which are async-signal-safe; an entry is filled before it is counted.
  */
@@ -81,8 +82,9 @@ void rts_posix_settings_restore_now(void)
 
 static void restore_at_exit(void) { rts_posix_settings_restore_now(); }
 
-/* A crash: the settings back, then the default action (a core dump). */
-static void on_crash(int sig)
+/* A signal that ends the process by default (a crash, a lost reader, a
+ * CPU limit): the settings back, then the default action. */
+static void on_fatal(int sig)
 {
     rts_posix_settings_restore_now();
     signal(sig, SIG_DFL);
@@ -100,14 +102,17 @@ static bool guard(char *why, size_t whysize)
         snprintf(why, whysize, "cannot register putting back the system settings at exit");
         return false;
     }
-    static const int crashes[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-    for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) {
+    /* SIGINT, SIGTERM and SIGHUP are stop requests (port_posix.c); SIGUSR1
+     * and the real-time signals are the port's interrupts. */
+    static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS,
+                                 SIGTRAP, SIGQUIT, SIGPIPE, SIGXCPU, SIGXFSZ };
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_crash;
+        sa.sa_handler = on_fatal;
         sigemptyset(&sa.sa_mask);
         sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-        sigaction(crashes[i], &sa, NULL);
+        sigaction(fatal[i], &sa, NULL);
     }
     guarded = true;
     return true;
