@@ -185,7 +185,10 @@ rts_status rts_rt_throttling_lift(void)
 }
 
 /* Linux PM QoS: the request holds while the file stays open, so the
- * descriptor is deliberately kept until the process exits. */
+ * descriptor is deliberately kept until the process exits. Not one of the
+ * system settings (settings_posix.c): the kernel drops the request when the
+ * descriptor closes, however the process ends (a SIGKILL too), so there is
+ * nothing to put back. */
 rts_status rts_cpu_latency_limit(int us)
 {
     int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
