@@ -132,6 +132,21 @@ def test_cbc_refuses_a_size_that_is_not_whole_blocks(probe, tmp_path):
     assert not out.exists()
 
 
+def test_each_algorithm_says_its_own_rule_for_size(probe):
+    """Only AES-CBC takes whole blocks; the others any size from 16 up, and each bench's help says which."""
+    listed = subprocess.run([probe, "list"], capture_output=True, text=True, check=True).stdout
+    helps, bench = {}, None
+    for line in listed.splitlines():
+        if not line.startswith(" "):
+            bench = line.split(" ", 1)[0]
+        elif bench in ALGORITHMS and line.split()[0] == "size":
+            helps[bench] = line
+    assert set(helps) == set(ALGORITHMS), listed
+    assert "a multiple of 16" in helps["crypto.aes128_cbc"]
+    for bench in ALGORITHMS[1:]:
+        assert "multiple" not in helps[bench] and "16 or more" in helps[bench], helps[bench]
+
+
 @pytest.mark.usefixtures("probe")
 def test_a_probe_built_with_wolfcrypt_checks_and_times_every_algorithm_through_it(tmp_path):
     build = tmp_path / "wolfcrypt"

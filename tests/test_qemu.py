@@ -7,6 +7,7 @@ import base64
 import dataclasses
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import time
@@ -503,3 +504,56 @@ def test_a_guest_reads_a_file_or_says_why_it_could_not() -> None:
         transport.read_file("/nowhere")
     with pytest.raises(PermissionError, match=r"^cannot read /proc/sys/vm/drop_caches on qemu:aarch64:stock: "):
         transport.read_file("/proc/sys/vm/drop_caches")
+
+
+# Every setting lat.timerlat (and the spike trace's instance) changes, read in the guest before and after its run.
+TIMERLAT_SETTINGS = " ".join(
+    f"/sys/kernel/tracing/{name}"
+    for name in (
+        "current_tracer",
+        "tracing_on",
+        "buffer_size_kb",
+        "trace_clock",
+        "osnoise/timerlat_period_us",
+        "osnoise/cpus",
+        "osnoise/stop_tracing_us",
+        "osnoise/stop_tracing_total_us",
+    )
+)
+
+
+def _unexpanded(settings: str) -> str:
+    """The settings read, the top-level ring buffer's size as the number it shows: the kernel allocates the
+    buffer at a tracer's first use ("7 (expanded: 1408)" then reads "7"), which no setting written undoes."""
+    return re.sub(r" \(expanded: \d+\)", "", settings)
+
+
+TRACED_TIMERLAT = dataclasses.replace(
+    SHORT,
+    benches=("lat.timerlat",),
+    rt_throttling_off=True,
+    params=(
+        ParamSetting(None, "period_us", "500"),
+        ParamSetting(None, "trace", "each"),
+        ParamSetting(None, "threshold_us", "1"),
+    ),
+)
+
+
+@pytest.mark.kernels
+def test_timerlat_puts_every_tracer_setting_back() -> None:
+    """Set (a period of its own, the CPUs, the kernel's stop, the instance) and put back as they were."""
+
+    def read(name: str) -> str:
+        return (
+            f"for f in {TIMERLAT_SETTINGS}; do echo $f: $(cat $f); done > /tmp/out/{name}\n"
+            f"ls /sys/kernel/tracing/instances >> /tmp/out/{name}\n"
+            f"cat /proc/sys/kernel/sched_rt_runtime_us >> /tmp/out/{name}"
+        )
+
+    run_result, files = QemuTarget("qemu:aarch64:rt").run_with(TRACED_TIMERLAT, read("before"), read("after"), 0.0)
+    assert [bench["status"] for bench in run_result.doc["benches"]] == ["ok"], run_result.doc["benches"]
+    assert run_result.doc["metrics"][0]["checks"]["period_us"] == 500
+    before, after = (_unexpanded(files[name].decode()) for name in ("before", "after"))
+    assert before == after
+    assert "timerlat_period_us: 1000" in after and "current_tracer: nop" in after

@@ -8,4 +8,7 @@
  * app.workload, not by people: `rtscope-probe help` does not name it. */
 int rts_app_process_main(int argc, char **argv);
 
+/* The subcommand (the bench's process_command). */
+#define APP_PROCESS_COMMAND "app-process"
+
 #endif

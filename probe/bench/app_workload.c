@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app_process.h"
 #include "app_worker.h"
 
 #define MS UINT64_C(1000000)
@@ -358,7 +359,7 @@ static bool start_processes(app_bench *b, bool one_cpu)
     }
     for (unsigned g = 0; g < b->h->ngroups; g++) {
         snprintf(group, sizeof group, "%u", g);
-        const char *argv[] = { self, "app-process", rts_shm_path(b->shm), group, NULL };
+        const char *argv[] = { self, APP_PROCESS_COMMAND, rts_shm_path(b->shm), group, NULL };
         rts_proc_attr attr = { .argv = argv, .cpu = one_cpu ? slot(b, 0)->cpu : -1 };
         if (rts_proc_spawn(&b->procs[g], &attr, why, sizeof why) != RTS_OK) {
             rts_ctx_fail(b->ctx, "processes: %s", why);
@@ -589,4 +590,6 @@ RTS_BENCH_DEFINE(rts_bench_app_workload) = {
     .needs_caps = 0,
     .params_ok = params_ok,
     .run = run,
+    .process_command = APP_PROCESS_COMMAND,
+    .process_main = rts_app_process_main,
 };

@@ -27,6 +27,11 @@ bool bench_more(const rts_ctx *ctx, uint64_t i, uint64_t warmup, uint64_t count)
     return !rts_ctx_stopping(ctx) && (count == 0 || i < warmup + count);
 }
 
+uint64_t bench_threshold_ns(const rts_ctx *ctx)
+{
+    return (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
+}
+
 void bench_rest_start(bench_rest *r, const rts_ctx *ctx)
 {
     double share = rts_ctx_param(ctx, "rest");

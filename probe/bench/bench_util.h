@@ -37,6 +37,9 @@ static inline uint64_t bench_read(const bench_counter *counter)
     { "count", "0", 0, 1e12, true, "stop after this many samples of each metric (0: run for the duration)" }
 #define BENCH_PARAM_THRESHOLD \
     { "threshold_us", "100", 0, 1e7, false, "count the samples above this latency in microseconds (0: none)" }
+/* The bench's threshold_us (BENCH_PARAM_THRESHOLD) in ns, for a metric's
+ * threshold_ns: the samples over it are counted (and traced). */
+uint64_t bench_threshold_ns(const rts_ctx *ctx);
 #define BENCH_PARAM_WARMUP(def_text) \
     { "warmup", def_text, 0, 1e9, true, "operations of each kind before recording" }
 

@@ -232,30 +232,31 @@ static int measure(rts_ctx *ctx, const char *id)
     return ran ? 0 : 1;
 }
 
-static const rts_param_decl params[] = {
-    BENCH_PARAM_COUNT,
-    RTS_PARAM_CPU("the last CPU"),
-    { "size", "16384", 16, MAX_MESSAGE_BYTES, true, "bytes per message (AES-128-CBC: a multiple of 16)" },
-    { "warmup", "8", 0, 1e6, true, "batches (a sample's messages) processed before recording" },
-};
-
 #define CRYPTO_BENCH(id_, title_, name_)                                                                      \
     {                                                                                                             \
         .id = id_, .summary = title_ ": bytes/s over messages of size bytes, through the build's crypto library", \
-        .metrics = (const char *const[]){ id_, NULL }, .params = params,                                          \
-        .nparams = sizeof params / sizeof params[0], .params_ok = name_##_ok, .can_run = can_##name_,           \
-        .run = run_##name_,                                                                                       \
+        .metrics = (const char *const[]){ id_, NULL }, .params = name_##_params,                                  \
+        .nparams = sizeof name_##_params / sizeof name_##_params[0], .params_ok = name_##_ok,                    \
+        .can_run = can_##name_, .run = run_##name_,                                                               \
     }
 
-/* One bench per algorithm of crypto_algorithms[], found by its id. */
-#define CRYPTO_ENTRY_POINTS(id_, name_)                                                                     \
+/* One bench per algorithm of crypto_algorithms[], found by its id, with
+ * its own rule for size (size_ok checks it). */
+#define CRYPTO_ENTRY_POINTS(id_, name_, size_help_)                                                         \
+    static const rts_param_decl name_##_params[] = {                                                        \
+        BENCH_PARAM_COUNT,                                                                                  \
+        RTS_PARAM_CPU("the last CPU"),                                                                      \
+        { "size", "16384", 16, MAX_MESSAGE_BYTES, true, size_help_ },                                       \
+        { "warmup", "8", 0, 1e6, true, "batches (a sample's messages) processed before recording" },       \
+    };                                                                                                      \
     static bool name_##_ok(const rts_ctx *ctx, char *why, size_t whysize) { return size_ok(ctx, id_, why, whysize); } \
     static bool can_##name_(const rts_ctx *ctx, char *why, size_t whysize) { (void)ctx; return library_has(id_, why, whysize); } \
     static int run_##name_(rts_ctx *ctx) { return measure(ctx, id_); }
-CRYPTO_ENTRY_POINTS(CRYPTO_ID_AES128_CBC, aes128_cbc)
-CRYPTO_ENTRY_POINTS(CRYPTO_ID_AES128_GCM, aes128_gcm)
-CRYPTO_ENTRY_POINTS(CRYPTO_ID_SHA256, sha256)
-CRYPTO_ENTRY_POINTS(CRYPTO_ID_CHACHA20_POLY1305, chacha20_poly1305)
+CRYPTO_ENTRY_POINTS(CRYPTO_ID_AES128_CBC, aes128_cbc, "bytes per message: a multiple of 16 (whole AES blocks, unpadded)")
+CRYPTO_ENTRY_POINTS(CRYPTO_ID_AES128_GCM, aes128_gcm, "bytes per message, 16 or more (a 13-byte header authenticated too)")
+CRYPTO_ENTRY_POINTS(CRYPTO_ID_SHA256, sha256, "bytes per message hashed, 16 or more")
+CRYPTO_ENTRY_POINTS(CRYPTO_ID_CHACHA20_POLY1305, chacha20_poly1305,
+                    "bytes per message, 16 or more (a 13-byte header authenticated too)")
 
 RTS_BENCH_DEFINE(rts_bench_crypto_aes128_cbc) = CRYPTO_BENCH(CRYPTO_ID_AES128_CBC, "AES-128-CBC", aes128_cbc);
 RTS_BENCH_DEFINE(rts_bench_crypto_aes128_gcm) = CRYPTO_BENCH(CRYPTO_ID_AES128_GCM, "AES-128-GCM", aes128_gcm);

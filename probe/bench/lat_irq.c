@@ -86,7 +86,7 @@ static int run(rts_ctx *ctx)
                                rts_time_ns());
     if (!s.m)
         return 1;
-    s.m->threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
+    s.m->threshold_ns = bench_threshold_ns(ctx);
     s.tracer = spike_trace_start(ctx, s.m);
     bool ran = bench_run_measurer(ctx, "lat-irq", cpu, 0, measurer, &s, s.m);
     spike_trace_stop(ctx, s.tracer, s.m);

@@ -63,7 +63,7 @@ static int run_sem(rts_ctx *ctx)
     rts_sem *sem = NULL;
     if (!m)
         return 1;
-    m->threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
+    m->threshold_ns = bench_threshold_ns(ctx);
     if (rts_sem_create(&sem, 0, 1) != RTS_OK) {
         rts_ctx_fail(ctx, "cannot create a semaphore");
         return 1;
@@ -137,7 +137,7 @@ static int run_timer(rts_ctx *ctx)
                                                          "first instruction", s.origin_ns);
     if (!s.m)
         return 1;
-    s.m->threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
+    s.m->threshold_ns = bench_threshold_ns(ctx);
     /* Trace before the spinner starts: setting tracefs up waits for work on every CPU (a kworker), which
      * a spinner that never rests would hold off until RT throttling stopped it. */
     s.counts.tracer = spike_trace_start(ctx, s.m);

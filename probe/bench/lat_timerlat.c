@@ -69,12 +69,12 @@ typedef struct {
     } spike;
 } timerlat_trace;
 
-/* Set the tracefs file name under dir to text, its value before saved to
- * be put back after the run; fails the bench on error. */
-static bool set(rts_ctx *ctx, tracefs_saved *saved, const char *dir, const char *name, const char *text)
+/* Set the tracefs file name under dir to text, a system setting put back
+ * after the run; fails the bench on error. */
+static bool set(rts_ctx *ctx, const char *dir, const char *name, const char *text)
 {
     char why[200];
-    if (tracefs_set(saved, dir, name, text, why, sizeof why))
+    if (tracefs_set(dir, name, text, why, sizeof why))
         return true;
     rts_ctx_fail(ctx, "%s", why);
     return false;
@@ -178,7 +178,6 @@ typedef struct {
     spike_tracer *tracer;
     const char *dir, *base;
     timerlat_trace *trace;
-    tracefs_saved *saved; /* every setting changed, to put back */
     bool tracing, failed; /* tracing: traces still wanted, the kernel's stop set */
 } timerlat_watch;
 
@@ -203,7 +202,7 @@ static bool take_spike(timerlat_watch *w, bool resume)
         w->tracing = false;
         /* The events stay on: turning them off took the emulated rt
          * guest's kernel some 30 ms more, not traced. */
-        if (!set(w->ctx, w->saved, w->base, "osnoise/stop_tracing_total_us", "0"))
+        if (!set(w->ctx, w->base, "osnoise/stop_tracing_total_us", "0"))
             return false;
     }
     if (resume && !spike_trace_resume(w->tracer)) {
@@ -271,12 +270,11 @@ static int run(rts_ctx *ctx)
                                     t.origin_ns);
     if (!t.irq || !t.thread)
         return 1;
-    uint64_t threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
+    uint64_t threshold_ns = bench_threshold_ns(ctx);
     t.irq->threshold_ns = t.thread->threshold_ns = threshold_ns;
-    tracefs_saved saved = { .count = 0 };
-    timerlat_watch w = {
-        .ctx = ctx, .base = base, .trace = &t, .saved = &saved, .tracer = spike_trace_start(ctx, t.thread)
-    };
+    timerlat_watch w = { .ctx = ctx, .base = base, .trace = &t, .tracer = spike_trace_start(ctx, t.thread) };
+    /* Its own settings from here; the instance's are the tracer's. */
+    unsigned mark = rts_settings_mark();
     w.dir = w.tracer ? spike_trace_dir(w.tracer) : base;
     w.tracing = w.tracer != NULL;
     char period[32], cpus[16], stop_at[32], buffer_kb[32];
@@ -287,14 +285,14 @@ static int run(rts_ctx *ctx)
     double kb = rts_ctx_planned_s(ctx) * TIMERLAT_TRACE_KB_PER_S;
     kb = kb < TIMERLAT_TRACE_KB_MIN ? TIMERLAT_TRACE_KB_MIN : kb > TIMERLAT_TRACE_KB_MAX ? TIMERLAT_TRACE_KB_MAX : kb;
     snprintf(buffer_kb, sizeof buffer_kb, "%.0f", kb);
-    bool armed = set(ctx, &saved, w.dir, "tracing_on", "0") && set(ctx, &saved, w.dir, "current_tracer", "nop") &&
-                 (!w.tracing || (set(ctx, &saved, w.dir, "buffer_size_kb", buffer_kb) &&
-                                 set(ctx, &saved, base, "osnoise/stop_tracing_us", "0") &&
-                                 set(ctx, &saved, base, "osnoise/stop_tracing_total_us", stop_at))) &&
+    bool armed = set(ctx, w.dir, "tracing_on", "0") && set(ctx, w.dir, "current_tracer", "nop") &&
+                 (!w.tracing || (set(ctx, w.dir, "buffer_size_kb", buffer_kb) &&
+                                 set(ctx, base, "osnoise/stop_tracing_us", "0") &&
+                                 set(ctx, base, "osnoise/stop_tracing_total_us", stop_at))) &&
                  tracefs_write(w.dir, "trace", "", why, sizeof why) &&
-                 set(ctx, &saved, base, "osnoise/timerlat_period_us", period) &&
-                 (cpu < 0 || set(ctx, &saved, base, "osnoise/cpus", cpus)) &&
-                 set(ctx, &saved, w.dir, "current_tracer", "timerlat") && set(ctx, &saved, w.dir, "tracing_on", "1");
+                 set(ctx, base, "osnoise/timerlat_period_us", period) &&
+                 (cpu < 0 || set(ctx, base, "osnoise/cpus", cpus)) &&
+                 set(ctx, w.dir, "current_tracer", "timerlat") && set(ctx, w.dir, "tracing_on", "1");
     uint64_t started = rts_time_ns(), traced_ns = 0;
     bool read = false;
     if (armed && w.tracer) {
@@ -320,7 +318,7 @@ static int run(rts_ctx *ctx)
     /* The tracer off first (its threads go with it), then every setting as it was, the instance's before
      * the instance goes. */
     tracefs_write(w.dir, "current_tracer", "nop", why, sizeof why);
-    if (!tracefs_restore(&saved, why, sizeof why))
+    if (!rts_settings_restore(mark, why, sizeof why))
         rts_ctx_warn(ctx, "%s", why);
     if (w.tracer) {
         spike_trace_record(w.tracer, t.irq);

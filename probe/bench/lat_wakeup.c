@@ -95,7 +95,7 @@ static int run(rts_ctx *ctx)
         rts_heap_free(threads);
         return 1;
     }
-    all->threshold_ns = (uint64_t)(rts_ctx_param(ctx, "threshold_us") * 1000.0);
+    all->threshold_ns = bench_threshold_ns(ctx);
     rts_ctx_param_set(ctx, "duration_s", rts_ctx_planned_s(ctx));
     uint64_t interval_ns = (uint64_t)(rts_ctx_param(ctx, "interval_us") * 1000.0);
     uint64_t warmup = (uint64_t)rts_ctx_param(ctx, "warmup");

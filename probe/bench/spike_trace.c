@@ -29,6 +29,7 @@ static const char *const events[] = {
 
 struct spike_tracer {
     char dir[192]; /* the instance, TRACEFS/instances/rtscope: its settings go with it */
+    unsigned mark; /* the system settings before the instance: it is one */
     bool each;
     unsigned limit;
     uint64_t threshold_ns;
@@ -59,7 +60,8 @@ spike_tracer *spike_trace_start(rts_ctx *ctx, const rts_metric *m)
     t->limit = t->each ? (unsigned)rts_ctx_param(ctx, "trace_limit") : 1;
     t->threshold_ns = m->threshold_ns;
     /* A run killed before it removed its instance left it: it is reused. */
-    bool ok = rts_dir_make(t->dir, why, sizeof why) == RTS_OK;
+    t->mark = rts_settings_mark();
+    bool ok = rts_setting_dir_make(t->dir, why, sizeof why) == RTS_OK;
     ok = ok && tracefs_write(t->dir, "tracing_on", "0", why, sizeof why) &&
          tracefs_write(t->dir, "trace_clock", "mono", why, sizeof why) &&
          tracefs_write(t->dir, "buffer_size_kb", SPIKE_BUFFER_KB, why, sizeof why);
@@ -72,7 +74,7 @@ spike_tracer *spike_trace_start(rts_ctx *ctx, const rts_metric *m)
          tracefs_write(t->dir, "tracing_on", "1", why, sizeof why);
     if (!ok) {
         rts_ctx_warn(ctx, "trace=%s: %s: measuring without a trace", mode, why);
-        rts_dir_remove(t->dir, why, sizeof why);
+        rts_settings_restore(t->mark, why, sizeof why);
         rts_heap_free(t);
         return NULL;
     }
@@ -216,7 +218,7 @@ void spike_trace_stop(rts_ctx *ctx, spike_tracer *t, rts_metric *m)
     char why[200];
     tracefs_write(t->dir, "tracing_on", "0", why, sizeof why);
     /* Removing the instance drops its buffer and its events with it. */
-    if (rts_dir_remove(t->dir, why, sizeof why) != RTS_OK)
+    if (!rts_settings_restore(t->mark, why, sizeof why))
         rts_ctx_warn(ctx, "%s", why);
     unsigned failures = atomic_load(&t->failures);
     if (failures)

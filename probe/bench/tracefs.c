@@ -104,68 +104,9 @@ bool tracefs_line_time_ns(const char *line, uint64_t *ns)
     return false;
 }
 
-/* A setting's value as read, in the form it is written back: a choice list
- * ("[local] global mono") by its chosen word, a ring buffer's size
- * ("7 (expanded: 1408)") by its expanded size, else the first line. */
-static void value_to_write(const char *read, char *value, size_t size)
-{
-    const char *open = strchr(read, '[');
-    const char *expanded = strstr(read, "(expanded: ");
-    size_t n;
-    if (open && strchr(open, ']')) {
-        read = open + 1;
-        n = (size_t)(strchr(read, ']') - read);
-    } else if (expanded) {
-        read = expanded + strlen("(expanded: ");
-        n = strcspn(read, ")");
-    } else {
-        n = strcspn(read, "\n");
-    }
-    if (n >= size)
-        n = size - 1;
-    memcpy(value, read, n);
-    value[n] = '\0';
-}
-
-bool tracefs_set(tracefs_saved *saved, const char *dir, const char *name, const char *text, char *why,
-                 size_t whysize)
+bool tracefs_set(const char *dir, const char *name, const char *text, char *why, size_t whysize)
 {
     char path[192];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    bool known = false;
-    for (int i = 0; i < saved->count && !known; i++)
-        known = strcmp(saved->setting[i].path, path) == 0;
-    if (!known) {
-        if (saved->count == TRACEFS_SAVED_MAX) {
-            snprintf(why, whysize, "%s: more tracefs settings than the %d a run can put back", path,
-                     TRACEFS_SAVED_MAX);
-            return false;
-        }
-        char read[256];
-        rts_status got = tracefs_read_small(path, read, sizeof read);
-        if (got != RTS_OK) {
-            snprintf(why, whysize, "%s: cannot read it to put it back after: %s", path, rts_status_str(got));
-            return false;
-        }
-        snprintf(saved->setting[saved->count].path, sizeof saved->setting[0].path, "%s", path);
-        value_to_write(read, saved->setting[saved->count].before, sizeof saved->setting[0].before);
-        saved->count++;
-    }
-    return rts_file_write_text(path, text, why, whysize) == RTS_OK;
-}
-
-bool tracefs_restore(tracefs_saved *saved, char *why, size_t whysize)
-{
-    bool all = true;
-    for (int i = saved->count - 1; i >= 0; i--) {
-        char failed[200];
-        if (rts_file_write_text(saved->setting[i].path, saved->setting[i].before, failed, sizeof failed) != RTS_OK &&
-            all) {
-            snprintf(why, whysize, "%s not put back to %s: %s", saved->setting[i].path, saved->setting[i].before,
-                     failed);
-            all = false;
-        }
-    }
-    saved->count = 0;
-    return all;
+    return rts_setting_write(path, text, why, whysize) == RTS_OK;
 }

@@ -39,26 +39,9 @@ bool tracefs_line_time_ns(const char *line, uint64_t *ns);
  * action (clearing the trace); a setting goes through tracefs_set. */
 bool tracefs_write(const char *dir, const char *name, const char *text, char *why, size_t whysize);
 
-/* The tracefs settings a bench changed, each with the value it had before:
- * tracefs_restore puts them back, newest first, whatever became of the run,
- * so that a run leaves the kernel's tracing as it found it. Zero it first. */
-#define TRACEFS_SAVED_MAX 16
-typedef struct {
-    struct {
-        char path[192];
-        char before[64];
-    } setting[TRACEFS_SAVED_MAX];
-    int count;
-} tracefs_saved;
-
-/* Set the file name under dir to text, its value first saved in saved (the
- * first time only: the value before the run is the one put back); false
- * with one line in why when it cannot be read, saved or written. */
-bool tracefs_set(tracefs_saved *saved, const char *dir, const char *name, const char *text, char *why,
-                 size_t whysize);
-
-/* Put every saved setting back, newest first, and forget them; false with
- * the first failure in why (the others are put back all the same). */
-bool tracefs_restore(tracefs_saved *saved, char *why, size_t whysize);
+/* Set the file name under dir to text, a system setting (rts_setting_write):
+ * its value before the run is put back by rts_settings_restore, whatever
+ * became of the run; false with one line in why. */
+bool tracefs_set(const char *dir, const char *name, const char *text, char *why, size_t whysize);
 
 #endif

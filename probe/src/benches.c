@@ -14,6 +14,14 @@ const rts_bench *rts_bench_find(const char *id)
     return NULL;
 }
 
+const rts_bench *rts_bench_of_process(const char *command)
+{
+    for (const rts_bench *const *b = rts_benches; *b; b++)
+        if ((*b)->process_command && strcmp((*b)->process_command, command) == 0)
+            return *b;
+    return NULL;
+}
+
 /* What a target without capability bit k (RTS_CAP_* = 1 << k) cannot do,
  * as the reason a bench needing it is skipped. */
 static const char *const cap_lacks[] = {

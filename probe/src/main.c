@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../bench/app_process.h"
 #include "generate.h"
 #include "output.h"
 #include "params.h"
@@ -527,8 +526,9 @@ int main(int argc, char **argv)
         return cmd_generate(argc, argv);
     if (strcmp(cmd, "system") == 0)
         return cmd_system(argc, argv);
-    if (strcmp(cmd, "app-process") == 0)
-        return rts_app_process_main(argc, argv); /* one process of app.workload, started by it */
+    const rts_bench *owner = rts_bench_of_process(cmd); /* one process of a bench, started by it */
+    if (owner)
+        return owner->process_main(argc, argv);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         rts_text_fmt(rts_console_write, "rtscope-probe %s (port %s)\n", RTS_PROBE_VERSION, rts_port_name());
         return 0;

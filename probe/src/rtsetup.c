@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "text.h"
+
 /* What one apply works with: the request, and what it grants. */
 typedef struct {
     const rts_rtconfig *want;
@@ -95,7 +97,8 @@ static void setup_cpu_latency(setup *s)
 }
 
 /* Lift RT throttling for the run when asked (--rt-throttling off): the
- * port puts it back at the run's end, whatever that end is. */
+ * port puts it back with every system setting at the run's end
+ * (rts_rtsetup_release), whatever that end is. */
 static void setup_rt_throttling(setup *s)
 {
     s->granted->rt_throttling_off = false;
@@ -128,4 +131,9 @@ void rts_rtsetup_apply(const rts_rtconfig *want, bool refuse_privilege, const rt
     rts_warn_rt_throttling(sys, granted, warnings);
 }
 
-void rts_rtsetup_release(void) { rts_rt_throttling_restore(); }
+void rts_rtsetup_release(void)
+{
+    char why[240];
+    if (!rts_settings_restore(0, why, sizeof why))
+        rts_text_fmt(rts_diag_write, "rtscope-probe: %s\n", why);
+}

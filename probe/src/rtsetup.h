@@ -45,8 +45,9 @@ void rts_rtsetup_apply(const rts_rtconfig *want, bool refuse_privilege, const rt
  * server of newer kernels still stops it): throttle.c; nothing on an RTOS. */
 void rts_warn_rt_throttling(const rts_sysinfo *sys, const rts_rtconfig *granted, rts_warnings *warnings);
 
-/* Put back what apply changed on the system beyond the process (RT
- * throttling); the port also does at any other end of the process. */
+/* Put back every system setting the run changed (RT throttling, a bench's
+ * that are left): rts_settings_restore; the port also does at any other end
+ * of the process. */
 void rts_rtsetup_release(void);
 
 #endif

@@ -1,9 +1,11 @@
 /*
- * Tracefs settings saved and put back (bench/tracefs.h): a fake tracefs in
- * a temporary directory, its files holding what the kernel's show — a
- * choice list, a ring buffer's unexpanded size, a CPU list — each set and
- * then put back, newest first, to the value it had, in the form the kernel
- * takes; a setting changed twice goes back to its first value.
+ * Tracefs settings saved and put back (bench/tracefs.h, through the port's
+ * system settings, rts_setting_write): a fake tracefs in a temporary
+ * directory, its files holding what the kernel's show — a choice list, a
+ * ring buffer's unexpanded size, a CPU list — each set and then put back,
+ * newest first, to the value it had, in the form the kernel takes; a
+ * setting changed twice goes back to its first value. (How the process's
+ * other ends put them back: test_settings.c.)
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -46,19 +48,19 @@ int main(void)
     put("buffer_size_kb", "7 (expanded: 1408)\n");
     put("current_tracer", "function\n");
     put("cpus", "0-1\n");
-    tracefs_saved saved = { .count = 0 };
     char why[256] = "", got[128];
-    CHECK(tracefs_set(&saved, dir, "trace_clock", "mono", why, sizeof why), "%s", why);
-    CHECK(tracefs_set(&saved, dir, "buffer_size_kb", "1024", why, sizeof why), "%s", why);
-    CHECK(tracefs_set(&saved, dir, "current_tracer", "nop", why, sizeof why), "%s", why);
-    CHECK(tracefs_set(&saved, dir, "current_tracer", "timerlat", why, sizeof why), "%s", why);
-    CHECK(tracefs_set(&saved, dir, "cpus", "1", why, sizeof why), "%s", why);
-    CHECK(saved.count == 4, "four settings saved, each once: %d", saved.count);
+    unsigned mark = rts_settings_mark();
+    CHECK(tracefs_set(dir, "trace_clock", "mono", why, sizeof why), "%s", why);
+    CHECK(tracefs_set(dir, "buffer_size_kb", "1024", why, sizeof why), "%s", why);
+    CHECK(tracefs_set(dir, "current_tracer", "nop", why, sizeof why), "%s", why);
+    CHECK(tracefs_set(dir, "current_tracer", "timerlat", why, sizeof why), "%s", why);
+    CHECK(tracefs_set(dir, "cpus", "1", why, sizeof why), "%s", why);
+    CHECK(rts_settings_mark() == mark + 4, "four settings saved, each once: %u", rts_settings_mark() - mark);
     read_back("current_tracer", got, sizeof got);
     CHECK(strcmp(got, "timerlat") == 0, "set: %s", got);
-    CHECK(!tracefs_set(&saved, dir, "missing", "1", why, sizeof why) && strstr(why, "cannot read it"),
+    CHECK(!tracefs_set(dir, "missing", "1", why, sizeof why) && strstr(why, "cannot read it"),
           "a setting that cannot be read is not changed: %s", why);
-    CHECK(tracefs_restore(&saved, why, sizeof why), "%s", why);
+    CHECK(rts_settings_restore(mark, why, sizeof why), "%s", why);
     const char *const expected[][2] = {
         { "trace_clock", "local" },
         { "buffer_size_kb", "1408" },
@@ -69,15 +71,16 @@ int main(void)
         read_back(expected[i][0], got, sizeof got);
         CHECK(strcmp(got, expected[i][1]) == 0, "%s put back to %s, not %s", expected[i][0], expected[i][1], got);
     }
-    CHECK(saved.count == 0, "nothing left to put back");
+    CHECK(rts_settings_mark() == mark, "nothing left to put back");
     /* A setting that cannot be put back is named; the others go back all the same. */
-    CHECK(tracefs_set(&saved, dir, "cpus", "1", why, sizeof why), "%s", why);
-    CHECK(tracefs_set(&saved, dir, "trace_clock", "mono", why, sizeof why), "%s", why);
+    CHECK(tracefs_set(dir, "cpus", "1", why, sizeof why), "%s", why);
+    CHECK(tracefs_set(dir, "trace_clock", "mono", why, sizeof why), "%s", why);
     char path[256];
     snprintf(path, sizeof path, "%s/trace_clock", dir);
     unlink(path);
     mkdir(path, 0700);
-    CHECK(!tracefs_restore(&saved, why, sizeof why) && strstr(why, "trace_clock not put back to local"), "%s", why);
+    CHECK(!rts_settings_restore(mark, why, sizeof why) && strstr(why, "trace_clock not put back to local"), "%s",
+          why);
     read_back("cpus", got, sizeof got);
     CHECK(strcmp(got, "0-1") == 0, "the other put back: %s", got);
     rmdir(path);

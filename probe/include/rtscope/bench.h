@@ -90,6 +90,12 @@ typedef struct {
     /* Measure. Returns 0 when the bench did its job (metrics may still be
      * marked invalid), non-zero after rts_ctx_fail. */
     int (*run)(rts_ctx *ctx);
+    /* A bench that runs parts of itself as processes of the probe (the
+     * groups of app.workload): the hidden subcommand that starts one,
+     * `rtscope-probe COMMAND ARGS...`, and its main, which returns the exit
+     * status. NULL: none. */
+    const char *process_command;
+    int (*process_main)(int argc, char **argv);
 } rts_bench;
 
 /* Define the bench symbol, at file scope and at the start of a line:
@@ -349,6 +355,9 @@ extern const rts_bench *const rts_benches[];
 
 /* The bench whose id is id, or NULL (src/benches.c). */
 const rts_bench *rts_bench_find(const char *id);
+
+/* The bench whose process_command is command, or NULL (src/benches.c). */
+const rts_bench *rts_bench_of_process(const char *command);
 
 /* Whether bench b can run on a target with capabilities caps (RTS_CAP_*),
  * its parameters those of ctx: the capabilities it needs, then its can_run.

@@ -135,17 +135,12 @@ rts_status rts_mem_lock_all(void);
 rts_status rts_cpu_latency_limit(int us);
 
 /* Lift the kernel's throttling of real-time threads (Linux: RT throttling,
- * sched_rt_runtime_us = -1) until rts_rt_throttling_restore. The port puts
- * back exactly what was there also when the process ends another way (an
- * error, the watchdog's end, a second interrupt request). RTS_OK also when
- * it was off already; RTS_EPERM without the privilege; RTS_ENOTSUP where
- * the platform has no such throttling (a result records it as not
- * applicable). */
+ * sched_rt_runtime_us = -1) for the rest of the run: a system setting
+ * (rts_setting_write), put back with the others by rts_settings_restore or
+ * however the process ends. RTS_OK also when it was off already; RTS_EPERM
+ * without the privilege; RTS_ENOTSUP where the platform has no such
+ * throttling (a result records it as not applicable). */
 rts_status rts_rt_throttling_lift(void);
-
-/* Put back the throttling rts_rt_throttling_lift lifted; nothing when it
- * lifted none. */
-void rts_rt_throttling_restore(void);
 
 /* Touch bytes of the calling thread's stack so that it is resident. */
 void rts_stack_prefault(size_t bytes);
@@ -694,6 +689,42 @@ void rts_file_close(rts_file *f);
  * /sys/kernel/tracing/current_tracer: Permission denied"). RTS_ENOTSUP where
  * RTS_CAP_FILES is missing. */
 rts_status rts_file_write_text(const char *path, const char *text, char *why, size_t whysize);
+
+/* System settings: what the probe changes in the system for a run (Linux:
+ * RT throttling's sched_rt_runtime_us, the timerlat tracer's tracefs files,
+ * a tracefs instance) is saved before its first change, in one place, and
+ * put back newest first by rts_settings_restore — and by the port itself
+ * when the process ends any other way: exit, the watchdog's end
+ * (rts_process_end), a second stop request, a crash or another signal
+ * that ends it (Linux: SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS,
+ * SIGTRAP, SIGQUIT, SIGPIPE, SIGXCPU, SIGXFSZ). Only SIGKILL (and SIGSTOP's
+ * wait) leaves a setting changed. (The CPU
+ * latency limit is not one: the kernel drops it when the process's
+ * descriptor closes, however it ends.) Where RTS_CAP_FILES is missing,
+ * writing one is RTS_ENOTSUP and there is never anything to put back.
+ *
+ * rts_setting_write writes text to the setting path, its value first saved
+ * (the first time only: the value before the run is the one put back) in
+ * the form it is written back: a choice list ("[local] global") by its
+ * chosen word, a ring buffer's size ("7 (expanded: 1408)") by its expanded
+ * size, else the first line. On failure why holds one line (it could not
+ * be read, saved or written); a setting that cannot be read is not
+ * changed. */
+rts_status rts_setting_write(const char *path, const char *text, char *why, size_t whysize);
+
+/* Make the directory path (a tracefs instance), where it may already exist
+ * (a run killed before it removed it), to be removed when the settings are
+ * put back; on failure why holds one line. */
+rts_status rts_setting_dir_make(const char *path, char *why, size_t whysize);
+
+/* How many settings are saved: the mark a bench takes before it changes
+ * any, to put back its own with rts_settings_restore(mark). */
+unsigned rts_settings_mark(void);
+
+/* Put back every setting saved since mark, newest first (0: all), and
+ * forget them; false with the first failure in why (the others are put
+ * back all the same). */
+bool rts_settings_restore(unsigned mark, char *why, size_t whysize);
 
 /* Make the directory path, where it may already exist (a tracefs instance:
  * the kernel gives the new directory a trace buffer of its own), and remove

@@ -1,6 +1,6 @@
 /*
- * The file functions of rtscope/port.h (reading files, writing a setting, temporary files,
- * pins) for a port without files (RTS_CAP_FILES clear): every call says
+ * The file functions of rtscope/port.h (reading files, writing a setting, system settings
+ * put back, temporary files, pins) for a port without files (RTS_CAP_FILES clear): every call says
  * "not supported", so wave.import and the pin-based benches are skipped. A
  * board with a file system (FatFs, littlefs) implements these itself; on a
  * board a pin is a GPIO line, observed by a bench of its own.
@@ -46,6 +46,25 @@ rts_status rts_dir_remove(const char *path, char *why, size_t whysize)
     (void)path;
     snprintf(why, whysize, "this port has no files");
     return RTS_ENOTSUP;
+}
+
+/* Nothing is ever changed, so nothing is put back. */
+rts_status rts_setting_write(const char *path, const char *text, char *why, size_t whysize)
+{
+    return rts_file_write_text(path, text, why, whysize);
+}
+
+rts_status rts_setting_dir_make(const char *path, char *why, size_t whysize)
+{
+    return rts_dir_make(path, why, whysize);
+}
+
+unsigned rts_settings_mark(void) { return 0; }
+
+bool rts_settings_restore(unsigned mark, char *why, size_t whysize)
+{
+    (void)mark, (void)why, (void)whysize;
+    return true;
 }
 
 rts_status rts_tempfile_create(rts_tempfile **out, char *why, size_t whysize)

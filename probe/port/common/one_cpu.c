@@ -29,6 +29,4 @@ rts_status rts_cpu_latency_limit(int us)
 /* A single CPU's RTOS schedules by priority alone: no throttling to lift. */
 rts_status rts_rt_throttling_lift(void) { return RTS_ENOTSUP; }
 
-void rts_rt_throttling_restore(void) {}
-
 void rts_stack_prefault(size_t bytes) { (void)bytes; }

@@ -15,7 +15,8 @@
 
 #include "rtscope/port.h"
 
-void rts_posix_proc_kill_all(void); /* proc_posix.c */
+void rts_posix_proc_kill_all(void);        /* proc_posix.c */
+void rts_posix_settings_restore_now(void); /* settings_posix.c */
 
 void rts_console_write(const char *text, size_t n) { fwrite(text, 1, n, stdout); }
 
@@ -27,7 +28,7 @@ void rts_diag_write(const char *text, size_t n) { fwrite(text, 1, n, stderr); }
 _Noreturn void rts_process_end(int status)
 {
     rts_posix_proc_kill_all();
-    rts_rt_throttling_restore(); /* _Exit runs no atexit handler */
+    rts_posix_settings_restore_now(); /* _Exit runs no atexit handler */
     fflush(stdout);
     fflush(stderr);
     _Exit(status);

@@ -159,59 +159,36 @@ rts_status rts_mem_lock_all(void)
     return RTS_OK;
 }
 
-/* RT throttling: the text sched_rt_runtime_us held before it was lifted,
- * put back by rts_rt_throttling_restore, at exit, or from the signal
- * handler of a second stop request (open, write and close are
- * async-signal-safe; the text is written before it is marked saved). */
+/* RT throttling: sched_rt_runtime_us, a system setting (settings_posix.c)
+ * put back with the others. */
 #define RT_RUNTIME_PATH "/proc/sys/kernel/sched_rt_runtime_us"
-static char rt_runtime_saved[32];
-static volatile sig_atomic_t rt_runtime_lifted;
-
-static bool write_text(const char *path, const char *text, size_t n)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    bool ok = write(fd, text, n) == (ssize_t)n;
-    return close(fd) == 0 && ok;
-}
-
-void rts_rt_throttling_restore(void)
-{
-    if (!rt_runtime_lifted)
-        return;
-    rt_runtime_lifted = 0;
-    write_text(RT_RUNTIME_PATH, rt_runtime_saved, strlen(rt_runtime_saved));
-}
-
-static void restore_at_exit(void) { rts_rt_throttling_restore(); }
 
 rts_status rts_rt_throttling_lift(void)
 {
-    if (rt_runtime_lifted)
-        return RTS_OK;
+    char now[32], why[200];
     int fd = open(RT_RUNTIME_PATH, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT ? RTS_ENOTSUP : from_errno(errno);
-    ssize_t n = read(fd, rt_runtime_saved, sizeof rt_runtime_saved - 1);
+    ssize_t n = read(fd, now, sizeof now - 1);
     close(fd);
     if (n <= 0)
         return RTS_EFAIL;
-    rt_runtime_saved[n] = '\0';
-    if (strtoll(rt_runtime_saved, NULL, 10) < 0)
+    now[n] = '\0';
+    if (strtoll(now, NULL, 10) < 0)
         return RTS_OK; /* off already: nothing to put back */
-    static bool registered;
-    if (!registered && atexit(restore_at_exit) != 0)
-        return RTS_ENOMEM;
-    registered = true;
-    if (!write_text(RT_RUNTIME_PATH, "-1", 2))
+    /* Opened for writing first: a missing privilege is RTS_EPERM, not a failed write. */
+    fd = open(RT_RUNTIME_PATH, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
         return from_errno(errno);
-    rt_runtime_lifted = 1;
-    return RTS_OK;
+    close(fd);
+    return rts_setting_write(RT_RUNTIME_PATH, "-1", why, sizeof why);
 }
 
 /* Linux PM QoS: the request holds while the file stays open, so the
- * descriptor is deliberately kept until the process exits. */
+ * descriptor is deliberately kept until the process exits. Not one of the
+ * system settings (settings_posix.c): the kernel drops the request when the
+ * descriptor closes, however the process ends (a SIGKILL too), so there is
+ * nothing to put back. */
 rts_status rts_cpu_latency_limit(int us)
 {
     int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
@@ -686,12 +663,14 @@ void rts_heap_free(void *p) { free(p); }
 
 static volatile sig_atomic_t stop_flag;
 
+void rts_posix_settings_restore_now(void); /* settings_posix.c */
+
 /* The first request stops the run cleanly; a second one is the user
  * insisting, so it ends the process the default way. */
 static void on_stop_signal(int sig)
 {
     if (stop_flag) {
-        rts_rt_throttling_restore(); /* the process ends without its own clean-up */
+        rts_posix_settings_restore_now(); /* the process ends without its own clean-up */
         signal(sig, SIG_DFL);
         raise(sig);
     }

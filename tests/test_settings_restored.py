@@ -1,0 +1,118 @@
+"""Every system setting the probe changes is put back, on the real kernel: RT throttling
+(sched_rt_runtime_us, lifted by --rt-throttling off), the CPU latency limit (/dev/cpu_dma_latency, held
+while the probe's descriptor is open) and the spike trace's tracefs instance with the tracer settings
+beside it. Each is read before and after a run that succeeds, one that fails (the watchdog ends a hung
+bench) and one stopped by SIGINT, once or twice (the second ends the process at once, from the signal
+handler). lat.timerlat's settings need a kernel with the timerlat tracer: test_qemu.py's guest run.
+Needs root; the machine is shared, so nothing here times anything."""
+
+import os
+import signal
+import struct
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+RUNTIME = Path("/proc/sys/kernel/sched_rt_runtime_us")
+CPU_LATENCY = Path("/dev/cpu_dma_latency")
+TRACEFS = Path("/sys/kernel/tracing")
+INSTANCE = TRACEFS / "instances" / "rtscope"
+# The top-level tracer settings a run could touch (lat.timerlat's among them, where the kernel has them).
+TRACER_FILES = ("current_tracer", "tracing_on", "trace_clock", "buffer_size_kb", "osnoise/cpus")
+pytestmark = [
+    pytest.mark.usefixtures("probe"),
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root to change system settings"),
+]
+# Lifts RT throttling, asks for a CPU latency limit (the default) and traces into the instance.
+TRACED = ("lat.wakeup", "--rt-throttling", "off", "--param", "threshold_us=1", "--param", "trace=each")
+
+
+def _cpu_latency() -> int | None:
+    """The CPU latency limit in force (the kernel's aggregate of every request), in µs."""
+    try:
+        with CPU_LATENCY.open("rb") as held:
+            return int(struct.unpack("i", held.read(4))[0])
+    except OSError:
+        return None
+
+
+def _settings() -> dict[str, object]:
+    """Every setting a run may change, as read now."""
+    read: dict[str, object] = {
+        "sched_rt_runtime_us": RUNTIME.read_text() if RUNTIME.exists() else None,
+        "cpu_dma_latency": _cpu_latency(),
+        "instance": INSTANCE.exists(),
+    }
+    for name in TRACER_FILES:
+        path = TRACEFS / name
+        read[name] = path.read_text() if path.exists() else None
+    return read
+
+
+def _wait_for(condition: Callable[[], bool], what: str, bound_s: float = 60.0) -> None:
+    """Until condition() holds: the bound is generous, for a loaded machine."""
+    deadline = time.monotonic() + bound_s
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} within {bound_s:.0f} s"
+        time.sleep(0.05)
+
+
+def _changed() -> bool:
+    """Whether the run changed what it changes: throttling lifted, the instance made."""
+    return RUNTIME.read_text().strip() == "-1" and INSTANCE.exists()
+
+
+def test_a_run_that_succeeds_puts_every_setting_back(probe: Path, tmp_path: Path) -> None:
+    before = _settings()
+    ran = subprocess.run(
+        [probe, "run", *TRACED, "--duration", "1", "--quiet", "--json", tmp_path / "run.json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert _settings() == before
+
+
+def test_a_run_that_fails_puts_every_setting_back(probe: Path, tmp_path: Path) -> None:
+    """The watchdog ends the hung bench's process (rts_process_end), not the run's own end."""
+    before = _settings()
+    ran = subprocess.run(
+        [probe, "run", "selftest.hang", "--rt-throttling", "off", "--duration", "0.3", "--grace", "0.5"]
+        + ["--quiet", "--json", tmp_path / "run.json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert ran.returncode == 1, ran.stderr
+    assert _settings() == before
+
+
+@pytest.mark.parametrize("signals", [(signal.SIGINT,), (signal.SIGINT, signal.SIGINT)], ids=["once", "twice"])
+def test_a_run_stopped_by_sigint_puts_every_setting_back(probe: Path, signals: tuple[int, ...]) -> None:
+    before = _settings()
+    assert not before["instance"], f"{INSTANCE} is left from another run"
+    run = subprocess.Popen(
+        [probe, "run", *TRACED, "--duration", "60", "--quiet", "--json", "-"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for(_changed, "RT throttling lifted and the trace instance made")
+        during = _cpu_latency()
+        assert during is not None and during < 1000, f"the probe's CPU latency limit in force: {during}"
+        for sig in signals:
+            run.send_signal(sig)
+            time.sleep(0.05)
+        run.wait(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == (130 if len(signals) == 1 else -signal.SIGINT)
+    assert _settings() == before
