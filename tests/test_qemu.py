@@ -1,5 +1,5 @@
 """--target qemu:ARCH:FLAVOUR: the spec, the initramfs and the framing of the guest's output, the QEMU
-process's bounds (rtscope.targets.qemu_machine), reading a file through a target's shell, and — marked
+process's bounds (rtscope.targets.qemu.machine), reading a file through a target's shell, and — marked
 ``kernels``, since the first run downloads Debian's kernels into ~/.cache/rtscope/debian — real boots of
 each architecture and flavour, the determinism of two runs, a guest that panics and one that hangs."""
 
@@ -23,8 +23,9 @@ from rtscope.model import result
 from rtscope.model.catalogue import Bench, Param, Suite
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
-from rtscope.targets import make_target, qemu_machine
-from rtscope.targets.qemu import QemuTarget, frames, initramfs, parse_spec
+from rtscope.targets import make_target
+from rtscope.targets.qemu import machine as qemu_machine
+from rtscope.targets.qemu.debian import QemuTarget, frames, initramfs, parse_spec
 from rtscope.targets.transport import LocalTransport, read_with_cat
 from support import builders
 

@@ -23,8 +23,10 @@ from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
 from rtscope.render.sections.run import measured_on
-from rtscope.targets import kernels, make_target, qemu_board, qemu_machine
-from rtscope.targets.qemu_board import QemuBoardTarget
+from rtscope.targets import kernels, make_target
+from rtscope.targets.mcu import qemu_board
+from rtscope.targets.mcu.qemu_board import QemuBoardTarget
+from rtscope.targets.qemu import machine as qemu_machine
 from test_qemu import qemu_processes_with
 
 SPEC = "qemu:mps2-an385:freertos"
@@ -473,7 +475,7 @@ def test_compare_names_instruction_times_of_different_rates():
 def test_a_killed_rtscope_leaves_no_qemu():
     label = _unique_label()
     script = (
-        f"from rtscope.targets.qemu_board import QemuBoardTarget; from rtscope.model.request import "
+        f"from rtscope.targets.mcu.qemu_board import QemuBoardTarget; from rtscope.model.request import "
         f"RunRequest; QemuBoardTarget({FAST!r}).run(RunRequest(('lat.wakeup',), 1000.0, 'fifo', 80, "
         f"label={label!r}))"
     )

@@ -1,4 +1,4 @@
-"""Boards reached over their serial line: the frames (rtscope.targets.framing, the twin of
+"""Boards reached over their serial line: the frames (rtscope.targets.mcu.framing, the twin of
 probe/boards/common/frame.c), one exchange against a board played here with the line's faults, the
 serial: and gdb:// targets' settings, and end to end with QEMU's mps2-an385 standing in for the board
 (its UART on a TCP socket, its gdbstub as the debug probe)."""
@@ -19,9 +19,10 @@ import pytest
 from conftest import REPO, slow_fixture
 from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model.request import RunRequest
-from rtscope.targets import framing, make_target, serial_board
-from rtscope.targets.gdb_board import GdbBoardTarget
-from rtscope.targets.serial_board import SerialBoardTarget, SocketLine
+from rtscope.targets import make_target
+from rtscope.targets.mcu import framing, serial_board
+from rtscope.targets.mcu.gdb_board import GdbBoardTarget
+from rtscope.targets.mcu.serial_board import SerialBoardTarget, SocketLine
 from support.emulated_board import EmulatedBoard
 from support.loopback import free_port
 from test_qemu_board import _with_undefined_instruction

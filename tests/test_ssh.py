@@ -337,7 +337,7 @@ def _copy_at(start: threading.Barrier, transport: Any, remote: Path) -> None:
 def test_copies_of_one_build_to_one_board_at_once_all_succeed(server, monkeypatch, tmp_path):
     # Two places of a fleet on one host copy the same build into the same cache at the same moment.
     from rtscope.targets import probes
-    from rtscope.targets.ssh import SshTransport
+    from rtscope.targets.remote.ssh import SshTransport
 
     for key, value in server.env().items():
         monkeypatch.setenv(key, value)

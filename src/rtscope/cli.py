@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         arguments = sys.argv[1:] if argv is None else argv
         args = build_parser(_command_in(arguments)).parse_args(arguments)
         context = Context(args.db or paths.default_db_path(), args.probe or paths.default_probe_path(), args.target)
-        # In the environment, so that a campaign's workers inherit them (rtscope.targets.labgrid_places).
+        # In the environment, so that a campaign's workers inherit them (rtscope.targets.remote.labgrid_places).
         if args.coordinator:
             os.environ["LG_COORDINATOR"] = args.coordinator
         if args.wait is not None:

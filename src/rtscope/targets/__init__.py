@@ -99,14 +99,14 @@ def make_target(spec: str, probe: Path) -> Target:
     GDB server) or "fake:DIR" (replays DIR)."""
     # Imported here: each target module imports this one for the protocol.
     from rtscope.targets.fake import FakeTarget
-    from rtscope.targets.gdb_board import GdbBoardTarget
-    from rtscope.targets.labgrid import LabgridTarget
-    from rtscope.targets.labgrid_places import PLACE, TAG, PlaceTarget
     from rtscope.targets.local import LocalTarget
-    from rtscope.targets.qemu import QemuTarget
-    from rtscope.targets.qemu_board import QemuBoardTarget, names_a_board
-    from rtscope.targets.serial_board import SerialBoardTarget
-    from rtscope.targets.ssh import SshTarget
+    from rtscope.targets.mcu.gdb_board import GdbBoardTarget
+    from rtscope.targets.mcu.qemu_board import QemuBoardTarget, names_a_board
+    from rtscope.targets.mcu.serial_board import SerialBoardTarget
+    from rtscope.targets.qemu.debian import QemuTarget
+    from rtscope.targets.remote.labgrid import LabgridTarget
+    from rtscope.targets.remote.labgrid_places import PLACE, TAG, PlaceTarget
+    from rtscope.targets.remote.ssh import SshTarget
 
     if spec == "local":
         return LocalTarget(probe)
@@ -134,8 +134,8 @@ def make_target(spec: str, probe: Path) -> Target:
 def boards(spec: str) -> int:
     """How many boards the target ``spec`` names at once: N for labgrid-tag:…:count=N (places with those
     tags, each taken by a target of that spec), else 1."""
-    from rtscope.targets.labgrid_places import TAG
-    from rtscope.targets.labgrid_places import boards as places
+    from rtscope.targets.remote.labgrid_places import TAG
+    from rtscope.targets.remote.labgrid_places import boards as places
 
     return places(spec) if spec.startswith(TAG) else 1
 

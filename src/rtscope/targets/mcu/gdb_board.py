@@ -9,7 +9,7 @@ halt`` by default, as OpenOCD, pyOCD and J-Link's server take it; ``system_reset
 the stack pointer from the image, the program counter at its entry, ``detach`` (the board runs) — then
 talks to it over its serial line
 ``serial=DEVICE`` (a tty, a pty or tcp:HOST:PORT, as ``--target serial:`` takes it; last, since a
-device may hold colons) as rtscope.targets.serial_board does.
+device may hold colons) as rtscope.targets.mcu.serial_board does.
 """
 
 import functools
@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from rtscope.errors import RtscopeError
-from rtscope.targets import qemu_board, serial_board, worker
-from rtscope.targets.serial_board import DEFAULT_BAUD, LinkedBoard
+from rtscope.targets import worker
+from rtscope.targets.mcu import qemu_board, serial_board
+from rtscope.targets.mcu.serial_board import DEFAULT_BAUD, LinkedBoard
 
 PREFIX = "gdb://"
 GDB = "gdb-multiarch"

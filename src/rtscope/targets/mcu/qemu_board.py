@@ -5,7 +5,7 @@ BOARD=…``, against the user's checkout of the kernel: rtscope.targets.kernels)
 with instruction counting: the request travels as the semihosting command line (each
 argument percent-encoded, since QEMU joins them with spaces), the board's UART is the probe's console
 (copied to rtscope's stderr), the result comes back as a file written through semihosting, and the
-guest's exit status is QEMU's. QEMU runs as every QEMU machine does (rtscope.targets.qemu_machine):
+guest's exit status is QEMU's. QEMU runs as every QEMU machine does (rtscope.targets.qemu.machine):
 bounded in time, stopped when it outlives it, on Ctrl-C and with rtscope.
 
 Instruction time repeats itself here: a Thread-Metric period counts the same iterations as the one
@@ -18,7 +18,7 @@ one line and kept in the result's warnings; what the user sets is measured as se
 flash, code and data's first values, and 48 KiB of RAM, the suites micro, threadmetric and latency; docs/rtos.md), built apart.
 
 Time on this target is instruction time: one instruction every 2^shift ns, exception entry and memory
-waits free. The shift is 0 by default, as for the Linux guests (rtscope.targets.qemu): a nanosecond is an
+waits free. The shift is 0 by default, as for the Linux guests (rtscope.targets.qemu.debian): a nanosecond is an
 instruction on both, so that their figures compare. The board's clock counts 40 ns, 40 instructions at
 shift 0; ``:shift=5`` (32 ns an instruction, near the AN385's 25 MHz) resolves about one. Reruns of one
 image give the same figures to the bit; only the run id differs (it is drawn from the host's
@@ -41,10 +41,11 @@ from rtscope.model import result
 from rtscope.model.catalogue import Bench, Catalogue, Suite, parse_bench_list
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting, exact
-from rtscope.targets import Nowhere, facts, kernels, local, probes, qemu_machine, worker
+from rtscope.targets import Nowhere, facts, kernels, local, probes, worker
+from rtscope.targets.qemu import machine as qemu_machine
 from rtscope.targets.transport import Completed, Process
 
-# One instruction a nanosecond, as the Linux guests count (rtscope.targets.qemu); at most QEMU's 10.
+# One instruction a nanosecond, as the Linux guests count (rtscope.targets.qemu.debian); at most QEMU's 10.
 DEFAULT_ICOUNT_SHIFT = 0
 MAX_ICOUNT_SHIFT = 10
 # The status the image exits with when the guest faults (board.c): neither the probe's nor QEMU's own.

@@ -1,7 +1,7 @@
 """A microcontroller board over its serial line: ``serial:DEVICE[:baud=N][:board=NAME][:rtos=NAME]``.
 
 The user flashed the board with the probe's image built with ``LINK=uart`` (docs/boards.md): it waits on
-its UART for a request and answers in frames (rtscope.targets.framing). ``DEVICE`` is a tty
+its UART for a request and answers in frames (rtscope.targets.mcu.framing). ``DEVICE`` is a tty
 (/dev/ttyACM0, a pty) opened raw through termios at ``baud`` (115200 by default), or ``tcp:HOST:PORT``,
 an emulator's UART on a socket. Each request — the catalogue (``list --json``), the system facts, a run —
 is one exchange; the board starts itself again after each, ready for the next.
@@ -25,8 +25,10 @@ from rtscope.errors import ProbeError, RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Catalogue, parse_bench_list
 from rtscope.model.request import RunRequest
-from rtscope.targets import Nowhere, facts, framing, local, qemu_machine
-from rtscope.targets.qemu_board import BoardTransport
+from rtscope.targets import Nowhere, facts, local
+from rtscope.targets.mcu import framing
+from rtscope.targets.mcu.qemu_board import BoardTransport
+from rtscope.targets.qemu import machine as qemu_machine
 from rtscope.targets.transport import Completed
 
 PREFIX = "serial:"

@@ -1,7 +1,7 @@
 """Debian's Linux kernels in QEMU: ``--target qemu:ARCH:FLAVOUR[:cpus=N][:memory=MIB][:time=host]``.
 
 ARCH is x86_64 or aarch64, FLAVOUR stock (``linux-image-amd64``/``-arm64``) or rt (``linux-image-rt-…``,
-PREEMPT_RT). The kernel is Debian's own package, fetched and kept by rtscope.targets.debian_packages;
+PREEMPT_RT). The kernel is Debian's own package, fetched and kept by rtscope.targets.qemu.debian_packages;
 the initramfs is rtscope's: Debian's busybox-static for that architecture, the static probe
 (rtscope.targets.probes), an init and the job it runs.
 
@@ -18,7 +18,7 @@ the same request give identical metrics, in instruction time on emulated hardwar
 latencies: the result's time base says so (``instructions``). ``time=host`` runs the guest on the host's
 clock instead (noisy: its time base is ``emulated``).
 
-Faults end in one line, QEMU stopped and its directory removed (rtscope.targets.qemu_machine): a kernel
+Faults end in one line, QEMU stopped and its directory removed (rtscope.targets.qemu.machine): a kernel
 that panics, a guest that hangs past its time budget, a missing download, a result block that fails its
 checksum.
 """
@@ -40,10 +40,11 @@ from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Catalogue
 from rtscope.model.request import RunRequest
-from rtscope.targets import InGuest, debian_packages, facts, guest_modules, probes, qemu_machine, worker
+from rtscope.targets import InGuest, facts, probes, worker
 from rtscope.targets.local import kept_catalogue, read_outcome
-from rtscope.targets.ssh import glob_script, parse_globbed
-from rtscope.targets.transport import Completed, Process, read_with_cat
+from rtscope.targets.qemu import debian_packages, guest_modules
+from rtscope.targets.qemu import machine as qemu_machine
+from rtscope.targets.transport import Completed, Process, glob_script, parse_globbed, read_with_cat
 
 # Each flavour's kernel metapackage, by Debian architecture.
 FLAVOURS = {"stock": "linux-image-{debarch}", "rt": "linux-image-rt-{debarch}"}
@@ -56,7 +57,7 @@ DEFAULT_MEMORY_MIB = 1024
 # The guest's wall clock starts here in every boot: a fixed date, so that nothing depends on today's.
 RTC_BASE = "2026-01-01T00:00:00"
 GUEST_PROBE = "/rtscope/rtscope-probe"
-# rtscope's kernel module (rtscope.targets.guest_modules), when a request names one of wave.square's
+# rtscope's kernel module (rtscope.targets.qemu.guest_modules), when a request names one of wave.square's
 # kernel generators or a load needs it (hold).
 KERNEL_MODULE = "rtscope/rtscope_wave.ko"
 # Host time allowed for a boot and power-off, and per second of guest time a job asks for: TCG runs the

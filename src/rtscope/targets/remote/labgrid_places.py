@@ -7,7 +7,7 @@ the place's name or the tags (the coordinator allocates a free place that matche
 reservations came), then an acquisition of the allocated place. While every matching place is busy it
 waits, saying who holds them and for how long it has waited, at most ``--wait`` seconds. The board is
 reached through the acquired place's NetworkService resource, by the ssh:// target's own transport
-(rtscope.targets.ssh: the user's OpenSSH, config and known_hosts, host keys checked). Nothing is taken
+(rtscope.targets.remote.ssh: the user's OpenSSH, config and known_hosts, host keys checked). Nothing is taken
 until the target is first used, so that a campaign can name places that its workers take.
 
 Releasing: closing the transport releases the place and cancels the reservation; it is closed at exit,
@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
 from rtscope.errors import RtscopeError
-from rtscope.targets.labgrid import NOT_INSTALLED
-from rtscope.targets.ssh import SshTarget, SshTransport
+from rtscope.targets.remote.labgrid import NOT_INSTALLED
+from rtscope.targets.remote.ssh import SshTarget, SshTransport
 from rtscope.targets.transport import sigterm_interrupts, undisturbed
 
 if TYPE_CHECKING:
