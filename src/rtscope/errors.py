@@ -1,4 +1,7 @@
-"""The one exception type the command line turns into a one-line message."""
+"""The one exception type the command line turns into a one-line message, and the hint such a message gives
+for a mistyped name."""
+
+import difflib
 
 
 class RtscopeError(Exception):
@@ -23,3 +26,9 @@ class ProbeRejected(RtscopeError):
     """The probe refused its arguments; its own one-line message has already reached the user."""
 
     already_reported = True
+
+
+def did_you_mean(name: str, names: list[str]) -> str:
+    """ "; did you mean lat.wakeup?" for the names closest to a mistyped one; empty when none is close."""
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(close)}?" if close else ""

@@ -107,6 +107,7 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
                 "rtscope",
                 "--probe",
                 str(context.probe),
+                *context.target_options.argv(),
                 "--target",
                 target,
                 "campaign",

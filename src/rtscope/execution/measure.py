@@ -3,11 +3,10 @@ loads (started, verified and always stopped through the target's transport), and
 ends with."""
 
 import dataclasses
-import difflib
 import secrets
 from typing import Any
 
-from rtscope.errors import RtscopeError
+from rtscope.errors import RtscopeError, did_you_mean
 from rtscope.loads import guest, kinds
 from rtscope.loads.kinds import LoadSpec
 from rtscope.loads.session import ActiveLoad, Session
@@ -108,7 +107,7 @@ def check_against_catalogue(request: RunRequest, catalogue: Catalogue) -> None:
         if bench_id not in known:
             names = [*known, *(suite.id for suite in catalogue.suites)]
             raise RtscopeError(
-                f"unknown bench or suite {bench_id!r}{_did_you_mean(bench_id, names)} (rtscope list shows them)"
+                f"unknown bench or suite {bench_id!r}{did_you_mean(bench_id, names)} (rtscope list shows them)"
             )
         if bench_id in request.benches[:number]:
             raise RtscopeError(f"bench {bench_id} is named twice")
@@ -120,19 +119,13 @@ def check_against_catalogue(request: RunRequest, catalogue: Catalogue) -> None:
             taken = dict.fromkeys(p.name for b in request.benches if setting.applies_to(b) for p in known[b].params)
             raise RtscopeError(
                 f"--param {setting}: no bench to run has a parameter {setting.key!r}"
-                f"{_did_you_mean(setting.key, list(taken))} (rtscope list shows them)"
+                f"{did_you_mean(setting.key, list(taken))} (rtscope list shows them)"
             )
         for param in filter(None, params):
             try:
                 param.convert(setting.value)
             except ValueError as error:
                 raise RtscopeError(f"--param {setting}: {error}") from None
-
-
-def _did_you_mean(name: str, names: list[str]) -> str:
-    """ "; did you mean lat.wakeup?" for the names closest to a mistyped one; empty when none is close."""
-    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
-    return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
 def exit_status(doc: dict[str, Any]) -> int:

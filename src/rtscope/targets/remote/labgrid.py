@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rtscope.errors import RtscopeError
+from rtscope.targets import options
 from rtscope.targets.remote.ssh import SshTarget, SshTransport, connection_error
 
 if TYPE_CHECKING:
@@ -34,6 +35,9 @@ NOT_INSTALLED = (
 )
 
 
+USAGE = "labgrid:ENV.yaml[:NAME]"
+
+
 def parse_spec(spec: str) -> tuple[Path, str | None]:
     """``labgrid:ENV.yaml[:NAME]`` as (the environment file, NAME or None); RtscopeError when it is not one.
     NAME is what follows the last colon, unless that holds a slash (then it is all a path)."""
@@ -42,7 +46,7 @@ def parse_spec(spec: str) -> tuple[Path, str | None]:
     if not colon or "/" in name:
         path, name = rest, ""
     if not path or (colon and not name):
-        raise RtscopeError(f"--target {spec}: expected labgrid:ENV.yaml[:NAME]")
+        raise options.refuse(spec, "no environment file", USAGE)
     return Path(path), name or None
 
 

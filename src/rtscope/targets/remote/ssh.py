@@ -39,7 +39,7 @@ from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Catalogue
 from rtscope.model.request import RunRequest
-from rtscope.targets import OnTransport, facts, probes, worker
+from rtscope.targets import OnTransport, facts, options, probes, worker
 from rtscope.targets.local import kept_catalogue, run_probe
 from rtscope.targets.transport import (
     ASK_TIMEOUT_S,
@@ -101,12 +101,15 @@ class TargetLost(RtscopeError):
     exit_status = 130
 
 
+USAGE = "ssh://[user@]host[:port]"
+
+
 def parse_spec(spec: str) -> tuple[str | None, str, int | None]:
     """``ssh://[user@]host[:port]`` as (user, host, port); RtscopeError when it is not one."""
     match = _SPEC.fullmatch(spec)
     port = int(match["port"]) if match and match["port"] else None
     if not match or match["host"].startswith("-") or (port is not None and not 1 <= port <= 65535):
-        raise RtscopeError(f"--target {spec}: expected ssh://[user@]host[:port]")
+        raise options.refuse(spec, "not a user, host and port", USAGE)
     return match["user"], match["host"].strip("[]"), port
 
 
