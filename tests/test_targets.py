@@ -14,6 +14,7 @@ import pytest
 from conftest import REPO
 from rtscope import cli
 from rtscope.errors import ProbeError, RtscopeError
+from rtscope.execution.parallel import Slot, slots
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
 from rtscope.targets import TargetOptions, make_target, registry
@@ -351,3 +352,15 @@ def test_target_options_travel_as_a_value_not_through_the_environment(monkeypatc
     assert first == TargetOptions("other:1", 30.0)
     assert second == TargetOptions("lab:20408", 5.0)
     assert second.argv() == ["--coordinator", "lab:20408", "--wait", "5"]
+
+
+def test_a_campaigns_slots_split_its_runs_every_nth():
+    runs = [("cell", repetition) for repetition in range(1, 8)]
+    taken = [Slot("labgrid-tag:board=a:count=3", index, 3).take(runs) for index in range(3)]
+    assert set().union(*taken) == set(runs)
+    assert sum(map(len, taken)) == len(runs)
+    assert [slot.name for slot in slots(["local", "labgrid-tag:board=a:count=2"])] == [
+        "local",
+        "labgrid-tag:board=a:count=2 [1/2]",
+        "labgrid-tag:board=a:count=2 [2/2]",
+    ]
