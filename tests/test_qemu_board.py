@@ -135,7 +135,8 @@ def test_a_kernel_not_named_is_one_line_saying_how_to_name_it(
     assert outcome.status == 2
     assert outcome.err == (
         f"rtscope: no {kernel.name} kernel is named: set {kernel.env}=DIR or run: rtscope kernels add {os_name} DIR "
-        f"(DIR: {kernel.checkout}; docs/rtos.md)\n"
+        f"(DIR: {kernel.checkout}; docs/rtos.md); to get one (tested: {', '.join(kernel.tested)}): "
+        f"git clone --depth 1 --branch {kernel.release} {kernel.repository} DIR\n"
     )
 
 
@@ -147,7 +148,8 @@ def test_a_kernel_named_where_there_is_none_is_one_line(tmp_path: Path, rtscope,
     assert outcome.err == (
         f"rtscope: no ThreadX kernel at {tmp_path / 'nowhere'} (named by THREADX; an Eclipse ThreadX checkout has "
         f"common/src/tx_thread_create.c): set THREADX=DIR or run: rtscope kernels add threadx DIR (DIR: "
-        f"{kernel.checkout}; docs/rtos.md)\n"
+        f"{kernel.checkout}; docs/rtos.md); to get one (tested: {', '.join(kernel.tested)}): git clone --depth 1 "
+        f"--branch {kernel.release} {kernel.repository} DIR\n"
     )
 
 

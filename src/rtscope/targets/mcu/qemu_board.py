@@ -357,7 +357,11 @@ def build_image(
     built or brought up to date by the probe's Makefile against the user's checkout of the kernel;
     RtscopeError in one line without that checkout (saying how to name one) or the compiler, or when the
     build fails (a kernel too old for the port: make says what it lacks)."""
-    named = kernels.checkout(os_name)
+    try:
+        named = kernels.checkout(os_name)
+    except kernels.KernelMissing as error:
+        # Said by a target, whose user may not know the kernel is theirs to fetch: where from, which versions.
+        raise kernels.KernelMissing(f"{error}; {kernels.kernel(os_name).where_to_get()}") from None
     kernel = named.kernel
     if shutil.which("arm-none-eabi-gcc") is None:
         raise RtscopeError(
