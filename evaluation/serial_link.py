@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(REPO / "tests"))
 from rtscope.model.request import RunRequest
-from rtscope.targets.gdb_board import GdbBoardTarget
+from rtscope.targets.mcu.gdb_board import GdbBoardTarget
 from support.emulated_board import EmulatedBoard
 from support.loopback import free_port
 

@@ -318,8 +318,7 @@ def labgrid_fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[An
     """(the sshd, the labgrid lab) for the session; skips without labgrid or without an sshd to start."""
     import importlib.util
 
-    import labgrid_lab
-    import sshd
+    from support import labgrid_lab, sshd
 
     if importlib.util.find_spec("labgrid") is None:
         pytest.skip("labgrid is not installed (./setup.sh installs requirements-labgrid.txt)")

@@ -5,6 +5,7 @@ import sqlite3
 import pytest
 
 from conftest import FIXTURES
+from rtscope.targets import registry
 from support import builders
 
 
@@ -33,11 +34,7 @@ def assert_one_line_error(outcome, message):
         ([], "the following arguments are required: COMMAND"),
         (
             ["--target", "mars", "list"],
-            (
-                "unknown target 'mars' (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
-                "labgrid-place:NAME, labgrid-tag:KEY=VALUE[,KEY=VALUE], qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos, "
-                "serial:DEVICE, gdb://HOST:PORT:serial=DEVICE or fake:DIR)"
-            ),
+            f"unknown target 'mars' (one of: {', '.join(registry.usages())})",
         ),
         (["--probe", "/nonexistent/rtscope-probe", "list"], "probe not built at /nonexistent/rtscope-probe"),
     ],

@@ -19,7 +19,8 @@ from conftest import FIXTURES, REPO
 from rtscope.analysis import readiness
 from rtscope.commands.context import Context
 from rtscope.errors import ProbeError, RtscopeError
-from rtscope.targets import debian_packages, facts
+from rtscope.targets import facts
+from rtscope.targets.qemu import debian_packages
 from rtscope.targets.transport import Completed
 from test_cli_errors import assert_one_line_error
 
@@ -365,7 +366,7 @@ def test_a_machine_reached_one_job_at_a_time_gives_every_fact_in_one_job(name):
 def test_a_qemu_guest_reads_the_files_and_runs_the_commands_in_one_boot(tmp_path, monkeypatch):
     """The guest's job script, run here in place of a boot (its GUEST_OUT a scratch folder): the files'
     listing and each command's status and output come back, and one boot was asked for."""
-    from rtscope.targets import qemu
+    from rtscope.targets.qemu import debian as qemu
 
     boots: list[str] = []
 

@@ -187,8 +187,8 @@ def test_a_bad_environment_is_one_line(db_path, tmp_path, case):
             "labgrid:/nonexistent/env.yaml:main",
             "labgrid:/nonexistent/env.yaml:main: no environment file /nonexistent/env.yaml",
         ),
-        ("labgrid:", "--target labgrid:: expected labgrid:ENV.yaml[:NAME]"),
-        ("labgrid:env.yaml:", "--target labgrid:env.yaml:: expected labgrid:ENV.yaml[:NAME]"),
+        ("labgrid:", "--target labgrid:: no environment file (expected labgrid:ENV.yaml[:NAME])"),
+        ("labgrid:env.yaml:", "--target labgrid:env.yaml:: no environment file (expected labgrid:ENV.yaml[:NAME])"),
     ],
 )
 def test_a_missing_environment_or_a_malformed_spec_is_one_line(db_path, spec, message):

@@ -15,7 +15,9 @@ from rtscope.render import cells
 from rtscope.render.document import Table
 from rtscope.render.sections import comparison as comparison_section
 from rtscope.render.sections import published as published_section
-from rtscope.targets import qemu, qemu_board, qemu_machine
+from rtscope.targets.mcu import qemu_board
+from rtscope.targets.qemu import debian as qemu
+from rtscope.targets.qemu import machine as qemu_machine
 from support import builders
 
 REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference"

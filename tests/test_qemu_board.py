@@ -23,8 +23,10 @@ from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
 from rtscope.render.sections.run import measured_on
-from rtscope.targets import kernels, make_target, qemu_board, qemu_machine
-from rtscope.targets.qemu_board import QemuBoardTarget
+from rtscope.targets import kernels, make_target
+from rtscope.targets.mcu import qemu_board
+from rtscope.targets.mcu.qemu_board import QemuBoardTarget
+from rtscope.targets.qemu import machine as qemu_machine
 from test_qemu import qemu_processes_with
 
 SPEC = "qemu:mps2-an385:freertos"
@@ -90,29 +92,27 @@ def test_options_come_in_any_order_and_each_configuration_builds_apart(spec: str
     assert (target.shift, target.config, target.image.parent.name) == (shift, config, build)
 
 
-USAGE = (
-    r"\(expected qemu:mps2-an385:freertos\[:shift=N\]\[:config=dev\|bench\]\[:mcu=small\] "
-    r"or qemu:mps2-an385:threadx\[:shift=N\]\[:config=dev\|bench\]\[:mcu=small\]\)$"
-)
+USAGE = r" \(expected qemu:mps2-an385:freertos\|threadx\[:shift=N\]\[:config=dev\|bench\]\[:mcu=small\]\)$"
+BOOTS = "no such board and OS (rtscope boots qemu:mps2-an385:freertos, qemu:mps2-an385:threadx)"
 
 
 @pytest.mark.parametrize(
     ("spec", "why"),
     [
-        ("qemu:mps2-an385:zephyr", "unknown QEMU board 'qemu:mps2-an385:zephyr'"),
-        ("qemu:mps2-an385", "unknown QEMU board 'qemu:mps2-an385'"),
-        (f"{SPEC}:extra", "no option 'extra'"),
-        (f"{SPEC}:colour=red", "no option 'colour=red'"),
-        (f"{SPEC}:shift=11", "'shift=11' is not shift=N"),
-        (f"{SPEC}:shift=-1", "'shift=-1' is not shift=N"),
-        (f"{SPEC}:config=fast", "'config=fast' is not config=dev|bench"),
-        (f"{SPEC}:config=", "'config=' is not config=dev|bench"),
+        ("qemu:mps2-an385:zephyr", BOOTS),
+        ("qemu:mps2-an385", BOOTS),
+        (f"{SPEC}:extra", "'extra' is not KEY=VALUE"),
+        (f"{SPEC}:colour=red", "no option 'colour'"),
+        (f"{SPEC}:shift=11", "shift=11: expected a whole number from 0 to 10"),
+        (f"{SPEC}:shift=-1", "shift=-1: expected a whole number from 0 to 10"),
+        (f"{SPEC}:config=fast", "config=fast: expected one of dev, bench"),
+        (f"{SPEC}:config=", "config=: expected one of dev, bench"),
         (f"{SPEC}:config=dev:config=bench", "config is given twice"),
-        (f"{SPEC}:mcu=large", "'mcu=large' is not mcu=small"),
+        (f"{SPEC}:mcu=large", "mcu=large: expected one of small"),
     ],
 )
 def test_an_unknown_board_or_option_is_one_line_naming_what_there_is(spec: str, why: str):
-    with pytest.raises(RtscopeError, match=re.escape(why) + ".*" + USAGE) as raised:
+    with pytest.raises(RtscopeError, match=f"^--target {re.escape(spec)}: " + re.escape(why) + USAGE) as raised:
         make_target(spec, Path("unused"))
     assert "\n" not in str(raised.value)
 
@@ -120,7 +120,7 @@ def test_an_unknown_board_or_option_is_one_line_naming_what_there_is(spec: str, 
 def test_a_bad_option_ends_rtscope_with_status_2_before_anything_runs(rtscope):
     outcome = rtscope("--target", f"{SPEC}:config=fast", "run", "heap.ops")
     assert outcome.status == 2
-    assert outcome.err.count("\n") == 1 and "'config=fast' is not config=dev|bench" in outcome.err
+    assert outcome.err.count("\n") == 1 and "config=fast: expected one of dev, bench" in outcome.err
 
 
 @pytest.mark.parametrize("os_name", ["freertos", "threadx"])
@@ -135,7 +135,8 @@ def test_a_kernel_not_named_is_one_line_saying_how_to_name_it(
     assert outcome.status == 2
     assert outcome.err == (
         f"rtscope: no {kernel.name} kernel is named: set {kernel.env}=DIR or run: rtscope kernels add {os_name} DIR "
-        f"(DIR: {kernel.checkout}; docs/rtos.md)\n"
+        f"(DIR: {kernel.checkout}; docs/rtos.md); to get one (tested: {', '.join(kernel.tested)}): "
+        f"git clone --depth 1 --branch {kernel.release} {kernel.repository} DIR\n"
     )
 
 
@@ -147,7 +148,8 @@ def test_a_kernel_named_where_there_is_none_is_one_line(tmp_path: Path, rtscope,
     assert outcome.err == (
         f"rtscope: no ThreadX kernel at {tmp_path / 'nowhere'} (named by THREADX; an Eclipse ThreadX checkout has "
         f"common/src/tx_thread_create.c): set THREADX=DIR or run: rtscope kernels add threadx DIR (DIR: "
-        f"{kernel.checkout}; docs/rtos.md)\n"
+        f"{kernel.checkout}; docs/rtos.md); to get one (tested: {', '.join(kernel.tested)}): git clone --depth 1 "
+        f"--branch {kernel.release} {kernel.repository} DIR\n"
     )
 
 
@@ -473,7 +475,7 @@ def test_compare_names_instruction_times_of_different_rates():
 def test_a_killed_rtscope_leaves_no_qemu():
     label = _unique_label()
     script = (
-        f"from rtscope.targets.qemu_board import QemuBoardTarget; from rtscope.model.request import "
+        f"from rtscope.targets.mcu.qemu_board import QemuBoardTarget; from rtscope.model.request import "
         f"RunRequest; QemuBoardTarget({FAST!r}).run(RunRequest(('lat.wakeup',), 1000.0, 'fifo', 80, "
         f"label={label!r}))"
     )

@@ -1,4 +1,4 @@
-"""Boards reached over their serial line: the frames (rtscope.targets.framing, the twin of
+"""Boards reached over their serial line: the frames (rtscope.targets.mcu.framing, the twin of
 probe/boards/common/frame.c), one exchange against a board played here with the line's faults, the
 serial: and gdb:// targets' settings, and end to end with QEMU's mps2-an385 standing in for the board
 (its UART on a TCP socket, its gdbstub as the debug probe)."""
@@ -19,9 +19,10 @@ import pytest
 from conftest import REPO, slow_fixture
 from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model.request import RunRequest
-from rtscope.targets import framing, make_target, serial_board
-from rtscope.targets.gdb_board import GdbBoardTarget
-from rtscope.targets.serial_board import SerialBoardTarget, SocketLine
+from rtscope.targets import make_target
+from rtscope.targets.mcu import framing, serial_board
+from rtscope.targets.mcu.gdb_board import GdbBoardTarget
+from rtscope.targets.mcu.serial_board import SerialBoardTarget, SocketLine
 from support.emulated_board import EmulatedBoard
 from support.loopback import free_port
 from test_qemu_board import _with_undefined_instruction
@@ -306,14 +307,15 @@ def test_a_serial_target_names_its_line(spec: str, device: str, baud: int):
 @pytest.mark.parametrize(
     ("spec", "said"),
     [
-        ("serial:", "expected a device"),
-        ("serial:tcp:host", "expected a device"),
-        ("serial:/dev/ttyACM0:speed=9600", "unknown setting 'speed'"),
-        ("serial:/dev/ttyACM0:baud=fast", "baud=fast is not a number"),
+        ("serial:", "no DEVICE: /dev/ttyX, a pty or tcp:HOST:PORT"),
+        ("serial:tcp:host", "no DEVICE: /dev/ttyX, a pty or tcp:HOST:PORT"),
+        ("serial:/dev/ttyACM0:speed=9600", "no option 'speed'"),
+        ("serial:/dev/ttyACM0:baud=fast", "baud=fast: expected a whole number from 1 up"),
+        ("serial:/dev/ttyACM0:baud=9600:baud=9600", "baud is given twice"),
         ("gdb://localhost:3333", "no serial=DEVICE"),
         ("gdb://localhost:3333:board=stm32:serial=/dev/ttyACM0", "rtscope builds no image for board=stm32"),
-        ("gdb://localhost:x:serial=/dev/ttyACM0", "expected gdb://HOST:PORT"),
-        ("gdb://localhost:3333:speed=1:serial=/dev/ttyACM0", "'speed=1' is not board=, rtos= or reset="),
+        ("gdb://localhost:x:serial=/dev/ttyACM0", "no HOST:PORT"),
+        ("gdb://localhost:3333:speed=1:serial=/dev/ttyACM0", "no option 'speed'"),
     ],
 )
 def test_a_bad_board_target_is_one_line(spec: str, said: str):

@@ -187,7 +187,8 @@ def test_a_board_that_cannot_be_reached_is_one_line_in_bounded_time(db_path, ser
 )
 def test_a_malformed_ssh_target_is_refused(db_path, server, spec):
     ran = _rtscope(db_path, server, "--target", spec, "list")
-    assert ran.status == 2 and ran.err.strip() == f"rtscope: --target {spec}: expected ssh://[user@]host[:port]"
+    assert ran.status == 2
+    assert ran.err.strip() == f"rtscope: --target {spec}: not a user, host and port (expected ssh://[user@]host[:port])"
 
 
 def _start_long_run(db_path: Path, server: sshd.Server, tmp_path: Path) -> subprocess.Popen[str]:
@@ -337,7 +338,7 @@ def _copy_at(start: threading.Barrier, transport: Any, remote: Path) -> None:
 def test_copies_of_one_build_to_one_board_at_once_all_succeed(server, monkeypatch, tmp_path):
     # Two places of a fleet on one host copy the same build into the same cache at the same moment.
     from rtscope.targets import probes
-    from rtscope.targets.ssh import SshTransport
+    from rtscope.targets.remote.ssh import SshTransport
 
     for key, value in server.env().items():
         monkeypatch.setenv(key, value)

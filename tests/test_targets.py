@@ -3,18 +3,29 @@
 
 import dataclasses
 import json
+import os
 import signal
+import subprocess
 import sys
 import textwrap
 
 import pytest
 
+from conftest import REPO
+from rtscope import cli
 from rtscope.errors import ProbeError, RtscopeError
+from rtscope.execution.parallel import Slot, slots
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
-from rtscope.targets import make_target
+from rtscope.targets import TargetOptions, make_target, registry
 from rtscope.targets.fake import FakeTarget
 from rtscope.targets.local import LocalTarget
+from rtscope.targets.mcu.gdb_board import GdbBoardTarget
+from rtscope.targets.mcu.qemu_board import QemuBoardTarget
+from rtscope.targets.mcu.serial_board import SerialBoardTarget
+from rtscope.targets.qemu.debian import QemuTarget
+from rtscope.targets.remote.labgrid_places import PlaceTarget
+from rtscope.targets.remote.ssh import SshTarget
 from support import builders
 
 REQUEST = RunRequest(benches=("ctxsw.sem",), duration_s=0.5, policy="fifo", priority=80)
@@ -202,7 +213,154 @@ def test_fake_without_recordings(tmp_path):
         FakeTarget(tmp_path / "missing")
 
 
-@pytest.mark.parametrize("spec", ["remote", "fake:", "ssh:host"])
+@pytest.mark.parametrize("spec", ["remote", "ssh:host"])
 def test_unknown_targets(spec, tmp_path):
     with pytest.raises(RtscopeError, match="unknown target"):
         make_target(spec, tmp_path / "probe")
+
+
+def test_fake_without_a_directory(tmp_path):
+    with pytest.raises(RtscopeError, match=r"^--target fake:: no DIR \(expected fake:DIR\)$"):
+        make_target("fake:", tmp_path / "probe")
+
+
+def test_target_help_is_the_registrys():
+    """--target's help names every kind by its usage (generated: it cannot drift from the registry)."""
+    action = next(action for action in cli.build_parser()._actions if "--target" in action.option_strings)
+    assert action.help == registry.help_text()
+    # argparse wraps the help at spaces and hyphens: compare without the line breaks.
+    squeezed = "".join(cli.build_parser().format_help().split())
+    for kind in registry.KINDS:
+        assert "".join(kind.usage.split()) in squeezed, kind.usage
+    for scheme in ("labgrid-place:", "labgrid-tag:", "serial:", "gdb://", "threadx", "freertos"):
+        assert scheme in registry.help_text()
+
+
+# The regenerating command, run as a contributor runs it from a clone.
+REGISTRY_ENV = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+
+
+def test_doc_table_of_kinds_is_the_registrys():
+    """docs/targets.md's table is what the registry generates: the regenerating command says it is current."""
+    doc = REPO / "docs" / "targets.md"
+    checked = subprocess.run(
+        [sys.executable, "-m", "rtscope.targets.registry", "--check", str(doc)],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=REGISTRY_ENV,
+    )
+    assert checked.returncode == 0, checked.stderr
+    assert "\n".join(registry.doc_table()) in doc.read_text(encoding="utf-8")
+
+
+def test_a_stale_doc_table_is_found_and_rewritten(tmp_path):
+    doc = tmp_path / "targets.md"
+    doc.write_text(f"# Targets\n\n{registry.TABLE_START}\n| old |\n{registry.TABLE_END}\n\nmore\n", encoding="utf-8")
+    command = [sys.executable, "-m", "rtscope.targets.registry"]
+    stale = subprocess.run(
+        [*command, "--check", str(doc)], check=False, capture_output=True, text=True, env=REGISTRY_ENV
+    )
+    assert stale.returncode == 1 and "stale" in stale.stderr
+    assert subprocess.run([*command, str(doc)], check=False, capture_output=True, env=REGISTRY_ENV).returncode == 0
+    assert doc.read_text(encoding="utf-8") == "# Targets\n\n" + "\n".join(registry.doc_table()) + "\n\nmore\n"
+    assert subprocess.run([*command, "--check", str(doc)], check=False, env=REGISTRY_ENV).returncode == 0
+
+
+def test_every_kind_names_its_options_in_its_usage():
+    for kind in registry.KINDS:
+        for option in kind.options:
+            assert f"[:{option.usage}]" in kind.usage, (kind.usage, option.name)
+
+
+@pytest.mark.parametrize(
+    ("spec", "cls"),
+    [
+        ("local", LocalTarget),
+        ("ssh://root@board:2222", SshTarget),
+        ("qemu:aarch64:rt", QemuTarget),
+        ("qemu:x86_64:stock:memory=512", QemuTarget),
+        ("qemu:mps2-an385:freertos", QemuBoardTarget),
+        ("qemu:mps2-an385:threadx:shift=5", QemuBoardTarget),
+        ("labgrid-place:rpi", PlaceTarget),
+        ("labgrid-tag:board=rpi4:count=2", PlaceTarget),
+        ("serial:/dev/ttyACM0:baud=9600", SerialBoardTarget),
+        ("gdb://localhost:3333:serial=tcp:localhost:4444", GdbBoardTarget),
+    ],
+)
+def test_each_value_is_of_one_kind(spec, cls):
+    """The lookup, and the one rule for qemu: (a board rtscope boots, else a Debian kernel's architecture)."""
+    assert registry.kind_of(spec).cls is cls
+
+
+# One ill-formed value per kind that takes options, and the words every kind says it in.
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ("qemu:aarch64:rt:cpu=2", "no option 'cpu'; did you mean cpus?"),
+        ("qemu:aarch64:rt:cpus=2:cpus=1", "cpus is given twice"),
+        ("qemu:aarch64:rt:cpus=two", "cpus=two: expected a whole number from 1 to 8"),
+        ("qemu:aarch64:rt:time=hots", "time=hots: expected one of icount, host; did you mean host?"),
+        ("qemu:aarch64:rt:cpus", "'cpus' is not KEY=VALUE"),
+        ("qemu:mps2-an385:freertos:shfit=3", "no option 'shfit'; did you mean shift?"),
+        ("qemu:mps2-an385:freertos:shift=1:shift=2", "shift is given twice"),
+        ("qemu:mps2-an385:freertos:shift=11", "shift=11: expected a whole number from 0 to 10"),
+        ("serial:/dev/ttyX:baud=1:baud=2", "baud is given twice"),
+        ("serial:/dev/ttyX:bad=1", "no option 'bad'; did you mean baud or board?"),
+        ("serial:/dev/ttyX:baud=fast", "baud=fast: expected a whole number from 1 up"),
+        ("gdb://h:1:rtos=a:rtos=b:serial=/dev/ttyX", "rtos is given twice"),
+        ("gdb://h:1:serial=/dev/ttyX:baud=1:baud=2", "baud is given twice"),
+        ("gdb://h:1:rest=x:serial=/dev/ttyX", "no option 'rest'; did you mean reset?"),
+        ("labgrid-tag:board=a:count=2:count=3", "count is given twice"),
+        ("labgrid-tag:board=a:cont=2", "no option 'cont'; did you mean count?"),
+        ("labgrid-tag:board=a,board=b", "board is given twice"),
+        ("labgrid-tag:board=a:count=0", "count=0: expected a whole number from 1 up"),
+    ],
+)
+def test_a_bad_option_is_one_line_in_the_same_words_for_every_kind(spec, said, rtscope):
+    outcome = rtscope("--target", spec, "list")
+    kind = registry.kind_of(spec)
+    assert outcome.status == 2
+    assert outcome.err == f"rtscope: --target {spec}: {said} (expected {kind.usage})\n"
+
+
+def test_an_unknown_target_names_every_kind_and_a_near_miss(rtscope):
+    outcome = rtscope("--target", "shh://board", "list")
+    assert outcome.status == 2
+    assert outcome.err.startswith("rtscope: unknown target 'shh://board'; did you mean ssh://? (one of: local, ")
+    for usage in registry.usages():
+        assert usage in outcome.err
+
+
+def test_target_options_travel_as_a_value_not_through_the_environment(monkeypatch):
+    """--coordinator and --wait reach the labgrid target through the context; the environment only
+    gives their defaults, read once, and is not written."""
+    monkeypatch.setenv("LG_COORDINATOR", "lab:20408")
+    monkeypatch.setenv("RTSCOPE_WAIT", "30")
+    before = dict(os.environ)
+    seen = []
+
+    def run(args, context):
+        seen.append(context.target("labgrid-place:rpi"))
+        return 0
+
+    monkeypatch.setattr("rtscope.commands.list.run", run)
+    assert cli.main(["--coordinator", "other:1", "--target", "labgrid-place:rpi", "list"]) == 0
+    assert cli.main(["--wait", "5", "list"]) == 0
+    assert dict(os.environ) == before
+    first, second = (target.place_transport.claim.given for target in seen)
+    assert first == TargetOptions("other:1", 30.0)
+    assert second == TargetOptions("lab:20408", 5.0)
+    assert second.argv() == ["--coordinator", "lab:20408", "--wait", "5"]
+
+
+def test_a_campaigns_slots_split_its_runs_every_nth():
+    runs = [("cell", repetition) for repetition in range(1, 8)]
+    taken = [Slot("labgrid-tag:board=a:count=3", index, 3).take(runs) for index in range(3)]
+    assert set().union(*taken) == set(runs)
+    assert sum(map(len, taken)) == len(runs)
+    assert [slot.name for slot in slots(["local", "labgrid-tag:board=a:count=2"])] == [
+        "local",
+        "labgrid-tag:board=a:count=2 [1/2]",
+        "labgrid-tag:board=a:count=2 [2/2]",
+    ]

@@ -16,6 +16,7 @@ from typing import NoReturn
 from rtscope import __version__, paths
 from rtscope.commands.context import Context
 from rtscope.errors import RtscopeError, did_you_mean
+from rtscope.targets import DEFAULT_WAIT_S, TargetOptions, registry
 
 # Each command is the module of its name in rtscope.commands, imported only when it runs: a command
 # should not pay at start-up for what another one needs (numpy, the report's renderers).
@@ -194,13 +195,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.words = arguments
         args = parser.parse_args(arguments)
         context = Context(
-            args.db or paths.default_store_location(), args.probe or paths.default_probe_path(), args.target
+            args.db or paths.default_store_location(),
+            args.probe or paths.default_probe_path(),
+            args.target,
+            target_options=_target_options(args.coordinator, args.wait),
         )
-        # In the environment, so that a campaign's workers inherit them (rtscope.targets.labgrid_places).
-        if args.coordinator:
-            os.environ["LG_COORDINATOR"] = args.coordinator
-        if args.wait is not None:
-            os.environ["RTSCOPE_WAIT"] = f"{args.wait:g}"
         # Every module of rtscope.commands has this run (argparse keeps the module untyped).
         run: Callable[[argparse.Namespace, Context], int] = args.command.run
         with context:
@@ -217,6 +216,20 @@ def main(argv: list[str] | None = None) -> int:
         # the interpreter's final flush does not complain again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _target_options(coordinator: str | None, wait_s: float | None) -> TargetOptions:
+    """--coordinator and --wait, else their defaults from the environment, read here once: LG_COORDINATOR
+    (as labgrid's own client has it) and RTSCOPE_WAIT."""
+    text = os.environ.get("RTSCOPE_WAIT", "")
+    if wait_s is None and text:
+        try:
+            wait_s = float(text)
+        except ValueError:
+            raise RtscopeError(f"RTSCOPE_WAIT={text}: expected seconds") from None
+    return TargetOptions(
+        coordinator or os.environ.get("LG_COORDINATOR", ""), DEFAULT_WAIT_S if wait_s is None else wait_s
+    )
 
 
 def build_parser(command: str | None = None) -> _Parser:
@@ -280,16 +293,9 @@ def _add_global_options(parser: argparse.ArgumentParser, *, after_command: bool)
     group.add_argument(
         "--target",
         default=default("local"),
-        metavar="local|ssh://HOST|labgrid:ENV.yaml|qemu:ARCH:FLAVOUR|qemu:BOARD:OS|fake:DIR",
-        help="where benches run: local (default), ssh://[user@]host[:port] (a board: the "
-        "probe goes there by itself), labgrid:ENV.yaml[:NAME] (a board of a labgrid "
-        "environment, through its SSH driver), labgrid-place:NAME or "
-        "labgrid-tag:KEY=VALUE[,KEY=VALUE] (a board reserved through the labgrid coordinator, "
-        "released at the end), "
-        "qemu:x86_64|aarch64:stock|rt[:cpus=N][:memory=MIB][:time=host] (Debian's stock or PREEMPT_RT kernel in QEMU, in instruction time), "
-        "qemu:mps2-an385:freertos[:shift=N] "
-        "(FreeRTOS on QEMU's Cortex-M3 board, in instruction time), or fake:DIR to "
-        "replay the result files recorded in DIR",
+        metavar="TARGET",
+        # Generated from the registry of kinds, so that it names every kind there is.
+        help=registry.help_text(),
     )
     group.add_argument(
         "--coordinator",

@@ -3,7 +3,7 @@
  * a board's UART in frames that survive a noisy line. Kernel-neutral (no OS
  * call, no allocation): a board gives it three functions of its UART and
  * clock (rts_link_io); the analyzer's twin is
- * src/rtscope/targets/framing.py, and docs/boards.md describes the protocol.
+ * src/rtscope/targets/mcu/framing.py, and docs/boards.md describes the protocol.
  *
  * A frame, all integers little-endian:
  *   0  0xA5 0x5A      start marker

@@ -7,7 +7,6 @@ progress, and ``--resume`` measures exactly the (cell, repetition) pairs that ha
 """
 
 import argparse
-import os
 import shlex
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ from rtscope.commands.context import Context
 from rtscope.execution import campaign_spec
 from rtscope.execution.campaign import Progress, measure_all, open_campaign, planned_s, requests_for
 from rtscope.execution.measure import FAILED, INTERRUPTED, check_loads
-from rtscope.execution.parallel import run_workers
+from rtscope.execution.parallel import Slot, measure_slots
 from rtscope.render import comparison as comparison_text
 from rtscope.render import fmt, text
 from rtscope.render.sections import skipped
@@ -41,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--dry-run", action="store_true", help="list the cells and the time it would take; measure nothing"
     )
     # One target's share of a campaign with several (rtscope.execution.parallel starts these); --slot K/N:
-    # the K-th of a target's N boards (labgrid-tag:…:count=N), which takes every N-th of its runs.
+    # the K-th of a target's N boards (labgrid-tag:…:count=N), which takes every N-th of its runs (Slot).
     parser.add_argument("--worker", metavar="CAMPAIGN_ID", help=argparse.SUPPRESS)
     parser.add_argument("--slot", type=_slot, default=(0, 1), metavar="K/N", help=argparse.SUPPRESS)
 
@@ -97,31 +96,7 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
         return 0
     store = context.store(create=True)
     this, done = open_campaign(store, spec, context.target_spec, resume=args.resume)
-    # The store's URL may hold a password: the workers find it in their environment, which only this user
-    # can read, not on their command lines, which every user can.
-    os.environ["RTSCOPE_DB"] = str(context.store_location)
-    statuses = run_workers(
-        {
-            f"{target} [{slot + 1}/{count}]" if count > 1 else target: [
-                sys.executable,
-                "-m",
-                "rtscope",
-                "--probe",
-                str(context.probe),
-                "--target",
-                target,
-                "campaign",
-                str(args.spec),
-                "--worker",
-                this.id,
-                "--slot",
-                f"{slot}/{count}",
-            ]
-            for target in spec.targets
-            for count in [boards(target)]
-            for slot in range(count)
-        }
-    )
+    statuses = measure_slots(args.spec, this.id, spec.targets, context.probe, context.store_location, context.target_options)
     unfinished = {target: status for target, status in statuses.items() if status not in (0, FAILED)}
     if unfinished:
         Progress.note(
@@ -148,9 +123,8 @@ def _measure_share(args: argparse.Namespace, context: Context, spec: campaign_sp
         check_loads(target, cell.loads)
     store = context.store()
     this = store.campaign(args.worker)
-    slot, slots = args.slot
     runs = [(cell.text, repetition) for repetition in range(1, spec.repetitions + 1) for cell in share.cells]
-    mine = set(runs[slot::slots])
+    mine = Slot(context.target_spec, *args.slot).take(runs)
     measured = store.campaign_cells(this.id) & mine
     progress = Progress(len(mine), len(measured), planned_s(share, requests))
     try:

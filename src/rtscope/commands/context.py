@@ -11,7 +11,7 @@ from rtscope import files
 from rtscope.model import result
 from rtscope.render import fmt
 from rtscope.store.database import Store
-from rtscope.targets import Target, make_target
+from rtscope.targets import Target, TargetOptions, make_target
 
 LATEST = "last"
 CAMPAIGN_PREFIX = "campaign:"
@@ -34,11 +34,20 @@ class Context:
     Use as a ``with`` block: the store, if opened, is closed at its end.
     """
 
-    def __init__(self, store_location: str | Path, probe: Path, target_spec: str, out: TextIO | None = None):
-        """``out`` is where commands print (default: sys.stdout as it is when the context is made)."""
+    def __init__(
+        self,
+        store_location: str | Path,
+        probe: Path,
+        target_spec: str,
+        out: TextIO | None = None,
+        target_options: TargetOptions | None = None,
+    ):
+        """``out`` is where commands print (default: sys.stdout as it is when the context is made);
+        ``target_options`` what the command line says of every target (--coordinator, --wait)."""
         self.store_location = store_location
         self.probe = probe
         self.target_spec = target_spec
+        self.target_options = target_options or TargetOptions()
         self.out = out or sys.stdout
         self.style = fmt.Style.for_stream(self.out)
         self._store: Store | None = None
@@ -52,7 +61,7 @@ class Context:
 
     def target(self, spec: str | None = None) -> Target:
         """The target named by ``spec`` (a campaign spec's), else by ``--target``."""
-        return make_target(spec or self.target_spec, self.probe)
+        return make_target(spec or self.target_spec, self.probe, self.target_options)
 
     def store(self, *, create: bool = False) -> Store:
         """The results store (a SQLite file or a PostgreSQL URL), opened on first use (created too, with

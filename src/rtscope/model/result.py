@@ -329,7 +329,7 @@ def time_base_text(doc: dict[str, Any]) -> str:
 
 def deterministic(doc: dict[str, Any]) -> bool:
     """Whether a rerun of the result's request repeats it to the bit: measured in instruction time (an
-    emulator counting instructions, rtscope.targets.qemu and qemu_board), unless a seed varied it."""
+    emulator counting instructions, rtscope.targets.qemu.debian and qemu_board), unless a seed varied it."""
     return time_base(doc) == "instructions"
 
 

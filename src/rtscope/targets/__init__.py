@@ -88,56 +88,40 @@ class Target(Protocol):
         probe is run there). RtscopeError in one line when the probe cannot run there."""
 
 
-def make_target(spec: str, probe: Path) -> Target:
-    """The target named by a ``--target`` value: "local" (runs ``probe``), "ssh://[user@]host[:port]" (a
-    board, which gets the static probe for its architecture), "labgrid:ENV.yaml[:NAME]" (a board of a
-    labgrid environment, reached by its SSHDriver), "qemu:ARCH:FLAVOUR[:…]" (a Debian kernel in QEMU),
-    "labgrid-place:NAME" or "labgrid-tag:K=V[,K=V]" (a board reserved through the lab's labgrid
-    coordinator, taken on first use), "qemu:BOARD:OS[:shift=N]" (an RTOS image booted on an emulated
-    board: qemu:mps2-an385:freertos), "serial:DEVICE[:baud=N]" (a board the user flashed, on its serial
-    line), "gdb://HOST:PORT[:board=…][:rtos=…]:serial=DEVICE" (a board whose image rtscope loads through a
-    GDB server) or "fake:DIR" (replays DIR)."""
-    # Imported here: each target module imports this one for the protocol.
-    from rtscope.targets.fake import FakeTarget
-    from rtscope.targets.gdb_board import GdbBoardTarget
-    from rtscope.targets.labgrid import LabgridTarget
-    from rtscope.targets.labgrid_places import PLACE, TAG, PlaceTarget
-    from rtscope.targets.local import LocalTarget
-    from rtscope.targets.qemu import QemuTarget
-    from rtscope.targets.qemu_board import QemuBoardTarget, names_a_board
-    from rtscope.targets.serial_board import SerialBoardTarget
-    from rtscope.targets.ssh import SshTarget
+# How long a labgrid-place: or labgrid-tag: target waits while its places are busy, unless --wait says.
+DEFAULT_WAIT_S = 600.0
 
-    if spec == "local":
-        return LocalTarget(probe)
-    if spec.startswith("ssh://"):
-        return SshTarget(spec)
-    if spec.startswith((PLACE, TAG)):
-        return PlaceTarget(spec)
-    if spec.startswith("labgrid:"):
-        return LabgridTarget(spec)
-    if spec.startswith("qemu:"):
-        return QemuBoardTarget(spec) if names_a_board(spec) else QemuTarget(spec)
-    if spec.startswith("serial:"):
-        return SerialBoardTarget(spec)
-    if spec.startswith("gdb://"):
-        return GdbBoardTarget(spec)
-    if spec.startswith("fake:") and len(spec) > len("fake:"):
-        return FakeTarget(Path(spec.removeprefix("fake:")))
-    raise RtscopeError(
-        f"unknown target {spec!r} (local, ssh://[user@]host[:port], labgrid:ENV.yaml[:NAME], "
-        "labgrid-place:NAME, labgrid-tag:KEY=VALUE[,KEY=VALUE], "
-        "qemu:ARCH:FLAVOUR, qemu:mps2-an385:freertos, serial:DEVICE, gdb://HOST:PORT:serial=DEVICE or fake:DIR)"
-    )
+
+@dataclass(frozen=True)
+class TargetOptions:
+    """What the command line says of a target besides its ``--target`` value, handed to the target that
+    needs it: the labgrid coordinator of labgrid-place: and labgrid-tag: targets (HOST:PORT, "" when none)
+    and how long they wait for a busy place."""
+
+    coordinator: str = ""
+    wait_s: float = DEFAULT_WAIT_S
+
+    def argv(self) -> list[str]:
+        """These options on a command line of rtscope's (a campaign's worker's)."""
+        return [*(["--coordinator", self.coordinator] if self.coordinator else []), "--wait", f"{self.wait_s:g}"]
+
+
+def make_target(spec: str, probe: Path, options: TargetOptions | None = None) -> Target:
+    """The target the ``--target`` value ``spec`` names, by its kind (rtscope.targets.registry: every kind
+    there is); ``probe`` is the probe a local target runs, ``options`` the command line's --coordinator
+    and --wait."""
+    # Imported here: the registry imports every kind's module, and each of those imports this one.
+    from rtscope.targets import registry
+
+    return registry.make_target(spec, probe, options)
 
 
 def boards(spec: str) -> int:
     """How many boards the target ``spec`` names at once: N for labgrid-tag:…:count=N (places with those
     tags, each taken by a target of that spec), else 1."""
-    from rtscope.targets.labgrid_places import TAG
-    from rtscope.targets.labgrid_places import boards as places
+    from rtscope.targets import registry
 
-    return places(spec) if spec.startswith(TAG) else 1
+    return registry.boards(spec)
 
 
 def one_board(spec: str) -> str:

@@ -81,6 +81,10 @@ class Kernel:
         """The command that fetches it, on a machine with network access."""
         return f"git clone --depth 1 --branch {self.release} {self.repository} DIR"
 
+    def where_to_get(self) -> str:
+        """Where to get a checkout and which versions were tested, in words that follow a semicolon."""
+        return f"to get one (tested: {', '.join(self.tested)}): {self.how_to_get()}"
+
     @property
     def identity_files(self) -> tuple[str, ...]:
         """The files and folders of a checkout that the ports compile from: what its hash covers."""

@@ -12,7 +12,7 @@ A board tells its architecture by ``uname -m``, in one of several spellings. The
   compiler's first error). Safe to call from several threads or processes at once: builds are serialised
   by a lock file, and make renames a finished build into place, so a reader never sees half a file.
 - ``make(goals, what)``: ``make -s -C probe GOALS…``, the one way rtscope builds a probe image (the
-  static probes above, the RTOS images of rtscope.targets.qemu_board), one at a time, with the same
+  static probes above, the RTOS images of rtscope.targets.mcu.qemu_board), one at a time, with the same
   one-line errors.
 - ``native()``: this machine's own probe, ``BUILD_DIR/rtscope-probe`` (make's default build), brought up
   to date the same way: the local target's, unless --probe or RTSCOPE_PROBE names another. BUILD_DIR is

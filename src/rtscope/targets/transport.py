@@ -225,3 +225,24 @@ def cpu_count(transport: Transport) -> int:
         first, _, last = part.partition("-")
         count += int(last or first) - int(first) + 1
     return max(count, 1)
+
+
+def glob_script() -> str:
+    """A POSIX sh script that prints every file its arguments' globs name (after $1, a token): each file's
+    bytes after a line "TOKEN R PATH", and "TOKEN U PATH" when it cannot be read. The token is new each
+    time, so no file's bytes can pose as one; :func:`parse_globbed` reads the output."""
+    return (
+        't=$1; shift; for p in "$@"; do for f in $p; do [ -e "$f" ] || continue; '
+        'printf "\\n%s R %s\\n" "$t" "$f"; cat -- "$f" 2>/dev/null || printf "\\n%s U %s\\n" "$t" "$f"; '
+        "done; done; true"
+    )
+
+
+def parse_globbed(output: bytes, token: str) -> dict[str, bytes | None]:
+    """The files in the output of :func:`glob_script` run with ``token``, by path (None: unreadable)."""
+    found: dict[str, bytes | None] = {}
+    for record in output.split(f"\n{token} ".encode())[1:]:
+        kind, _, rest = record.partition(b" ")
+        path, _, content = rest.partition(b"\n")
+        found[path.decode(errors="replace")] = content if kind == b"R" else None
+    return found

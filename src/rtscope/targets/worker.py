@@ -27,7 +27,7 @@ def run(command: list[str], *, remote: bool = False, cwd: str | None = None) -> 
     to rtscope is passed on to the probe, which stops the same way.
 
     ``remote``: the command is an ssh client running the probe under the lifeline of
-    rtscope.targets.ssh, which reads signal names from its standard input. The client runs in a
+    rtscope.targets.remote.ssh, which reads signal names from its standard input. The client runs in a
     session of its own (Ctrl-C would kill it, not the probe) and the stops go through the lifeline.
     ``cwd``: the directory it runs in (default: rtscope's).
     """

@@ -6,7 +6,7 @@ only target), which must have an SSHDriver bound to a NetworkService. rtscope ac
 labgrid opens the connection as the lab configured it (address, port, user, key or password, its retries
 while a board boots, its proxy through an exporter), and rtscope's own SSH transport runs everything over
 that master connection: the lifeline, the argv quoting, the probe's placement and the error messages are
-the ssh:// target's (rtscope.targets.ssh). Closing the target deactivates the driver, which ends the
+the ssh:// target's (rtscope.targets.remote.ssh). Closing the target deactivates the driver, which ends the
 connection, and with it whatever still runs on the board.
 
 Host keys are labgrid's business here: its SSHDriver starts its master connection with
@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rtscope.errors import RtscopeError
-from rtscope.targets.ssh import SshTarget, SshTransport, connection_error
+from rtscope.targets import options
+from rtscope.targets.remote.ssh import SshTarget, SshTransport, connection_error
 
 if TYPE_CHECKING:
     from labgrid.driver import SSHDriver
@@ -34,6 +35,9 @@ NOT_INSTALLED = (
 )
 
 
+USAGE = "labgrid:ENV.yaml[:NAME]"
+
+
 def parse_spec(spec: str) -> tuple[Path, str | None]:
     """``labgrid:ENV.yaml[:NAME]`` as (the environment file, NAME or None); RtscopeError when it is not one.
     NAME is what follows the last colon, unless that holds a slash (then it is all a path)."""
@@ -42,7 +46,7 @@ def parse_spec(spec: str) -> tuple[Path, str | None]:
     if not colon or "/" in name:
         path, name = rest, ""
     if not path or (colon and not name):
-        raise RtscopeError(f"--target {spec}: expected labgrid:ENV.yaml[:NAME]")
+        raise options.refuse(spec, "no environment file", USAGE)
     return Path(path), name or None
 
 

@@ -1,7 +1,7 @@
 """A microcontroller board over its serial line: ``serial:DEVICE[:baud=N][:board=NAME][:rtos=NAME]``.
 
 The user flashed the board with the probe's image built with ``LINK=uart`` (docs/boards.md): it waits on
-its UART for a request and answers in frames (rtscope.targets.framing). ``DEVICE`` is a tty
+its UART for a request and answers in frames (rtscope.targets.mcu.framing). ``DEVICE`` is a tty
 (/dev/ttyACM0, a pty) opened raw through termios at ``baud`` (115200 by default), or ``tcp:HOST:PORT``,
 an emulator's UART on a socket. Each request — the catalogue (``list --json``), the system facts, a run —
 is one exchange; the board starts itself again after each, ready for the next.
@@ -25,8 +25,10 @@ from rtscope.errors import ProbeError, RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Catalogue, parse_bench_list
 from rtscope.model.request import RunRequest
-from rtscope.targets import Nowhere, facts, framing, local, qemu_machine
-from rtscope.targets.qemu_board import BoardTransport
+from rtscope.targets import Nowhere, facts, local, options
+from rtscope.targets.mcu import framing
+from rtscope.targets.mcu.qemu_board import BoardTransport
+from rtscope.targets.qemu import machine as qemu_machine
 from rtscope.targets.transport import Completed
 
 PREFIX = "serial:"
@@ -133,20 +135,14 @@ class SocketLine:
         self._socket.close()
 
 
-def parse_device(text: str, spec: str) -> tuple[str, dict[str, str]]:
-    """(DEVICE, options) of "DEVICE[:key=value…]", where DEVICE is a path or tcp:HOST:PORT."""
+def parse_device(text: str, spec: str, usage: str) -> tuple[str, list[str]]:
+    """(DEVICE, the "key=value" words after it) of "DEVICE[:key=value…]", where DEVICE is a path or
+    tcp:HOST:PORT."""
     parts = text.split(":")
     count = 3 if parts[0] == "tcp" else 1
-    device = ":".join(parts[:count])
-    options: dict[str, str] = {}
-    for part in parts[count:]:
-        key, equals, value = part.partition("=")
-        if not equals or not value or key in options:
-            raise RtscopeError(f"--target {spec}: {part!r} is not key=value")
-        options[key] = value
     if not parts[0] or (count == 3 and (len(parts) < 3 or not parts[2].isdigit() or not parts[1])):
-        raise RtscopeError(f"--target {spec}: expected a device: /dev/ttyX, a pty or tcp:HOST:PORT")
-    return device, options
+        raise options.refuse(spec, "no DEVICE: /dev/ttyX, a pty or tcp:HOST:PORT", usage)
+    return ":".join(parts[:count]), parts[count:]
 
 
 def open_line(device: str, baud: int) -> framing.Line:
@@ -261,18 +257,21 @@ class LinkedBoard:
 
 # The status the board's image ends with when it faults (its board layer): neither the probe's nor the link's.
 GUEST_FAULT_STATUS = 3
-_OPTIONS = {"baud", "board", "rtos"}
+BAUD = options.integer("baud", 1, None, DEFAULT_BAUD, "the line's baud rate")
+# The options after "serial:DEVICE", each at most once, in any order (rtscope.targets.options).
+OPTIONS = (
+    BAUD,
+    options.text("board", "NAME", None, "the board the image must say it is (checked)"),
+    options.text("rtos", "NAME", None, "the RTOS the image must say it runs (checked)"),
+)
+USAGE = options.usage("serial:DEVICE", OPTIONS)
 
 
 class SerialBoardTarget(LinkedBoard):
     """A board the user flashed and started, on its serial line."""
 
     def __init__(self, spec: str):
-        device, options = parse_device(spec.removeprefix(PREFIX), spec)
-        unknown = set(options) - _OPTIONS
-        if unknown:
-            raise RtscopeError(f"--target {spec}: unknown setting {min(unknown)!r} (baud=N, board=NAME, rtos=NAME)")
-        baud = options.pop("baud", str(DEFAULT_BAUD))
-        if not baud.isdigit():
-            raise RtscopeError(f"--target {spec}: baud={baud} is not a number")
-        super().__init__(spec, "serial", device, int(baud), options)
+        device, words = parse_device(spec.removeprefix(PREFIX), spec, USAGE)
+        settings = options.parse(spec, words, OPTIONS, USAGE)
+        expected = {key: settings[key] for key in ("board", "rtos") if settings[key] is not None}
+        super().__init__(spec, "serial", device, settings["baud"], expected)

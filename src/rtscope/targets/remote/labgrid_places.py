@@ -1,13 +1,13 @@
 """Boards shared through a lab's labgrid coordinator: ``--target labgrid-place:NAME`` or
-``labgrid-tag:KEY=VALUE[,KEY=VALUE][:count=N]``, the coordinator from ``--coordinator HOST:PORT`` or
-``LG_COORDINATOR`` (--coordinator sets it, so that a campaign's workers inherit it, as --wait sets RTSCOPE_WAIT).
+``labgrid-tag:KEY=VALUE[,KEY=VALUE][:count=N]``, the coordinator from ``--coordinator HOST:PORT`` (default:
+``LG_COORDINATOR``), which the command line hands over in the TargetOptions with ``--wait``.
 
 rtscope takes a board the way labgrid's own client does, never grabbing it: a reservation whose filter is
 the place's name or the tags (the coordinator allocates a free place that matches, in the order the
 reservations came), then an acquisition of the allocated place. While every matching place is busy it
 waits, saying who holds them and for how long it has waited, at most ``--wait`` seconds. The board is
 reached through the acquired place's NetworkService resource, by the ssh:// target's own transport
-(rtscope.targets.ssh: the user's OpenSSH, config and known_hosts, host keys checked). Nothing is taken
+(rtscope.targets.remote.ssh: the user's OpenSSH, config and known_hosts, host keys checked). Nothing is taken
 until the target is first used, so that a campaign can name places that its workers take.
 
 Releasing: closing the transport releases the place and cancels the reservation; it is closed at exit,
@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
 from rtscope.errors import RtscopeError
-from rtscope.targets.labgrid import NOT_INSTALLED
-from rtscope.targets.ssh import SshTarget, SshTransport
+from rtscope.targets import TargetOptions, options
+from rtscope.targets.remote.labgrid import NOT_INSTALLED
+from rtscope.targets.remote.ssh import SshTarget, SshTransport
 from rtscope.targets.transport import sigterm_interrupts, undisturbed
 
 if TYPE_CHECKING:
@@ -40,32 +41,16 @@ if TYPE_CHECKING:
 
 PLACE = "labgrid-place:"
 TAG = "labgrid-tag:"
-DEFAULT_WAIT_S = 600.0
+PLACE_USAGE = "labgrid-place:NAME"
+TAG_OPTIONS = (options.integer("count", 1, None, 1, "how many places, each a board of its own (a campaign's targets)"),)
+TAG_USAGE = options.usage("labgrid-tag:KEY=VALUE[,KEY=VALUE]", TAG_OPTIONS)
 # How often a waiting reservation is polled (each poll keeps it from lapsing) and the wait reported.
 _POLL_S = 1.0
 _REPORT_EVERY_S = 10.0
 # A coordinator that does not answer within this is down, for every call rtscope makes to it.
 _ANSWER_S = 10.0
 _NAME = re.compile(r"[a-z0-9_-]+", re.IGNORECASE)
-_COUNT = re.compile(r"count=(\d+)")
 _GIVEN_BACK = b"given back\n"
-
-
-def coordinator_address() -> str:
-    """The coordinator: LG_COORDINATOR, as labgrid's client has it (--coordinator sets it)."""
-    address = os.environ.get("LG_COORDINATOR")
-    if not address:
-        raise RtscopeError("labgrid targets need a coordinator: --coordinator HOST:PORT or LG_COORDINATOR")
-    return address
-
-
-def wait_s() -> float:
-    """How long to wait for a busy place: RTSCOPE_WAIT seconds (--wait sets it), else DEFAULT_WAIT_S."""
-    text = os.environ.get("RTSCOPE_WAIT", "")
-    try:
-        return float(text) if text else DEFAULT_WAIT_S
-    except ValueError:
-        raise RtscopeError(f"RTSCOPE_WAIT={text}: expected seconds") from None
 
 
 @dataclass(frozen=True)
@@ -76,6 +61,15 @@ class Claim:
     spec: str
     tags: dict[str, str]
     count: int = 1
+    # The command line's --coordinator and --wait.
+    given: TargetOptions = field(default_factory=TargetOptions)
+
+    @property
+    def address(self) -> str:
+        """The coordinator's HOST:PORT; RtscopeError when none was given."""
+        if not self.given.coordinator:
+            raise RtscopeError("labgrid targets need a coordinator: --coordinator HOST:PORT or LG_COORDINATOR")
+        return self.given.coordinator
 
     @property
     def place(self) -> str | None:
@@ -89,24 +83,21 @@ class Claim:
         return "a place tagged " + ",".join(f"{key}={value}" for key, value in self.tags.items())
 
 
-def parse_spec(spec: str) -> Claim:
-    """``labgrid-place:NAME`` or ``labgrid-tag:K=V[,K=V][:count=N]`` as a Claim; RtscopeError when it is not
-    one. Names, keys and values are labgrid's: letters, digits, "_" and "-"."""
+def parse_spec(spec: str, given: TargetOptions | None = None) -> Claim:
+    """``labgrid-place:NAME`` or ``labgrid-tag:K=V[,K=V][:count=N]`` as a Claim (``given``: the command line's
+    --coordinator and --wait); RtscopeError when it is not one. Names, keys and values are labgrid's:
+    letters, digits, "_" and "-"."""
+    given = given or TargetOptions()
     if spec.startswith(PLACE):
         name = spec.removeprefix(PLACE)
         if not _NAME.fullmatch(name):
-            raise RtscopeError(f"--target {spec}: expected labgrid-place:NAME (letters, digits, _ and -)")
-        return Claim(spec, {"name": name})
-    tags_text, _, count_text = spec.removeprefix(TAG).partition(":")
-    pairs = [pair.partition("=") for pair in tags_text.split(",")]
-    count = _COUNT.fullmatch(count_text) if count_text else None
-    if (
-        not all(_NAME.fullmatch(key) and equals and _NAME.fullmatch(value) for key, equals, value in pairs)
-        or (count_text and (not count or int(count[1]) < 1))
-        or len({key for key, _, _ in pairs}) < len(pairs)
-    ):
-        raise RtscopeError(f"--target {spec}: expected labgrid-tag:KEY=VALUE[,KEY=VALUE][:count=N]")
-    return Claim(spec, {key: value for key, _, value in pairs}, int(count[1]) if count else 1)
+            raise options.refuse(spec, "a place's name is letters, digits, _ and -", PLACE_USAGE)
+        return Claim(spec, {"name": name}, given=given)
+    tags_text, *words = spec.removeprefix(TAG).split(":")
+    tags = options.pairs(spec, tags_text.split(","), TAG_USAGE)
+    if not all(_NAME.fullmatch(key) and _NAME.fullmatch(value) for key, value in tags.items()):
+        raise options.refuse(spec, "tags' keys and values are letters, digits, _ and -", TAG_USAGE)
+    return Claim(spec, tags, options.parse(spec, words, TAG_OPTIONS, TAG_USAGE)["count"], given)
 
 
 def boards(spec: str) -> int:
@@ -120,12 +111,12 @@ class Guard:
     SIGKILL): it waits for the end of a pipe that only this process holds, then, unless told that all was
     given back, releases the place that the reservation holds and cancels the reservation."""
 
-    def __init__(self, spec: str, token: str):
+    def __init__(self, spec: str, address: str, token: str):
         read, self._write = os.pipe()
         try:
             # Its own session: a terminal's Ctrl-C is for rtscope, which gives back itself.
             self._process = subprocess.Popen(
-                [sys.executable, "-m", __name__, spec, token],
+                [sys.executable, "-m", __name__, spec, address, token],
                 stdin=read,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -159,7 +150,7 @@ class Coordinator:
     """A session with labgrid's coordinator, for one phase (taking or releasing), on an event loop of its
     own; every call bounded by _ANSWER_S."""
 
-    def __init__(self, spec: str):
+    def __init__(self, spec: str, address: str):
         try:
             from labgrid.remote.client import ClientSession
             from labgrid.util.proxy import proxymanager
@@ -168,7 +159,7 @@ class Coordinator:
         # labgrid logs a coordinator it cannot reach on the root logger; rtscope says so itself, in one line.
         logging.getLogger().addHandler(logging.NullHandler())
         self.spec = spec
-        self.address = coordinator_address()
+        self.address = address
         self.loop = asyncio.new_event_loop()
         # gRPC's channel binds to the thread's current loop when made.
         asyncio.set_event_loop(self.loop)
@@ -223,20 +214,20 @@ def _said(error: BaseException) -> str:
 
 
 def take(claim: Claim, note: Callable[[str], None]) -> Held:
-    """Reserve one place for ``claim`` through the coordinator, wait (at most wait_s()) until it is
+    """Reserve one place for ``claim`` through the coordinator, wait (at most --wait) until it is
     allocated, and acquire it; the place and its board's ssh:// spec. One line for an unknown place or tag,
     a place that matches nothing, a coordinator that is down, a wait that ran out (its reservation
     cancelled)."""
     from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
 
-    with Coordinator(claim.spec) as coordinator:
+    with Coordinator(claim.spec, claim.address) as coordinator:
         stub = coordinator.session.stub
         _check_matches(claim, coordinator.session)
         request = pb2.CreateReservationRequest(filters={"main": pb2.Reservation.Filter(filter=claim.tags)}, prio=0.0)
         token = coordinator.call(stub.CreateReservation(request)).reservation.token
         # From here on there is something to give back.
         sigterm_interrupts()
-        guard = Guard(claim.spec, token)
+        guard = Guard(claim.spec, claim.address, token)
         try:
             place = _allocated(coordinator, claim, token, note)
             coordinator.call(stub.AcquirePlace(pb2.AcquirePlaceRequest(placename=place)))
@@ -257,7 +248,7 @@ def take(claim: Claim, note: Callable[[str], None]) -> Held:
 
 def _allocated(coordinator: Coordinator, claim: Claim, token: str, note: Callable[[str], None]) -> str:
     """The place the coordinator allocates to reservation ``token``, polled (which keeps it from lapsing)
-    and waited for at most wait_s(), saying every _REPORT_EVERY_S what for."""
+    and waited for at most --wait, saying every _REPORT_EVERY_S what for."""
     from labgrid.remote.common import Reservation, ReservationState
     from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
 
@@ -273,24 +264,24 @@ def _allocated(coordinator: Coordinator, claim: Claim, token: str, note: Callabl
             raise RtscopeError(f"{claim.spec}: the coordinator's reservation ended {reservation.state.name}")
         waited = time.monotonic() - started
         holders = _holders(claim, coordinator.session)
-        if waited >= wait_s():
+        if waited >= claim.given.wait_s:
             raise RtscopeError(
                 f"{claim.spec}: {claim.what} still busy after {waited:.0f} s ({holders}); --wait S waits longer"
             )
         if reported is None or time.monotonic() - reported >= _REPORT_EVERY_S:
             reported = time.monotonic()
-            note(f"{claim.spec}: waiting for {claim.what}: {holders} ({waited:.0f} s of --wait {wait_s():g})")
+            note(f"{claim.spec}: waiting for {claim.what}: {holders} ({waited:.0f} s of --wait {claim.given.wait_s:g})")
         coordinator.loop.run_until_complete(asyncio.sleep(_POLL_S))
 
 
-def release(spec: str, held: Held) -> None:
+def release(claim: Claim, held: Held) -> None:
     """Release the place and cancel its reservation (once); RtscopeError in one line when the coordinator
     cannot be told, naming the command that frees the place."""
     if held.released:
         return
     held.released = True
     try:
-        with Coordinator(spec) as coordinator:
+        with Coordinator(claim.spec, claim.address) as coordinator:
             _give_back(coordinator, held)
     except RtscopeError as error:
         raise RtscopeError(
@@ -309,13 +300,13 @@ def _give_back(coordinator: Coordinator, held: Held) -> None:
     held.guard.stand_down()
 
 
-def _guard(spec: str, token: str) -> None:
+def _guard(spec: str, address: str, token: str) -> None:
     """The guard's work (rtscope gone): release the place that reservation ``token`` holds, cancel it."""
     if sys.stdin.buffer.read() == _GIVEN_BACK:
         return
     from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
 
-    with Coordinator(spec) as coordinator:
+    with Coordinator(spec, address) as coordinator:
         stub = coordinator.session.stub
         for name, place in coordinator.session.places.items():
             if place.reservation == token and place.acquired:
@@ -330,7 +321,7 @@ def _check_matches(claim: Claim, session: "ClientSession") -> None:
     if claim.place:
         if claim.place not in places:
             raise RtscopeError(
-                f"{claim.spec}: no place {claim.place} at {coordinator_address()} "
+                f"{claim.spec}: no place {claim.place} at {claim.address} "
                 f"(places: {', '.join(sorted(places)) or 'none'})"
             )
         return
@@ -384,8 +375,8 @@ class PlaceTransport(SshTransport):
     """The ssh:// transport to a board that a labgrid place holds: the place taken on first connect,
     released on close."""
 
-    def __init__(self, spec: str):
-        self.claim = parse_spec(spec)
+    def __init__(self, spec: str, given: TargetOptions):
+        self.claim = parse_spec(spec, given)
         self.held: Held | None = None
         self._control = ""
         self._reach(spec, "", [])
@@ -408,7 +399,7 @@ class PlaceTransport(SshTransport):
             finally:
                 if self.held is not None:
                     try:
-                        release(self.name, self.held)
+                        release(self.claim, self.held)
                     except RtscopeError as error:
                         _note(str(error))
 
@@ -416,8 +407,9 @@ class PlaceTransport(SshTransport):
 class PlaceTarget(SshTarget):
     """Runs the static probe on a board of a labgrid place, reserved and acquired through the coordinator."""
 
-    def __init__(self, spec: str):
-        self.place_transport = PlaceTransport(spec)
+    def __init__(self, spec: str, given: TargetOptions | None = None):
+        """``given``: the command line's --coordinator and --wait."""
+        self.place_transport = PlaceTransport(spec, given or TargetOptions())
         super().__init__(spec, self.place_transport)
 
     def record(self) -> dict[str, Any]:
@@ -427,7 +419,7 @@ class PlaceTarget(SshTarget):
             "name": self.name,
             "kind": "labgrid",
             "time_base": "hardware",
-            "detail": {"place": held.place if held else None, "coordinator": coordinator_address()},
+            "detail": {"place": held.place if held else None, "coordinator": self.place_transport.claim.address},
         }
 
 

@@ -1,5 +1,5 @@
 """One QEMU machine run from start to power-off, whatever the guest: a Linux kernel with rtscope's
-initramfs (rtscope.targets.qemu) or a microcontroller image (rtscope.targets.qemu_board).
+initramfs (rtscope.targets.qemu.debian) or a microcontroller image (rtscope.targets.mcu.qemu_board).
 
 A :class:`Machine` is a ``with`` block: it makes a private directory here for what the run needs
 (images, the serial log, a file the guest writes through semihosting: QEMU runs there), starts

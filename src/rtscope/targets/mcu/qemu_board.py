@@ -5,7 +5,7 @@ BOARD=…``, against the user's checkout of the kernel: rtscope.targets.kernels)
 with instruction counting: the request travels as the semihosting command line (each
 argument percent-encoded, since QEMU joins them with spaces), the board's UART is the probe's console
 (copied to rtscope's stderr), the result comes back as a file written through semihosting, and the
-guest's exit status is QEMU's. QEMU runs as every QEMU machine does (rtscope.targets.qemu_machine):
+guest's exit status is QEMU's. QEMU runs as every QEMU machine does (rtscope.targets.qemu.machine):
 bounded in time, stopped when it outlives it, on Ctrl-C and with rtscope.
 
 Instruction time repeats itself here: a Thread-Metric period counts the same iterations as the one
@@ -18,7 +18,7 @@ one line and kept in the result's warnings; what the user sets is measured as se
 flash, code and data's first values, and 48 KiB of RAM, the suites micro, threadmetric and latency; docs/rtos.md), built apart.
 
 Time on this target is instruction time: one instruction every 2^shift ns, exception entry and memory
-waits free. The shift is 0 by default, as for the Linux guests (rtscope.targets.qemu): a nanosecond is an
+waits free. The shift is 0 by default, as for the Linux guests (rtscope.targets.qemu.debian): a nanosecond is an
 instruction on both, so that their figures compare. The board's clock counts 40 ns, 40 instructions at
 shift 0; ``:shift=5`` (32 ns an instruction, near the AN385's 25 MHz) resolves about one. Reruns of one
 image give the same figures to the bit; only the run id differs (it is drawn from the host's
@@ -32,7 +32,7 @@ import hashlib
 import re
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +41,11 @@ from rtscope.model import result
 from rtscope.model.catalogue import Bench, Catalogue, Suite, parse_bench_list
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting, exact
-from rtscope.targets import Nowhere, facts, kernels, local, probes, qemu_machine, worker
+from rtscope.targets import Nowhere, facts, kernels, local, options, probes, worker
+from rtscope.targets.qemu import machine as qemu_machine
 from rtscope.targets.transport import Completed, Process
 
-# One instruction a nanosecond, as the Linux guests count (rtscope.targets.qemu); at most QEMU's 10.
+# One instruction a nanosecond, as the Linux guests count (rtscope.targets.qemu.debian); at most QEMU's 10.
 DEFAULT_ICOUNT_SHIFT = 0
 MAX_ICOUNT_SHIFT = 10
 # The status the image exits with when the guest faults (board.c): neither the probe's nor QEMU's own.
@@ -88,7 +89,7 @@ class QemuBoardTarget:
         self.name = spec
         self.board = parsed.board
         self.os_name = parsed.os
-        self.shift = int(parsed.options["shift"])
+        self.shift = parsed.options["shift"]
         self.config = parsed.options["config"]
         self.mcu = parsed.options["mcu"]
         self.machine = BOARDS[(parsed.board, parsed.os)]
@@ -301,23 +302,22 @@ def names_a_board(spec: str) -> bool:
     return len(parts) > 1 and parts[1] in {board for board, _ in BOARDS}
 
 
-@dataclasses.dataclass(frozen=True)
-class Option:
-    """A ``key=value`` option of a board target: its values as the usage names them, whether ``value`` is
-    one of them, and its value when the spec does not give it."""
-
-    values: str
-    accepts: Callable[[str], bool]
-    default: str
-
-
-# The options after "qemu:BOARD:OS", each at most once, in any order.
-OPTIONS = {
-    "shift": Option("N", lambda value: value.isdigit() and int(value) <= MAX_ICOUNT_SHIFT, str(DEFAULT_ICOUNT_SHIFT)),
-    "config": Option("|".join(BUILD_CONFIGS), lambda value: value in BUILD_CONFIGS, BUILD_CONFIGS[0]),
+# The options after "qemu:BOARD:OS", each at most once, in any order (rtscope.targets.options).
+OPTIONS = (
+    options.integer(
+        "shift", 0, MAX_ICOUNT_SHIFT, DEFAULT_ICOUNT_SHIFT, "one instruction every 2^N ns (5: near the AN385's 25 MHz)"
+    ),
+    options.choice("config", BUILD_CONFIGS, BUILD_CONFIGS[0], "the kernel's configuration: dev (checks on) or bench"),
     # "": the full build.
-    "mcu": Option("|".join(MCU_BUILDS), lambda value: value in MCU_BUILDS, ""),
-}
+    options.choice("mcu", MCU_BUILDS, "", "the microcontroller build: 128 KiB of flash, 48 KiB of RAM"),
+)
+USAGE = options.usage(
+    "qemu:"
+    + "|".join(dict.fromkeys(board for board, _ in BOARDS))
+    + ":"
+    + "|".join(dict.fromkeys(os_name for _, os_name in BOARDS)),
+    OPTIONS,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -326,28 +326,16 @@ class BoardSpec:
 
     board: str
     os: str
-    options: dict[str, str]
+    options: dict[str, Any]
 
 
 def _parse(spec: str) -> BoardSpec:
     """The board, OS and options of "qemu:BOARD:OS[:key=value]…"; RtscopeError naming what there is."""
-    options = "".join(f"[:{key}={option.values}]" for key, option in OPTIONS.items())
-    usage = "expected " + " or ".join(f"qemu:{board}:{os_name}{options}" for board, os_name in BOARDS)
     parts = spec.split(":")
     if len(parts) < 3 or parts[0] != "qemu" or (parts[1], parts[2]) not in BOARDS:
-        raise RtscopeError(f"unknown QEMU board {spec!r} ({usage})")
-    given: dict[str, str] = {}
-    for part in parts[3:]:
-        key, equals, value = part.partition("=")
-        option = OPTIONS.get(key)
-        if option is None or not equals:
-            raise RtscopeError(f"--target {spec}: no option {part!r} ({usage})")
-        if key in given:
-            raise RtscopeError(f"--target {spec}: {key} is given twice ({usage})")
-        if not option.accepts(value):
-            raise RtscopeError(f"--target {spec}: {part!r} is not {key}={option.values} ({usage})")
-        given[key] = value
-    return BoardSpec(parts[1], parts[2], {key: given.get(key, option.default) for key, option in OPTIONS.items()})
+        known = ", ".join(f"qemu:{board}:{os_name}" for board, os_name in BOARDS)
+        raise options.refuse(spec, f"no such board and OS (rtscope boots {known})", USAGE)
+    return BoardSpec(parts[1], parts[2], options.parse(spec, parts[3:], OPTIONS, USAGE))
 
 
 def image_path(
@@ -369,7 +357,11 @@ def build_image(
     built or brought up to date by the probe's Makefile against the user's checkout of the kernel;
     RtscopeError in one line without that checkout (saying how to name one) or the compiler, or when the
     build fails (a kernel too old for the port: make says what it lacks)."""
-    named = kernels.checkout(os_name)
+    try:
+        named = kernels.checkout(os_name)
+    except kernels.KernelMissing as error:
+        # Said by a target, whose user may not know the kernel is theirs to fetch: where from, which versions.
+        raise kernels.KernelMissing(f"{error}; {kernels.kernel(os_name).where_to_get()}") from None
     kernel = named.kernel
     if shutil.which("arm-none-eabi-gcc") is None:
         raise RtscopeError(

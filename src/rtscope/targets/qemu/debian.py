@@ -1,7 +1,7 @@
 """Debian's Linux kernels in QEMU: ``--target qemu:ARCH:FLAVOUR[:cpus=N][:memory=MIB][:time=host]``.
 
 ARCH is x86_64 or aarch64, FLAVOUR stock (``linux-image-amd64``/``-arm64``) or rt (``linux-image-rt-…``,
-PREEMPT_RT). The kernel is Debian's own package, fetched and kept by rtscope.targets.debian_packages;
+PREEMPT_RT). The kernel is Debian's own package, fetched and kept by rtscope.targets.qemu.debian_packages;
 the initramfs is rtscope's: Debian's busybox-static for that architecture, the static probe
 (rtscope.targets.probes), an init and the job it runs.
 
@@ -18,7 +18,7 @@ the same request give identical metrics, in instruction time on emulated hardwar
 latencies: the result's time base says so (``instructions``). ``time=host`` runs the guest on the host's
 clock instead (noisy: its time base is ``emulated``).
 
-Faults end in one line, QEMU stopped and its directory removed (rtscope.targets.qemu_machine): a kernel
+Faults end in one line, QEMU stopped and its directory removed (rtscope.targets.qemu.machine): a kernel
 that panics, a guest that hangs past its time budget, a missing download, a result block that fails its
 checksum.
 """
@@ -36,14 +36,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rtscope.errors import RtscopeError
+from rtscope.errors import RtscopeError, did_you_mean
 from rtscope.model import result
 from rtscope.model.catalogue import Catalogue
 from rtscope.model.request import RunRequest
-from rtscope.targets import InGuest, debian_packages, facts, guest_modules, probes, qemu_machine, worker
+from rtscope.targets import InGuest, facts, options, probes, worker
 from rtscope.targets.local import kept_catalogue, read_outcome
-from rtscope.targets.ssh import glob_script, parse_globbed
-from rtscope.targets.transport import Completed, Process, read_with_cat
+from rtscope.targets.qemu import debian_packages, guest_modules
+from rtscope.targets.qemu import machine as qemu_machine
+from rtscope.targets.transport import Completed, Process, glob_script, parse_globbed, read_with_cat
 
 # Each flavour's kernel metapackage, by Debian architecture.
 FLAVOURS = {"stock": "linux-image-{debarch}", "rt": "linux-image-rt-{debarch}"}
@@ -56,7 +57,7 @@ DEFAULT_MEMORY_MIB = 1024
 # The guest's wall clock starts here in every boot: a fixed date, so that nothing depends on today's.
 RTC_BASE = "2026-01-01T00:00:00"
 GUEST_PROBE = "/rtscope/rtscope-probe"
-# rtscope's kernel module (rtscope.targets.guest_modules), when a request names one of wave.square's
+# rtscope's kernel module (rtscope.targets.qemu.guest_modules), when a request names one of wave.square's
 # kernel generators or a load needs it (hold).
 KERNEL_MODULE = "rtscope/rtscope_wave.ko"
 # Host time allowed for a boot and power-off, and per second of guest time a job asks for: TCG runs the
@@ -121,6 +122,15 @@ ARCHES = {
 }
 
 
+# The options after "qemu:ARCH:FLAVOUR", each at most once, in any order (rtscope.targets.options).
+OPTIONS = (
+    options.integer("cpus", 1, MAX_CPUS, None, "the guest's CPUs (default: 1 on x86_64, 2 on aarch64)"),
+    options.integer("memory", 64, 4096, DEFAULT_MEMORY_MIB, "the guest's RAM in MiB", values="MIB"),
+    options.choice("time", TIME_MODES, TIME_MODES[0], "icount: instruction time, repeatable; host: the host's clock"),
+)
+USAGE = options.usage(f"qemu:{'|'.join(ARCHES)}:{'|'.join(FLAVOURS)}", OPTIONS)
+
+
 @dataclass(frozen=True)
 class Spec:
     """A parsed ``qemu:`` target value."""
@@ -137,33 +147,16 @@ def parse_spec(text: str) -> Spec:
     """``qemu:ARCH:FLAVOUR[:cpus=N][:memory=MIB][:time=icount|host]`` as a Spec; RtscopeError naming
     the known architectures, flavours or options otherwise."""
     fields = text.split(":")
-    usage = "expected qemu:ARCH:FLAVOUR[:cpus=N][:memory=MIB][:time=icount|host]"
     if len(fields) < 3 or fields[0] != "qemu":
-        raise RtscopeError(f"--target {text}: {usage}")
-    arch, flavour, options = fields[1], fields[2], fields[3:]
+        raise options.refuse(text, "no ARCH:FLAVOUR", USAGE)
+    arch, flavour = fields[1], fields[2]
     if arch not in ARCHES:
-        raise RtscopeError(f"--target {text}: unknown architecture {arch!r} (known: {', '.join(ARCHES)})")
+        raise options.refuse(text, f"unknown architecture {arch!r}{did_you_mean(arch, list(ARCHES))}", USAGE)
     if flavour not in FLAVOURS:
-        raise RtscopeError(f"--target {text}: unknown flavour {flavour!r} (known: {', '.join(FLAVOURS)})")
-    settings: dict[str, Any] = {}
-    for option in options:
-        key, _, value = option.partition("=")
-        if key in ("cpus", "memory") and value.isdigit():
-            number = int(value)
-            if key == "cpus" and 1 <= number <= MAX_CPUS:
-                settings["cpus"] = number
-                continue
-            if key == "memory" and 64 <= number <= 4096:
-                settings["memory_mib"] = number
-                continue
-        if key == "time" and value in TIME_MODES:
-            settings["time"] = value
-            continue
-        raise RtscopeError(
-            f"--target {text}: bad option {option!r} (cpus=1..{MAX_CPUS}, memory=64..4096 MiB, "
-            f"time={'|'.join(TIME_MODES)})"
-        )
-    spec = Spec(text, arch, flavour, **{"cpus": ARCHES[arch].default_cpus, **settings})
+        raise options.refuse(text, f"unknown flavour {flavour!r}{did_you_mean(flavour, list(FLAVOURS))}", USAGE)
+    settings = options.parse(text, fields[3:], OPTIONS, USAGE)
+    cpus = settings["cpus"] or ARCHES[arch].default_cpus
+    spec = Spec(text, arch, flavour, cpus, settings["memory"], settings["time"])
     if spec.time == "icount" and spec.cpus > ARCHES[arch].icount_max_cpus:
         raise RtscopeError(
             f"--target {text}: {arch} guests have at most {ARCHES[arch].icount_max_cpus} CPU under "
@@ -210,12 +203,12 @@ class Guest:
         """What the result keeps of the machine and its software; the machine type and CPU model QEMU
         emulates by themselves, to name the system by (the guest's hostname is "(none)", and an arm64
         guest's /proc/cpuinfo names no model)."""
-        options = dict(zip(self.arch.machine[::2], self.arch.machine[1::2], strict=True))
+        machine = dict(zip(self.arch.machine[::2], self.arch.machine[1::2], strict=True))
         return {
             "emulator": f"{self.arch.emulator} {self.emulator_version}".strip(),
             "machine": " ".join(self.arch.machine),
-            "emulated_machine": options["-M"].split(",")[0],
-            "emulated_cpu": options["-cpu"],
+            "emulated_machine": machine["-M"].split(",")[0],
+            "emulated_cpu": machine["-cpu"],
             "cpus": self.spec.cpus,
             "memory_mib": self.spec.memory_mib,
             "clock": "-icount shift=0,sleep=off" if self.spec.time == "icount" else "host clock (noisy)",

@@ -6,7 +6,7 @@ docs/wave.md; probe/kmod/rtscope-kmod-hold starts and stops the culprit).
 - x86_64 (this machine's architecture): the headers Debian installs here, ``/usr/src/linux-headers-
   RELEASE`` (``apt install linux-headers-RELEASE``; ./setup.sh installs the current stock and rt ones).
 - aarch64: a cross build. Debian's arm64 headers for the flavour are fetched like the kernel
-  (rtscope.targets.debian_packages) and extracted into the cache; their ``scripts`` link points at this
+  (rtscope.targets.qemu.debian_packages) and extracted into the cache; their ``scripts`` link points at this
   machine's kbuild tools (``/usr/lib/linux-kbuild-6.1``, amd64 binaries, from the amd64 headers) and
   their Makefile includes the architecture-free common headers the amd64 ones installed here; the
   compiler is Debian's ``aarch64-linux-gnu-gcc-12``.
@@ -22,8 +22,8 @@ from pathlib import Path
 
 from rtscope import files
 from rtscope.errors import RtscopeError
-from rtscope.targets import debian_packages
 from rtscope.targets.probes import PROBE_DIR
+from rtscope.targets.qemu import debian_packages
 
 KMOD_DIR = PROBE_DIR / "kmod"
 SOURCE = KMOD_DIR / "rtscope_wave.c"

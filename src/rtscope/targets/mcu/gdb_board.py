@@ -9,7 +9,7 @@ halt`` by default, as OpenOCD, pyOCD and J-Link's server take it; ``system_reset
 the stack pointer from the image, the program counter at its entry, ``detach`` (the board runs) — then
 talks to it over its serial line
 ``serial=DEVICE`` (a tty, a pty or tcp:HOST:PORT, as ``--target serial:`` takes it; last, since a
-device may hold colons) as rtscope.targets.serial_board does.
+device may hold colons) as rtscope.targets.mcu.serial_board does.
 """
 
 import functools
@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from rtscope.errors import RtscopeError
-from rtscope.targets import qemu_board, serial_board, worker
-from rtscope.targets.serial_board import DEFAULT_BAUD, LinkedBoard
+from rtscope.targets import options, worker
+from rtscope.targets.mcu import qemu_board, serial_board
+from rtscope.targets.mcu.serial_board import LinkedBoard
 
 PREFIX = "gdb://"
 GDB = "gdb-multiarch"
@@ -30,23 +31,31 @@ LOAD_TIMEOUT_S = 120
 CONNECT_TIMEOUT_S = 5
 # The boards whose image rtscope builds, and their RTOSes: (board, rtos).
 IMAGES = set(qemu_board.BOARDS)
-_USAGE = "gdb://HOST:PORT[:board=NAME][:rtos=NAME][:reset=COMMAND]:serial=DEVICE"
 # The server's command that resets the board and holds it (OpenOCD's, pyOCD's, J-Link's).
 DEFAULT_RESET = "reset halt"
+_BEFORE_SERIAL = (
+    options.text("board", "NAME", "mps2-an385", "the board, whose image rtscope builds"),
+    options.text("rtos", "NAME", "freertos", "the RTOS of that image"),
+    options.text("reset", "COMMAND", DEFAULT_RESET, "the server's command that resets and holds the board"),
+)
+# The options of a gdb:// target (rtscope.targets.options): baud after serial=DEVICE, since a device may hold
+# colons; the others before it, in any order; each at most once.
+OPTIONS = (*_BEFORE_SERIAL, serial_board.BAUD)
+USAGE = options.usage("gdb://HOST:PORT", _BEFORE_SERIAL) + options.usage(":serial=DEVICE", (serial_board.BAUD,))
 
 
 class GdbBoardTarget(LinkedBoard):
     """The probe's LINK=uart image, loaded through a GDB server before each request."""
 
     def __init__(self, spec: str):
-        server, options, device, baud = _parse(spec)
-        board, rtos = options.get("board", "mps2-an385"), options.get("rtos", "freertos")
+        server, settings, device = _parse(spec)
+        board, rtos = settings["board"], settings["rtos"]
         if (board, rtos) not in IMAGES:
             known = ", ".join(f"board={b}:rtos={r}" for b, r in sorted(IMAGES))
             raise RtscopeError(f"--target {spec}: rtscope builds no image for board={board}:rtos={rtos} ({known})")
-        super().__init__(spec, "gdb", device, baud, {"board": board, "rtos": rtos})
+        super().__init__(spec, "gdb", device, settings["baud"], {"board": board, "rtos": rtos})
         self.server = server
-        self.reset = options.get("reset", DEFAULT_RESET)
+        self.reset = settings["reset"]
         self.image_path = qemu_board.image_path(rtos, board, link="uart")
 
     def before(self) -> None:
@@ -100,26 +109,13 @@ def load(server: str, reset: str, image: Path, name: str) -> None:
         raise RtscopeError(f"{name}: cannot load the image through {server}: {reason}")
 
 
-def _parse(spec: str) -> tuple[str, dict[str, str], str, int]:
-    """(HOST:PORT, options, serial device, baud) of a gdb:// target."""
-    rest = spec.removeprefix(PREFIX)
-    head, found, device_text = rest.partition(":serial=")
+def _parse(spec: str) -> tuple[str, dict[str, Any], str]:
+    """(HOST:PORT, every option's value, serial device) of a gdb:// target."""
+    head, found, device_text = spec.removeprefix(PREFIX).partition(":serial=")
     parts = head.split(":")
     if len(parts) < 2 or not parts[0] or not parts[1].isdigit():
-        raise RtscopeError(f"--target {spec}: expected {_USAGE}")
-    options: dict[str, str] = {}
-    for part in parts[2:]:
-        key, equals, value = part.partition("=")
-        if key not in ("board", "rtos", "reset") or not equals or not value:
-            raise RtscopeError(f"--target {spec}: {part!r} is not board=, rtos= or reset= ({_USAGE})")
-        options[key] = value
+        raise options.refuse(spec, "no HOST:PORT", USAGE)
     if not found:
-        raise RtscopeError(f"--target {spec}: no serial=DEVICE: the board's UART is how the run comes back ({_USAGE})")
-    device, device_options = serial_board.parse_device(device_text, spec)
-    unknown = set(device_options) - {"baud"}
-    if unknown:
-        raise RtscopeError(f"--target {spec}: unknown setting {min(unknown)!r} after serial= (baud=N)")
-    baud = device_options.get("baud", str(DEFAULT_BAUD))
-    if not baud.isdigit():
-        raise RtscopeError(f"--target {spec}: baud={baud} is not a number")
-    return f"{parts[0]}:{parts[1]}", options, device, int(baud)
+        raise options.refuse(spec, "no serial=DEVICE: the board's UART is how the run comes back", USAGE)
+    device, words = serial_board.parse_device(device_text, spec, USAGE)
+    return f"{parts[0]}:{parts[1]}", options.parse(spec, parts[2:] + words, OPTIONS, USAGE), device

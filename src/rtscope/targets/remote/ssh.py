@@ -39,9 +39,16 @@ from rtscope.errors import RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Catalogue
 from rtscope.model.request import RunRequest
-from rtscope.targets import OnTransport, facts, probes, worker
+from rtscope.targets import OnTransport, facts, options, probes, worker
 from rtscope.targets.local import kept_catalogue, run_probe
-from rtscope.targets.transport import ASK_TIMEOUT_S, FETCH_TIMEOUT_S, Completed, read_with_cat
+from rtscope.targets.transport import (
+    ASK_TIMEOUT_S,
+    FETCH_TIMEOUT_S,
+    Completed,
+    glob_script,
+    parse_globbed,
+    read_with_cat,
+)
 
 CONNECT_TIMEOUT_S = 10
 # ssh gives up on a silent connection after 3 unanswered probes 5 s apart: a dropped network ends a run
@@ -94,12 +101,15 @@ class TargetLost(RtscopeError):
     exit_status = 130
 
 
+USAGE = "ssh://[user@]host[:port]"
+
+
 def parse_spec(spec: str) -> tuple[str | None, str, int | None]:
     """``ssh://[user@]host[:port]`` as (user, host, port); RtscopeError when it is not one."""
     match = _SPEC.fullmatch(spec)
     port = int(match["port"]) if match and match["port"] else None
     if not match or match["host"].startswith("-") or (port is not None and not 1 <= port <= 65535):
-        raise RtscopeError(f"--target {spec}: expected ssh://[user@]host[:port]")
+        raise options.refuse(spec, "not a user, host and port", USAGE)
     return match["user"], match["host"].strip("[]"), port
 
 
@@ -127,8 +137,8 @@ class SshProcess:
 
 class SshTransport:
     """A machine reached by OpenSSH, over one master connection: its own, which connect opens. A subclass
-    whose master another tool opens (rtscope.targets.labgrid) starts with _reach instead of __init__ and
-    overrides connect and close; one whose address is known only later (rtscope.targets.labgrid_places)
+    whose master another tool opens (rtscope.targets.remote.labgrid) starts with _reach instead of __init__ and
+    overrides connect and close; one whose address is known only later (rtscope.targets.remote.labgrid_places)
     calls _reach_spec then."""
 
     def __init__(self, spec: str):
@@ -418,27 +428,6 @@ def connection_error(name: str, said: str) -> str:
     if any(word in said for word in ("closed by remote host", "Broken pipe", "not responding", "Connection reset")):
         return f"{name}: lost the connection ({reason})"
     return f"{name}: ssh failed ({reason})"
-
-
-def glob_script() -> str:
-    """A POSIX sh script that prints every file its arguments' globs name (after $1, a token): each file's
-    bytes after a line "TOKEN R PATH", and "TOKEN U PATH" when it cannot be read. The token is new each
-    time, so no file's bytes can pose as one; :func:`parse_globbed` reads the output."""
-    return (
-        't=$1; shift; for p in "$@"; do for f in $p; do [ -e "$f" ] || continue; '
-        'printf "\\n%s R %s\\n" "$t" "$f"; cat -- "$f" 2>/dev/null || printf "\\n%s U %s\\n" "$t" "$f"; '
-        "done; done; true"
-    )
-
-
-def parse_globbed(output: bytes, token: str) -> dict[str, bytes | None]:
-    """The files in the output of :func:`glob_script` run with ``token``, by path (None: unreadable)."""
-    found: dict[str, bytes | None] = {}
-    for record in output.split(f"\n{token} ".encode())[1:]:
-        kind, _, rest = record.partition(b" ")
-        path, _, content = rest.partition(b"\n")
-        found[path.decode(errors="replace")] = content if kind == b"R" else None
-    return found
 
 
 def _signal_word(signum: int) -> str:
