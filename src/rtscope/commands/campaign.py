@@ -96,7 +96,9 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
         return 0
     store = context.store(create=True)
     this, done = open_campaign(store, spec, context.target_spec, resume=args.resume)
-    statuses = measure_slots(args.spec, this.id, spec.targets, context.probe, context.store_location, context.target_options)
+    statuses = measure_slots(
+        args.spec, this.id, spec.targets, context.probe, context.store_location, context.target_options
+    )
     unfinished = {target: status for target, status in statuses.items() if status not in (0, FAILED)}
     if unfinished:
         Progress.note(
