@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from rtscope.targets import kernels, qemu_board
+from rtscope.targets import kernels
+from rtscope.targets.mcu import qemu_board
 
 SCRIPT = REPO / "docs" / "figures.py"
 
