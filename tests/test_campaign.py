@@ -1,6 +1,7 @@
 """Campaigns: spec parsing and its errors, the matrix run and stored cell by cell, resume after Ctrl-C
 and kill -9 (nothing lost, nothing twice), readers while a campaign writes."""
 
+import argparse
 import os
 import shutil
 import signal
@@ -13,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import process_env
+from rtscope.commands import campaign as campaign_command
+from rtscope.commands.context import Context
 from rtscope.errors import RtscopeError
 from rtscope.execution import campaign, campaign_spec
 from rtscope.store.database import Store
@@ -350,3 +353,18 @@ def test_ctrl_c_keeps_the_interrupted_run_and_resume_measures_it_again(tmp_path,
         assert len(store.campaign_runs("killed")) == 4
         assert sorted(r.status for r in store.runs()) == ["complete"] * 4 + ["interrupted"]
     assert not probes_labelled("killed")
+
+
+def test_the_resume_command_names_the_store_and_target_it_ran_against(tmp_path):
+    spec = tmp_path / "my spec.toml"
+
+    def resume(db: str | None, target: str) -> str:
+        context = Context(db or str(tmp_path / "default.sqlite"), Path("probe"), target)
+        return campaign_command._resume_command(argparse.Namespace(db=db, spec=spec), context)
+
+    assert resume(None, "local") == f"rtscope campaign '{spec}' --resume"
+    assert resume("/tmp/lab.sqlite", "ssh://root@board") == (
+        f"rtscope --db /tmp/lab.sqlite --target ssh://root@board campaign '{spec}' --resume"
+    )
+    # A password stays off the terminal and out of logs.
+    assert resume("postgresql://me:secret@lab/rt", "local").startswith("rtscope --db URL campaign")

@@ -10,6 +10,7 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from rtscope.analysis.compare import DEFAULT_STATISTICS, build
 from rtscope.analysis.grouping import Group, NoComparison, group
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     try:
         failed = measure_all(spec, target, store, this, done, requests, progress)
     except KeyboardInterrupt:
-        progress.note(f"interrupted; rtscope campaign {shlex.quote(str(args.spec))} --resume measures the runs left")
+        progress.note(f"interrupted; {_resume_command(args, context)} measures the runs left")
         return INTERRUPTED
     return _closing(context, this, total, len(done), f"a bench failed in {failed} of the runs" if failed else None)
 
@@ -103,7 +104,7 @@ def _measure_targets(args: argparse.Namespace, context: Context, spec: campaign_
     if unfinished:
         Progress.note(
             f"{', '.join(unfinished)} did not finish its share (the line above each says why); "
-            f"rtscope campaign {shlex.quote(str(args.spec))} --resume measures the runs left"
+            f"{_resume_command(args, context)} measures the runs left"
         )
         return INTERRUPTED if INTERRUPTED in unfinished.values() else FAILED
     failed = [target for target, status in statuses.items() if status == FAILED]
@@ -136,6 +137,17 @@ def _measure_share(args: argparse.Namespace, context: Context, spec: campaign_sp
         progress.note("interrupted")
         return INTERRUPTED
     return FAILED if failed else 0
+
+
+def _resume_command(args: argparse.Namespace, context: Context) -> str:
+    """The command that goes on with this campaign, with the store and target it was run against (a store
+    URL that holds a password is named, not echoed)."""
+    words = ["rtscope"]
+    if args.db:
+        words += ["--db", "URL" if urlsplit(str(args.db)).password else str(args.db)]
+    if context.target_spec != "local":
+        words += ["--target", context.target_spec]
+    return shlex.join([*words, "campaign", str(args.spec), "--resume"])
 
 
 def _slot(text: str) -> tuple[int, int]:
