@@ -19,6 +19,7 @@ from rtscope.loads import kinds, session
 from rtscope.loads.kinds import LoadKind, Place
 from rtscope.targets import InGuest, Nowhere, OnTransport, make_target
 from rtscope.targets.transport import LocalTransport
+from support import processes
 
 LOCAL = LocalTransport()
 
@@ -60,9 +61,9 @@ def await_gone(names: tuple[str, ...], timeout_s: float = 10.0) -> list[str]:
     return left
 
 
-# What rtscope says when other work kept a load from its CPUs while it settled (a busy machine): the run is refused,
-# and a test that needed the load running ends there, once that reason and nothing left running are checked.
-BUSY = "did not get its CPUs on a busy machine"
+# A test that needed a load running ends when rtscope refused it on a busy machine, once that reason and nothing
+# left running are checked.
+BUSY = processes.BUSY_MACHINE
 
 
 @contextlib.contextmanager
@@ -216,6 +217,32 @@ def test_a_load_that_does_not_really_run_is_refused(monkeypatch):
     ):
         pass
     assert not await_gone(("sleep 30",), timeout_s=2)
+
+
+def test_a_load_crowded_out_by_other_work_is_refused_saying_the_machine_is_busy(monkeypatch):
+    # Two CPU hogs take both CPUs of this machine (more of a bigger one's); the load's one busy loop at nice 10
+    # gets about a tenth of a CPU beside them, of the CPUs' worth it asks for.
+    spin = ["sh", "-c", "while :; do :; done"]
+    crowded = LoadKind(
+        "cpu", "a busy loop at nice 10", "sh", "dash", {}, lambda s, w: [["nice", "-n", "10", *spin]], lambda s, w: 2.0
+    )
+    monkeypatch.setitem(kinds.KINDS, "cpu", crowded)
+    hogs = [subprocess.Popen(spin) for _ in range(max(2, os.cpu_count() or 1))]
+    try:
+        with (
+            pytest.raises(
+                RtscopeError,
+                match=rf"^load cpu {BUSY}: its processes used 0\.\d+ CPUs in the settle time, expected about 2, "
+                r"while other work kept the rest busy \(0\.?\d* CPUs idle\)$",
+            ),
+            session.Session(LOCAL, settle_s=0.4) as loads,
+            loads.hold(kinds.parse(["cpu"])),
+        ):
+            pass
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
 
 
 def test_a_missing_tool_names_its_package(monkeypatch):
