@@ -11,6 +11,7 @@ import pytest
 
 from rtscope.analysis import envelope
 from rtscope.model import result
+from rtscope.render import fmt
 
 MODELS = ("bash", "python", "node", "c-file", "c-mmap", "c-rt", "c-busy", "c-timerfd")
 ABSOLUTE = ("c-rt", "c-busy", "c-timerfd")  # toggle at absolute times (probe/src/generate.c), not after sleeps
@@ -163,6 +164,8 @@ def test_the_window_of_the_duration_starts_at_the_first_edge(rtscope_process, pr
     assert bench["startup_ns"] >= 2e9 and bench["elapsed_s"] >= 3
     # 1 s of a 50 ms wave from its first edge: 20 periods, 40 edges (a few fewer if the generator was late).
     assert 10 <= metrics_of(doc)["wave.period"]["checks"]["edges_seen"] <= 42
+    # show says the start-up apart, beside the bench.
+    assert f"start-up {fmt.duration(bench['startup_ns'])}; " in rtscope_process("show", "last").out
 
 
 def test_a_generator_that_does_not_start_within_startup_s_fails_saying_so(rtscope_process, probe, tmp_path):
