@@ -15,7 +15,7 @@ import pytest
 
 from conftest import Outcome, process_env, slow_fixture
 from rtscope.model import result
-from support import sshd
+from support import processes, sshd
 
 needs_labgrid = pytest.mark.skipif(
     importlib.util.find_spec("labgrid") is None,
@@ -78,14 +78,29 @@ def _environment(server: sshd.Server, name: str, text: str) -> Path:
 
 def _labgrid_masters() -> list[str]:
     """ssh master connections that labgrid's SSHDriver opened and that still run."""
-    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
-    return [line for line in ps.splitlines() if line.startswith("ssh ") and "/lg-ssh-" in line]
+    return [
+        args
+        for pid, (_, args) in processes.processes().items()
+        if pid not in _beside and args.startswith("ssh ") and "/lg-ssh-" in args
+    ]
 
 
-def _remote_probes() -> list[str]:
+# The processes that ran before the test began (other suites' probes on this shared machine): not the board's
+# (taken by the fixture beside_the_test, which every test uses).
+_beside: frozenset[int] = frozenset()
+
+
+@pytest.fixture(autouse=True)
+def beside_the_test() -> None:
+    global _beside
+    _beside = frozenset(processes.processes())
+
+
+def _remote_probes(server: sshd.Server) -> list[str]:
     """Probes running now that a login to the server started (from its ~/.cache/rtscope)."""
-    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
-    return [line for line in ps.splitlines() if "/.cache/rtscope/rtscope-probe-" in line and " run " in line]
+    return processes.started_under(
+        server.process.pid, _beside, lambda args: "/.cache/rtscope/rtscope-probe-" in args and " run " in args
+    )
 
 
 def _until(condition: Callable[[], bool], within_s: float) -> bool:
@@ -215,11 +230,11 @@ def test_a_connection_lost_mid_run_ends_it_as_interrupted_and_leaves_nothing_the
         text=True,
         env=process_env(db_path),
     )
-    assert _until(lambda: bool(_remote_probes()), 30)
+    assert _until(lambda: bool(_remote_probes(server)), 30)
     for session in server.sessions():  # sshd's side of labgrid's connection dies, as when sshd is killed
         os.kill(session, signal.SIGKILL)
     _, err = run.communicate(timeout=60)
     assert run.returncode == 130, err
     assert "lost the connection" in err.strip().splitlines()[-1] and "Traceback" not in err
-    assert _until(lambda: not _remote_probes(), 10), _remote_probes()
+    assert _until(lambda: not _remote_probes(server), 10), _remote_probes(server)
     assert not _labgrid_masters()

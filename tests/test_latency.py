@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import probe_result
+from conftest import Outcome, probe_result
 from rtscope.analysis import spikes
 
 BENCHES = ("lat.wakeup", "lat.preempt", "lat.preempt_timer", "lat.irq")
@@ -231,9 +231,16 @@ def test_without_tracefs_the_bench_says_so_and_measures_untraced(probe):
 
 
 def test_the_score_of_a_real_run(probe, rtscope_process):
-    outcome = rtscope_process("--probe", probe, "run", "ctxsw.sem", "lat.preempt", "lat.irq", "--duration", "0.3")
-    assert outcome.status == 0, outcome.err
-    scored = rtscope_process("score", "last")
+    def run_and_score() -> Outcome:
+        outcome = rtscope_process("--probe", probe, "run", "ctxsw.sem", "lat.preempt", "lat.irq", "--duration", "0.3")
+        assert outcome.status == 0, outcome.err
+        return rtscope_process("score", "last")
+
+    scored = run_and_score()
+    # On a busy machine (other suites' real-time probes on the CPU) ctxsw.sem's threads can start after its 0.3 s
+    # (1 run in 6, elapsed 1.0 s): the score then says which metric has no samples, and one more run is measured.
+    if "has no mean (no samples)" in scored.err:
+        scored = run_and_score()
     assert scored.status == 0, scored.err
     value = float(next(line.split()[1] for line in scored.out.splitlines() if line.strip().startswith("score")))
     assert 0 < value < 1e6

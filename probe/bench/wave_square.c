@@ -18,8 +18,13 @@
  * descheduled; it is blind only where the kernel dropped edges (their
  * sequence numbers jump), between the edges around the drop.
  *
+ * The window of the run's --duration starts at the first edge the observer
+ * sees, not at the bench's start: an interpreter's start-up, which a loaded
+ * machine stretches to seconds, is not part of the wave. The start-up (the
+ * observer's calibration, the generator's start to its first edge) is
+ * bounded by startup_s and recorded apart, as the bench's startup_ns.
  * The run ends when the generator has made its periods (it exits) or at the
- * planned end (the run's --duration, or the user's stop): whichever comes
+ * planned end (the window's end, or the user's stop): whichever comes
  * first; the generator is then asked to stop (SIGTERM) and killed with its
  * process group if it does not (SIGKILL). A generator that dies, hangs,
  * never toggles or must be killed fails the bench with the reason; nothing
@@ -34,8 +39,6 @@
 
 #define MS UINT64_C(1000000)
 #define CALIBRATION_NS (20 * MS)          /* the observer's first look at its own resolution */
-#define CALIBRATION_WAIT_NS (2000 * MS)   /* how long the supervisor waits for that look */
-#define STARTUP_NS (5000 * MS)            /* an interpreter's start, before a first edge is due */
 #define HANG_MIN_NS (1000 * MS)           /* no edge for max(10 periods, this): hung */
 #define STOP_GRACE_NS (1000 * MS)         /* SIGTERM to SIGKILL (plus a half-period) */
 #define WATCH_SLICE_NS (20 * MS)          /* how often the generator is looked at */
@@ -102,6 +105,7 @@ typedef struct {
     uint64_t first_ns, last_ns;
     wave_metrics metrics;     /* the on_period of edges */
     bench_counter calibrated, edges_seen, quit;
+    bench_counter started;    /* set once edges.counts.first_ns holds the first edge */
     rts_thread *thread;
 } observer;
 
@@ -128,6 +132,14 @@ static void missing(observer *o, uint64_t from_ns, uint64_t to_ns)
 static uint64_t hideable_edges(const observer *o)
 {
     return o->edges.counts.blind_ns / o->half_ns + 2 * o->episodes;
+}
+
+/* Publish the first edge's stamp, for the supervisor to start the window
+ * at: edges.counts.first_ns, written once, before this store. */
+static void first_edge(observer *o)
+{
+    if (o->edges.counts.edges_seen == 1 && !atomic_load_explicit(&o->started, memory_order_relaxed))
+        atomic_store_explicit(&o->started, 1, memory_order_release);
 }
 
 /* Poll for CALIBRATION_NS with no blind limit yet, then publish the median
@@ -173,6 +185,7 @@ static void observe(void *arg)
         if (now_level != level) {
             rts_edges_edge(&o->edges, now, now_level);
             bench_count(&o->edges_seen);
+            first_edge(o);
             level = now_level;
         }
         before_prev = prev;
@@ -202,6 +215,7 @@ static void observe_gpio(void *arg)
                 missing(o, prev, e.at_ns);
             rts_edges_edge(&o->edges, e.at_ns, e.level);
             bench_count(&o->edges_seen);
+            first_edge(o);
             prev = e.at_ns;
         }
         o->line_failed = st != RTS_ETIMEDOUT;
@@ -402,6 +416,7 @@ typedef struct {
     rts_proc *proc;
     const observer *obs;
     uint64_t hang_ns;
+    uint64_t startup_until_ns; /* no edge by then: the generator never toggled */
     bool ended, hung;
     int status;
     uint64_t quiet_ns;        /* hung: how long without an edge */
@@ -418,11 +433,10 @@ static void watch(void *arg)
             break;
         }
         uint64_t edges = bench_read(&w->obs->edges_seen), now = rts_time_ns();
-        uint64_t limit = w->hang_ns + (edges ? 0 : STARTUP_NS);
         if (edges != seen) {
             seen = edges;
             since = now;
-        } else if (now - since > limit) {
+        } else if (edges ? now - since > w->hang_ns : now > w->startup_until_ns) {
             w->hung = true;
             w->quiet_ns = now - since;
             break;
@@ -444,6 +458,7 @@ typedef struct {
     observer obs;
     gen_plan plan;
     gen_watch watch;
+    uint64_t startup_ns;      /* startup_s: the observer's and the generator's start, to the first edge */
     bool killed;              /* did not end within the grace of SIGTERM */
 } wave_run;
 
@@ -505,6 +520,19 @@ static bool prepare(wave_run *w)
     return true;
 }
 
+/* Wait for flag, set by another thread with release, until until_ns or a
+ * stop; true once it is set. Sleeping between looks, not yielding: on a
+ * loaded machine the thread being waited for needs the CPU. */
+static bool await_flag(rts_ctx *ctx, const bench_counter *flag, uint64_t until_ns)
+{
+    while (!atomic_load_explicit(flag, memory_order_acquire)) {
+        if (rts_time_ns() >= until_ns || rts_ctx_stopping(ctx) || rts_stop_requested())
+            return false;
+        rts_sleep_ns(MS);
+    }
+    return true;
+}
+
 /* Start the observer and wait for its resolution; refuse a period it
  * cannot resolve. False after rts_ctx_fail. */
 static bool start_observer(wave_run *w)
@@ -525,10 +553,12 @@ static bool start_observer(wave_run *w)
     o->thread = rts_ctx_spawn(ctx, "wave-observer", w->cpu, 0, o->line ? observe_gpio : observe, o);
     if (!o->thread)
         return false;
-    bool ready = bench_await(&o->calibrated, 1, CALIBRATION_WAIT_NS);
-    atomic_thread_fence(memory_order_acquire);
+    bool ready = await_flag(ctx, &o->calibrated, w->watch.startup_until_ns);
+    if (!ready && (rts_ctx_stopping(ctx) || rts_stop_requested()))
+        return false; /* the user's stop: the bench is interrupted, not failed */
     if (!ready)
-        rts_ctx_fail(ctx, "the observer did not start looking within 2 s");
+        rts_ctx_fail(ctx, "the observer did not start looking within startup_s, %.1f s",
+                     (double)w->startup_ns / 1e9);
     else if (o->metrics.nominal_ns < MIN_PERIODS_OF_RESOLUTION * o->calibrated_ns)
         rts_ctx_fail(ctx, "period %.3f us is below %d x the observer's resolution of %llu ns: it cannot resolve it",
                      (double)o->metrics.nominal_ns / 1e3, MIN_PERIODS_OF_RESOLUTION,
@@ -589,10 +619,11 @@ static bool judge_generator(wave_run *w, long long toggles, uint64_t edges)
 {
     const gen_watch *g = &w->watch;
     rts_ctx *ctx = w->ctx;
-    if (g->hung)
-        rts_ctx_fail(ctx, edges ? "the generator hung: no edge for %.1f s (stopped)"
-                                : "the generator never toggled the pin in %.1f s (stopped)",
-                     (double)g->quiet_ns / 1e9);
+    if (g->hung && edges)
+        rts_ctx_fail(ctx, "the generator hung: no edge for %.1f s (stopped)", (double)g->quiet_ns / 1e9);
+    else if (g->hung)
+        rts_ctx_fail(ctx, "the generator never toggled the pin within startup_s, %.1f s (stopped)",
+                     (double)w->startup_ns / 1e9);
     else if (w->killed)
         rts_ctx_fail(ctx, "the generator did not end within %.1f s of SIGTERM: killed with its process group",
                      (double)(STOP_GRACE_NS + w->half_ns) / 1e9);
@@ -663,6 +694,14 @@ static void wave_release(wave_run *w)
     rts_heap_free(w->obs.gaps);
 }
 
+/* The window of --duration starts at the first edge: wait for it (the
+ * watch stops the bench when the start-up limit passes without one). */
+static void await_first_edge(wave_run *w)
+{
+    if (await_flag(w->ctx, &w->obs.started, w->watch.startup_until_ns))
+        rts_ctx_started(w->ctx, w->obs.edges.counts.first_ns);
+}
+
 static int run(rts_ctx *ctx)
 {
     wave_run w = { .ctx = ctx };
@@ -671,11 +710,19 @@ static int run(rts_ctx *ctx)
     w.periods = (uint64_t)rts_ctx_param(ctx, "periods");
     /* 1. Everything that can be refused is, before anything starts. */
     bool ok = prepare(&w) && wave_metrics_make(ctx, &w.obs.metrics, w.model_name, period_us);
-    /* 2. The observer looks at its resolution, then the generator starts. */
-    ok = ok && start_observer(&w) && start_generator(&w);
-    /* 3. Until the generator is done, the planned end or a stop. */
+    /* 2. The observer looks at its resolution, then the generator starts:
+     *    both within startup_s, which the planned end moves out by. */
+    w.startup_ns = (uint64_t)(rts_ctx_param(ctx, "startup_s") * 1e9);
+    w.watch.startup_until_ns = rts_time_ns() + w.startup_ns;
     if (ok)
+        rts_ctx_await_start(ctx, w.startup_ns);
+    ok = ok && start_observer(&w) && start_generator(&w);
+    /* 3. From the first edge until the generator is done, the planned end
+     *    or a stop. */
+    if (ok) {
+        await_first_edge(&w);
         rts_ctx_wait(ctx, w.obs.metrics.period);
+    }
     rts_ctx_stop(ctx);
     wind_down(&w);
     /* 4. Judge the generator, then the wave. */
@@ -689,7 +736,8 @@ static int run(rts_ctx *ctx)
 }
 
 /* The wave ends when its generator has made its periods, which takes what
- * the model takes to start and to keep time: not known before it runs. */
+ * the model takes to start and to keep time: not known before it runs
+ * (at most startup_s plus the run's --duration). */
 static double own_length(const rts_ctx *ctx)
 {
     (void)ctx;
@@ -712,7 +760,10 @@ static const rts_param_decl params[] = {
     { "in_line", "1", 0, 511, true, "pin gpio: the observer's input line, wired to out_line" },
     RTS_PARAM_TEXT("scripts", "", "directory of wave.sh, wave.py, wave.js; empty: probe/wave beside the probe"),
     { "period_us", "1000", 0.01, 1e7, false, "the wave's period in microseconds (50 % duty)" },
-    { "periods", "100", 1, 1e9, true, "periods to generate (the run also ends at --duration)" },
+    { "periods", "100", 1, 1e9, true, "periods to generate (the run also ends at --duration from the first edge)" },
+    { "startup_s", "30", 0.1, 3600, false,
+      "how long the observer's and the generator's start may take, to the first edge; recorded apart "
+      "(startup_ns), outside the --duration window" },
     RTS_PARAM_CPU("the last allowed CPU: the observer's"),
     { "gen_cpu", "-1", -1, RTS_MAX_CPUS - 1, true, "the generator's CPU; -1: the highest allowed but the observer's" },
     { "blind_us", "20", 0.1, 1e6, false, "a loop gap of the observer over this (or 10 resolutions) is blind time" },

@@ -39,7 +39,7 @@ void rts_ctx_param_set(rts_ctx *ctx, const char *name, double value)
 
 const rts_timing *rts_ctx_timing(const rts_ctx *ctx) { return &ctx->run->timing; }
 
-double rts_ctx_planned_s(const rts_ctx *ctx) { return (double)(ctx->deadline_ns - ctx->started_ns) / 1e9; }
+double rts_ctx_planned_s(const rts_ctx *ctx) { return (double)(ctx->deadline_ns - ctx->window_ns) / 1e9; }
 
 int rts_ctx_cpu(rts_ctx *ctx, int fallback)
 {
@@ -192,6 +192,25 @@ void rts_ctx_wait(rts_ctx *ctx, const rts_metric *m)
             rts_sleep_ns(left < SUPERVISOR_TICK_NS ? left : SUPERVISOR_TICK_NS);
     }
     rts_ctx_stop(ctx);
+}
+
+/* The window of the planned length starts at from_ns: the supervisor
+ * (rts_ctx_wait) and the watchdog hold the bench to its new end. */
+static void move_window(rts_ctx *ctx, uint64_t from_ns)
+{
+    uint64_t length = ctx->deadline_ns - ctx->window_ns;
+    ctx->window_ns = from_ns;
+    ctx->deadline_ns = from_ns + length;
+    rts_watchdog_move_end(&ctx->run->watchdog, ctx, ctx->deadline_ns);
+}
+
+void rts_ctx_await_start(rts_ctx *ctx, uint64_t limit_ns) { move_window(ctx, rts_time_ns() + limit_ns); }
+
+void rts_ctx_started(rts_ctx *ctx, uint64_t at_ns)
+{
+    move_window(ctx, at_ns);
+    ctx->result->has_startup = true;
+    ctx->result->startup_ns = at_ns > ctx->started_ns ? at_ns - ctx->started_ns : 0;
 }
 
 /* ------------------------------------------------------------- metrics */

@@ -14,6 +14,8 @@ struct rts_ctx {
     rts_run *run;
     rts_bench_result *result;      /* the bench's own, in run->results */
     uint64_t started_ns, deadline_ns;
+    uint64_t window_ns;            /* where the measuring window starts: started_ns, unless the
+                                    * bench moved it (rts_ctx_await_start, rts_ctx_started) */
     _Atomic bool stop;             /* measuring threads should wind down */
     rts_sem *stopped;              /* given by rts_ctx_stop; may be NULL (see rts_ctx_wait) */
 };

@@ -199,6 +199,12 @@ static void put_check(rts_metric *m, rts_check c)
         m->nchecks++;
 }
 
+void rts_metric_ignore_throttling(rts_metric *m)
+{
+    rts_heap_free(m->throttle);
+    m->throttle = NULL;
+}
+
 void rts_metric_check_int(rts_metric *m, const char *name, long long value)
 {
     put_check(m, (rts_check){ .name = name, .kind = RTS_CHECK_INT, .i = value });

@@ -113,7 +113,7 @@ static void run_bench(rts_run *run, rts_bench_result *r)
      * tick, the timers and the loads. The seed gives that phase back. */
     if (run->req->has_seed)
         wait_phase(rts_run_phase_ns(run->req->seed, (unsigned)(r - run->results)));
-    ctx.started_ns = rts_time_ns();
+    ctx.started_ns = ctx.window_ns = rts_time_ns();
     ctx.deadline_ns = ctx.started_ns + (uint64_t)(planned_s * 1e9);
     r->status = RTS_BENCH_OK;
     rts_watchdog_watch(&run->watchdog, &ctx, ctx.deadline_ns);

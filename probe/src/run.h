@@ -46,6 +46,8 @@ typedef struct {
     const char *texts[RTS_MAX_PARAMS]; /* text parameters' values (NULL for numeric ones) */
     rts_bench_status status;
     double elapsed_s;
+    bool has_startup;                  /* the bench's window waited for what it measures to start */
+    uint64_t startup_ns;               /* with has_startup: from the bench's start to its window's */
     char error[RTS_MESSAGE_TEXT];
     rts_metric *metrics[RTS_MAX_METRICS];
     unsigned nmetrics;

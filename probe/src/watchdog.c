@@ -128,6 +128,17 @@ void rts_watchdog_watch(rts_watchdog *w, rts_ctx *ctx, uint64_t planned_end_ns)
         rts_sem_give(w->wake);
 }
 
+void rts_watchdog_move_end(rts_watchdog *w, const rts_ctx *ctx, uint64_t planned_end_ns)
+{
+    lock(w);
+    bool mine = w->ctx == ctx;
+    if (mine)
+        w->planned_end_ns = planned_end_ns;
+    unlock(w);
+    if (mine && w->wake) /* a quiet watchdog sleeps until the end it knew */
+        rts_sem_give(w->wake);
+}
+
 bool rts_watchdog_release(rts_watchdog *w, rts_ctx *ctx)
 {
     lock(w);

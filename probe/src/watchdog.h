@@ -56,6 +56,11 @@ bool rts_watchdog_start(rts_watchdog *w, rts_policy policy, double grace_s, bool
  * nothing runs. One bench at a time. */
 void rts_watchdog_watch(rts_watchdog *w, rts_ctx *ctx, uint64_t planned_end_ns);
 
+/* The bench of ctx, still watched, now should be done at planned_end_ns
+ * (its measuring window moved: rts_ctx_await_start, rts_ctx_started);
+ * nothing when ctx is not the one watched. */
+void rts_watchdog_move_end(rts_watchdog *w, const rts_ctx *ctx, uint64_t planned_end_ns);
+
 /* The bench of ctx returned: the watchdog lets go of ctx. False when it
  * gave up on it first: on_hang is ending the process, and the caller must
  * not go on. */

@@ -1,7 +1,10 @@
 """The probes still running on this machine (the boards of the tests' labs are this machine too), found by
-the label a campaign gives each run ("NAME: cell #N")."""
+the label a campaign gives each run ("NAME: cell #N"); the processes there are, and what rtscope says when a
+busy machine keeps a load from its CPUs."""
 
 import os
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -16,3 +19,42 @@ def probes_labelled(spec_name: str) -> list[int]:
         if any(arg.startswith(f"{spec_name}: ".encode()) for arg in argv):
             found.append(int(pid))
     return found
+
+
+# What rtscope says when other work kept a load from its CPUs while it settled (src/rtscope/loads/session.py): the
+# run is refused on a busy machine, and a test that needed the load running ends with that reason.
+BUSY_MACHINE = "did not get its CPUs on a busy machine"
+
+
+def processes() -> dict[int, tuple[int, str]]:
+    """Every process now, by pid: its parent's pid and its command line (``ps -o args``: its name in brackets
+    where it has none)."""
+    ps = subprocess.run(["ps", "-eo", "pid=,ppid=,args="], capture_output=True, text=True, check=True).stdout
+    found = {}
+    for line in ps.splitlines():
+        pid, ppid, args = (line.split(None, 2) + [""])[:3]
+        found[int(pid)] = (int(ppid), args)
+    return found
+
+
+def started_under(root: int, beside: frozenset[int], match: Callable[[str], bool]) -> list[str]:
+    """The command lines of the processes ``match`` takes that started since ``beside`` was taken and run under
+    ``root`` (a test's sshd: what its logins started) or were orphaned (their parent gone, as a connection's
+    leftovers are): not those of other work on this shared machine (a stress-ng beside the suite, other suites'
+    boards)."""
+    now = processes()
+
+    def under_root(pid: int) -> bool:
+        seen = set()
+        while pid not in seen and pid in now:
+            seen.add(pid)
+            pid = now[pid][0]
+            if pid == root:
+                return True
+        return False
+
+    return [
+        args
+        for pid, (ppid, args) in now.items()
+        if pid not in beside and match(args) and (ppid == 1 or under_root(pid))
+    ]

@@ -234,6 +234,17 @@ const rts_timing *rts_ctx_timing(const rts_ctx *ctx);
 /* How long the bench measures (its planned time, else the run's --duration). */
 double rts_ctx_planned_s(const rts_ctx *ctx);
 
+/* A bench whose measuring window starts when what it measures has started
+ * (a generator process's first edge, after an interpreter's start-up that
+ * a loaded machine can stretch to seconds): rts_ctx_await_start, before
+ * starting it, gives it up to limit_ns to start by moving the planned end
+ * out by as much; rts_ctx_started, once it started at at_ns, starts the
+ * window of the planned length there and records the wait as the bench's
+ * startup_ns. A bench that calls neither measures from its own start.
+ * Called by the supervising thread (the one in rts_ctx_wait). */
+void rts_ctx_await_start(rts_ctx *ctx, uint64_t limit_ns);
+void rts_ctx_started(rts_ctx *ctx, uint64_t at_ns);
+
 /* CPU for the measuring threads, recorded as the bench's "cpu" parameter:
  * that parameter if set (>= 0), else the first of --cpus, else fallback
  * (-1: not pinned). Benches declare the parameter with RTS_PARAM_CPU. */
@@ -331,6 +342,12 @@ void rts_metric_merge(rts_metric *m, const rts_metric *src);
  * across a throttled stretch and, when there are any, mark m invalid with
  * "throttled: ..." as the reason. The run does this when a bench ends. */
 void rts_metric_judge_throttling(rts_metric *m);
+
+/* A time metric whose samples are not its measuring threads' own time (a
+ * wave generator's periods, stamped by an observer that accounts for its
+ * own stops as blind time): RT throttling stopping those threads is not in
+ * them, and a sample stretched by a late generator is not taken for it. */
+void rts_metric_ignore_throttling(rts_metric *m);
 
 /* Mark invalid with a reason (the first reason is kept). */
 void rts_metric_invalidate(rts_metric *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -29,6 +29,11 @@ STOP_TIMEOUT_S = 5.0
 MIN_EXPECTED_SHARE = 0.25
 # More half-settle windows a load below its share gets before it is declared not running.
 _EXTRA_WINDOWS = 3
+# A load whose processes used less than this many CPUs did not run at all: one crowded out by other work
+# still gets its fair share of the CPUs (two CPU hogs beside it left a cpu load over 0.2).
+_RAN_CPUS = 0.02
+# /proc/stat's unit (USER_HZ), 100 on every Linux architecture rtscope targets.
+_TICKS_PER_S = 100
 # Every process's stat line, read in one command on the target (fixed text: no user input in it).
 _ALL_STATS = ["sh", "-c", "cat /proc/[0-9]*/stat 2>/dev/null; true"]
 _PORTS = (20000, 60000)  # where a loopback port for iperf3 is drawn from
@@ -145,8 +150,17 @@ class Session:
             if not lagging:
                 return
         load, expected = lagging[0]
+        used = load.cpus_used or 0.0
+        # A load that ran (any fair share is some) while other work had the CPUs it lacked was crowded out,
+        # not broken: the reason is the machine, and a run under it would not be under the load asked for.
+        if used >= _RAN_CPUS and meter.idle_cpus is not None and meter.idle_cpus < (expected - used) / 2:
+            raise RtscopeError(
+                f"load {load.spec} did not get its CPUs on a busy machine: its processes used {used:g} CPUs "
+                f"in the settle time, expected about {expected:.3g}, while other work kept the rest busy "
+                f"({meter.idle_cpus:.2g} CPUs idle)"
+            )
         raise RtscopeError(
-            f"load {load.spec} is not really running: its processes used {load.cpus_used:g} "
+            f"load {load.spec} is not really running: its processes used {used:g} "
             f"CPUs in the settle time, expected about {expected:.3g}"
         )
 
@@ -184,6 +198,8 @@ class _Meter:
         snapshot = _processes(transport) if loads else []
         self.cpu = [_group_cpu_s(snapshot, load) for load in loads]
         self.loopback = _loopback_bytes(transport) if any(load.spec.kind.name == "net" for load in loads) else 0
+        self.idle_s = _idle_s(transport) if loads else None
+        self.idle_cpus: float | None = None  # the CPUs' worth of idle time, once recorded (None: unknown)
 
     def record(self) -> None:
         """Set each load's CPUs' worth of time used, and for net the bytes per second through loopback."""
@@ -191,6 +207,9 @@ class _Meter:
             return
         elapsed = max(time.monotonic() - self.started, 1e-3)
         snapshot = _processes(self.transport)
+        idle_s = _idle_s(self.transport)
+        if idle_s is not None and self.idle_s is not None:
+            self.idle_cpus = round((idle_s - self.idle_s) / elapsed, 3)
         for load, before in zip(self.loads, self.cpu, strict=True):
             load.cpus_used = round((_group_cpu_s(snapshot, load) - before) / elapsed, 3)
             if load.spec.kind.name == "net":
@@ -257,6 +276,16 @@ def _group_cpu_s(snapshot: Snapshot, load: ActiveLoad) -> float:
 def groups_cpu_s(snapshot: Snapshot, groups: set[int]) -> float:
     """CPU seconds used so far by the live processes of the process groups ``groups``."""
     return sum(ticks for group, _, ticks in snapshot if group in groups) / _TICKS_PER_S
+
+
+def _idle_s(transport: Transport) -> float | None:
+    """The seconds every CPU of the target has been idle (idle and iowait) since boot; None where
+    /proc/stat does not say."""
+    try:
+        fields = transport.read_file("/proc/stat").decode(errors="replace").split("\n", 1)[0].split()
+        return (int(fields[4]) + int(fields[5])) / _TICKS_PER_S
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _loopback_bytes(transport: Transport) -> int:

@@ -26,6 +26,8 @@ def _note(bench: dict[str, Any]) -> str:
     """What to say of a bench beside its status: why it was skipped, its error, else its parameters."""
     if bench["status"] == cells.SKIPPED:
         return result.why_skipped(bench)
+    # Start-up outside the measuring window (a wave generator's, to its first edge): said apart from it.
+    startup = f"start-up {fmt.duration(bench['startup_ns'])}; " if "startup_ns" in bench else ""
     if bench["error"]:
-        return f"error: {bench['error']}"
-    return " ".join(f"{key}={value}" for key, value in bench["params"].items())
+        return f"{startup}error: {bench['error']}"
+    return startup + " ".join(f"{key}={value}" for key, value in bench["params"].items())
