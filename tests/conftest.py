@@ -36,7 +36,8 @@ GOLDEN = sorted((REPO / "tests" / "golden").glob("*.json"))
 SLOW = "slow"
 _SLOW_FIXTURE = "rtscope_slow_fixture"
 # The files whose slow tests take what a test beside them would share: the CPUs their timings or shares
-# are judged on (the wave benches' generator and observer, a round-robin's slices, an injected delay), the
+# are judged on (the wave benches' generator and observer, a round-robin's slices, an injected delay, busy
+# real-time threads that RT throttling stops when a test beside them takes the other CPU), the
 # loads' tools, whose processes test_loads counts machine-wide, and global settings (RT throttling, the
 # host's tracefs). Under xdist they run one test at a time with no other slow test running (_Alone).
 ALONE = frozenset(
@@ -44,7 +45,9 @@ ALONE = frozenset(
         "test_app.py",
         "test_latency.py",
         "test_loads.py",
+        "test_micro.py",
         "test_rt_throttling.py",
+        "test_threadmetric.py",
         "test_wave.py",
         "test_wave_capture.py",
         "test_wave_gpio.py",
