@@ -2,18 +2,29 @@
 # Every test: the lint and type gate (ruff, mypy), the probe's C unit tests and checks, then the analyzer's
 # pytest suite, which also runs the real probe, QEMU, sshd and Chromium. Prepares the machine first (setup.sh).
 #   ./test.sh --fast   the gate, the C unit tests and the tests that need none of those (tests/conftest.py)
-# Other arguments go to pytest: ./test.sh --fast -k stats
+# Other arguments go to pytest: ./test.sh --fast -k stats; ./test.sh -n 0 runs the suite in one process.
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 cd "$repo"
 probe_tests=test
+# The full suite on two workers, one per CPU of the machine it is timed on (tests/conftest.py groups the
+# tests that share a boot, or need the CPUs to themselves); the fast tier's tests take less than the
+# workers' start-up.
+workers=(-n 2 --dist loadgroup)
 for arg in "$@"; do
-    [[ $arg == --fast ]] && probe_tests=test-unit
+    if [[ $arg == --fast ]]; then
+        probe_tests=test-unit
+        workers=()
+    fi
 done
 ./setup.sh
+# The probe's checks (one CPU: make's builds and its simulators' runs) beside the gate (mypy, one CPU).
+make -s -C probe "$probe_tests" &
+probe_checks=$!
+trap 'kill "$probe_checks" 2>/dev/null || true' EXIT
 .venv/bin/ruff check --quiet
 .venv/bin/ruff format --check --quiet
 .venv/bin/mypy
-make -s -C probe "$probe_tests"
+wait "$probe_checks"
 # --fast goes on to pytest too: conftest.py's option.
-exec .venv/bin/python -m pytest -q tests "$@"
+exec .venv/bin/python -m pytest -q "${workers[@]}" tests "$@"

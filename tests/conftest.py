@@ -9,6 +9,7 @@ the test that starts them: a test that needs them without saying so fails there,
 fast tier down or passing on what happened to be built.
 """
 
+import fcntl
 import json
 import os
 import shutil
@@ -34,6 +35,25 @@ GOLDEN = sorted((REPO / "tests" / "golden").glob("*.json"))
 
 SLOW = "slow"
 _SLOW_FIXTURE = "rtscope_slow_fixture"
+# The files whose slow tests take what a test beside them would share: the CPUs their timings or shares
+# are judged on (the wave benches' generator and observer, a round-robin's slices, an injected delay, busy
+# real-time threads that RT throttling stops when a test beside them takes the other CPU), the
+# loads' tools, whose processes test_loads counts machine-wide, and global settings (RT throttling, the
+# host's tracefs). Under xdist they run one test at a time with no other slow test running (_Alone).
+ALONE = frozenset(
+    {
+        "test_app.py",
+        "test_latency.py",
+        "test_loads.py",
+        "test_micro.py",
+        "test_rt_throttling.py",
+        "test_threadmetric.py",
+        "test_wave.py",
+        "test_wave_capture.py",
+        "test_wave_gpio.py",
+    }
+)
+ALONE_GROUP = "alone"
 # What a test of the fast tier must not start: the probe (through RTSCOPE_PROBE) and the emulators (on PATH).
 STUBBED_EMULATORS = ("qemu-system-x86_64", "qemu-system-aarch64", "qemu-system-arm")
 STUB = """#!/bin/sh
@@ -71,8 +91,12 @@ def pytest_configure(config: pytest.Config) -> None:
             os.environ[kernel.env] = str(named.path)
     if config.getoption("fast"):
         config.pluginmanager.register(_FastTier(), "rtscope-fast-tier")
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        config.pluginmanager.register(_Alone(), "rtscope-alone")
 
 
+# First: xdist's own hook reads the groups given here.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         assert isinstance(item, pytest.Function)
@@ -81,6 +105,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         fixtures = (definitions[-1].func for definitions in item._fixtureinfo.name2fixturedefs.values())
         if item.get_closest_marker("kernels") or any(getattr(func, _SLOW_FIXTURE, False) for func in fixtures):
             item.add_marker(SLOW)
+        # One worker for a file's slow tests (their module fixtures' boots and builds are made once), and one
+        # for all of ALONE's; the fast tests spread one by one.
+        if item.get_closest_marker(SLOW) and not item.get_closest_marker("xdist_group"):
+            group = ALONE_GROUP if item.path.name in ALONE else item.path.name
+            item.add_marker(pytest.mark.xdist_group(group))
     if config.getoption("fast"):
         slow = [item for item in items if item.get_closest_marker(SLOW)]
         config.hook.pytest_deselected(items=slow)
@@ -122,6 +151,38 @@ class _FastTier:
                 f"this test of the fast tier started {started!r}: let it use the fixture that provides it (probe,"
                 " or another slow_fixture of tests/conftest.py)"
             )
+
+
+class _Alone:
+    """On an xdist worker: a test of ALONE's group runs with no slow test running on another worker, and a
+    slow test waits while one of them runs, through a lock every worker of the session shares (a readers'
+    and writer's lock: flock's shared and exclusive modes, behind a turnstile so that a waiting writer is not
+    passed by readers forever). Fast tests run beside anything, as the fast tier runs beside other work."""
+
+    def __init__(self) -> None:
+        # Named by the session's run id, which every worker of one run shares and no other run has.
+        directory = Path(tempfile.gettempdir()) / f"rtscope-tests-{os.environ.get('PYTEST_XDIST_TESTRUNUID', 'x')}"
+        directory.mkdir(exist_ok=True)
+        self.turnstile = directory / "turnstile.lock"
+        self.lock = directory / "alone.lock"
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
+        group = item.get_closest_marker("xdist_group")
+        if not item.get_closest_marker(SLOW) or group is None:
+            yield
+            return
+        mode = fcntl.LOCK_EX if group.args == (ALONE_GROUP,) else fcntl.LOCK_SH
+        with open(self.turnstile, "a") as turnstile, open(self.lock, "a") as lock:
+            fcntl.flock(turnstile, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(lock, mode)
+            finally:
+                fcntl.flock(turnstile, fcntl.LOCK_UN)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @dataclass
@@ -239,14 +300,20 @@ def probe_result(
 
 
 def make_probe(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    """``make -s -C probe ARGS``, its output kept for the test to judge."""
-    return subprocess.run(
-        ["make", "-s", "-C", str(REPO / "probe"), *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    """``make -s -C probe ARGS``, its output kept for the test to judge; one at a time among the suite's
+    workers and rtscope's own builds in probe/build (rtscope.targets.probes.make's lock), whose rules share
+    the generated files."""
+    build = REPO / "probe" / "build"
+    build.mkdir(exist_ok=True)
+    with open(build / ".probes.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return subprocess.run(
+            ["make", "-s", "-C", str(REPO / "probe"), *map(str, args)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
 
 
 @slow_fixture(scope="session")
