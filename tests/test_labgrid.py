@@ -16,6 +16,7 @@ import pytest
 from conftest import Outcome, process_env, slow_fixture
 from rtscope.model import result
 from support import processes, sshd
+from support.processes import processes_before_test  # noqa: F401  (autouse: a board's processes are those started since)
 
 needs_labgrid = pytest.mark.skipif(
     importlib.util.find_spec("labgrid") is None,
@@ -81,25 +82,14 @@ def _labgrid_masters() -> list[str]:
     return [
         args
         for pid, (_, args) in processes.processes().items()
-        if pid not in _beside and args.startswith("ssh ") and "/lg-ssh-" in args
+        if pid not in processes.before_test() and args.startswith("ssh ") and "/lg-ssh-" in args
     ]
-
-
-# The processes that ran before the test began (other suites' probes on this shared machine): not the board's
-# (taken by the fixture beside_the_test, which every test uses).
-_beside: frozenset[int] = frozenset()
-
-
-@pytest.fixture(autouse=True)
-def beside_the_test() -> None:
-    global _beside
-    _beside = frozenset(processes.processes())
 
 
 def _remote_probes(server: sshd.Server) -> list[str]:
     """Probes running now that a login to the server started (from its ~/.cache/rtscope)."""
     return processes.started_under(
-        server.process.pid, _beside, lambda args: "/.cache/rtscope/rtscope-probe-" in args and " run " in args
+        server.process.pid, lambda args: "/.cache/rtscope/rtscope-probe-" in args and " run " in args
     )
 
 

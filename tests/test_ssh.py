@@ -23,6 +23,7 @@ from rtscope.model import result
 from rtscope.store.database import Store
 from support import processes, sshd
 from support.loopback import free_port
+from support.processes import processes_before_test  # noqa: F401  (autouse: a board's processes are those started since)
 
 pytestmark = pytest.mark.skipif(sshd.unavailable() is not None, reason=sshd.unavailable() or "")
 
@@ -49,22 +50,10 @@ def _rtscope(db_path: Path, server: sshd.Server, *args: str, timeout: float = 12
     return Outcome(ran.returncode, ran.stdout, ran.stderr)
 
 
-# The processes that ran before the test began (a stress-ng beside the suite, other suites' probes and loads on
-# this shared machine): not the board's (taken by the fixture beside_the_test, which every test uses).
-_beside: frozenset[int] = frozenset()
-
-
-@pytest.fixture(autouse=True)
-def beside_the_test() -> None:
-    global _beside
-    _beside = frozenset(processes.processes())
-
-
 def _remote_probes(server: sshd.Server) -> list[str]:
     """Probe and load processes running now that a board's login started (the probe from its ~/.cache/rtscope)."""
     return processes.started_under(
         server.process.pid,
-        _beside,
         lambda args: "/.cache/rtscope/rtscope-probe-" in args or args.startswith(("stress-ng", "iperf3")),
     )
 

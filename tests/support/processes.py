@@ -7,6 +7,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 
 def probes_labelled(spec_name: str) -> list[int]:
     """Probe processes still running for campaign ``spec_name`` (their label names it)."""
@@ -37,8 +39,26 @@ def processes() -> dict[int, tuple[int, str]]:
     return found
 
 
-def started_under(root: int, beside: frozenset[int], match: Callable[[str], bool]) -> list[str]:
-    """The command lines of the processes ``match`` takes that started since ``beside`` was taken and run under
+# The processes that ran before the test began (a stress-ng beside the suite, other suites' probes and loads on
+# this shared machine): not a board's. A test module that looks at its boards' processes imports the fixture
+# below, which takes them before each of its tests.
+_before_test: frozenset[int] = frozenset()
+
+
+@pytest.fixture(autouse=True)
+def processes_before_test() -> None:
+    """Take the processes that run before the test (``before_test``)."""
+    global _before_test
+    _before_test = frozenset(processes())
+
+
+def before_test() -> frozenset[int]:
+    """The processes that ran before the test began (``processes_before_test``)."""
+    return _before_test
+
+
+def started_under(root: int, match: Callable[[str], bool]) -> list[str]:
+    """The command lines of the processes ``match`` takes that started during the test and run under
     ``root`` (a test's sshd: what its logins started) or were orphaned (their parent gone, as a connection's
     leftovers are): not those of other work on this shared machine (a stress-ng beside the suite, other suites'
     boards)."""
@@ -56,5 +76,5 @@ def started_under(root: int, beside: frozenset[int], match: Callable[[str], bool
     return [
         args
         for pid, (ppid, args) in now.items()
-        if pid not in beside and match(args) and (ppid == 1 or under_root(pid))
+        if pid not in _before_test and match(args) and (ppid == 1 or under_root(pid))
     ]
