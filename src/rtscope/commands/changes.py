@@ -12,7 +12,7 @@ from rtscope.analysis import changes
 from rtscope.analysis.changes import ChangePoint
 from rtscope.analysis.trend import Point
 from rtscope.commands.context import Context
-from rtscope.commands.trend import histories, since, stored_statistic
+from rtscope.commands.trend import add_run_filters, histories, stored_statistic
 from rtscope.model.units import Unit
 from rtscope.render import text
 from rtscope.render.sections import changes as changes_section
@@ -34,10 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a statistic to look at: p50, p99, max or mean; again for more (default p50, p99 and max; "
         "p50 alone where higher is better)",
     )
-    parser.add_argument("--host", metavar="HOST", help="only runs measured on this host (its hostname)")
-    parser.add_argument(
-        "--since", type=since, metavar="DATE", help="only runs started at or after DATE (2026-11-01, or a time; UTC)"
-    )
+    add_run_filters(parser)
     parser.add_argument("--json", action="store_true", help="print the change points as JSON")
 
 

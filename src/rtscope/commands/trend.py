@@ -38,15 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="STAT",
         help=f"the statistic: {', '.join(STORED_STATISTICS)} (default p99; what the store keeps of every run)",
     )
-    parser.add_argument("--host", metavar="HOST", help="only runs measured on this host (its hostname)")
+    add_run_filters(parser)
     parser.add_argument(
         "--by",
         choices=trend.GROUPINGS,
         default="kernel",
         help="how runs form groups: their kernel release (default), label, or the ISO week they started in",
-    )
-    parser.add_argument(
-        "--since", type=since, metavar="DATE", help="only runs started at or after DATE (2026-11-01, or a time; UTC)"
     )
     parser.add_argument(
         "--format",
@@ -55,6 +52,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "csv or json (one entry per run)",
     )
     add_output_option(parser)
+
+
+def add_run_filters(parser: argparse.ArgumentParser) -> None:
+    """--host and --since: which stored runs a series over time holds (trend's, changes')."""
+    parser.add_argument("--host", metavar="HOST", help="only runs measured on this host (its hostname)")
+    parser.add_argument(
+        "--since", type=since, metavar="DATE", help="only runs started at or after DATE (2026-11-01, or a time; UTC)"
+    )
 
 
 def stored_statistic(text: str) -> str:
