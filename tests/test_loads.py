@@ -220,14 +220,16 @@ def test_a_load_that_does_not_really_run_is_refused(monkeypatch):
 
 
 def test_a_load_crowded_out_by_other_work_is_refused_saying_the_machine_is_busy(monkeypatch):
-    # Two CPU hogs take both CPUs of this machine (more of a bigger one's); the load's one busy loop at nice 10
-    # gets about a tenth of a CPU beside them, of the CPUs' worth it asks for.
+    # CPU hogs, four per CPU, take the CPUs; the load's one busy loop at nice 10 gets a small part of a CPU
+    # beside them, of the CPUs' worth it asks for. Each hog is a session of its own: where the kernel groups
+    # a session's processes for fairness (autogroup), the load (a session of its own) would get a whole
+    # group's share against one group of hogs, whatever their number or its nice value.
     spin = ["sh", "-c", "while :; do :; done"]
     crowded = LoadKind(
         "cpu", "a busy loop at nice 10", "sh", "dash", {}, lambda s, w: [["nice", "-n", "10", *spin]], lambda s, w: 2.0
     )
     monkeypatch.setitem(kinds.KINDS, "cpu", crowded)
-    hogs = [subprocess.Popen(spin) for _ in range(max(2, os.cpu_count() or 1))]
+    hogs = [subprocess.Popen(spin, start_new_session=True) for _ in range(4 * (os.cpu_count() or 1))]
     try:
         with (
             pytest.raises(
