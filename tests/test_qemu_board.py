@@ -387,8 +387,12 @@ def test_the_microcontroller_build_fits_its_regions_and_measures_what_the_full_o
         assert abs(mine["min"] - theirs["min"]) <= step, (metric["id"], mine, theirs)
         # The whole distribution may sit a step apart, as its minimum may, and the mean a little beyond: the
         # text printed between benches moves where the next one starts against the clock (lat.irq's mean
-        # measured 46 ns apart on ThreadX, its minimum 40).
-        assert abs(mine["mean"] - theirs["mean"]) <= max(2 * step, 0.02 * theirs["mean"]), (metric["id"], mine, theirs)
+        # measured 46 ns apart on ThreadX, its minimum 40), and a tick may fall on a sample in one build and
+        # not the other: two such single events, each at most the maximum, spread over the samples (lat.irq's
+        # 203: one tick of 8.4 µs moves its mean 41 ns, as it did when the result's bench record was reordered).
+        single_events = 2 * max(mine["max"] - mine["min"], theirs["max"] - theirs["min"]) / theirs["count"]
+        tolerance = max(2 * step, 0.02 * theirs["mean"], single_events)
+        assert abs(mine["mean"] - theirs["mean"]) <= tolerance, (metric["id"], mine, theirs)
         assert abs(mine["p50"] - theirs["p50"]) <= step + 0.125 * theirs["p50"], (metric["id"], mine, theirs)
 
 

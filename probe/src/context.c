@@ -210,7 +210,7 @@ void rts_ctx_started(rts_ctx *ctx, uint64_t at_ns)
 {
     move_window(ctx, at_ns);
     ctx->result->has_startup = true;
-    ctx->result->startup_ns = at_ns > ctx->started_ns ? at_ns - ctx->started_ns : 0;
+    ctx->result->startup_us = at_ns > ctx->started_ns ? (uint32_t)((at_ns - ctx->started_ns) / 1000) : 0;
 }
 
 /* ------------------------------------------------------------- metrics */

@@ -226,7 +226,7 @@ static void write_benches(rts_json *j, const rts_run *run)
         if (run->req->has_seed) /* drawn again: a small board's RAM keeps no copy */
             rts_json_uint(j, "phase_ns", rts_run_phase_ns(run->req->seed, b));
         if (r->has_startup)
-            rts_json_uint(j, "startup_ns", r->startup_ns);
+            rts_json_uint(j, "startup_ns", (uint64_t)r->startup_us * 1000);
         rts_json_string(j, "error", r->error[0] ? r->error : NULL);
         rts_json_object_end(j);
     }
