@@ -22,6 +22,10 @@ struct rts_file {
     int fd;
 };
 
+/* The process is ending and putting its settings back (settings_posix.c):
+ * a file is let go, so that a directory it is in can be removed. */
+bool rts_posix_ending(void);
+
 rts_status rts_file_open(rts_file **out, const char *path, char *why, size_t whysize)
 {
     *out = NULL;
@@ -49,6 +53,10 @@ rts_status rts_file_read(rts_file *f, void *buf, size_t size, size_t *got)
      * until size or the end, as the contract promises. */
     size_t n = 0;
     while (n < size) {
+        if (rts_posix_ending()) {
+            *got = 0;
+            return RTS_EFAIL;
+        }
         ssize_t r = read(f->fd, (char *)buf + n, size - n);
         if (r == 0)
             break;

@@ -229,6 +229,15 @@ static void *thread_trampoline(void *p)
 {
     rts_thread *t = p;
     current_thread = t;
+    /* Stop requests go to the main thread, which only waits: a handler on a
+     * thread holding a tracefs file open could never remove the instance
+     * the file is in. One call here, none in the creation thread.create times. */
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &stops, NULL);
 #ifndef __GLIBC__ /* glibc pinned it at creation (thread_attr_init) */
     if (t->cpu >= 0)
         rts_self_set_cpu(t->cpu); /* validated by rts_thread_create */

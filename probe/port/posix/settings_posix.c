@@ -38,8 +38,14 @@ static pthread_mutex_t saving = PTHREAD_MUTEX_INITIALIZER;
 
 /* A directory still in use (a tracefs instance whose trace another thread
  * is reading, when a second stop request ends the process) is tried again,
- * every millisecond for this long. */
-#define DIR_BUSY_TRIES 500
+ * every millisecond for this long: that thread lets the file go at its next
+ * chunk (rts_posix_ending), but a loaded machine may not run it at once. */
+#define DIR_BUSY_TRIES 2000
+
+/* Set when the process ends while settings may still be changed. */
+static volatile sig_atomic_t ending;
+
+bool rts_posix_ending(void) { return ending != 0; }
 
 /* Put s back, as a signal handler may: false with errno. */
 static bool put_back(const saved_setting *s)
@@ -74,6 +80,7 @@ static bool put_back(const saved_setting *s)
 
 void rts_posix_settings_restore_now(void)
 {
+    ending = 1;
     for (int i = saved_count - 1; i >= 0; i--) {
         saved_count = i;
         put_back(&saved[i]);
