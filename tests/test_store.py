@@ -189,6 +189,20 @@ def test_a_cell_is_measured_once_per_repetition(store):
     assert store.campaign("study").plan is None
 
 
+def monitored(run_id: str, board: str, window: int, *, status: str = "complete") -> result.Result:
+    return result.from_doc(builders.monitor_window(run_id, board, window, status=status), "test")
+
+
+def test_a_boards_window_is_stored_once_and_found_as_the_monitors_runs(store):
+    store.add(monitored("0000000000000001", "rpi4", 1))
+    store.add(monitored("0000000000000002", "rpi4", 2, status="interrupted"))
+    store.add(monitored("0000000000000003", "rpi4", 2))  # measured again after the interruption
+    store.add(monitored("0000000000000004", "bbb", 1))
+    with pytest.raises(RtscopeError, match="^monitor lab already has window 2 of board 'rpi4'$"):
+        store.add(monitored("0000000000000005", "rpi4", 2))
+    assert store.campaign_cells("a000000000000001") == {("rpi4", 1), ("rpi4", 2), ("bbb", 1)}
+
+
 def test_unknown_and_ambiguous_campaigns(store):
     store.add_campaign(Campaign("ab00000000000001", "one", "2024-05-01T10:00:00Z", {}))
     store.add_campaign(Campaign("ab00000000000002", "two", "2024-05-01T10:00:00Z", {}))

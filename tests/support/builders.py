@@ -234,6 +234,27 @@ def campaign_run(
     return doc
 
 
+def monitor_window(
+    run_id: str,
+    board: str,
+    window: int,
+    *,
+    step: str = "idle",
+    status: str = "complete",
+    name: str = "lab",
+    monitor_id: str = "a000000000000001",
+    windows: int = 1,
+) -> dict[str, Any]:
+    """A format-4 run that is window ``window`` of ``board`` in monitor ``name`` (rtscope monitor)."""
+    doc = result_doc(run_id=run_id, status=status)
+    doc["version"] = 4
+    for metric_doc in doc["metrics"]:
+        metric_doc["labels"] = {}
+    doc["monitor"] = {"name": name, "id": monitor_id, "board": board, "step": step, "window": window,
+                      "windows": windows}  # fmt: skip
+    return doc
+
+
 def write(path: Path, doc: dict[str, Any]) -> Path:
     """Write ``doc`` as JSON to ``path`` and return the path."""
     path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")

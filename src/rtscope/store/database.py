@@ -135,7 +135,7 @@ class Store:
         """Store a validated result whole, in one transaction, as stored by ``provenance`` (default: this
         process's user, host and rtscope). A run id already stored raises RtscopeError."""
         doc = run.doc
-        campaign = doc.get("campaign") or {}
+        campaign = doc.get("campaign") or _monitor_as_campaign(doc.get("monitor"))
         by = provenance or Provenance.here()
         try:
             with self._db.transaction():
@@ -178,6 +178,11 @@ class Store:
         except self._db.integrity_error:
             if self._db.execute("SELECT 1 FROM runs WHERE id = ?", (run.run_id,)).fetchone():
                 raise RtscopeError(f"run {run.run_id} is already stored") from None
+            if "monitor" in doc:
+                raise RtscopeError(
+                    f"monitor {campaign['name']} already has window {campaign['repetition']} "
+                    f"of board {campaign['cell']!r}"
+                ) from None
             raise RtscopeError(
                 f"campaign {campaign['id']} already has a run of cell {campaign['cell']!r}, "
                 f"repetition {campaign['repetition']}"
@@ -464,6 +469,14 @@ _QUERY_IDS = 1000
 def _uri_path(path: Path) -> str:
     # Characters that have a meaning in a URI must be escaped in the file name.
     return str(path.resolve()).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+
+
+def _monitor_as_campaign(monitor: dict[str, Any] | None) -> dict[str, Any]:
+    """A monitor's window in the campaign columns: the monitor a campaign, its board a cell, the window a
+    repetition, so that one board's window is stored once (runs_by_cell) and found as a campaign's runs."""
+    if monitor is None:
+        return {}
+    return {"id": monitor["id"], "name": monitor["name"], "cell": monitor["board"], "repetition": monitor["window"]}
 
 
 def _metric_row(run_id: str, metric: dict[str, Any]) -> tuple[Any, ...]:
