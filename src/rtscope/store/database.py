@@ -11,7 +11,7 @@ import json
 import os
 import re
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -364,6 +364,13 @@ class Store:
             )
         # Validated when stored: parsing is enough.
         return [result.Result(json.loads(found[run_id]), found[run_id]) for run_id in run_ids]
+
+    def each_document(self, run_ids: Sequence[str]) -> Iterator[dict[str, Any]]:
+        """The documents of the runs of ``run_ids`` (whole ids), in that order, read a query's worth at a
+        time: a board-year of windows (rtscope.analysis.longterm) is gone through, never held at once."""
+        for start in range(0, len(run_ids), _QUERY_IDS):
+            for run in self._documents(list(run_ids[start : start + _QUERY_IDS])):
+                yield run.doc
 
     @classmethod
     def _open_postgres(cls, url: str, *, create: bool) -> "Store":
