@@ -5,6 +5,7 @@ the per-board table; on `rtscope trend -o page.html` and `rtscope report --monit
 import hashlib
 import html.parser
 import re
+import shutil
 from collections import Counter
 from datetime import datetime, timedelta
 
@@ -185,7 +186,7 @@ def test_interrupted_and_invalid_windows_are_not_counted_and_merged_ones_count_w
     assert len(series.windows) == 5 and series.measured == 60
     lines = text.render([longterm_section.build(made)], Style(False))
     assert any("60 (5 stored)" in line for line in lines)
-    assert any("1 interrupted windows (measured again) not counted; 1 windows with lat.wakeup invalid" in line
+    assert any("1 interrupted run (a monitor measures such a window again) not counted; 1 run with lat.wakeup invalid" in line
                for line in lines)  # fmt: skip
 
 
@@ -230,16 +231,24 @@ def assert_valid_page(page: str) -> None:
     assert "<script" not in page
 
 
-@pytest.fixture
-def stored(db_path):
-    """A monitor's 80 windows of rpi4 (the kernel switches half-way) and 20 of imx8 alternating idle/cpu."""
+@pytest.fixture(scope="module")
+def stored_once(tmp_path_factory):
+    """A monitor's 80 windows of rpi4 (the kernel switches half-way) and 20 of imx8 alternating idle/cpu,
+    stored once for the tests of this file (each gets a copy)."""
+    path = tmp_path_factory.mktemp("longterm") / "results.sqlite"
     docs = switch_history() + [
         window(n, board="imx8", step="idle" if n % 2 else "cpu", typical=25_000 if n % 2 else 30_000) for n in range(20)
     ]
-    with Store.open(db_path, create=True) as store:
+    with Store.open(path, create=True) as store:
         for doc in docs:
             store.add(result.from_doc(doc, "test"))
-    return docs
+    return path
+
+
+@pytest.fixture
+def stored(stored_once, db_path):
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(stored_once, db_path)
 
 
 def test_the_trend_page_shows_the_picture_per_board(rtscope, stored, tmp_path):

@@ -109,7 +109,7 @@ class Release:
 
 
 @dataclass(frozen=True)
-class Series:
+class BoardSeries:
     """One board's windows of one schedule step, in time order, with their cumulated histogram (None
     when no window has a bucket) and the change points found in them."""
 
@@ -158,7 +158,7 @@ class Board:
     """A board's series (a step each, in order of first window) and the kernel releases it changed to."""
 
     name: str
-    series: tuple[Series, ...]
+    series: tuple[BoardSeries, ...]
     first_kernel: str
     releases: tuple[Release, ...]
 
@@ -180,7 +180,7 @@ class Picture:
     invalid: int = 0
 
     @property
-    def series(self) -> list[Series]:
+    def series(self) -> list[BoardSeries]:
         return [series for board in self.boards for series in board.series]
 
     @property
@@ -310,12 +310,12 @@ class Collector:
         unit = self._units[metric]
         sums = self._sums.get(metric, {})
         several = len({monitor for monitor, _, _ in sums}) > 1  # boards of two monitors may share a name
-        per_board: dict[str, list[Series]] = {}
+        per_board: dict[str, list[BoardSeries]] = {}
         for (monitor, board, step), summing in sums.items():
             name = f"{monitor}/{board}" if several and monitor else board
             windows = tuple(sorted(summing.windows, key=lambda w: (w.started, w.run_id)))
             found = _changes(metric, unit, windows, document) if document is not None else ()
-            per_board.setdefault(name, []).append(Series(name, step, windows, _cumulated(summing, windows), found))
+            per_board.setdefault(name, []).append(BoardSeries(name, step, windows, _cumulated(summing, windows), found))
         boards = []
         for name, series in per_board.items():
             series.sort(key=lambda s: (s.windows[0].started, s.step))
@@ -352,7 +352,7 @@ def releases(windows: Iterable[Window]) -> list[Release]:
     return found
 
 
-def _board(name: str, series: tuple[Series, ...]) -> Board:
+def _board(name: str, series: tuple[BoardSeries, ...]) -> Board:
     windows = sorted((w for s in series for w in s.windows), key=lambda w: (w.started, w.run_id))
     return Board(name, series, windows[0].kernel, tuple(releases(windows)))
 

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from rtscope.analysis import longterm
 from rtscope.analysis.changes import ChangePoint
 from rtscope.analysis.grouping import SHORT_ID
-from rtscope.analysis.longterm import Board, Picture, Series, Window
+from rtscope.analysis.longterm import Board, BoardSeries, Picture, Window
 from rtscope.analysis.stats import statistic_name
 from rtscope.model.units import Unit
 from rtscope.render import fmt, plots, svg
@@ -43,14 +43,14 @@ def build(picture: Picture, *, figures: bool = True, anchor: str = "longterm") -
         (
             f"Worst: the largest sample of any window; p99.99: from the histogram cumulated over the windows "
             f"(within one histogram bucket). Last change: the latest step in the {', '.join(_looked(picture))} "
-            f"of the windows ({changes_section.METHOD.split(';')[0].lower()})."
+            f"of the windows ({_first_lower(changes_section.METHOD.split(';')[0])})."
         ),
     ]
     left_out = [
-        f"{fmt.count(n)} {what} not counted"
+        f"{fmt.count(n)} {what.format(s='s' if n != 1 else '')} not counted"
         for n, what in (
-            (picture.interrupted, "interrupted windows (measured again)"),
-            (picture.invalid, f"windows with {picture.metric} invalid"),
+            (picture.interrupted, "interrupted run{s} (a monitor measures such a window again)"),
+            (picture.invalid, f"run{{s}} with {picture.metric} invalid"),
         )
         if n
     ]
@@ -59,6 +59,10 @@ def build(picture: Picture, *, figures: bool = True, anchor: str = "longterm") -
     parts: list[Paragraph | Table] = [Paragraph(tuple(about)), _table(picture)]
     boards = tuple(_board(picture, board) for board in picture.boards) if figures else ()
     return Section(heading(f"Long-term picture of {picture.metric}"), tuple(parts), subsections=boards, anchor=anchor)
+
+
+def _first_lower(text: str) -> str:
+    return text[:1].lower() + text[1:]
 
 
 def _looked(picture: Picture) -> list[str]:
@@ -88,7 +92,7 @@ def _table(picture: Picture) -> Table:
     return table(header, rows, "lrrllrrl")
 
 
-def _last_change(series: Series, unit: Unit) -> Cell:
+def _last_change(series: BoardSeries, unit: Unit) -> Cell:
     change = series.last_change
     if change is None:
         return Cell(f"none in {fmt.count(len(series.windows))} windows", "muted")
