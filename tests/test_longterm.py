@@ -4,6 +4,7 @@ the per-board table; on `rtscope trend -o page.html` and `rtscope report --monit
 
 import hashlib
 import html.parser
+import json
 import re
 import shutil
 from collections import Counter
@@ -11,6 +12,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from conftest import GOLDEN
 from rtscope.analysis import longterm
 from rtscope.model import result
 from rtscope.render import text
@@ -269,7 +271,7 @@ def test_the_trend_page_shows_the_picture_per_board(rtscope, stored, tmp_path):
 
 
 def test_the_text_trend_reads_no_document_for_the_picture(rtscope, stored, monkeypatch):
-    monkeypatch.setattr(Store, "each_document", lambda *_: pytest.fail("text needs no histogram"))
+    monkeypatch.setattr(Store, "each_text", lambda *_: pytest.fail("text needs no histogram"))
     outcome = rtscope("trend", "lat.wakeup")
     assert outcome.status == 0, outcome.err and "Long-term" not in outcome.out
 
@@ -300,6 +302,7 @@ def test_the_monitor_report(rtscope, stored, tmp_path):
         (["report", "--monitor", "lab", "last", "-o", "x.html"], "report takes runs or --monitor NAME, not both"),
         (["report", "-o", "x.html"], "report needs runs, or --monitor NAME"),
         (["report", "--monitor", "lab", "--since", "2030-01-01", "-o", "x.html"], "monitor lab has no window"),
+        (["report", "last", "--since", "2030-01-01", "-o", "x.html"], "--since chooses a monitor's windows"),
     ],
 )
 def test_bad_input_is_one_line(rtscope, stored, args, message):
@@ -315,3 +318,45 @@ def test_a_report_of_runs_that_are_windows_has_their_picture(rtscope, tmp_path):
     assert_valid_page(written)
     assert 'id="longterm-lat.wakeup"' in written and "rpi4: lat.wakeup cumulated over 12 windows" in written
     assert "kernel 6.1.0-rt → 6.1.0 from window" in written
+
+
+def test_a_campaign_is_not_a_monitor(rtscope, db_path):
+    with Store.open(db_path, create=True) as store:
+        metric = {**builders.metric("lat.wakeup", 15000.0), "labels": {}}
+        doc = builders.campaign_run(1, {"load": "cpu"}, [metric], name="study")
+        store.add(result.from_doc(doc, "test"))
+    assert_one_line_error(
+        rtscope("report", "--monitor", "study", "-o", db_path.parent / "x.html"),
+        "study is a campaign, not a monitor: rtscope report campaign:study",
+    )
+
+
+def parts(doc, metrics):
+    return {
+        "run": doc["run"],
+        "system": doc["system"],
+        "target": doc.get("target"),
+        "monitor": doc.get("monitor"),
+        "metrics": [m for m in doc["metrics"] if m["id"] in metrics],
+    }
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda path: path.name)
+def test_reading_part_of_a_document_gives_what_the_whole_does(path):
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    for metric in [m["id"] for m in doc["metrics"]]:
+        for written in (path.read_text(encoding="utf-8"), json.dumps(doc), json.dumps(doc, indent=2)):
+            assert parts(longterm.read(written, [metric]), [metric]) == parts(doc, [metric])
+
+
+def test_what_is_not_certain_is_read_whole():
+    doc = window(1)
+    metric = doc["metrics"][0]
+    # "id" not the metric's first key; a parameter named like a part; a metric the run did not measure.
+    reordered = {**doc, "metrics": [{"unit": metric["unit"], **metric}]}
+    named = {**doc, "benches": [{**doc["benches"][0], "params": {"monitor": {"board": "x"}}}]}
+    for case, metrics in ((reordered, ["lat.wakeup"]), (named, ["lat.wakeup"]), (doc, ["lat.irq"])):
+        read = longterm.read(json.dumps(case), metrics)
+        assert read == case  # the whole document, parsed
+    light = longterm.read(json.dumps(doc), ["lat.wakeup"])
+    assert light != doc and parts(light, ["lat.wakeup"]) == parts(doc, ["lat.wakeup"])

@@ -12,12 +12,17 @@ points are found in what the store keeps of each window (overhead-adjusted p50, 
 `rtscope changes` finds them.
 
 Windows are read one document at a time (:class:`Collector`): a board-year after retention is some
-20,000 documents, which are never held at once; each bucket list is summed in numpy, in batches.
+20,000 documents, which are never held at once; each bucket list is summed in numpy, in batches. Parsing
+the documents is most of the cost, so of a document's text only what the picture needs is parsed
+(:func:`read`: the run, system, target and monitor objects and the wanted metrics' own), the whole only
+where that is not certain.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -330,6 +335,62 @@ def collect(docs: Iterable[dict[str, Any]], metrics: Iterable[str] | None = None
     for doc in docs:
         collector.add(doc)
     return collector
+
+
+def collect_texts(texts: Iterable[str], metrics: Iterable[str] | None = None) -> Collector:
+    """A :class:`Collector` that has read the documents of ``texts`` (stored result documents), each as
+    :func:`read` parses it."""
+    wanted = None if metrics is None else list(metrics)
+    return collect((read(text, wanted) for text in texts), wanted)
+
+
+_DECODER = json.JSONDecoder()
+# What the picture reads of a document besides its metrics: each a top-level object of a result, with the
+# keys that tell it apart from any object of that name a bench's parameters might hold.
+_PARTS = {
+    "run": ("id", "started", "finished", "status", "label"),
+    "system": ("kernel_release", "hostname"),
+    "target": ("name", "time_base"),
+    "monitor": ("name", "id", "board", "step", "window", "windows"),
+}
+_REQUIRED = ("run", "system")
+_METRIC_KEYS = ("unit", "valid", "stats", "histogram")
+
+
+def read(text: str, metrics: Iterable[str] | None) -> dict[str, Any]:
+    """The document of ``text`` as far as the picture of ``metrics`` reads it: its run, system, target
+    and monitor objects and those metrics, each parsed alone where its key occurs once in the text and
+    its object has the shape of one (a metric's "id" its first key); else, and for every metric (None),
+    the whole document. The objects are equal to the whole document's (tests/test_longterm.py)."""
+    if metrics is None:
+        whole: dict[str, Any] = json.loads(text)
+        return whole
+    doc: dict[str, Any] = {"metrics": []}
+    for name, keys in _PARTS.items():
+        found = list(re.finditer(rf'"{name}"\s*:\s*', text))
+        if len(found) > 1 or (not found and name in _REQUIRED):
+            return _whole(text)
+        if found:
+            value = _DECODER.raw_decode(text, found[0].end())[0]
+            if value is not None and not (isinstance(value, dict) and all(key in value for key in keys)):
+                return _whole(text)
+            doc[name] = value
+    for metric in metrics:
+        objects = [
+            value
+            for match in re.finditer(rf'\{{\s*"id"\s*:\s*{re.escape(json.dumps(metric))}', text)
+            if isinstance(value := _DECODER.raw_decode(text, match.start())[0], dict)
+            and all(key in value for key in _METRIC_KEYS)
+        ]
+        if len(objects) != 1:  # not measured, or an "id" not first: the whole document says which
+            return _whole(text)
+        doc["metrics"].append(objects[0])
+    return doc
+
+
+def _whole(text: str) -> dict[str, Any]:
+    whole: dict[str, Any] = json.loads(text)
+    return whole
 
 
 def board_of(doc: dict[str, Any]) -> str:
