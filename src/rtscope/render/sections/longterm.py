@@ -120,8 +120,9 @@ def _histogram(picture: Picture, board: Board, colours: dict[str, str], legend: 
     step = min(s.histogram.step for s in kept if s.histogram)
     buckets = {s.step: s.histogram.buckets() for s in kept if s.histogram}
     low = max(step, min(b[0][0] for b in buckets.values()))
-    # Room right of the largest sample for its mark's label.
-    high = max(max(s.worst.worst for s in kept) * plots.MARGIN, max(b[-1][0] + b[-1][1] for b in buckets.values()))
+    # Room right of the largest sample for its mark's label: it lies at most 5/6 of the way along the axis.
+    largest = max(s.worst.worst for s in kept)
+    high = max(largest * max(plots.MARGIN, (largest / low) ** 0.2), max(b[-1][0] + b[-1][1] for b in buckets.values()))
     edges = distribution.bin_edges(low, high, step)
     counts = {name: distribution.rebin(b, edges) for name, b in buckets.items()}
     scale = plots.scale(unit, edges[0], edges[-1])
