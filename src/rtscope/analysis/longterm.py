@@ -222,11 +222,10 @@ class _Sum:
         """Every bucket so far, one row per (lower, width), ascending."""
         import numpy as np
 
-        # fromiter over the flattened lists: twice as fast as asarray's nested lists.
-        parts = [
-            np.fromiter(itertools.chain.from_iterable(b), dtype=np.int64, count=3 * len(b)).reshape(-1, 3)
-            for b in self.pending
-        ]
+        # One fromiter over the batch's lists flattened: several times faster than asarray per window.
+        rows = sum(len(b) for b in self.pending)
+        flat = itertools.chain.from_iterable(itertools.chain.from_iterable(self.pending))
+        parts = [np.fromiter(flat, dtype=np.int64, count=3 * rows).reshape(-1, 3)] if rows else []
         if self.summed is not None:
             parts.append(self.summed)
         self.pending = []
