@@ -223,9 +223,9 @@ class _Sum:
         import numpy as np
 
         # One fromiter over the batch's lists flattened: several times faster than asarray per window.
-        rows = sum(len(b) for b in self.pending)
+        size = sum(len(b) for b in self.pending)
         flat = itertools.chain.from_iterable(itertools.chain.from_iterable(self.pending))
-        parts = [np.fromiter(flat, dtype=np.int64, count=3 * rows).reshape(-1, 3)] if rows else []
+        parts = [np.fromiter(flat, dtype=np.int64, count=3 * size).reshape(-1, 3)] if size else []
         if self.summed is not None:
             parts.append(self.summed)
         self.pending = []
