@@ -84,7 +84,7 @@ def _monitor(args: argparse.Namespace, context: Context) -> int:
     with files.AtomicFile(args.output) as output:
         store = context.store()
         monitor = store.campaign(args.monitor)
-        rows = [row for row in store.runs(only=RunFilter(campaign=monitor.id, since=args.since))]
+        rows = store.runs(only=RunFilter(campaign=monitor.id, since=args.since))
         if not rows:
             since = "" if args.since is None else f" started since {args.since}"
             raise RtscopeError(f"monitor {monitor.name} has no window{since} stored")
