@@ -21,6 +21,7 @@ from rtscope.render.sections import longterm as longterm_section
 from rtscope.store.database import Store
 from support import builders
 from test_cli_errors import assert_one_line_error
+from test_report import chromium  # noqa: F401 (a fixture)
 
 START = datetime(2026, 11, 1)
 WINDOW = timedelta(minutes=5)
@@ -360,3 +361,20 @@ def test_what_is_not_certain_is_read_whole():
         assert read == case  # the whole document, parsed
     light = longterm.read(json.dumps(doc), ["lat.wakeup"])
     assert light != doc and parts(light, ["lat.wakeup"]) == parts(doc, ["lat.wakeup"])
+
+
+def test_the_monitor_page_in_a_browser(rtscope, stored, tmp_path, chromium):  # noqa: F811 (test_report.py's fixture)
+    page = tmp_path / "monitor.html"
+    assert rtscope("report", "--monitor", "lab", "-o", page).status == 0
+    chromium.get(page.as_uri())
+    assert [entry for entry in chromium.get_log("browser") if entry["level"] == "SEVERE"] == []
+    plots = chromium.execute_script("""
+        return Array.from(document.querySelectorAll('svg.plot'), plot => {
+            const box = plot.getBoundingClientRect();
+            return {width: box.width, height: box.height, dashed: plot.querySelectorAll('line[stroke-dasharray]').length,
+                    marks: plot.querySelectorAll('path:not(.frame), circle').length};
+        });""")
+    # Per board its histogram (a maximum marked per step) and its worst over time (rpi4's kernel switch and
+    # change point marked), each drawn with a size.
+    assert len(plots) == 4 and all(p["width"] > 0 and p["height"] > 0 and p["marks"] > 0 for p in plots)
+    assert sorted(p["dashed"] for p in plots) == [0, 1, 2, 2]
