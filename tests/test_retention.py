@@ -211,7 +211,7 @@ def monitor_docs(store):
     return [run.doc for run in store.campaign_runs("a000000000000001")]
 
 
-def test_compact_merges_each_hour_per_step_and_kernel_and_is_idempotent(store):
+def test_compact_merges_each_hour_per_step_and_kernel_and_is_idempotent(store, monkeypatch):
     docs = stored_hours(store, np.random.default_rng(20), kernel_from=19)
     assert retention.compact(store, "a000000000000001", RetentionPolicy(), START).replaced == 0  # all too young
     later = START + timedelta(days=31)
@@ -226,7 +226,12 @@ def test_compact_merges_each_hour_per_step_and_kernel_and_is_idempotent(store):
     worst = max(m["stats"]["max"] for doc in docs for m in doc["metrics"] if m["id"] == "lat.wakeup")
     assert max(doc["metrics"][0]["stats"]["max"] for doc in kept) == worst
     assert len(store.metric_history("lat.wakeup", "max")) == 6  # the merged-from windows' metrics went too
+    reads = []
+    monkeypatch.setattr(Store, "documents", lambda self, ids: reads.append(ids))
+    # Again: the hours passed are marked, none of their documents is read (two steps leave two per hour).
     assert retention.compact(store, "a000000000000001", RetentionPolicy(), later).text() == "nothing to merge"
+    assert reads == []
+    monkeypatch.undo()
     daily = retention.compact(store, "a000000000000001", RetentionPolicy(), START + timedelta(days=367))
     # One day: each step's hours before the kernel changed merge; after it, one hour each is left.
     assert (daily.made, daily.replaced) == ({"hourly": 0, "daily": 2}, 4)

@@ -12,7 +12,7 @@ true quantile of all the samples: within one bucket (0.78 % of its value) of the
 What a merged document does not hold: the raw samples (a window's first samples, in order; none merges
 exactly), each bench's seed and phase; the worst-per-second series is coarsened to at most
 ``SERIES_POINTS`` windows over the merged span (each window's worst kept, so its maximum is the merged
-maximum); of the kernel traces of spikes, the ``SPIKES_KEPT`` latest ones (the worst) are kept.
+maximum); of the kernel traces of spikes, the ``SPIKES_KEPT`` worst (by their sample's lateness) are kept.
 
 Overhead adjustment: each window subtracted its own calibrated timestamp overhead; the merged document's
 ``overhead_ns`` is their count-weighted mean, its adjusted minimum, maximum and mean are exact over the
@@ -39,9 +39,11 @@ from rtscope.errors import RtscopeError
 from rtscope.model import result
 
 # A merged document's worst-per-window series has at most this many windows over its span.
-SERIES_POINTS = 120
+SERIES_POINTS = 24
 # The window lengths (s) a merged series may take: the first that is a whole multiple of every merged
-# window's length and leaves at most SERIES_POINTS over the span (an hour: 30 s; a day: 15 min).
+# window's length and leaves at most SERIES_POINTS over the span: an hour's merge keeps the worst of each five
+# minutes (a monitor's window: what the long-term view plots), a day's the worst of each hour. Finer, the
+# series was a seventh of an hourly document's compressed bytes (evaluation/retention.py).
 _SERIES_LENGTHS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400)
 # Kernel traces of spikes a merged metric keeps: the worst, by how late their sample was.
 SPIKES_KEPT = 4

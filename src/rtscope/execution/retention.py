@@ -12,6 +12,10 @@ change point stays where it was. Only complete windows merge; an interrupted or 
 Each merge is one transaction: the merged document is stored and the windows it holds deleted together,
 so a crash leaves one or the other. A merged document's run id is drawn from the ids it replaces, so
 compacting again finds nothing left to do (idempotent), and two compactions racing cannot both succeed.
+
+Each level's progress is marked in the store (Store.mark: the first bucket not yet old enough), so an hourly
+call looks only at the buckets that aged since the last one. A window stored later into a bucket already
+passed (copied in by rtscope pull) stays as it is.
 """
 
 from __future__ import annotations
@@ -99,8 +103,11 @@ def compact(store: Store, monitor_id: str, policy: RetentionPolicy, now: datetim
     replaced, refused = 0, list[str]()
     for level, age, bucket in _LEVELS:
         cutoff = now.astimezone(UTC) - timedelta(days=getattr(policy, age))
+        mark = f"retention {monitor_id} {level}"
+        done = store.mark(mark)
+        since = _time(done) if done else None
         made[level] = 0
-        for group in _groups(store, store.monitor_windows(monitor_id), cutoff, bucket):
+        for group in _groups(store, store.monitor_windows(monitor_id), since, cutoff, bucket):
             try:
                 _merge_group(store, group)
             except RtscopeError as error:
@@ -108,21 +115,26 @@ def compact(store: Store, monitor_id: str, policy: RetentionPolicy, now: datetim
                 continue
             made[level] += 1
             replaced += len(group)
+        # Every bucket before the one that holds the cutoff is done: the next call starts there, and so
+        # reads no document of a bucket it has merged (an idle/load alternation leaves two per hour).
+        reached = _bucket_start(cutoff, bucket)
+        if since is None or reached > since:
+            store.set_mark(mark, reached.isoformat().replace("+00:00", "Z"))
     return CompactSummary(made, replaced, tuple(refused))
 
 
 def _groups(
-    store: Store, windows: list[StoredWindow], cutoff: datetime, bucket: timedelta
+    store: Store, windows: list[StoredWindow], since: datetime | None, cutoff: datetime, bucket: timedelta
 ) -> Iterable[list[result.Result]]:
-    """The stored documents that merge, group by group: complete windows whose bucket ended by ``cutoff``,
-    of one board and bucket, alike in the runs table's columns, then in their merge key. Only groups that
-    the columns leave at two or more are read."""
+    """The stored documents that merge, group by group: complete windows whose bucket starts at or after
+    ``since`` (None: any) and ended by ``cutoff``, of one board and bucket, alike in the runs table's columns,
+    then in their merge key. Only groups that the columns leave at two or more are read."""
     candidates: dict[tuple[str, datetime, str], list[StoredWindow]] = defaultdict(list)
     for window in windows:
         if window.status != "complete":
             continue
         start = _bucket_start(_time(window.started), bucket)
-        if start + bucket <= cutoff:
+        if start + bucket <= cutoff and (since is None or start >= since):
             candidates[(window.board, start, window.columns)].append(window)
     for alike in candidates.values():
         if len(alike) < 2:

@@ -310,6 +310,20 @@ class Store:
             )
         ]
 
+    def mark(self, name: str) -> str | None:
+        """What a process noted in the store under ``name`` (the meta table, beside the schema's version):
+        retention's progress through a monitor's windows; None when nothing is."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (_MARK + name,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_mark(self, name: str, value: str) -> None:
+        """Note ``value`` under ``name`` (:meth:`mark`), in place of what was noted there."""
+        with self._db.transaction():
+            self._db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (_MARK + name, value),
+            )
+
     def documents(self, run_ids: list[str]) -> list[result.Result]:
         """The stored runs of these whole ids, in that order (one query per thousand)."""
         return self._documents(run_ids)
@@ -511,6 +525,8 @@ class Store:
         }
 
 
+# Marks live in the meta table under this prefix, apart from the schema's own keys.
+_MARK = "mark:"
 # SQLite allows at most 32766 parameters in one statement.
 _QUERY_IDS = 1000
 
