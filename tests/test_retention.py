@@ -315,3 +315,20 @@ def test_the_summary_says_what_it_did():
         "30 windows merged into 2 hourly, 1 daily documents; not merged: x"
     )
     assert copy.copy(retention.CompactSummary()).text() == "nothing to merge"
+
+
+def test_rtscope_compact_merges_a_monitors_windows_now(rtscope, db_path):
+    old = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(days=40)
+    with Store.open(db_path, create=True) as store:
+        for doc in measured(np.random.default_rng(25), 6, start=old, per_second=10)[0]:
+            store.add(result.from_doc(doc, "window"))
+    done = rtscope("compact", "--monitor", "lab")
+    assert (done.status, done.out) == (0, "monitor lab: 6 windows merged into 1 hourly document\n")
+    assert rtscope("compact", "--monitor", "lab", "--keep-full", "7d").out == "monitor lab: nothing to merge\n"
+    refused = rtscope("compact", "--monitor", "lab", "--keep-full", "30d", "--keep-hourly", "1w")
+    assert (refused.status, refused.err) == (
+        2,
+        "rtscope: --keep-hourly (7 days) is shorter than --keep-full (30 days)\n",
+    )
+    unknown = rtscope("compact", "--monitor", "nope")
+    assert unknown.status == 2 and unknown.err.count("\n") == 1
