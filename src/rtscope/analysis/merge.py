@@ -146,7 +146,7 @@ def _refuse_differences(first: dict[str, Any], doc: dict[str, Any]) -> None:
     if not different:
         return
     name = different[0]
-    what = f"its {name} differs"
+    what = f"its {_differ(name)}"
     if name in ("system", "host", "probe", "loads", "target", "benches"):
         said = [line for m in first["metrics"] for line in changes.explain(first, doc, m["id"])]
         what = said[0] if said else what
@@ -158,6 +158,10 @@ def _refuse_differences(first: dict[str, Any], doc: dict[str, Any]) -> None:
     )
 
 
+def _differ(name: str) -> str:
+    return f"{name} {'differ' if name.endswith('s') else 'differs'}"
+
+
 def _metrics_difference(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> str:
     ids, other_ids = [m["id"] for m in ours], [m["id"] for m in theirs]
     if ids != other_ids:
@@ -166,7 +170,7 @@ def _metrics_difference(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]
     for mine, other in zip(ours, theirs, strict=True):
         for part in mine:
             if mine[part] != other[part]:
-                return f"{mine['id']}'s {part} differs ({mine[part]} → {other[part]})"
+                return f"{mine['id']}'s {_differ(part)} ({mine[part]} → {other[part]})"
     return "its metrics differ"  # unreachable: _parts found a difference
 
 

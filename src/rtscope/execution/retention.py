@@ -107,7 +107,9 @@ def compact(store: Store, monitor_id: str, policy: RetentionPolicy, now: datetim
         done = store.mark(mark)
         since = _time(done) if done else None
         made[level] = 0
-        for group in _groups(store, store.monitor_windows(monitor_id), since, cutoff, bucket):
+        # The day before the mark, as text: a time's fraction of a second sorts before its "Z".
+        listed = store.monitor_windows(monitor_id, "" if since is None else f"{since - timedelta(days=1):%Y-%m-%d}")
+        for group in _groups(store, listed, since, cutoff, bucket):
             try:
                 _merge_group(store, group)
             except RtscopeError as error:

@@ -298,15 +298,16 @@ class Store:
             )
         }
 
-    def monitor_windows(self, monitor_id: str) -> list[StoredWindow]:
-        """The stored windows of monitor ``monitor_id`` as retention sorts them, in the order stored: from
-        the columns alone, no document read (rtscope.execution.retention reads only those it may merge)."""
+    def monitor_windows(self, monitor_id: str, since: str = "") -> list[StoredWindow]:
+        """The stored windows of monitor ``monitor_id`` started at or after ``since`` (as the store writes
+        times, or a date) as retention sorts them, in the order stored: from the columns alone, no document
+        read (rtscope.execution.retention reads only those it may merge)."""
         return [
             StoredWindow(run_id, started, board, status, "\0".join(str(part) for part in parts))
             for run_id, started, board, status, *parts in self._db.execute(
                 "SELECT id, started, cell, status, kernel, hostname, target, time_base, rtscope_version, benches"
-                f" FROM runs WHERE campaign_id = ? ORDER BY {self._order}",
-                (monitor_id,),
+                f" FROM runs WHERE campaign_id = ? AND started >= ? ORDER BY {self._order}",
+                (monitor_id, since),
             )
         ]
 
