@@ -324,6 +324,8 @@ def test_rtscope_compact_merges_a_monitors_windows_now(rtscope, db_path):
             store.add(result.from_doc(doc, "window"))
     done = rtscope("compact", "--monitor", "lab")
     assert (done.status, done.out) == (0, "monitor lab: 6 windows merged into 1 hourly document\n")
+    shown = rtscope("show", "last")  # the merged document reads as any run
+    assert shown.status == 0 and "lat.wakeup" in shown.out
     assert rtscope("compact", "--monitor", "lab", "--keep-full", "7d").out == "monitor lab: nothing to merge\n"
     refused = rtscope("compact", "--monitor", "lab", "--keep-full", "30d", "--keep-hourly", "1w")
     assert (refused.status, refused.err) == (
