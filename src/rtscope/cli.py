@@ -32,6 +32,7 @@ COMMANDS = {
     "report": "write runs as one HTML page: the verdict, systems, configuration, tables and plots",
     "push": "copy stored runs (with their campaigns) to another store, a lab's PostgreSQL: what is there already stays",
     "pull": "copy runs (with their campaigns) from another store into this one: what is here already stays",
+    "compact": "merge a monitor's older windows by hour, then by day, exactly (as the monitor does every hour)",
     "export": "write one run in a format another tool reads (rtscope export --help names each)",
     "check": "CI gate: exit 1 when RUN is worse than a baseline run or group of runs, beyond a threshold and significantly",
     "score": "score runs with the Metrics Number: 1 / Σ(time × weight) over a profile's metrics (higher is better)",
@@ -98,6 +99,10 @@ EXAMPLES: dict[str | None, tuple[tuple[str, str], ...]] = {
     "pull": (
         ("rtscope pull --all --from postgresql://db.lab.example/rtscope", "the lab's runs into this store"),
         ("rtscope pull campaign:quick --from backup.sqlite", "one campaign's runs"),
+    ),
+    "compact": (
+        ("rtscope compact --monitor lab", "windows over 30 days old merged by hour, over a year by day"),
+        ("rtscope compact --monitor lab --keep-full 7d --keep-hourly 30d", "keep windows a week, hourly ones a month"),
     ),
     "export": (
         ("rtscope export last --format csv -o last.csv", "one row per metric"),

@@ -82,6 +82,19 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class StoredWindow:
+    """A stored window of a monitor, as retention looks at it first: ``columns`` joins what the runs
+    table records of its system, target, time base, rtscope version and benches (windows that differ
+    there never merge)."""
+
+    id: str
+    started: str
+    board: str
+    status: str
+    columns: str
+
+
+@dataclass(frozen=True)
 class Campaign:
     """A stored campaign: its id, name, start and plan (None when only its runs were stored)."""
 
@@ -131,14 +144,20 @@ class Store:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def add(self, run: result.Result, provenance: Provenance | None = None) -> None:
+    def add(self, run: result.Result, provenance: Provenance | None = None, *, replacing: Sequence[str] = ()) -> None:
         """Store a validated result whole, in one transaction, as stored by ``provenance`` (default: this
-        process's user, host and rtscope). A run id already stored raises RtscopeError."""
+        process's user, host and rtscope). A run id already stored raises RtscopeError.
+
+        ``replacing``: runs (whole ids) that ``run`` takes the place of (retention's merged window), deleted
+        in the same transaction with their metrics, so that a crash leaves them or ``run``, never both or
+        neither; RtscopeError, nothing changed, when one of them is no longer stored."""
         doc = run.doc
         campaign = doc.get("campaign") or _monitor_as_campaign(doc.get("monitor"))
         by = provenance or Provenance.here()
         try:
             with self._db.transaction():
+                if replacing:
+                    self._delete(replacing)
                 if campaign:
                     self._db.execute(
                         "INSERT INTO campaigns (id, name, started) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
@@ -187,6 +206,20 @@ class Store:
                 f"campaign {campaign['id']} already has a run of cell {campaign['cell']!r}, "
                 f"repetition {campaign['repetition']}"
             ) from None
+
+    def _delete(self, run_ids: Sequence[str]) -> None:
+        """Within a transaction: delete these runs; their metrics rows go with them (ON DELETE CASCADE, which
+        SQLite keeps only with its foreign_keys pragma on: SqliteConnection sets it)."""
+        deleted = 0
+        for start in range(0, len(run_ids), _QUERY_IDS):
+            chunk = list(run_ids[start : start + _QUERY_IDS])
+            deleted += len(
+                self._db.execute(
+                    f"DELETE FROM runs WHERE id IN ({', '.join('?' * len(chunk))}) RETURNING id", chunk
+                ).fetchall()
+            )
+        if deleted != len(set(run_ids)):
+            raise RtscopeError(f"{len(set(run_ids)) - deleted} of the runs to replace are no longer stored")
 
     def has(self, run_id: str) -> bool:
         """Whether the run with this (whole) id is stored."""
@@ -264,6 +297,37 @@ class Store:
                 "SELECT cell, repetition FROM runs WHERE campaign_id = ? AND status != 'interrupted'", (campaign_id,)
             )
         }
+
+    def monitor_windows(self, monitor_id: str, since: str = "") -> list[StoredWindow]:
+        """The stored windows of monitor ``monitor_id`` started at or after ``since`` (as the store writes
+        times, or a date) as retention sorts them, in the order stored: from the columns alone, no document
+        read (rtscope.execution.retention reads only those it may merge)."""
+        return [
+            StoredWindow(run_id, started, board, status, "\0".join(str(part) for part in parts))
+            for run_id, started, board, status, *parts in self._db.execute(
+                "SELECT id, started, cell, status, kernel, hostname, target, time_base, rtscope_version, benches"
+                f" FROM runs WHERE campaign_id = ? AND started >= ? ORDER BY {self._order}",
+                (monitor_id, since),
+            )
+        ]
+
+    def mark(self, name: str) -> str | None:
+        """What a process noted in the store under ``name`` (the meta table, beside the schema's version):
+        retention's progress through a monitor's windows; None when nothing is."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (_MARK + name,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_mark(self, name: str, value: str) -> None:
+        """Note ``value`` under ``name`` (:meth:`mark`), in place of what was noted there."""
+        with self._db.transaction():
+            self._db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (_MARK + name, value),
+            )
+
+    def documents(self, run_ids: list[str]) -> list[result.Result]:
+        """The stored runs of these whole ids, in that order (one query per thousand)."""
+        return self._documents(run_ids)
 
     def campaign_runs(self, name_or_id: str) -> list[result.Result]:
         """The runs that count of the campaign :meth:`campaign` finds: cell by cell in the order the
@@ -462,6 +526,8 @@ class Store:
         }
 
 
+# Marks live in the meta table under this prefix, apart from the schema's own keys.
+_MARK = "mark:"
 # SQLite allows at most 32766 parameters in one statement.
 _QUERY_IDS = 1000
 
