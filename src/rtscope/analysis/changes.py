@@ -419,6 +419,16 @@ def _target(doc: dict[str, Any]) -> str:
     return "local" if not target else str(target.get("name"))
 
 
+@dataclass(frozen=True)
+class BoardChange:
+    """A change point in one board's series of a monitor, with the metric's unit (a KCIDB export marks it)."""
+
+    monitor_id: str
+    board: str
+    unit: Unit
+    change: ChangePoint
+
+
 # --- As JSON ----------------------------------------------------------------------------------------------
 
 
