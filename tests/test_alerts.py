@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 import numpy as np
 import pytest
 
+from rtscope.analysis import changes
 from rtscope.errors import RtscopeError
 from rtscope.execution import alerts
 from rtscope.execution.alerts import AlertConfig, after_window, parse_alerts
@@ -233,6 +234,34 @@ def test_confirm_runs_waits_for_that_many_windows_after_the_change(db_path, hook
         assert after_window(store, MONITOR, "rpi4", config) == []
         store.add(window(STEP_AT + 4, 30_000.0, kernel="6.1.0"))
         assert [a.sent for a in after_window(store, MONITOR, "rpi4", config)] == [True]
+
+
+def test_the_step_from_windows_merged_by_retention_to_measured_ones_is_not_sent(db_path, hook):
+    """Hourly merges (12 windows each) hold each hour's worst: their max stands above a single window's,
+    a step down where the measured windows begin that changes finds and alerts leave alone; a real step
+    among the measured windows after it is sent."""
+    argv, out = hook
+    config = AlertConfig(hook=argv, stats=("max",))
+    noise = np.random.default_rng(5).normal(0, 0.05, 60)
+    with Store.open(db_path, create=True) as store:
+        for n in range(1, 7):
+            doc = window(n, 20_000.0 * float(np.exp(noise[n]))).doc
+            doc["monitor"]["windows"] = 12
+            for figures in (doc["metrics"][0]["stats"], doc["metrics"][0]["adjusted"]):
+                figures["max"] *= 2
+            store.add(result.from_doc(doc, "test"))
+        for n in range(7, 40):
+            store.add(window(n, 20_000.0 * float(np.exp(noise[n]))))
+        series = store.metric_history("lat.wakeup", "max", monitor=MONITOR, board="rpi4")
+        assert [change.first_after.run_id for change in changes.find_in_rows("lat.wakeup", "max", series)] == [
+            run_id("rpi4", 7)
+        ]
+        assert after_window(store, MONITOR, "rpi4", config) == []
+        for n in range(40, 46):
+            store.add(window(n, 45_000.0 * float(np.exp(noise[n]))))
+        [sent] = after_window(store, MONITOR, "rpi4", config)
+        assert sent.payload["first_after"]["id"] == run_id("rpi4", 40) and sent.payload["direction"] == "worse"
+    assert len(received(out)) == 1
 
 
 def test_each_board_is_its_own_series(db_path, hook):

@@ -191,9 +191,20 @@ def after_window(store: Store, monitor_id: str, board: str, config: AlertConfig)
                     elif near != first.first_started:
                         # The same change, its cut moved: remember where it is now, so that it may move on.
                         store.record_alert(monitor_id, _on(first, channel))
-                if missing:
+                if missing and _between_measured_windows(store, change):
                     tried += _send(store, (name, monitor_id), change, unit, first, missing, config)
     return tried
+
+
+def _between_measured_windows(store: Store, change: ChangePoint) -> bool:
+    """Whether the runs either side of a change are windows as measured, not merged by retention: an
+    hour's merge holds the worst of its windows, so the step from merged windows to measured ones (in max
+    above all) is the merge's, not the board's; a change among merged windows was one among measured
+    windows once, and was sent then."""
+    return all(
+        (store.get(point.run_id).doc.get("monitor") or {}).get("windows", 1) == 1
+        for point in (change.last_before, change.first_after)
+    )
 
 
 def _measured(store: Store, monitor_id: str, board: str) -> list[str]:
