@@ -4,8 +4,10 @@ server on loopback, once, across a restart; a failing channel is reported and tr
 
 import http.server
 import json
+import socket
 import sys
 import threading
+import time
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -203,6 +205,21 @@ def test_a_url_that_refuses_is_reported_with_its_status(db_path):
     assert refused.error == f"http://127.0.0.1:{receiver.server.server_address[1]} answered 503 Service Unavailable"
 
 
+def test_a_server_that_never_answers_is_given_up_after_the_timeout(db_path):
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()  # the kernel completes the connection; nobody ever answers on it
+        where = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        url = f"{where}/alert"
+        with Store.open(db_path, create=True) as store:
+            history(store, STEP_AT + 4)
+            started = time.monotonic()
+            [silence] = after_window(store, MONITOR, "rpi4", AlertConfig(url=url, stats=("p99",), timeout_s=1))
+            # Loose: the machine is shared; without the timeout it would wait for ever.
+            assert time.monotonic() - started < 30
+    assert silence.error in (f"cannot post to {where}: timed out", f"cannot reach {where}: timed out")
+
+
 def test_a_change_whose_cut_moves_a_window_is_the_same_change(db_path, hook):
     """Sent when its first run was placed two windows later, it is not sent again where it is now; one
     placed further off than MOVE_RUNS is another change."""
@@ -301,6 +318,7 @@ def test_a_failing_hook_is_reported_in_one_line(db_path, tmp_path):
         ({"hook": "notify --lab"}, 'hook must be a list of non-empty strings, e.g. \\["/usr/local/bin/notify"'),
         ({"url": "ftp://lab/x"}, "url must be an http:// or https:// URL, not 'ftp://lab'"),
         ({"url": 5}, "url must be a string, not 5"),
+        ({"url": "http://lab:http/x"}, "url has no valid port: 'http://lab'"),
         (
             {"url": "http://lab/", "stats": ["p99.9"]},
             "stats: the store keeps p50, p99, max, mean of every window, not 'p99.9'",

@@ -102,6 +102,10 @@ def parse_alerts(table: dict[str, object], where: str) -> AlertConfig:
         if not isinstance(url, str):
             raise fail(f"url must be a string, not {url!r}")
         parts = urlsplit(url)
+        try:
+            parts.port  # noqa: B018 (urlsplit checks the port only when asked for it)
+        except ValueError:
+            raise fail(f"url has no valid port: {_where(url)!r}") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise fail(f"url must be an http:// or https:// URL, not {_where(url)!r}")
     if not hook and url is None:
