@@ -417,3 +417,48 @@ def _params(doc: dict[str, Any], metric: str) -> dict[str, Any]:
 def _target(doc: dict[str, Any]) -> str:
     target = doc.get("target")
     return "local" if not target else str(target.get("name"))
+
+
+@dataclass(frozen=True)
+class BoardChange:
+    """A change point in one board's series of a monitor, with the metric's unit (a KCIDB export marks it)."""
+
+    monitor_id: str
+    board: str
+    unit: Unit
+    change: ChangePoint
+
+
+# --- As JSON ----------------------------------------------------------------------------------------------
+
+
+def entry(change: ChangePoint, unit: Unit) -> dict[str, Any]:
+    """One change point as `rtscope changes --json` lists it (and a monitor's alert sends it): its statistic,
+    the runs either side, its size with its interval, its direction and what changed."""
+    return {
+        "stat": change.stat,
+        "time_base": change.time_base,
+        "first_after": _run_entry(change.first_after),
+        "last_before": _run_entry(change.last_before),
+        "before": change.step.before,
+        "after": change.step.after,
+        "ratio": change.step.ratio,
+        "ratio_low": change.step.low,
+        "ratio_high": change.step.high,
+        "runs_before": change.step.runs_before,
+        "runs_after": change.step.runs_after,
+        "p_value": change.step.p_value,
+        "direction": change.direction(unit),
+        "changed": list(change.changed),
+    }
+
+
+def _run_entry(point: Point) -> dict[str, Any]:
+    return {
+        "id": point.run_id,
+        "started": point.started,
+        "label": point.label,
+        "hostname": point.hostname,
+        "kernel": point.kernel,
+        "value": point.value,
+    }

@@ -60,6 +60,8 @@ class RunFilter:
     user: str | None = None
     campaign: str | None = None
     since: str | None = None
+    monitor: str | None = None  # a monitor's windows: its name or id prefix, as :meth:`Store.campaign` finds it
+    board: str | None = None  # one board's windows (of any monitor, or of ``monitor``)
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,21 @@ class Campaign:
     name: str
     started: str
     plan: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class AlertRecord:
+    """An alert a monitor sent about a change in one board's series (rtscope.execution.alerts): the
+    statistic, its direction, the change's first run as placed then and that run's start, and the channel
+    ("hook" or "url") it went through."""
+
+    board: str
+    metric: str
+    stat: str
+    direction: str
+    first_run: str
+    first_started: str
+    channel: str
 
 
 class Store:
@@ -264,8 +281,9 @@ class Store:
         with self._db.transaction():
             self._db.execute("UPDATE campaigns SET plan = ? WHERE id = ?", (json.dumps(plan), campaign_id))
 
-    def campaign(self, name_or_id: str) -> Campaign:
-        """The campaign with this id (or unique id prefix), else the newest campaign of this name.
+    def campaign(self, name_or_id: str, what: str = "campaign") -> Campaign:
+        """The campaign with this id (or unique id prefix), else the newest campaign of this name (a
+        monitor is one: ``what`` names it in the messages).
 
         Raises RtscopeError when there is none, or an id prefix matches several.
         """
@@ -278,14 +296,14 @@ class Store:
             else []
         )
         if len(rows) > 1:
-            raise RtscopeError(f"campaign id prefix {name_or_id} is ambiguous: {len(rows)} campaigns start with it")
+            raise RtscopeError(f"{what} id prefix {name_or_id} is ambiguous: {len(rows)} {what}s start with it")
         if not rows:
             rows = self._db.execute(
                 f"SELECT id, name, started, plan FROM campaigns WHERE name = ? {self._newest_first} LIMIT 1",
                 (name_or_id,),
             ).fetchall()
         if not rows:
-            raise RtscopeError(f"no stored campaign is named or has an id starting with {name_or_id!r}")
+            raise RtscopeError(f"no stored {what} is named or has an id starting with {name_or_id!r}")
         campaign_id, name, started, plan = rows[0]
         return Campaign(campaign_id, name, started, None if plan is None else json.loads(plan))
 
@@ -363,6 +381,9 @@ class Store:
         if only.since is not None:
             conditions.append("started >= ?")
             parameters.append(only.since)
+        window_conditions, window_parameters = self._windows_of(only.monitor, only.board)
+        conditions += window_conditions
+        parameters += window_parameters
         rows = self._db.execute(
             "SELECT id, started, label, hostname, kernel, status, benches,"
             " (SELECT COUNT(*) FROM metrics WHERE run_id = runs.id AND valid = 0), warnings,"
@@ -487,17 +508,32 @@ class Store:
         return cls._open_existing(path)
 
     def metric_history(
-        self, metric_id: str, stat: str, *, host: str | None = None, since: str | None = None
+        self,
+        metric_id: str,
+        stat: str,
+        *,
+        host: str | None = None,
+        since: str | None = None,
+        monitor: str | None = None,
+        board: str | None = None,
     ) -> list[tuple[str, str, str | None, str, str, bool, float | None, str]]:
         """Statistic ``stat`` (p50, p99, max or mean: what the metrics table keeps, overhead-adjusted) of
         ``metric_id`` in every stored run that measured it, oldest first, as (run id, started, label,
         hostname, kernel, valid, value, time base); only runs measured on ``host`` and started at or after ``since``
-        (an ISO date or time, compared as the store writes times) when given. One query on the metrics
+        (an ISO date or time, compared as the store writes times) when given, and only the windows that
+        count of ``monitor`` (a name or id prefix) and of ``board`` when given. One query on the metrics
         table, no document read; standard SQL with parameters only, for SQLite and PostgreSQL alike."""
-        return self.metric_histories(metric_id, (stat,), host=host, since=since)[stat]
+        return self.metric_histories(metric_id, (stat,), host=host, since=since, monitor=monitor, board=board)[stat]
 
     def metric_histories(
-        self, metric_id: str, stats: Sequence[str], *, host: str | None = None, since: str | None = None
+        self,
+        metric_id: str,
+        stats: Sequence[str],
+        *,
+        host: str | None = None,
+        since: str | None = None,
+        monitor: str | None = None,
+        board: str | None = None,
     ) -> dict[str, list[tuple[str, str, str | None, str, str, bool, float | None, str]]]:
         """:meth:`metric_history` of each statistic of ``stats``, in one query (change points look at p50,
         p99 and max of 100,000 runs at once)."""
@@ -516,6 +552,9 @@ class Store:
             if value is not None:
                 query += f" AND {condition}"
                 parameters.append(value)
+        window_conditions, window_parameters = self._windows_of(monitor, board, table="runs.")
+        query += "".join(f" AND {condition}" for condition in window_conditions)
+        parameters += window_parameters
         rows = self._db.execute(query + " ORDER BY runs.started, runs.id", parameters).fetchall()
         return {
             stat: [
@@ -524,6 +563,51 @@ class Store:
             ]
             for n, stat in enumerate(stats)
         }
+
+    def alerts_sent(self, monitor_id: str, board: str) -> list[AlertRecord]:
+        """The alerts recorded as sent about ``board``'s series in monitor ``monitor_id`` (a whole id)."""
+        return [
+            AlertRecord(*row)
+            for row in self._db.execute(
+                "SELECT board, metric_id, stat, direction, first_run, first_started, channel FROM alerts"
+                " WHERE monitor_id = ? AND board = ? ORDER BY first_started",
+                (monitor_id, board),
+            )
+        ]
+
+    def record_alert(self, monitor_id: str, sent: AlertRecord) -> None:
+        """Record an alert as sent (once: the same record again changes nothing)."""
+        with self._db.transaction():
+            self._db.execute(
+                "INSERT INTO alerts (monitor_id, board, metric_id, stat, direction, first_run, first_started, channel,"
+                " sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (
+                    monitor_id,
+                    sent.board,
+                    sent.metric,
+                    sent.stat,
+                    sent.direction,
+                    sent.first_run,
+                    sent.first_started,
+                    sent.channel,
+                    utc_now(),
+                ),
+            )
+
+    def _windows_of(self, monitor: str | None, board: str | None, table: str = "") -> tuple[list[str], list[str]]:
+        """The SQL conditions (on ``table``'s runs columns) and their parameters that keep a monitor's
+        windows, a board's, or both: a monitored window is a run in the campaign columns (monitor id, board,
+        window); an interrupted window does not count (it was measured again), so it is left out."""
+        if monitor is None and board is None:
+            return [], []
+        conditions, parameters = [f"{table}status != 'interrupted'"], []
+        if monitor is not None:
+            conditions.append(f"{table}campaign_id = ?")
+            parameters.append(self.campaign(monitor, "monitor").id)
+        if board is not None:
+            conditions.append(f"{table}cell = ?")
+            parameters.append(board)
+        return conditions, parameters
 
 
 # Marks live in the meta table under this prefix, apart from the schema's own keys.
