@@ -231,7 +231,14 @@ def main() -> None:
             cells = store.campaign_cells(MONITOR_ID)
             stored = store._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]  # the bench's look past the interface
             metrics = store._db.execute("SELECT COUNT(*) FROM metrics").fetchone()[0]
-        print(f"  in the store: {stored:,} runs, {len(cells):,} (board, window) pairs, {metrics:,} metrics rows")
+            size = store._db.execute(
+                "SELECT pg_total_relation_size('runs') + pg_total_relation_size('metrics')"
+                " + pg_total_relation_size('campaigns')"
+            ).fetchone()[0]
+        print(
+            f"  in the store: {stored:,} runs, {len(cells):,} (board, window) pairs, {metrics:,} metrics rows; "
+            f"{size / stored:,.0f} B a window (tables, TOAST and indexes)"
+        )
         parts(url, window, 4 * VARIANTS)
 
 
