@@ -16,7 +16,9 @@ one window's tag and add, what one add costs in one process, part by part, and c
 is stored once.
 
 Usage: .venv/bin/python evaluation/scale_ingest.py [--window FILE] [--seconds 60] [--writers 8] [--boards 1000]
-                                                 [--no-fsync]
+                                                 [--no-fsync] [--store-only]
+--store-only leaves the monitor's tag out: each window's text is made from a template (the text from_doc
+makes, field for field), so that the writers' CPU is the store's own.
 """
 
 import argparse
@@ -78,8 +80,38 @@ def window_doc(template: dict[str, Any], board: int, window: int) -> dict[str, A
     return dict(template, run=run, monitor=monitor)
 
 
-def writer(url: str, window: dict[str, Any], number: int, boards: list[int], seconds: float, go: Any, out: Any) -> None:
+# --store-only: where a window's own fields go in the text made once per variant.
+MARKS = {key: f"@monitor.{key}@" for key in ("name", "id", "board", "step", "window", "windows")}
+RUN_MARKS = {key: f"@run.{key}@" for key in ("id", "started", "finished", "label")}
+
+
+def marked_text(template: dict[str, Any]) -> str:
+    """``template``'s text as result.from_doc makes it, with MARKS and RUN_MARKS for each window's fields."""
+    marked = dict(template, run=template["run"] | RUN_MARKS, monitor=MARKS)
+    return json.dumps(marked, indent=2, ensure_ascii=False) + "\n"
+
+
+def filled(marked: str, doc: dict[str, Any]) -> str:
+    """``marked`` with ``doc``'s own run and monitor fields in place of the marks: the text from_doc would
+    make, in microseconds rather than its validation's and indented JSON's milliseconds."""
+    for part, marks in (("run", RUN_MARKS), ("monitor", MARKS)):
+        for key, mark in marks.items():
+            marked = marked.replace(json.dumps(mark), json.dumps(doc[part][key], ensure_ascii=False), 1)
+    return marked
+
+
+def writer(
+    url: str,
+    window: dict[str, Any],
+    number: int,
+    boards: list[int],
+    seconds: float,
+    store_only: bool,
+    go: Any,
+    out: Any,
+) -> None:
     templates = variants(window, number)
+    marked = [marked_text(doc) for doc in templates]
     with Store.open(url) as store:
         go.wait()
         cpu = time.process_time()
@@ -90,7 +122,10 @@ def writer(url: str, window: dict[str, Any], number: int, boards: list[int], sec
             board = boards[windows % len(boards)]
             doc = window_doc(templates[windows % VARIANTS], board, next_window[board])
             started = time.perf_counter()
-            run = result.from_doc(doc, "the window's result")  # what the monitor does to the probe's document
+            if store_only:
+                run = result.Result(doc, filled(marked[windows % VARIANTS], doc))
+            else:
+                run = result.from_doc(doc, "the window's result")  # what the monitor does to the probe's document
             tagged = time.perf_counter()
             store.add(run)
             tags.append(tagged - started)
@@ -161,6 +196,11 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=8)
     parser.add_argument("--boards", type=int, default=1000)
     parser.add_argument("--no-fsync", action="store_true", help="the tests' cluster: commits not flushed to disk")
+    parser.add_argument(
+        "--store-only",
+        action="store_true",
+        help="the store's part alone: each window's text made from a template, not by result.from_doc",
+    )
     args = parser.parse_args()
     with (
         tempfile.TemporaryDirectory(prefix="rtscope-scale-") as directory,
@@ -193,7 +233,16 @@ def main() -> None:
         processes = [
             multiprocessing.Process(
                 target=writer,
-                args=(url, window, n, list(range(n, args.boards, args.writers)), args.seconds, go, out),
+                args=(
+                    url,
+                    window,
+                    n,
+                    list(range(n, args.boards, args.writers)),
+                    args.seconds,
+                    args.store_only,
+                    go,
+                    out,
+                ),
             )
             for n in range(args.writers)
         ]
@@ -217,8 +266,9 @@ def main() -> None:
             f"stored {windows:,} windows in {wall:.1f} s: {rate:.1f} windows/s, {rate / need:.1f}x the need "
             f"(goal 10x); load average after {os.getloadavg()[0]:.1f}"
         )
-        print(f"  one window's tag (result.from_doc): {percentiles(tags)}")
-        print(f"  one window's Store.add:             {percentiles(adds)}")
+        made = "text (template)   " if args.store_only else "tag (result.from_doc)"
+        print(f"  one window's {made}: {percentiles(tags)}")
+        print(f"  one window's Store.add:              {percentiles(adds)}")
         writers_cpu = sum(report[3] for report in reports)
         per_window = (writers_cpu + server) / windows
         print(
