@@ -19,14 +19,15 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, cast
 
 from rtscope import files
 from rtscope.errors import RtscopeError
 from rtscope.model import units
 from rtscope.paths import schema_path
+
+if TYPE_CHECKING:
+    import jsonschema
 
 FORMAT = "rtscope-result"
 VERSION = 4  # what the probe writes, and what rtscope writes for documents it builds
@@ -107,6 +108,8 @@ def validate(doc: Any, source: str) -> dict[str, Any]:
         raise RtscopeError(
             f"{source}: result format version {json.dumps(version)} is not supported (this rtscope reads {readable})"
         )
+    import jsonschema.exceptions  # only where a document is validated: its import is most of a command's start-up
+
     error = jsonschema.exceptions.best_match(_validator(version).iter_errors(doc))
     if error is not None:
         raise RtscopeError(f"{source}: invalid result at {error.json_path}: {error.message}")
@@ -118,6 +121,8 @@ def validate(doc: Any, source: str) -> dict[str, Any]:
 def validate_system(system: Any, source: str) -> dict[str, Any]:
     """Check that ``system`` is a valid ``system`` of a current result document (what ``rtscope-probe
     system`` prints alone) and return it."""
+    import jsonschema.exceptions
+
     validator = _validator(VERSION)
     schema = cast(Mapping[str, Any], validator.schema)  # an object (a schema may also be a bare true or false)
     error = jsonschema.exceptions.best_match(
@@ -494,7 +499,9 @@ def _without_item_checks(node: Any) -> None:
 
 
 @functools.cache
-def _validator(version: int) -> jsonschema.protocols.Validator:
+def _validator(version: int) -> "jsonschema.protocols.Validator":
+    import jsonschema.validators
+
     schema = json.loads(schema_path(version).read_text(encoding="utf-8"))
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
