@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO, start_rtscope
 from rtscope.errors import RtscopeError
 from rtscope.execution import monitor, monitor_spec
-from rtscope.execution.monitor import BoardLoop, BoardUnfit, Hooks, Housekeeper, next_window, open_monitor
+from rtscope.execution.monitor import BoardLoop, Hooks, Housekeeper, NotRetried, next_window, open_monitor
 from rtscope.model import result
 from rtscope.store.database import Store
 from rtscope.targets.fake import FakeTarget
@@ -183,10 +183,22 @@ def test_a_bench_the_board_does_not_have_ends_its_loop(tmp_path, db_path, record
     spec = monitor_spec.load(spec_file(tmp_path, SPEC.format(target="fake").replace('"clock.read"]', '"clock.reed"]')))
     with Store.open(db_path, create=True) as store:
         with pytest.raises(
-            BoardUnfit, match=r"step idle: unknown bench or suite 'clock.reed'; did you mean clock.read"
+            NotRetried, match=r"step idle: unknown bench or suite 'clock.reed'; did you mean clock.read"
         ):
             _loop(spec, store, _Flaky(recorded_dir, 0), sleep=pytest.fail).run()
         assert not store.runs()
+
+
+def test_a_window_the_store_refuses_ends_the_loop(tmp_path, db_path, recorded_dir):
+    spec = monitor_spec.load(spec_file(tmp_path, SPEC.format(target="fake")))
+    with Store.open(db_path, create=True) as store:
+        loop = _loop(spec, store, _Flaky(recorded_dir, 0), sleep=pytest.fail)
+        # Another process of the same monitor stored window 1 meanwhile: never stored twice, nor retried.
+        doc = builders.monitor_window("2000000000000001", "here", 1, name="lab", monitor_id=loop.monitor.id)
+        store.add(result.from_doc(doc, "window 1"))
+        with pytest.raises(NotRetried, match=r"monitor lab already has window 1 of board 'here' \(window 1 was not"):
+            loop.run()
+        assert len(store.runs()) == 1
 
 
 def test_a_changed_spec_keeps_its_series_or_is_refused(tmp_path, db_path):

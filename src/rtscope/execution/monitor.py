@@ -56,9 +56,10 @@ class Hooks:
     after_window: tuple[Callable[[Store, str, str], object], ...] = ()
 
 
-class BoardUnfit(RtscopeError):
-    """The spec asks a board for what it cannot do (a bench or parameter it does not have): retrying will
-    not help, so the board's loop ends with this error."""
+class NotRetried(RtscopeError):
+    """What retrying the board will not mend, so that its loop ends with it: the spec asks the board for
+    what it cannot do (a bench or parameter it does not have), or the store failed to keep a window (a
+    lost connection: the monitor, restarted — by systemd — goes on with a new one)."""
 
 
 class Stopped(Exception):
@@ -200,13 +201,13 @@ class BoardLoop:
     def run(self) -> None:
         """Measure windows until every one the spec asks for is stored (returns) or the process is stopped
         (KeyboardInterrupt, after storing the window in flight as interrupted). A failure is reported
-        once per streak, with its reason, and the board tried again after the back-off; BoardUnfit ends
+        once per streak, with its reason, and the board tried again after the back-off; NotRetried ends
         the loop."""
         delay = self.spec.backoff_s
         while not self._done():
             try:
                 self._measure(self.make_target(self.board.target))
-            except BoardUnfit:
+            except NotRetried:
                 raise
             except (RtscopeError, OSError) as error:
                 if not self.failures:
@@ -238,7 +239,10 @@ class BoardLoop:
                 )
                 if exit_status(run_result.doc) == FAILED:
                     raise RtscopeError(_failure(run_result.doc))
-                self.store.add(run_result)
+                try:
+                    self.store.add(run_result)
+                except RtscopeError as error:
+                    raise NotRetried(f"{error} (window {self.window} was not stored)") from None
                 if run_result.doc["run"]["status"] == "interrupted":
                     self.say(
                         f"stopped: window {self.window} ({step.name}) is stored as interrupted "
@@ -261,7 +265,7 @@ class BoardLoop:
         try:
             check_against_catalogue(request, catalogue)
         except RtscopeError as error:
-            raise BoardUnfit(f"step {step.name}: {error}") from None
+            raise NotRetried(f"step {step.name}: {error}") from None
         return request
 
 
