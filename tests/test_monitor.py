@@ -7,13 +7,14 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, start_rtscope
+from conftest import REPO, process_env, start_rtscope
 from rtscope.errors import RtscopeError
 from rtscope.execution import monitor, monitor_spec
 from rtscope.execution.monitor import BoardLoop, Hooks, Housekeeper, NotRetried, next_window, open_monitor
@@ -199,6 +200,34 @@ def test_a_window_the_store_refuses_ends_the_loop(tmp_path, db_path, recorded_di
         with pytest.raises(NotRetried, match=r"monitor lab already has window 1 of board 'here' \(window 1 was not"):
             loop.run()
         assert len(store.runs()) == 1
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def test_several_boards_store_their_series_at_once(backend, tmp_path, db_path, recorded_dir, request):
+    location = str(db_path)
+    if backend == "postgresql":
+        cluster = request.getfixturevalue("postgres")
+        location = cluster.url(cluster.new_database())
+    boards = "".join(f'\n[[board]]\nname = "b{n}"\ntarget = "fake:{recorded_dir}"\n' for n in range(3))
+    text = textwrap.dedent(SPEC.format(target=f"fake:{recorded_dir}")).replace("windows = 5", "windows = 4")
+    spec = spec_file(tmp_path, text.replace("\n[[step]]", boards + "\n[[step]]", 1))
+    # One worker process per board, each writing its windows as they end into the one store.
+    ended = subprocess.run(
+        [sys.executable, "-m", "rtscope", "--db", location, "monitor", str(spec)],
+        capture_output=True,
+        text=True,
+        env=process_env(db_path),
+        timeout=300,
+        check=False,
+    )
+    assert ended.returncode == 0, ended.stderr
+    for board in ("here", "b0", "b1", "b2"):
+        assert f"  {board}: stored windows 1..4 (4)" in ended.stdout
+        assert f"rtscope: {board}: stored window 4 (busy) as run " in ended.stderr
+    with Store.open(location) as store:
+        cells = store.campaign_cells(store.campaign("lab").id)
+        assert sorted(cells) == sorted((board, n) for board in ("here", "b0", "b1", "b2") for n in range(1, 5))
+        assert len(store.runs()) == 16
 
 
 def test_a_changed_spec_keeps_its_series_or_is_refused(tmp_path, db_path):
