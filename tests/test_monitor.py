@@ -143,6 +143,8 @@ def test_windows_are_numbered_stored_as_they_end_and_a_restart_goes_on(tmp_path,
 
         def after_window(stored, monitor_id, board):
             after.append((monitor_id, board, len(stored.runs())))
+            if len(after) == 2:
+                raise RtscopeError("the alert's URL did not answer")
 
         hooks = Hooks(after_window=(after_window,))
         first = _loop(spec, store, _Flaky(recorded_dir, 0), hooks=hooks, say=said.append)
@@ -154,6 +156,7 @@ def test_windows_are_numbered_stored_as_they_end_and_a_restart_goes_on(tmp_path,
         # After each window, with that window already stored.
         assert after == [(first.monitor.id, "here", n) for n in range(1, 6)]
         assert said[0].startswith("stored window 1 (idle) as run ")
+        assert "after window 2: the alert's URL did not answer" in said  # said, and the board goes on
         # The same spec with more windows: the same monitor, going on at window 6.
         more = monitor_spec.load(spec_file(tmp_path, SPEC.format(target="fake").replace("windows = 5", "windows = 7")))
         again = _loop(more, store, _Flaky(recorded_dir, 0))
@@ -178,6 +181,7 @@ def test_a_failing_board_is_retried_with_back_off_and_reported_once(tmp_path, db
     assert "window 1 failed: ssh: connect to host board port 22: Connection refused (try 1)" in failed[0]
     assert failed[0].endswith("trying again in 10 s, then at most every 30 s, until it is back")
     assert said[1] == "back after 4 failed tries"
+    assert loop.delay == 10.0  # the next streak starts at the first back-off again
 
 
 def test_a_bench_the_board_does_not_have_ends_its_loop(tmp_path, db_path, recorded_dir):

@@ -195,15 +195,14 @@ class BoardLoop:
         self.make_target, self.hooks, self.sleep = make_target, hooks, sleep
         self.say = say or _note
         self.window = next_window(store, monitor.id, board.name)
-        self.first = self.window
         self.failures = 0  # in the current streak
+        self.delay = spec.backoff_s  # before the next try, in a streak
 
     def run(self) -> None:
         """Measure windows until every one the spec asks for is stored (returns) or the process is stopped
         (KeyboardInterrupt, after storing the window in flight as interrupted). A failure is reported
         once per streak, with its reason, and the board tried again after the back-off; NotRetried ends
         the loop."""
-        delay = self.spec.backoff_s
         while not self._done():
             try:
                 self._measure(self.make_target(self.board.target))
@@ -212,12 +211,12 @@ class BoardLoop:
             except (RtscopeError, OSError) as error:
                 if not self.failures:
                     self.say(
-                        f"window {self.window} failed: {error}; trying again in {fmt.clock_time(delay)}, "
+                        f"window {self.window} failed: {error}; trying again in {fmt.clock_time(self.delay)}, "
                         f"then at most every {fmt.clock_time(self.spec.backoff_max_s)}, until it is back"
                     )
                 self.failures += 1
-                self.sleep(delay)
-                delay = min(2 * delay, self.spec.backoff_max_s)
+                self.sleep(self.delay)
+                self.delay = min(2 * self.delay, self.spec.backoff_max_s)
             else:
                 return
 
@@ -251,13 +250,21 @@ class BoardLoop:
                     raise KeyboardInterrupt
                 if self.failures:
                     self.say(f"back after {self.failures} failed {'try' if self.failures == 1 else 'tries'}")
-                    self.failures = 0
+                    self.failures, self.delay = 0, self.spec.backoff_s
                 self.say(f"stored window {self.window} ({step.name}) as run {run_result.run_id[:8]}")
-                for after in self.hooks.after_window:
-                    after(self.store, self.monitor.id, self.board.name)
                 self.window += 1
+                self._after_window()
                 if step.pause_s and not self._done():
                     self.sleep(step.pause_s)
+
+    def _after_window(self) -> None:
+        """The after_window hooks; one that fails is reported, and the board goes on measuring (its window
+        is stored: an alert that could not be sent is the alerts' to retry, not a reason to stop)."""
+        for after in self.hooks.after_window:
+            try:
+                after(self.store, self.monitor.id, self.board.name)
+            except RtscopeError as error:
+                self.say(f"after window {self.window - 1}: {error}")
 
     def _request(self, target: Target, step: Step) -> RunRequest:
         catalogue = target.catalogue
