@@ -30,7 +30,7 @@ from rtscope.execution.measure import (
     measure,
     priority_for,
 )
-from rtscope.execution.monitor_spec import Board, MonitorSpec, Step
+from rtscope.execution.monitor_spec import Board, MonitorSpec, ScheduleStep
 from rtscope.loads.session import Session
 from rtscope.model import result
 from rtscope.model.catalogue import expand_suites
@@ -140,7 +140,9 @@ def next_window(store: Store, monitor_id: str, board: str) -> int:
     return int(monitor["window"]) + int(monitor["windows"])
 
 
-def request_for(spec: MonitorSpec, board: Board, step: Step, window: int, benches: tuple[str, ...]) -> RunRequest:
+def request_for(
+    spec: MonitorSpec, board: Board, step: ScheduleStep, window: int, benches: tuple[str, ...]
+) -> RunRequest:
     """The probe request of window ``window`` of ``board`` (``benches``: the step's, suites expanded)."""
     return RunRequest(
         benches=benches,
@@ -159,7 +161,9 @@ def request_for(spec: MonitorSpec, board: Board, step: Step, window: int, benche
     )
 
 
-def tagged(run_result: result.Result, monitor: Campaign, board: Board, step: Step, window: int) -> result.Result:
+def tagged(
+    run_result: result.Result, monitor: Campaign, board: Board, step: ScheduleStep, window: int
+) -> result.Result:
     """The window's document with its ``monitor`` object (result format 4)."""
     doc = dict(
         run_result.doc,
@@ -266,7 +270,7 @@ class BoardLoop:
             except RtscopeError as error:
                 self.say(f"after window {self.window - 1}: {error}")
 
-    def _request(self, target: Target, step: Step) -> RunRequest:
+    def _request(self, target: Target, step: ScheduleStep) -> RunRequest:
         catalogue = target.catalogue
         request = request_for(self.spec, self.board, step, self.window, expand_suites(step.benches, catalogue.suites))
         try:

@@ -62,7 +62,7 @@ class Board:
 
 
 @dataclass(frozen=True)
-class Step:
+class ScheduleStep:
     """One step of the schedule: what a window of it measures, and the pause after it."""
 
     name: str
@@ -102,10 +102,10 @@ class MonitorSpec:
     backoff_s: float
     backoff_max_s: float
     boards: tuple[Board, ...]
-    steps: tuple[Step, ...]
+    steps: tuple[ScheduleStep, ...]
     sections: dict[str, object] = dataclasses.field(default_factory=dict)
 
-    def step_of(self, window: int) -> Step:
+    def step_of(self, window: int) -> ScheduleStep:
         """The step window number ``window`` (from 1) of any board measures."""
         return self.steps[(window - 1) % len(self.steps)]
 
@@ -187,9 +187,9 @@ class _Reader(SpecReader):
             found.append(Board(name, target))
         return tuple(found)
 
-    def _steps(self, entries: Any) -> tuple[Step, ...]:
+    def _steps(self, entries: Any) -> tuple[ScheduleStep, ...]:
         entries = self._blocks(entries, "step")
-        found: list[Step] = []
+        found: list[ScheduleStep] = []
         for number, entry in enumerate(entries):
             where = ("step", number)
             self._known_keys(entry, _STEP_KEYS, where)
@@ -206,7 +206,7 @@ class _Reader(SpecReader):
             except RtscopeError as error:
                 self._fail(where, "load", str(error))
             found.append(
-                Step(
+                ScheduleStep(
                     name=name,
                     benches=tuple(self._list_of_str(entry, "benches", where, required=True)),
                     load=load,
