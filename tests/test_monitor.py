@@ -65,6 +65,15 @@ def test_a_spec_reads_its_boards_and_steps(tmp_path):
     assert (spec.backoff_s, spec.backoff_max_s) == (monitor_spec.DEFAULT_BACKOFF_S, monitor_spec.DEFAULT_BACKOFF_MAX_S)
 
 
+def test_the_example_spec_reads():
+    spec = monitor_spec.load(REPO / "examples" / "monitors" / "lab.toml")
+    assert [(step.name, step.load, step.pause_s) for step in spec.steps] == [
+        ("idle", "idle", 0.0),
+        ("cpu", "cpu", 10.0),
+    ]
+    assert (spec.window_s, spec.windows, [board.target for board in spec.boards]) == (60.0, None, ["local"])
+
+
 @pytest.mark.parametrize(
     ("change", "replacement", "message"),
     [

@@ -73,11 +73,16 @@ def run(args: argparse.Namespace, context: Context) -> int:
         housekeeper.stop(_HOUSEKEEPING_STOP_S)
     lines = []
     for board in spec.boards:
-        stored = next_window(store, this.id, board.name) - before[board.name]
+        first, stored = before[board.name], next_window(store, this.id, board.name) - before[board.name]
         lines.append(
-            f"{board.name}: stored windows {before[board.name]}..{before[board.name] + stored - 1} ({stored})"
-            if stored
-            else f"{board.name}: stored no window"
+            f"{board.name}: stored "
+            + (
+                f"windows {first}..{first + stored - 1} ({stored})"
+                if stored > 1
+                else f"window {first}"
+                if stored
+                else "no window"
+            )
         )
     context.print([f"monitor {spec.name} ({this.id}):", *(f"  {line}" for line in lines)])
     failed = [name for name, status in statuses.items() if status not in (0, INTERRUPTED)]
