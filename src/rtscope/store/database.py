@@ -265,18 +265,6 @@ class Store:
             )
         }
 
-    def last_runs(self, campaign_id: str) -> dict[str, str]:
-        """The id of each cell's run of the highest repetition that counts (not interrupted), by cell: the
-        window a monitored board goes on after."""
-        return dict(
-            self._db.execute(
-                "SELECT cell, id FROM runs AS run WHERE campaign_id = ? AND status != 'interrupted' AND repetition ="
-                " (SELECT MAX(repetition) FROM runs WHERE campaign_id = run.campaign_id AND cell = run.cell"
-                " AND status != 'interrupted')",
-                (campaign_id,),
-            ).fetchall()
-        )
-
     def campaign_runs(self, name_or_id: str) -> list[result.Result]:
         """The runs that count of the campaign :meth:`campaign` finds: cell by cell in the order the
         cells were first measured, repetitions in order. An interrupted run is left out (its cell was
@@ -355,6 +343,18 @@ class Store:
         if len(ids) > 1:
             raise RtscopeError(f"run id prefix {prefix} is ambiguous: {len(ids)} stored runs start with it")
         return self._documents(ids)[0]
+
+    def last_runs(self, campaign_id: str) -> dict[str, str]:
+        """The id of each cell's run of the highest repetition that counts (not interrupted), by cell: the
+        window a monitored board goes on after."""
+        return dict(
+            self._db.execute(
+                "SELECT cell, id FROM runs AS run WHERE campaign_id = ? AND status != 'interrupted' AND repetition ="
+                " (SELECT MAX(repetition) FROM runs WHERE campaign_id = run.campaign_id AND cell = run.cell"
+                " AND status != 'interrupted')",
+                (campaign_id,),
+            ).fetchall()
+        )
 
     def latest(self) -> result.Result:
         """The newest stored run; RtscopeError when there is none."""
