@@ -86,7 +86,7 @@ def test_the_example_spec_reads():
         ("cpu = 0", "cpu = [0, 1]", r"monitor.toml: step\[1\].cpu: must be a number"),
         ('pause = "0s"', 'pause = "soon"', r"monitor.toml:19: step\[1\].pause: bad duration 'soon'"),
         ('name = "busy"', 'name = "idle"', r"monitor.toml:14: step\[1\].name: step 'idle' is named twice"),
-        ('window = "1s"', "[retention]\nfull_days = 3", r"monitor.toml: retention: unknown key \(known: name, window"),
+        ('window = "1s"', "[alarms]\nhook = 3", r"monitor.toml: alarms: unknown key \(known: name, window"),
         ('benches = ["clock.read"]\n\n[[step]]', "benches = []\n\n[[step]]", r"step\[0\].benches: must name at least"),
         ('window = "1s"', 'window = "1s"\nbackoff = "1m"\nbackoff_max = "10s"', r"backoff_max: must be at least"),
         ('window = "1s"', "window = 1s", r"monitor.toml:2: not TOML"),
