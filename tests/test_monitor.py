@@ -3,6 +3,7 @@ a restart going on, a failing board retried with back-off, the hooks), and the r
 windows of the probe, SIGTERM, SIGKILL and a restart, a board that cannot be reached beside one that can —
 and the systemd unit."""
 
+import contextlib
 import os
 import shutil
 import signal
@@ -17,11 +18,19 @@ import pytest
 from conftest import REPO, process_env, start_rtscope
 from rtscope.errors import RtscopeError
 from rtscope.execution import monitor, monitor_spec
-from rtscope.execution.monitor import BoardLoop, Hooks, Housekeeper, NotRetried, next_window, open_monitor
+from rtscope.execution.monitor import (
+    BoardLoop,
+    Hooks,
+    Housekeeper,
+    NotRetried,
+    StopRequests,
+    next_window,
+    open_monitor,
+)
 from rtscope.model import result
 from rtscope.store.database import Store
 from rtscope.targets.fake import FakeTarget
-from support import builders
+from support import builders, sshd
 from support.loopback import free_port
 from support.processes import probes_labelled
 
@@ -191,6 +200,29 @@ def test_a_failing_board_is_retried_with_back_off_and_reported_once(tmp_path, db
     assert failed[0].endswith("trying again in 10 s, then at most every 30 s, until it is back")
     assert said[1] == "back after 4 failed tries"
     assert loop.delay == 10.0  # the next streak starts at the first back-off again
+
+
+def test_a_window_that_failed_because_it_was_stopped_stops_the_loop(tmp_path, db_path, recorded_dir):
+    # A probe killed by the stop before its handler was set comes back as a failure: not one to retry.
+    spec = monitor_spec.load(spec_file(tmp_path, SPEC.format(target="fake")))
+    with Store.open(db_path, create=True) as store:
+        loop = _loop(spec, store, _Flaky(recorded_dir, 1), sleep=pytest.fail, say=pytest.fail, stopped=lambda: True)
+        with pytest.raises(KeyboardInterrupt):
+            loop.run()
+        assert not store.runs()
+
+
+def test_stop_requests_are_seen_whichever_handler_took_them():
+    previous = signal.signal(signal.SIGTERM, lambda *_: None)  # as the probe's runner takes it
+    stopped = StopRequests()
+    try:
+        assert not stopped()
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.01)
+        assert stopped() and stopped()  # and it stays asked
+    finally:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGTERM, previous)
 
 
 def test_a_bench_the_board_does_not_have_ends_its_loop(tmp_path, db_path, recorded_dir):
@@ -433,3 +465,60 @@ def test_a_board_that_cannot_be_reached_is_retried_while_the_other_goes_on(tmp_p
     assert len(reports) == 1, err  # once for the whole streak
     assert f"127.0.0.1:{closed}" in reports[0] or "refused" in reports[0], reports[0]
     assert "gone: stored no window" in out
+
+
+@pytest.mark.usefixtures("probe")
+@pytest.mark.skipif(sshd.unavailable() is not None, reason=sshd.unavailable() or "")
+def test_a_board_that_drops_out_is_retried_and_goes_on_when_back(tmp_path, db_path):
+    with sshd.server(tmp_path / "sshd") as server:
+        board = f'\n    [[board]]\n    name = "pi"\n    target = "{server.spec()}"\n'
+        spec = spec_file(tmp_path, REAL.format(name="drops", window="1s", windows="", more=board))
+        log = tmp_path / "monitor.err"
+        with open(log, "w", encoding="utf-8") as err:
+            running = subprocess.Popen(
+                [sys.executable, "-m", "rtscope", "monitor", str(spec)],
+                env={**process_env(db_path), **server.env()},
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+                start_new_session=True,
+            )
+        back = None
+        try:
+
+            def pi() -> list[int]:
+                return [window for board, window, _ in _windows(db_path, "drops") if board == "pi"]
+
+            _await(lambda: len(pi()) >= 2, timeout_s=180)
+            # The board goes down: its sshd (new connections are refused) and every connection to it, the
+            # master one that carries the window in flight included.
+            sessions = server.sessions()
+            server.process.terminate()
+            server.process.wait(10)
+            for session in sessions:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(session, signal.SIGKILL)
+            _await(lambda: "rtscope: pi: window" in log.read_text() and "failed" in log.read_text())
+            down = len(pi())
+            # The board comes back: its sshd again, on its port with its keys.
+            back = subprocess.Popen(
+                [str(sshd.SSHD), "-D", "-e", "-f", str(tmp_path / "sshd" / "sshd_config")],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            _await(lambda: "rtscope: pi: back after " in log.read_text(), timeout_s=120)
+            _await(lambda: len(pi()) >= down + 2, timeout_s=120)
+        finally:
+            running.send_signal(signal.SIGTERM)
+            out, _ = running.communicate(timeout=60)
+            if back is not None:
+                back.terminate()
+                back.wait(10)
+    text = log.read_text()
+    assert running.returncode == 0, text
+    assert len([line for line in text.splitlines() if line.startswith("rtscope: pi: window")]) == 1, text
+    windows = [(window, status) for board, window, status in _windows(db_path, "drops") if board == "pi"]
+    complete = [window for window, status in windows if status == "complete"]
+    assert complete == list(range(1, len(complete) + 1))  # the window that failed was measured again
+    assert "here: stored windows 1.." in out and "pi: stored windows 1.." in out

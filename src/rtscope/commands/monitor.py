@@ -17,7 +17,7 @@ from pathlib import Path
 from rtscope.commands.context import Context
 from rtscope.execution import monitor_spec
 from rtscope.execution.measure import INTERRUPTED
-from rtscope.execution.monitor import BoardLoop, Hooks, Housekeeper, next_window, open_monitor
+from rtscope.execution.monitor import BoardLoop, Hooks, Housekeeper, StopRequests, next_window, open_monitor
 from rtscope.execution.parallel import run_workers
 from rtscope.store.database import Store
 from rtscope.targets.transport import sigterm_interrupts
@@ -114,11 +114,12 @@ def _worker(args: argparse.Namespace, context: Context, spec: monitor_spec.Monit
     """One board's windows of monitor ``--worker``, until stopped: exit status 130 when stopped, 0 when the
     board has every window the spec asks for."""
     sigterm_interrupts()  # SIGTERM, the monitor's stop, ends the worker as Ctrl-C does
+    stopped = StopRequests()
     store = context.store()
     this = store.campaign(args.worker)
     board = spec.board(args.board or "")
     try:
-        BoardLoop(spec, board, this, store, context.target, hooks).run()
+        BoardLoop(spec, board, this, store, context.target, hooks, stopped=stopped).run()
     except KeyboardInterrupt:
         return INTERRUPTED
     return 0

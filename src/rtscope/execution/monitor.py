@@ -9,8 +9,11 @@ the connection lost, the probe or a bench failed) is not stored: it is measured 
 number, when the board is back. A window stopped by SIGTERM or Ctrl-C is stored as ``interrupted``: kept,
 not counted, and measured again by the restarted monitor."""
 
+import contextlib
 import dataclasses
+import os
 import secrets
+import signal
 import sys
 import threading
 import time
@@ -179,10 +182,33 @@ def tagged(
     return result.from_doc(doc, "the window's result")
 
 
+class StopRequests:
+    """Whether SIGTERM or SIGINT has reached this process, whichever handler took it. During a window the
+    probe's runner takes SIGTERM to stop the probe (rtscope.targets.worker), so the loop never sees it; and
+    a probe killed by it before it could stop cleanly comes back as a failed window, which the loop would
+    retry. Python writes each signal it handles to a wakeup descriptor first: this reads it. Made in the
+    main thread (the only one where Python takes signals)."""
+
+    def __init__(self) -> None:
+        self._read, write = os.pipe()
+        for end in (self._read, write):
+            os.set_blocking(end, False)
+        signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+        self._requested = False
+
+    def __call__(self) -> bool:
+        """Whether a stop was asked for since this was made."""
+        with contextlib.suppress(BlockingIOError):
+            while data := os.read(self._read, 512):
+                self._requested |= bool({signal.SIGTERM, signal.SIGINT} & set(data))
+        return self._requested
+
+
 class BoardLoop:
     """One board's windows, measured and stored one after another until stopped, or until the spec's
     ``windows`` are stored. ``make_target`` makes the board's target afresh after a failure (a new
-    connection); ``say`` reports on stderr; ``sleep`` waits (time.sleep: a signal cuts it short)."""
+    connection); ``say`` reports on stderr; ``sleep`` waits (time.sleep: a signal cuts it short);
+    ``stopped`` says whether the process was asked to stop (StopRequests)."""
 
     def __init__(
         self,
@@ -194,9 +220,10 @@ class BoardLoop:
         hooks: Hooks = Hooks(),
         say: Callable[[str], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        stopped: Callable[[], bool] = lambda: False,
     ):
         self.spec, self.board, self.monitor, self.store = spec, board, monitor, store
-        self.make_target, self.hooks, self.sleep = make_target, hooks, sleep
+        self.make_target, self.hooks, self.sleep, self.stopped = make_target, hooks, sleep, stopped
         self.say = say or _note
         self.window = next_window(store, monitor.id, board.name)
         self.failures = 0  # in the current streak
@@ -213,6 +240,8 @@ class BoardLoop:
             except NotRetried:
                 raise
             except (RtscopeError, OSError) as error:
+                if self.stopped():  # the window failed because it was stopped (StopRequests)
+                    raise KeyboardInterrupt from None
                 if not self.failures:
                     self.say(
                         f"window {self.window} failed: {error}; trying again in {fmt.clock_time(self.delay)}, "
@@ -258,6 +287,8 @@ class BoardLoop:
                 self.say(f"stored window {self.window} ({step.name}) as run {run_result.run_id[:8]}")
                 self.window += 1
                 self._after_window()
+                if self.stopped():  # asked while the window's probe was ending: it ended whole
+                    raise KeyboardInterrupt
                 if step.pause_s and not self._done():
                     self.sleep(step.pause_s)
 
