@@ -24,6 +24,7 @@ COMMANDS = {
     "list": "list the benches and suites the target can run, and the loads to run them under",
     "run": "run benches, store the result and show it",
     "campaign": "run a campaign spec (benches × params × loads × configs × repetitions), storing every cell",
+    "monitor": "watch boards for as long as it runs: each window of the spec's schedule stored as it ends, resumed after a restart",
     "runs": "list the stored runs, newest first",
     "show": "show one run: system, configuration, warnings and metrics",
     "compare": "compare runs or groups of runs (campaign cells, labels, loads): values, ratios, real differences",
@@ -66,6 +67,10 @@ EXAMPLES: dict[str | None, tuple[tuple[str, str], ...]] = {
         ("rtscope campaign examples/campaigns/quick.toml --dry-run", "what it would run, and for how long"),
         ("rtscope campaign examples/campaigns/quick.toml", "run it, storing every cell"),
         ("rtscope campaign examples/campaigns/quick.toml --resume", "after an interruption: only what is left"),
+    ),
+    "monitor": (
+        ("rtscope monitor examples/monitors/lab.toml", "watch its boards, idle and loaded in turn, until SIGTERM"),
+        ("rtscope --db postgresql://db.lab.example/rtscope monitor lab.toml", "into the lab's store"),
     ),
     "runs": (
         ("rtscope runs --limit 5", "the five newest runs"),

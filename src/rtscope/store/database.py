@@ -434,6 +434,18 @@ class Store:
             raise RtscopeError(f"run id prefix {prefix} is ambiguous: {len(ids)} stored runs start with it")
         return self._documents(ids)[0]
 
+    def last_runs(self, campaign_id: str) -> dict[str, str]:
+        """The id of each cell's run of the highest repetition that counts (not interrupted), by cell: the
+        window a monitored board goes on after."""
+        return dict(
+            self._db.execute(
+                "SELECT cell, id FROM runs AS run WHERE campaign_id = ? AND status != 'interrupted' AND repetition ="
+                " (SELECT MAX(repetition) FROM runs WHERE campaign_id = run.campaign_id AND cell = run.cell"
+                " AND status != 'interrupted')",
+                (campaign_id,),
+            ).fetchall()
+        )
+
     def latest(self) -> result.Result:
         """The newest stored run; RtscopeError when there is none."""
         row = self._db.execute(f"SELECT id FROM runs {self._newest_first} LIMIT 1").fetchone()
