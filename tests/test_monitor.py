@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, process_env, start_rtscope
+from rtscope.commands import monitor as monitor_command
 from rtscope.errors import RtscopeError
-from rtscope.execution import monitor, monitor_spec
+from rtscope.execution import monitor, monitor_spec, retention
 from rtscope.execution.monitor import (
     BoardLoop,
     Hooks,
@@ -108,6 +109,22 @@ def test_a_bad_spec_names_the_line_and_the_key(tmp_path, change, replacement, me
         monitor_spec.load(spec_file(tmp_path, text.replace(change, replacement, 1), "monitor.toml"))
 
 
+def test_retention_and_alerts_tables_are_read_and_become_the_monitors_hooks(tmp_path):
+    tables = '\n[retention]\nkeep_full = "7d"\n\n[alerts]\nurl = "http://127.0.0.1:9/hook"\nmetrics = ["clock.read"]\n'
+    spec = monitor_spec.load(spec_file(tmp_path, textwrap.dedent(SPEC.format(target="local")) + tables))
+    assert spec.sections["retention"] == retention.RetentionPolicy(full_days=7)
+    assert spec.sections["alerts"].url == "http://127.0.0.1:9/hook"
+    hooks = monitor_command.hooks_for(spec)
+    assert (len(hooks.housekeeping), len(hooks.after_window)) == (1, 1)
+    # Without [alerts] nothing is sent; retention runs with its defaults.
+    plain = monitor_command.hooks_for(monitor_spec.load(spec_file(tmp_path, SPEC.format(target="local"))))
+    assert (len(plain.housekeeping), len(plain.after_window)) == (1, 0)
+    with pytest.raises(RtscopeError, match=r"^.*monitor.toml.*retention.*keep_ful"):
+        monitor_spec.load(
+            spec_file(tmp_path, textwrap.dedent(SPEC.format(target="local")) + '[retention]\nkeep_ful = "7d"\n')
+        )
+
+
 def test_a_spec_without_boards_or_steps_or_with_a_board_of_several(tmp_path):
     with pytest.raises(RtscopeError, match=r"monitor.toml:1: board: missing: at least one \[\[board\]\]"):
         monitor_spec.load(spec_file(tmp_path, 'name = "x"\n[[step]]\nbenches = ["a.b"]\n'))
@@ -163,6 +180,7 @@ def test_windows_are_numbered_stored_as_they_end_and_a_restart_goes_on(tmp_path,
             after.append((monitor_id, board, len(stored.runs())))
             if len(after) == 2:
                 raise RtscopeError("the alert's URL did not answer")
+            return [f"alert: checked after window {len(after)}"] if len(after) == 3 else []
 
         hooks = Hooks(after_window=(after_window,))
         first = _loop(spec, store, _Flaky(recorded_dir, 0), hooks=hooks, say=said.append)
@@ -175,6 +193,7 @@ def test_windows_are_numbered_stored_as_they_end_and_a_restart_goes_on(tmp_path,
         assert after == [(first.monitor.id, "here", n) for n in range(1, 6)]
         assert said[0].startswith("stored window 1 (idle) as run ")
         assert "after window 2: the alert's URL did not answer" in said  # said, and the board goes on
+        assert "alert: checked after window 3" in said  # what a hook returns is said
         # The same spec with more windows: the same monitor, going on at window 6.
         more = monitor_spec.load(spec_file(tmp_path, SPEC.format(target="fake").replace("windows = 5", "windows = 7")))
         again = _loop(more, store, _Flaky(recorded_dir, 0))

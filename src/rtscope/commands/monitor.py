@@ -12,10 +12,11 @@ import argparse
 import os
 import signal
 import sys
+from datetime import datetime
 from pathlib import Path
 
 from rtscope.commands.context import Context
-from rtscope.execution import monitor_spec
+from rtscope.execution import alerts, monitor_spec, retention
 from rtscope.execution.measure import INTERRUPTED
 from rtscope.execution.monitor import BoardLoop, Hooks, Housekeeper, StopRequests, next_window, open_monitor
 from rtscope.execution.parallel import run_workers
@@ -37,10 +38,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def hooks_for(spec: monitor_spec.MonitorSpec) -> Hooks:
-    """What retention and alerts do for this monitor: retention's compaction as its housekeeping and
-    alerts after each window, each with its table of the spec (spec.sections, parsed by the parsers
-    monitor_spec.SECTION_PARSERS names). Neither is part of this rtscope yet: the monitor has no hooks."""
-    return Hooks()
+    """What retention and alerts do for this monitor: retention's compaction as its housekeeping (by the
+    spec's [retention], else the default policy) and, where the spec has [alerts], alerts after each window."""
+    policy = spec.sections.get("retention", retention.RetentionPolicy())
+    config = spec.sections.get("alerts")
+    assert isinstance(policy, retention.RetentionPolicy) and isinstance(config, alerts.AlertConfig | None)
+
+    def compact(store: Store, monitor_id: str, now: datetime) -> None:
+        retention.compact(store, monitor_id, policy, now)
+
+    def alert(store: Store, monitor_id: str, board: str) -> list[str]:
+        assert config is not None
+        return [sent.text() for sent in alerts.after_window(store, monitor_id, board, config)]
+
+    return Hooks(housekeeping=(compact,), after_window=(alert,) if config is not None else ())
 
 
 def run(args: argparse.Namespace, context: Context) -> int:

@@ -17,7 +17,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -53,10 +53,11 @@ class Hooks:
     """What a monitor has other parts of rtscope do beside measuring: ``housekeeping`` at the start and
     every HOUSEKEEPING_EVERY_S, called as (store, monitor id, now) — retention's compaction; and
     ``after_window``, after each stored window, as (store, monitor id, board) — alerts on a confirmed
-    change. Each runs in one process per monitor (housekeeping) or per board (after_window)."""
+    change — returning the lines the board's log is to say (each alert sent or not). Each runs in one process
+    per monitor (housekeeping) or per board (after_window)."""
 
     housekeeping: tuple[Callable[[Store, str, datetime], object], ...] = ()
-    after_window: tuple[Callable[[Store, str, str], object], ...] = ()
+    after_window: tuple[Callable[[Store, str, str], Iterable[str]], ...] = ()
 
 
 class NotRetried(RtscopeError):
@@ -297,7 +298,8 @@ class BoardLoop:
         is stored: an alert that could not be sent is the alerts' to retry, not a reason to stop)."""
         for after in self.hooks.after_window:
             try:
-                after(self.store, self.monitor.id, self.board.name)
+                for line in after(self.store, self.monitor.id, self.board.name):
+                    self.say(line)
             except RtscopeError as error:
                 self.say(f"after window {self.window - 1}: {error}")
 

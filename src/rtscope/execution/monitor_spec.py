@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rtscope.errors import RtscopeError
+from rtscope.execution import alerts, retention
 from rtscope.execution.campaign_spec import Config, SpecReader, is_name, read_toml
 from rtscope.loads import kinds
 from rtscope.loads.session import DEFAULT_SETTLE_S
@@ -35,7 +36,10 @@ DEFAULT_BACKOFF_MAX_S = 600.0
 # with ``where`` "FILE:LINE: TABLE" for its messages; what it returns is kept in MonitorSpec.sections.
 # [retention] (rtscope.execution.retention.parse_retention) and [alerts] (rtscope.execution.alerts.parse_alerts)
 # go here; a table without a parser is an unknown key.
-SECTION_PARSERS: dict[str, Callable[[dict[str, Any], str], object]] = {}
+SECTION_PARSERS: dict[str, Callable[[dict[str, Any], str], object]] = {
+    "retention": retention.parse_retention,
+    "alerts": alerts.parse_alerts,
+}
 _TOP_KEYS = ("name", "window", "windows", "settle", "label", "raw", "backoff", "backoff_max", "board", "step")
 _BOARD_KEYS = ("name", "target")
 _STEP_KEYS = (
