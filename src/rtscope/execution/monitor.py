@@ -169,18 +169,8 @@ def tagged(
     run_result: result.Result, monitor: Campaign, board: Board, step: ScheduleStep, window: int
 ) -> result.Result:
     """The window's document with its ``monitor`` object (result format 4)."""
-    doc = dict(
-        run_result.doc,
-        monitor={
-            "name": monitor.name,
-            "id": monitor.id,
-            "board": board.name,
-            "step": step.name,
-            "window": window,
-            "windows": 1,
-        },
-    )
-    return result.from_doc(doc, "the window's result")
+    tag = {"name": monitor.name, "id": monitor.id, "board": board.name, "step": step.name, "window": window}
+    return result.tagged(run_result, "monitor", {**tag, "windows": 1}, "the window's result")
 
 
 class StopRequests:
