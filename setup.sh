@@ -34,6 +34,7 @@ fi
 #   python3 python3-venv  the analyzer              sqlite3     looking into the store by hand
 #   rt-tests linux-perf   reference tools beside rtscope's figures (cyclictest, perf bench)
 #   time util-linux       peak memory and CPU pinning in bench/
+#   systemd               systemd-analyze verify, which checks contrib/rtscope-monitor.service
 #   stress-ng iperf3      disturbance loads (--load cpu/memory/io, net); rt-tests gives hackbench (sched)
 #   chromium chromium-driver  the test that opens rtscope report's HTML in a headless browser
 #   nodejs                the node square-wave model (probe/wave/wave.js; bash and python3 run the others)
@@ -57,7 +58,7 @@ fi
 #   linux-headers-amd64 linux-headers-rt-amd64  wave.square's kernel generators (probe/kmod) built for the
 #                         QEMU guests' kernels: natively for x86_64, and their kbuild tools and common
 #                         headers for the aarch64 cross build (rtscope fetches the arm64 headers itself)
-packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux
+packages=(build-essential make musl-tools python3 python3-venv sqlite3 rt-tests linux-perf time util-linux systemd
           stress-ng iperf3 chromium chromium-driver nodejs sigrok-cli qemu-user-static
           gcc-arm-none-eabi libnewlib-arm-none-eabi openssh-client openssh-server libssl-dev pkg-config
           openssl libwolfssl-dev qemu-system-x86 qemu-system-arm gdb-multiarch cpio postgresql linux-headers-amd64 linux-headers-rt-amd64)

@@ -378,3 +378,14 @@ def test_the_monitor_page_in_a_browser(rtscope, stored, tmp_path, chromium):  # 
     # change point marked), each drawn with a size.
     assert len(plots) == 4 and all(p["width"] > 0 and p["height"] > 0 and p["marks"] > 0 for p in plots)
     assert sorted(p["dashed"] for p in plots) == [0, 1, 2, 2]
+
+
+def test_windows_merged_by_retention_give_the_raw_windows_picture():
+    from rtscope.analysis import merge
+
+    docs = [window(n) for n in range(24)]
+    merged = [merge.merge(docs[:12], "a" * 16), merge.merge(docs[12:], "b" * 16)]
+    raw, kept = picture(docs).series[0], picture(merged).series[0]
+    assert kept.histogram.buckets() == raw.histogram.buckets()
+    assert (kept.measured, kept.samples, kept.worst.worst, kept.tail) == (24, raw.samples, raw.worst.worst, raw.tail)
+    assert len(kept.windows) == 2

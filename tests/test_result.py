@@ -104,3 +104,19 @@ def test_the_units_registry_and_the_schema_agree():
     schema = json.loads(schema_path(result.VERSION).read_text(encoding="utf-8"))
     assert schema["$defs"]["metric"]["properties"]["unit"]["enum"] == list(units.DOCUMENT_UNITS)
     assert all(name in units.UNITS for name in units.DOCUMENT_UNITS)
+
+
+def test_an_analyzer_tag_is_validated_alone_and_gives_what_the_whole_document_would():
+    window = builders.monitor_window("0000000000000001", "rpi4", 3)
+    tag = window.pop("monitor")
+    untagged = result.from_doc(window, "test")
+    made = result.tagged(untagged, "monitor", tag, "the window")
+    assert made.text == result.from_doc({**window, "monitor": tag}, "test").text
+    with pytest.raises(RtscopeError, match=r"^the window: invalid result at \$\.monitor\.window: 0 is less than"):
+        result.tagged(untagged, "monitor", {**tag, "window": 0}, "the window")
+    with pytest.raises(RtscopeError, match=r"^the window: invalid result at \$\.monitor: 'windows' is a required"):
+        result.tagged(untagged, "monitor", {k: v for k, v in tag.items() if k != "windows"}, "the window")
+    # Format 3 knows campaigns, not monitors.
+    older = result.from_doc(builders.result_doc(), "test")
+    with pytest.raises(RtscopeError, match=r"^a run: result format version 3 has no 'monitor'$"):
+        result.tagged(older, "monitor", tag, "a run")

@@ -131,9 +131,12 @@ def test_a_foreign_file_is_refused_and_left_alone(tmp_path, make, create):
 
 
 def test_a_newer_schema_version_is_refused(sqlite_store, db_path):
+    newer, ours = schema.SCHEMA_VERSION + 1, schema.SCHEMA_VERSION
     with sqlite3.connect(db_path) as connection:
-        connection.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
-    with pytest.raises(RtscopeError, match="schema version 5 is not supported \\(this rtscope reads 1 to 4; a newer"):
+        connection.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(newer),))
+    with pytest.raises(
+        RtscopeError, match=f"schema version {newer} is not supported \\(this rtscope reads 1 to {ours}; a newer"
+    ):
         Store.open(db_path)
 
 
@@ -344,9 +347,12 @@ def test_a_postgres_database_that_is_not_a_store_is_refused(postgres):
         connection.execute("DROP TABLE notes")
     with Store.open(postgres.url(database), create=True):
         pass
+    newer, ours = schema.SCHEMA_VERSION + 1, schema.SCHEMA_VERSION
     with psycopg.connect(postgres.url(database), autocommit=True) as connection:
-        connection.execute("UPDATE meta SET value = '5'")
-    with pytest.raises(RtscopeError, match="schema version 5 is not supported \\(this rtscope reads 1 to 4"):
+        connection.execute("UPDATE meta SET value = %s", (str(newer),))
+    with pytest.raises(
+        RtscopeError, match=f"schema version {newer} is not supported \\(this rtscope reads 1 to {ours}"
+    ):
         Store.open(postgres.url(database))
 
 

@@ -24,6 +24,7 @@ COMMANDS = {
     "list": "list the benches and suites the target can run, and the loads to run them under",
     "run": "run benches, store the result and show it",
     "campaign": "run a campaign spec (benches × params × loads × configs × repetitions), storing every cell",
+    "monitor": "watch boards for as long as it runs: each window of the spec's schedule stored as it ends, resumed after a restart",
     "runs": "list the stored runs, newest first",
     "show": "show one run: system, configuration, warnings and metrics",
     "compare": "compare runs or groups of runs (campaign cells, labels, loads): values, ratios, real differences",
@@ -32,6 +33,7 @@ COMMANDS = {
     "report": "write runs as one HTML page: the verdict, systems, configuration, tables and plots",
     "push": "copy stored runs (with their campaigns) to another store, a lab's PostgreSQL: what is there already stays",
     "pull": "copy runs (with their campaigns) from another store into this one: what is here already stays",
+    "compact": "merge a monitor's older windows by hour, then by day, exactly (as the monitor does every hour)",
     "export": "write one run in a format another tool reads (rtscope export --help names each)",
     "check": "CI gate: exit 1 when RUN is worse than a baseline run or group of runs, beyond a threshold and significantly",
     "score": "score runs with the Metrics Number: 1 / Σ(time × weight) over a profile's metrics (higher is better)",
@@ -66,6 +68,10 @@ EXAMPLES: dict[str | None, tuple[tuple[str, str], ...]] = {
         ("rtscope campaign examples/campaigns/quick.toml", "run it, storing every cell"),
         ("rtscope campaign examples/campaigns/quick.toml --resume", "after an interruption: only what is left"),
     ),
+    "monitor": (
+        ("rtscope monitor examples/monitors/lab.toml", "watch its boards, idle and loaded in turn, until SIGTERM"),
+        ("rtscope --db postgresql://db.lab.example/rtscope monitor lab.toml", "into the lab's store"),
+    ),
     "runs": (
         ("rtscope runs --limit 5", "the five newest runs"),
         ('rtscope runs --label "rt kernel" --since 2026-11-01 --format json', "filtered, for scripts"),
@@ -99,6 +105,10 @@ EXAMPLES: dict[str | None, tuple[tuple[str, str], ...]] = {
     "pull": (
         ("rtscope pull --all --from postgresql://db.lab.example/rtscope", "the lab's runs into this store"),
         ("rtscope pull campaign:quick --from backup.sqlite", "one campaign's runs"),
+    ),
+    "compact": (
+        ("rtscope compact --monitor lab", "windows over 30 days old merged by hour, over a year by day"),
+        ("rtscope compact --monitor lab --keep-full 7d --keep-hourly 30d", "keep windows a week, hourly ones a month"),
     ),
     "export": (
         ("rtscope export last --format csv -o last.csv", "one row per metric"),

@@ -66,9 +66,10 @@ def _as_user(argv: list[str], user: str | None) -> None:
 
 
 @contextlib.contextmanager
-def cluster() -> Iterator[Cluster]:
+def cluster(*, durable: bool = False) -> Iterator[Cluster]:
     """A cluster until the block ends. As root, its server runs as the tests' non-root user (PostgreSQL
-    refuses to run as root)."""
+    refuses to run as root). Without fsync (a test's data need not outlive a crash) unless ``durable``: a
+    benchmark of writes measures a lab's server, which keeps its commits (evaluation/scale_ingest.py)."""
     bin_dir = binaries()
     assert bin_dir is not None
     user = None
@@ -87,7 +88,7 @@ def cluster() -> Iterator[Cluster]:
              "--auth-host=scram-sha-256", "--no-sync"],
             user,
         )  # fmt: skip
-        options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
+        options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1" + ("" if durable else " -c fsync=off")
         _as_user(
             [str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(directory / "log"), "-w", "start"], user
         )

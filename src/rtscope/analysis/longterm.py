@@ -160,7 +160,7 @@ class BoardSeries:
 
 
 @dataclass(frozen=True)
-class Board:
+class BoardPicture:
     """A board's series (a step each, in order of first window) and the kernel releases it changed to."""
 
     name: str
@@ -181,7 +181,7 @@ class Picture:
 
     metric: str
     unit: units.Unit
-    boards: tuple[Board, ...]
+    boards: tuple[BoardPicture, ...]
     interrupted: int = 0
     invalid: int = 0
 
@@ -420,9 +420,9 @@ def releases(windows: Iterable[Window]) -> list[Release]:
     return found
 
 
-def _board(name: str, series: tuple[BoardSeries, ...]) -> Board:
+def _board(name: str, series: tuple[BoardSeries, ...]) -> BoardPicture:
     windows = sorted((w for s in series for w in s.windows), key=lambda w: (w.started, w.run_id))
-    return Board(name, series, windows[0].kernel, tuple(releases(windows)))
+    return BoardPicture(name, series, windows[0].kernel, tuple(releases(windows)))
 
 
 def _cumulated(summing: _Sum, windows: tuple[Window, ...]) -> Cumulated | None:

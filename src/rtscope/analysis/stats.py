@@ -316,14 +316,22 @@ def statistic(metric_doc: dict[str, Any], key: str, *, adjusted: bool = True) ->
         high = ordered[min(low + 1, len(ordered) - 1)]
         value = (ordered[low] + (rank - low) * (high - ordered[low])) * step
     else:
-        rank, seen, value = max(1, math.ceil(quantile * measured["count"])), 0, math.inf
-        for lower, width, count in metric_doc["histogram"]["buckets"]:
-            seen += count
-            if seen >= rank:
-                value = (lower + (width - 1) / 2) * step
-                break
+        value = histogram_quantile(metric_doc["histogram"]["buckets"], measured["count"], quantile) * step
     value = min(max(value, measured["min"]), measured["max"])
     return max(0.0, value - metric_doc["overhead_ns"]) if adjusted else value
+
+
+def histogram_quantile(buckets: Sequence[Sequence[int]], count: int, quantile: float) -> float:
+    """Quantile ``quantile`` of ``count`` samples (the overflow included) as the probe reads it from its
+    histogram (rts_hist_quantile): the middle of the bucket holding rank ⌈q·count⌉, in histogram steps;
+    infinity when that rank lies in the overflow. ``buckets`` are [lower, width, count], ascending; the
+    caller clamps the figure to the smallest and largest sample, as the probe does."""
+    rank, seen = max(1, math.ceil(quantile * count)), 0
+    for lower, width, bucket_count in buckets:
+        seen += bucket_count
+        if seen >= rank:
+            return lower + (width - 1) / 2
+    return math.inf
 
 
 def _binomial_two_sided(k: int, n: int, p: float) -> float:

@@ -10,12 +10,12 @@ import json
 
 from rtscope.analysis import changes
 from rtscope.analysis.changes import ChangePoint
-from rtscope.analysis.trend import Point
 from rtscope.commands.context import Context
-from rtscope.commands.trend import add_run_filters, histories, stored_statistic
+from rtscope.commands.trend import add_run_filters, stored_statistic
 from rtscope.model.units import Unit
 from rtscope.render import text
 from rtscope.render.sections import changes as changes_section
+from rtscope.store.series import histories
 
 # The level and the tail: what a lab watches of every run.
 DEFAULT_STATISTICS = ("p50", "p99", "max")
@@ -24,7 +24,7 @@ VERSION = 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """METRIC, --stat, --host, --since, --json."""
+    """METRIC, --stat, --host, --since, --monitor, --board, --json."""
     parser.add_argument("metric", metavar="METRIC", help="a metric id, e.g. lat.wakeup")
     parser.add_argument(
         "--stat",
@@ -43,7 +43,14 @@ def run(args: argparse.Namespace, context: Context) -> int:
     store = context.store()
     chosen = list(dict.fromkeys(args.stat or DEFAULT_STATISTICS))
     series, unit = histories(
-        store, args.metric, chosen, host=args.host, since=args.since, drop_good_tails=args.stat is None
+        store,
+        args.metric,
+        chosen,
+        host=args.host,
+        since=args.since,
+        monitor=args.monitor,
+        board=args.board,
+        drop_good_tails=args.stat is None,
     )
     runs = {stat: sum(1 for row in rows if row[5] and row[6] is not None) for stat, rows in series.items()}
     found = [change for stat, rows in series.items() for change in changes.find_in_rows(args.metric, stat, rows)]
@@ -63,34 +70,5 @@ def document(metric: str, unit: Unit, found: list[ChangePoint], runs: dict[str, 
         "metric": metric,
         "unit": unit.name,
         "runs": runs,
-        "changes": [
-            {
-                "stat": change.stat,
-                "time_base": change.time_base,
-                "first_after": _run(change.first_after),
-                "last_before": _run(change.last_before),
-                "before": change.step.before,
-                "after": change.step.after,
-                "ratio": change.step.ratio,
-                "ratio_low": change.step.low,
-                "ratio_high": change.step.high,
-                "runs_before": change.step.runs_before,
-                "runs_after": change.step.runs_after,
-                "p_value": change.step.p_value,
-                "direction": change.direction(unit),
-                "changed": list(change.changed),
-            }
-            for change in found
-        ],
-    }
-
-
-def _run(point: Point) -> dict[str, object]:
-    return {
-        "id": point.run_id,
-        "started": point.started,
-        "label": point.label,
-        "hostname": point.hostname,
-        "kernel": point.kernel,
-        "value": point.value,
+        "changes": [changes.entry(change, unit) for change in found],
     }

@@ -1,5 +1,5 @@
-"""rtscope runs: the stored runs, newest first, those of a target, kernel, label, user or campaign, or since a
-date; as a table or as JSON."""
+"""rtscope runs: the stored runs, newest first, those of a target, kernel, label, user, campaign, monitor or
+board, or since a date; as a table or as JSON."""
 
 import argparse
 import dataclasses
@@ -29,13 +29,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--user", help="only runs stored by this user")
     parser.add_argument("--campaign", metavar="NAME|ID", help="only the runs of this campaign (the newest of a name)")
     parser.add_argument("--since", type=_since, metavar="DATE", help="only runs started at or after DATE (UTC)")
+    parser.add_argument(
+        "--monitor", metavar="NAME|ID", help="only the windows of this monitor (rtscope monitor) that count"
+    )
+    parser.add_argument("--board", metavar="NAME", help="only the windows of this board that count")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="table (default) or json")
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
     """Print the newest stored runs the filters let through; says so when there are none."""
     store = context.store()
-    only = RunFilter(args.on, args.kernel, args.label, args.user, args.campaign, args.since)
+    only = RunFilter(args.on, args.kernel, args.label, args.user, args.campaign, args.since, args.monitor, args.board)
     rows = store.runs(args.limit, only)
     if args.format == "json":
         context.print([json.dumps([dataclasses.asdict(row) for row in rows], indent=2)])

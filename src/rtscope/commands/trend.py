@@ -1,7 +1,7 @@
 """rtscope trend: a metric's statistic across the stored runs, in time order, grouped by kernel release,
 label or week — as a text table, CSV or JSON, or one HTML page with a point per run.
 
-The figures come from the store's metrics table in one query (Store.metric_history), so a store of
+The figures come from the store's metrics table in one query (rtscope.store.series), so a store of
 thousands of runs answers at once; only the newest run's document is read, for the metric's unit, and the
 two either side of each change point (rtscope changes), for what changed. That table keeps p50, p99, max and
 mean of each run; any other statistic is in the documents (compare). The HTML page adds the long-term
@@ -13,20 +13,16 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from rtscope.analysis import changes, longterm, trend
-from rtscope.analysis.changes import Row
 from rtscope.commands.context import Context, add_output_option
 from rtscope.errors import RtscopeError
 from rtscope.exporters.trend import TREND_EXPORTERS
-from rtscope.model import result, units, values
+from rtscope.model import units, values
 from rtscope.render import page, text
 from rtscope.render.sections import longterm as longterm_section
 from rtscope.render.sections import trend as trend_section
 from rtscope.store.database import Store
+from rtscope.store.series import STORED_STATISTICS, histories
 
-# What the store's metrics table keeps of every run's metric (Store.metric_history).
-STORED_STATISTICS = ("p50", "p99", "max", "mean")
-# The statistics of the high tail: a throughput's (or count's) hurts on its low side, which the store lacks.
-_HIGH_TAIL = ("p99", "max")
 FORMATS = ("text", "html", *TREND_EXPORTERS)
 
 
@@ -57,10 +53,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_run_filters(parser: argparse.ArgumentParser) -> None:
-    """--host and --since: which stored runs a series over time holds (trend's, changes')."""
+    """--host, --since, --monitor and --board: which stored runs a series over time holds (trend's, changes')."""
     parser.add_argument("--host", metavar="HOST", help="only runs measured on this host (its hostname)")
     parser.add_argument(
         "--since", type=since, metavar="DATE", help="only runs started at or after DATE (2026-11-01, or a time; UTC)"
+    )
+    parser.add_argument(
+        "--monitor",
+        metavar="NAME|ID",
+        help="only the windows of this monitor (rtscope monitor; its name, the newest of that name, or an id prefix)",
+    )
+    parser.add_argument(
+        "--board", metavar="NAME", help="only the windows of this board (its name in the monitor's spec): its series"
     )
 
 
@@ -100,49 +104,19 @@ def run(args: argparse.Namespace, context: Context) -> int:
 
 
 def history(
-    store: Store, metric: str, stat: str, *, host: str | None, since: str | None
-) -> tuple[list[trend.Point], units.Unit]:
-    """The stored runs' points of ``metric``'s ``stat`` (oldest first) and the metric's unit; one line and
-    exit 2 when no run matches or the statistic is a throughput's good tail."""
-    rows, unit = histories(store, metric, (stat,), host=host, since=since)
-    return [trend.Point(*row) for row in rows[stat]], unit
-
-
-def histories(
     store: Store,
     metric: str,
-    stats: Sequence[str],
+    stat: str,
     *,
     host: str | None,
     since: str | None,
-    drop_good_tails: bool = False,
-) -> tuple[dict[str, list[Row]], units.Unit]:
-    """The store's rows (Store.metric_history's) of each statistic of ``stats``, in one query, and the
-    metric's unit; with ``drop_good_tails``, a throughput's p99 and max (its good side) are left out rather
-    than refused."""
-    rows = store.metric_histories(metric, stats, host=host, since=since)
-    if not rows[stats[0]]:
-        where = "".join(
-            f" {what} {value}" for what, value in (("on host", host), ("since", since)) if value is not None
-        )
-        raise RtscopeError(f"no stored run{where} measured {metric} (rtscope runs lists the runs)")
-    unit = metric_unit(store, metric, rows[stats[0]][-1][0])
-    if not unit.lower_is_better:
-        good = [stat for stat in stats if stat in _HIGH_TAIL]
-        if good and not drop_good_tails:
-            raise RtscopeError(
-                f"{metric} is {unit.quantity} (higher is better): its tail is the low side, p1 and min, which the "
-                f"store does not keep; --stat p50 or mean, or rtscope compare on its runs"
-            )
-        stats = [stat for stat in stats if stat not in good]
-    return {stat: rows[stat] for stat in stats}, unit
-
-
-def metric_unit(store: Store, metric: str, run_id: str) -> units.Unit:
-    """The unit of ``metric`` as stored run ``run_id`` measured it."""
-    metric_doc = result.metric(store.get(run_id).doc, metric)
-    assert metric_doc is not None  # the store's metrics table lists the run's metrics
-    return units.get(metric_doc["unit"])
+    monitor: str | None = None,
+    board: str | None = None,
+) -> tuple[list[trend.Point], units.Unit]:
+    """The stored runs' points of ``metric``'s ``stat`` (oldest first) and the metric's unit; one line and
+    exit 2 when no run matches or the statistic is a throughput's good tail."""
+    rows, unit = histories(store, metric, (stat,), host=host, since=since, monitor=monitor, board=board)
+    return [trend.Point(*row) for row in rows[stat]], unit
 
 
 def pictures(store: Store, run_ids: Sequence[str], metrics: Sequence[str] | None = None) -> dict[str, longterm.Picture]:
@@ -154,7 +128,9 @@ def pictures(store: Store, run_ids: Sequence[str], metrics: Sequence[str] | None
 
 def _render(args: argparse.Namespace, context: Context, chosen: str) -> str:
     store = context.store()
-    points, unit = history(store, args.metric, args.stat, host=args.host, since=args.since)
+    points, unit = history(
+        store, args.metric, args.stat, host=args.host, since=args.since, monitor=args.monitor, board=args.board
+    )
     made = trend.build(args.metric, args.stat, unit, points, args.by)
     if chosen in TREND_EXPORTERS:
         return TREND_EXPORTERS[chosen].write(made)

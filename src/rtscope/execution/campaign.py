@@ -189,18 +189,10 @@ def repetition_seed(campaign_id: str, repetition: int) -> int:
 def tagged(
     run_result: result.Result, this: Campaign, cell: campaign_spec.CampaignCell, repetition: int, repetitions: int
 ) -> result.Result:
-    doc = dict(
-        run_result.doc,
-        campaign={
-            "name": this.name,
-            "id": this.id,
-            "cell": cell.text,
-            "axes": dict(cell.axes),
-            "repetition": repetition,
-            "repetitions": repetitions,
-        },
+    tag = {"name": this.name, "id": this.id, "cell": cell.text, "axes": dict(cell.axes)}
+    return result.tagged(
+        run_result, "campaign", {**tag, "repetition": repetition, "repetitions": repetitions}, "the run's result"
     )
-    return result.from_doc(doc, "the run's result")
 
 
 def planned_s(spec: campaign_spec.CampaignSpec, requests: dict[str, RequestFor]) -> float:

@@ -112,20 +112,30 @@ class CampaignSpec:
 
 def load(path: Path) -> CampaignSpec:
     """Read and check the spec at ``path``; RtscopeError "PATH:LINE: KEY: what is wrong" when it is bad."""
-    text = files.read_text(path, what="campaign spec")
+    text, table = read_toml(path, "campaign spec")
+    return SpecReader(path, text).spec(table)
+
+
+def is_name(text: str) -> bool:
+    """Whether ``text`` can name a campaign, a monitor, a board or a step: letters, digits, '_', '.', '-'."""
+    return bool(_NAME.fullmatch(text))
+
+
+def read_toml(path: Path, what: str) -> tuple[str, dict[str, Any]]:
+    """The text of the TOML file at ``path`` and its tables; RtscopeError "PATH:LINE: not TOML: why"."""
+    text = files.read_text(path, what=what)
     try:
-        table = tomllib.loads(text)
+        return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         # tomllib says "… (at line N, column M)": lead with the place, as every other spec error does.
         match = re.search(r"\(at line (\d+), column \d+\)$", str(error))
         where = f":{match[1]}" if match else ""
         raise RtscopeError(f"{path}{where}: not TOML: {str(error).split(' (at line')[0]}") from None
-    return _Reader(path, text).spec(table)
 
 
-class _Reader:
+class SpecReader:
     """Checks a parsed spec, naming the line of each mistake (found again in the text: tomllib keeps
-    no positions)."""
+    no positions). A monitor's spec (rtscope.execution.monitor_spec) is read with its helpers too."""
 
     def __init__(self, path: Path, text: str):
         self.path = path
@@ -134,7 +144,7 @@ class _Reader:
     def spec(self, table: dict[str, Any]) -> CampaignSpec:
         self._known_keys(table, _TOP_KEYS, None)
         name = self._required(table, "name", str, None)
-        if not _NAME.fullmatch(name):
+        if not is_name(name):
             self._fail(None, "name", f"{name!r} is not a name (letters, digits, '_', '.', '-')")
         benches = self._list_of_str(table, "benches", None, required=True)
         load_texts = self._list_of_str(table, "loads", None) or ["idle"]
@@ -191,41 +201,51 @@ class _Reader:
                 if len(entries) > 1:
                     self._fail(where, "name", "each of several configs needs a name", line_of_table=True)
                 name = "default"
-            policy = self._optional(entry, "policy", str, where) or "fifo"
-            if policy not in _POLICIES:
-                self._fail(where, "policy", f"{policy!r} is not one of {', '.join(_POLICIES)}")
-            throttling = self._optional(entry, "rt_throttling", str, where) or "on"
-            if throttling not in ("on", "off"):
-                self._fail(where, "rt_throttling", f"{throttling!r} is not on or off")
-            config = Config(
-                name=name,
-                policy=policy,
-                priority=self._checked(entry, "priority", values.priority, where, default=None),
-                cpus=self._checked(entry, "cpus", values.cpu_list, where, default=()),
-                mlock=self._optional(entry, "mlock", bool, where) is not False,
-                cpu_latency=self._optional(entry, "cpu_latency", bool, where) is not False,
-                rt_throttling_off=throttling == "off",
-            )
+            config = self.config(entry, where, name)
             if config.name in (c.name for c in configs):
                 self._fail(where, "name", f"config {name!r} is named twice")
             configs.append(config)
         return configs
 
-    def _params(self, table: Any) -> list[list[ParamSetting]]:
-        """One axis per parameter: its settings, one per value (a list gives several)."""
+    def config(self, entry: dict[str, Any], where: Any, name: str) -> Config:
+        """The real-time keys of ``entry`` (policy, priority, cpus, mlock, cpu_latency, rt_throttling) as
+        ``rtscope run`` takes them: a campaign's [[configs]] block, a monitor's [[step]]."""
+        policy = self._optional(entry, "policy", str, where) or "fifo"
+        if policy not in _POLICIES:
+            self._fail(where, "policy", f"{policy!r} is not one of {', '.join(_POLICIES)}")
+        throttling = self._optional(entry, "rt_throttling", str, where) or "on"
+        if throttling not in ("on", "off"):
+            self._fail(where, "rt_throttling", f"{throttling!r} is not on or off")
+        return Config(
+            name=name,
+            policy=policy,
+            priority=self._checked(entry, "priority", values.priority, where, default=None),
+            cpus=self._checked(entry, "cpus", values.cpu_list, where, default=()),
+            mlock=self._optional(entry, "mlock", bool, where) is not False,
+            cpu_latency=self._optional(entry, "cpu_latency", bool, where) is not False,
+            rt_throttling_off=throttling == "off",
+        )
+
+    def _params(self, table: Any, where: Any = "params", *, axes: bool = True) -> list[list[ParamSetting]]:
+        """One axis per parameter: its settings, one per value (a list gives several; without ``axes``, a
+        list is refused: a monitor's step measures one value). ``where``: the table, for messages."""
         if not isinstance(table, dict):
-            self._fail(None, "params", "must be a table: [params] with KEY = value or [values]")
-        axes = []
+            self._fail(
+                None if where == "params" else where,
+                "params",
+                "must be a table: [params] with KEY = value or [values]" if axes else "must be a table of KEY = value",
+            )
+        found = []
         for key, value in table.items():
-            choices = value if isinstance(value, list) else [value]
+            choices = value if isinstance(value, list) and axes else [value]
             if not choices or not all(isinstance(v, (int, float, str, bool)) for v in choices):
-                self._fail("params", key, "must be a number, a string or a non-empty list of them")
+                self._fail(where, key, f"must be a number, a string{' or a non-empty list of them' if axes else ''}")
             try:
                 settings = [values.param_setting(f"{key}={_toml_scalar(v)}") for v in choices]
             except argparse.ArgumentTypeError as error:
-                self._fail("params", key, str(error))
-            axes.append(settings)
-        return axes
+                self._fail(where, key, str(error))
+            found.append(settings)
+        return found
 
     def _required(self, table: dict[str, Any], key: str, kind: type, where: Any) -> Any:
         if key not in table:

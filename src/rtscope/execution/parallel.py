@@ -74,10 +74,14 @@ def measure_slots(
     return run_workers(argvs, environment)
 
 
-def run_workers(argvs: dict[str, list[str]], environment: dict[str, str] | None = None) -> dict[str, int]:
+def run_workers(
+    argvs: dict[str, list[str]], environment: dict[str, str] | None = None, stop: signal.Signals = signal.SIGINT
+) -> dict[str, int]:
     """Run every worker's argv at once (by the name its messages go under), in ``environment`` (default:
     rtscope's); each one's exit status. SIGTERM stops them as Ctrl-C does, so that they give back what
-    they hold (a labgrid place)."""
+    they hold (a labgrid place): each worker is sent ``stop`` (a monitor's take SIGTERM, which they pass on
+    to the probe they run: the probe, in the worker's process group, never sees the SIGINT sent to the
+    worker alone)."""
     sigterm_interrupts()
     workers = {
         target: subprocess.Popen(
@@ -103,7 +107,7 @@ def run_workers(argvs: dict[str, list[str]], environment: dict[str, str] | None 
             worker.wait()
     except KeyboardInterrupt:
         for worker in workers.values():
-            worker.send_signal(signal.SIGINT)
+            worker.send_signal(stop)
         for worker in workers.values():
             worker.wait()
     for relay in relays:

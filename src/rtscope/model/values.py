@@ -57,6 +57,18 @@ def duration(text: str) -> float:
     return seconds
 
 
+_DAYS = re.compile(r"(?P<number>[0-9]+)\s*(?P<unit>d|w|y)")
+_DAYS_PER_UNIT = {"d": 1, "w": 7, "y": 365}
+
+
+def days(text: str) -> int:
+    """Whole days from "30d", "8w" or "1y" (365 days): how long retention keeps a kind of window."""
+    match = _DAYS.fullmatch(text.strip())
+    if not match:
+        raise argparse.ArgumentTypeError(f"bad duration {text!r} (whole days, weeks or years, e.g. 30d, 8w, 1y)")
+    return int(match["number"]) * _DAYS_PER_UNIT[match["unit"]]
+
+
 # The priorities of Linux's real-time policies (SCHED_FIFO, SCHED_RR); SCHED_OTHER has only 0.
 RT_PRIORITIES = range(1, 100)
 

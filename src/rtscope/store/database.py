@@ -24,6 +24,7 @@ from rtscope.store import schema
 from rtscope.store.connection import Connection, SqliteConnection
 
 _ID = re.compile(r"[0-9a-fA-F]{1,16}")
+_WHOLE_ID = 16  # hex digits: the probe's 64 random bits
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
@@ -60,6 +61,8 @@ class RunFilter:
     user: str | None = None
     campaign: str | None = None
     since: str | None = None
+    monitor: str | None = None  # a monitor's windows: its name or id prefix, as :meth:`Store.campaign` finds it
+    board: str | None = None  # one board's windows (of any monitor, or of ``monitor``)
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,19 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class StoredWindow:
+    """A stored window of a monitor, as retention looks at it first: ``columns`` joins what the runs
+    table records of its system, target, time base, rtscope version and benches (windows that differ
+    there never merge)."""
+
+    id: str
+    started: str
+    board: str
+    status: str
+    columns: str
+
+
+@dataclass(frozen=True)
 class Campaign:
     """A stored campaign: its id, name, start and plan (None when only its runs were stored)."""
 
@@ -89,6 +105,21 @@ class Campaign:
     name: str
     started: str
     plan: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class AlertRecord:
+    """An alert a monitor sent about a change in one board's series (rtscope.execution.alerts): the
+    statistic, its direction, the change's first run as placed then and that run's start, and the channel
+    ("hook" or "url") it went through."""
+
+    board: str
+    metric: str
+    stat: str
+    direction: str
+    first_run: str
+    first_started: str
+    channel: str
 
 
 class Store:
@@ -131,14 +162,20 @@ class Store:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def add(self, run: result.Result, provenance: Provenance | None = None) -> None:
+    def add(self, run: result.Result, provenance: Provenance | None = None, *, replacing: Sequence[str] = ()) -> None:
         """Store a validated result whole, in one transaction, as stored by ``provenance`` (default: this
-        process's user, host and rtscope). A run id already stored raises RtscopeError."""
+        process's user, host and rtscope). A run id already stored raises RtscopeError.
+
+        ``replacing``: runs (whole ids) that ``run`` takes the place of (retention's merged window), deleted
+        in the same transaction with their metrics, so that a crash leaves them or ``run``, never both or
+        neither; RtscopeError, nothing changed, when one of them is no longer stored."""
         doc = run.doc
         campaign = doc.get("campaign") or _monitor_as_campaign(doc.get("monitor"))
         by = provenance or Provenance.here()
         try:
             with self._db.transaction():
+                if replacing:
+                    self._delete(replacing)
                 if campaign:
                     self._db.execute(
                         "INSERT INTO campaigns (id, name, started) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
@@ -188,6 +225,20 @@ class Store:
                 f"repetition {campaign['repetition']}"
             ) from None
 
+    def _delete(self, run_ids: Sequence[str]) -> None:
+        """Within a transaction: delete these runs; their metrics rows go with them (ON DELETE CASCADE, which
+        SQLite keeps only with its foreign_keys pragma on: SqliteConnection sets it)."""
+        deleted = 0
+        for start in range(0, len(run_ids), _QUERY_IDS):
+            chunk = list(run_ids[start : start + _QUERY_IDS])
+            deleted += len(
+                self._db.execute(
+                    f"DELETE FROM runs WHERE id IN ({', '.join('?' * len(chunk))}) RETURNING id", chunk
+                ).fetchall()
+            )
+        if deleted != len(set(run_ids)):
+            raise RtscopeError(f"{len(set(run_ids)) - deleted} of the runs to replace are no longer stored")
+
     def has(self, run_id: str) -> bool:
         """Whether the run with this (whole) id is stored."""
         return self._db.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is not None
@@ -231,8 +282,9 @@ class Store:
         with self._db.transaction():
             self._db.execute("UPDATE campaigns SET plan = ? WHERE id = ?", (json.dumps(plan), campaign_id))
 
-    def campaign(self, name_or_id: str) -> Campaign:
-        """The campaign with this id (or unique id prefix), else the newest campaign of this name.
+    def campaign(self, name_or_id: str, what: str = "campaign") -> Campaign:
+        """The campaign with this id (or unique id prefix), else the newest campaign of this name (a
+        monitor is one: ``what`` names it in the messages).
 
         Raises RtscopeError when there is none, or an id prefix matches several.
         """
@@ -245,14 +297,14 @@ class Store:
             else []
         )
         if len(rows) > 1:
-            raise RtscopeError(f"campaign id prefix {name_or_id} is ambiguous: {len(rows)} campaigns start with it")
+            raise RtscopeError(f"{what} id prefix {name_or_id} is ambiguous: {len(rows)} {what}s start with it")
         if not rows:
             rows = self._db.execute(
                 f"SELECT id, name, started, plan FROM campaigns WHERE name = ? {self._newest_first} LIMIT 1",
                 (name_or_id,),
             ).fetchall()
         if not rows:
-            raise RtscopeError(f"no stored campaign is named or has an id starting with {name_or_id!r}")
+            raise RtscopeError(f"no stored {what} is named or has an id starting with {name_or_id!r}")
         campaign_id, name, started, plan = rows[0]
         return Campaign(campaign_id, name, started, None if plan is None else json.loads(plan))
 
@@ -264,6 +316,37 @@ class Store:
                 "SELECT cell, repetition FROM runs WHERE campaign_id = ? AND status != 'interrupted'", (campaign_id,)
             )
         }
+
+    def monitor_windows(self, monitor_id: str, since: str = "") -> list[StoredWindow]:
+        """The stored windows of monitor ``monitor_id`` started at or after ``since`` (as the store writes
+        times, or a date) as retention sorts them, in the order stored: from the columns alone, no document
+        read (rtscope.execution.retention reads only those it may merge)."""
+        return [
+            StoredWindow(run_id, started, board, status, "\0".join(str(part) for part in parts))
+            for run_id, started, board, status, *parts in self._db.execute(
+                "SELECT id, started, cell, status, kernel, hostname, target, time_base, rtscope_version, benches"
+                f" FROM runs WHERE campaign_id = ? AND started >= ? ORDER BY {self._order}",
+                (monitor_id, since),
+            )
+        ]
+
+    def mark(self, name: str) -> str | None:
+        """What a process noted in the store under ``name`` (the meta table, beside the schema's version):
+        retention's progress through a monitor's windows; None when nothing is."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (_MARK + name,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_mark(self, name: str, value: str) -> None:
+        """Note ``value`` under ``name`` (:meth:`mark`), in place of what was noted there."""
+        with self._db.transaction():
+            self._db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (_MARK + name, value),
+            )
+
+    def documents(self, run_ids: list[str]) -> list[result.Result]:
+        """The stored runs of these whole ids, in that order (one query per thousand)."""
+        return self._documents(run_ids)
 
     def campaign_runs(self, name_or_id: str) -> list[result.Result]:
         """The runs that count of the campaign :meth:`campaign` finds: cell by cell in the order the
@@ -299,6 +382,9 @@ class Store:
         if only.since is not None:
             conditions.append("started >= ?")
             parameters.append(only.since)
+        window_conditions, window_parameters = self._windows_of(only.monitor, only.board)
+        conditions += window_conditions
+        parameters += window_parameters
         rows = self._db.execute(
             "SELECT id, started, label, hostname, kernel, status, benches,"
             " (SELECT COUNT(*) FROM metrics WHERE run_id = runs.id AND valid = 0), warnings,"
@@ -335,14 +421,30 @@ class Store:
         prefix = id_or_prefix.lower()
         if not _ID.fullmatch(prefix):
             raise RtscopeError(f"{id_or_prefix!r} is not a run id (hex digits), 'last' or a result file")
-        ids = [
-            row[0] for row in self._db.execute("SELECT id FROM runs WHERE substr(id, 1, ?) = ?", (len(prefix), prefix))
-        ]
+        if len(prefix) == _WHOLE_ID:  # the key's index; a prefix is looked for in every row
+            ids = [row[0] for row in self._db.execute("SELECT id FROM runs WHERE id = ?", (prefix,))]
+        else:
+            ids = [
+                row[0]
+                for row in self._db.execute("SELECT id FROM runs WHERE substr(id, 1, ?) = ?", (len(prefix), prefix))
+            ]
         if not ids:
             raise RtscopeError(f"no stored run has an id starting with {prefix} (rtscope runs lists them)")
         if len(ids) > 1:
             raise RtscopeError(f"run id prefix {prefix} is ambiguous: {len(ids)} stored runs start with it")
         return self._documents(ids)[0]
+
+    def last_runs(self, campaign_id: str) -> dict[str, str]:
+        """The id of each cell's run of the highest repetition that counts (not interrupted), by cell: the
+        window a monitored board goes on after."""
+        return dict(
+            self._db.execute(
+                "SELECT cell, id FROM runs AS run WHERE campaign_id = ? AND status != 'interrupted' AND repetition ="
+                " (SELECT MAX(repetition) FROM runs WHERE campaign_id = run.campaign_id AND cell = run.cell"
+                " AND status != 'interrupted')",
+                (campaign_id,),
+            ).fetchall()
+        )
 
     def latest(self) -> result.Result:
         """The newest stored run; RtscopeError when there is none."""
@@ -437,17 +539,32 @@ class Store:
         return cls._open_existing(path)
 
     def metric_history(
-        self, metric_id: str, stat: str, *, host: str | None = None, since: str | None = None
+        self,
+        metric_id: str,
+        stat: str,
+        *,
+        host: str | None = None,
+        since: str | None = None,
+        monitor: str | None = None,
+        board: str | None = None,
     ) -> list[tuple[str, str, str | None, str, str, bool, float | None, str]]:
         """Statistic ``stat`` (p50, p99, max or mean: what the metrics table keeps, overhead-adjusted) of
         ``metric_id`` in every stored run that measured it, oldest first, as (run id, started, label,
         hostname, kernel, valid, value, time base); only runs measured on ``host`` and started at or after ``since``
-        (an ISO date or time, compared as the store writes times) when given. One query on the metrics
+        (an ISO date or time, compared as the store writes times) when given, and only the windows that
+        count of ``monitor`` (a name or id prefix) and of ``board`` when given. One query on the metrics
         table, no document read; standard SQL with parameters only, for SQLite and PostgreSQL alike."""
-        return self.metric_histories(metric_id, (stat,), host=host, since=since)[stat]
+        return self.metric_histories(metric_id, (stat,), host=host, since=since, monitor=monitor, board=board)[stat]
 
     def metric_histories(
-        self, metric_id: str, stats: Sequence[str], *, host: str | None = None, since: str | None = None
+        self,
+        metric_id: str,
+        stats: Sequence[str],
+        *,
+        host: str | None = None,
+        since: str | None = None,
+        monitor: str | None = None,
+        board: str | None = None,
     ) -> dict[str, list[tuple[str, str, str | None, str, str, bool, float | None, str]]]:
         """:meth:`metric_history` of each statistic of ``stats``, in one query (change points look at p50,
         p99 and max of 100,000 runs at once)."""
@@ -466,16 +583,70 @@ class Store:
             if value is not None:
                 query += f" AND {condition}"
                 parameters.append(value)
+        window_conditions, window_parameters = self._windows_of(monitor, board, table="runs.")
+        query += "".join(f" AND {condition}" for condition in window_conditions)
+        parameters += window_parameters
         rows = self._db.execute(query + " ORDER BY runs.started, runs.id", parameters).fetchall()
+        # Column by column, each statistic's rows zipped in C: a row at a time in Python took as long as the
+        # query over 100,000 runs (evaluation/changes.py).
+        if not rows:
+            return {stat: [] for stat in stats}
+        run_ids, started, labels, hostnames, kernels, valid, time_bases, *values = zip(*rows, strict=True)
+        flags = list(map(bool, valid))
+        bases = [base or "hardware" for base in time_bases]
         return {
-            stat: [
-                (run_id, started, label, hostname, kernel, bool(valid), values[n], time_base or "hardware")
-                for run_id, started, label, hostname, kernel, valid, time_base, *values in rows
-            ]
+            stat: list(zip(run_ids, started, labels, hostnames, kernels, flags, values[n], bases, strict=True))
             for n, stat in enumerate(stats)
         }
 
+    def alerts_sent(self, monitor_id: str, board: str) -> list[AlertRecord]:
+        """The alerts recorded as sent about ``board``'s series in monitor ``monitor_id`` (a whole id)."""
+        return [
+            AlertRecord(*row)
+            for row in self._db.execute(
+                "SELECT board, metric_id, stat, direction, first_run, first_started, channel FROM alerts"
+                " WHERE monitor_id = ? AND board = ? ORDER BY first_started",
+                (monitor_id, board),
+            )
+        ]
 
+    def record_alert(self, monitor_id: str, sent: AlertRecord) -> None:
+        """Record an alert as sent (once: the same record again changes nothing)."""
+        with self._db.transaction():
+            self._db.execute(
+                "INSERT INTO alerts (monitor_id, board, metric_id, stat, direction, first_run, first_started, channel,"
+                " sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (
+                    monitor_id,
+                    sent.board,
+                    sent.metric,
+                    sent.stat,
+                    sent.direction,
+                    sent.first_run,
+                    sent.first_started,
+                    sent.channel,
+                    utc_now(),
+                ),
+            )
+
+    def _windows_of(self, monitor: str | None, board: str | None, table: str = "") -> tuple[list[str], list[str]]:
+        """The SQL conditions (on ``table``'s runs columns) and their parameters that keep a monitor's
+        windows, a board's, or both: a monitored window is a run in the campaign columns (monitor id, board,
+        window); an interrupted window does not count (it was measured again), so it is left out."""
+        if monitor is None and board is None:
+            return [], []
+        conditions, parameters = [f"{table}status != 'interrupted'"], []
+        if monitor is not None:
+            conditions.append(f"{table}campaign_id = ?")
+            parameters.append(self.campaign(monitor, "monitor").id)
+        if board is not None:
+            conditions.append(f"{table}cell = ?")
+            parameters.append(board)
+        return conditions, parameters
+
+
+# Marks live in the meta table under this prefix, apart from the schema's own keys.
+_MARK = "mark:"
 # SQLite allows at most 32766 parameters in one statement.
 _QUERY_IDS = 1000
 

@@ -5,7 +5,8 @@ tables). ``{blob}``, ``{real}`` and ``{order_column}`` are spelled by the databa
 ``runs`` keeps each document whole, zlib-compressed (so what is shown or exported is exactly what the probe
 wrote, raw samples and histograms included, in a third of the bytes or less), next to the columns that
 listing and filtering need and who stored it (provenance); ``metrics`` keeps a few figures per metric for
-listing and queries; ``campaigns`` the plan of each campaign, whose runs carry its id, cell and repetition.
+listing and queries; ``campaigns`` the plan of each campaign, whose runs carry its id, cell and repetition;
+``alerts`` the alerts a monitor sent.
 """
 
 import json
@@ -119,12 +120,31 @@ def _record_time_bases(db: Connection) -> None:
         db.execute("UPDATE runs SET time_base = ? WHERE id = ?", (base, run_id))
 
 
+# The alerts a monitor sent (rtscope.execution.alerts), so that a change is sent once, across restarts: one row
+# per change, channel and placement of its first run (a change whose cut moves a window as more arrive is
+# matched by its first run's start, which outlives the run itself when retention merges windows).
+_ALERTS = """
+CREATE TABLE alerts (
+    monitor_id TEXT NOT NULL,
+    board TEXT NOT NULL,
+    metric_id TEXT NOT NULL,
+    stat TEXT NOT NULL,
+    direction TEXT NOT NULL,      -- worse or better
+    first_run TEXT NOT NULL,      -- the change's first run after, as placed when it was sent
+    first_started TEXT NOT NULL,  -- that run's start
+    channel TEXT NOT NULL,        -- hook or url
+    sent_at TEXT NOT NULL,
+    PRIMARY KEY (monitor_id, board, metric_id, stat, first_run, channel)
+)
+"""
+
 Step = tuple[str | Callable[[Connection], None], ...]
 _STEPS: list[Step] = [
     (_CREATE,),
     (_CAMPAIGNS,),
     (_PROVENANCE, _compress_documents, _PROVENANCE_DONE),
     (_TIME_BASE, _record_time_bases),
+    (_ALERTS,),
 ]
 SCHEMA_VERSION = len(_STEPS)
 

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from rtscope.analysis import longterm
 from rtscope.analysis.changes import ChangePoint
 from rtscope.analysis.grouping import SHORT_ID
-from rtscope.analysis.longterm import Board, BoardSeries, Picture, Window
+from rtscope.analysis.longterm import BoardPicture, BoardSeries, Picture, Window
 from rtscope.analysis.stats import statistic_name
 from rtscope.model.units import Unit
 from rtscope.render import fmt, plots, svg
@@ -103,14 +103,16 @@ def _last_change(series: BoardSeries, unit: Unit) -> Cell:
     return Cell(text, "bad" if change.direction(unit) == "worse" else "good")
 
 
-def _board(picture: Picture, board: Board) -> Section:
+def _board(picture: Picture, board: BoardPicture) -> Section:
     colours = {series.step: svg.PALETTE[i % len(svg.PALETTE)] for i, series in enumerate(board.series)}
     legend = tuple(Cell(series.step or board.name, swatch=colours[series.step]) for series in board.series)
     parts = [f for f in (_histogram(picture, board, colours, legend), _over_time(picture, board, colours, legend)) if f]
     return Section(heading(board.name), tuple(parts))
 
 
-def _histogram(picture: Picture, board: Board, colours: dict[str, str], legend: tuple[Cell, ...]) -> Figure | None:
+def _histogram(
+    picture: Picture, board: BoardPicture, colours: dict[str, str], legend: tuple[Cell, ...]
+) -> Figure | None:
     """Each step's cumulated histogram as a line on log axes, redrawn over the report's log-spaced bins;
     a dashed line at each step's largest sample."""
     kept = [s for s in board.series if s.histogram is not None and s.histogram.counts]
@@ -160,7 +162,7 @@ def _histogram(picture: Picture, board: Board, colours: dict[str, str], legend: 
     return Figure(chart, legend if len(kept) > 1 else (), tuple(notes))
 
 
-def _over_time(picture: Picture, board: Board, colours: dict[str, str], legend: tuple[Cell, ...]) -> Figure:
+def _over_time(picture: Picture, board: BoardPicture, colours: dict[str, str], legend: tuple[Cell, ...]) -> Figure:
     """The worst sample of each window at its start (or, for many windows, the worst of each span of
     windows as a level across it); the kernel releases and change points as dashed lines."""
     unit = picture.unit
@@ -231,7 +233,7 @@ def _steps(windows: Sequence[Window]) -> list[tuple[str, float]]:
     return points
 
 
-def _change_marks(board: Board) -> list[list[ChangePoint]]:
+def _change_marks(board: BoardPicture) -> list[list[ChangePoint]]:
     """The board's change points, those at one window (in several statistics or steps) together."""
     at: dict[str, list[ChangePoint]] = {}
     for series in board.series:

@@ -1,0 +1,157 @@
+"""Storage per board-year under retention (a benchmark: it prints figures as it goes, asserts nothing).
+
+One board, 10 lat.wakeup-like metrics (all CPUs and nine single ones), a five-minute window every five
+minutes: windows as the probe writes them (tests/support/windows.py: 1,000 wake-ups a second per metric,
+300,000 per window, in the probe's log-linear histogram, its per-second worst series and threshold count;
+a log-normal body, σ 0.25 around 12 µs, and a 0.1 % Pareto tail), in the probe's JSON layout, stored in a
+SQLite store as the monitor stores them, then compacted as the monitor compacts them (rtscope.execution.
+retention.compact, every simulated hour).
+
+DAYS days of windows are simulated in full (default 7; 365 takes hours on a 2-vCPU machine): stored, then
+compacted 31 days later (hourly documents) and 366 days later (daily ones). Each kind's bytes on disk (the
+SQLite file after VACUUM, less an empty store's, per document: the document compressed, its metrics rows and
+index entries) are measured there, and a board-year is those figures times how many documents of each kind
+a year leaves: 30 days of windows (8,640) and 335 days of hourly documents (8,040) under the default
+policy; 105,120 windows without retention. Then where the bytes go (histograms, series, the rest) and what
+other policies would take.
+
+Usage: .venv/bin/python evaluation/retention.py [DAYS]
+"""
+
+import json
+import sys
+import tempfile
+import time
+import zlib
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "src"))
+from rtscope.execution import retention
+from rtscope.execution.retention import RetentionPolicy
+from rtscope.model import result
+from rtscope.store.database import Store
+from support import windows
+
+METRICS = 10
+WINDOW = timedelta(minutes=5)
+START = datetime(2026, 1, 1, tzinfo=UTC)
+MONITOR = "a000000000000001"
+MB = 1e6
+
+
+def disk_bytes(path: Path) -> int:
+    """The store's size once its free pages are given back and its write-ahead log folded in."""
+    with Store.open(path) as store:
+        store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store._db.execute("VACUUM")
+    return path.stat().st_size
+
+
+def documents(store: Store) -> list[dict]:
+    return [run.doc for run in store.campaign_runs(MONITOR)]
+
+
+def compressed(doc: dict, text: str) -> dict[str, int]:
+    """Where a document's compressed bytes go: its histograms, its series, the rest."""
+    whole = len(zlib.compress(text.encode(), 6))
+    parts = {}
+    for name in ("histogram", "series"):
+        without = json.loads(text)
+        for metric in without["metrics"]:
+            if name == "histogram":
+                metric["histogram"]["buckets"] = []
+            else:
+                metric["series"] = None
+        # In the document's own layout: the probe's, or a merged document's (no indentation).
+        laid = windows.probe_text(without) if text.startswith("{\n") else json.dumps(without, separators=(",", ":"))
+        parts[name] = whole - len(zlib.compress(laid.encode(), 6))
+    return {"whole": whole, **parts, "rest": whole - parts["histogram"] - parts["series"]}
+
+
+def varint(number: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, number = number & 0x7F, number >> 7
+        out.append(low | 0x80 if number else low)
+        if not number:
+            return bytes(out)
+
+
+def histograms_encoded(doc: dict) -> int:
+    """What the document's histograms would take in a binary encoding no store has yet: per bucket the gap
+    in bucket numbers from the one before and its count's difference from the one before (zigzag varints),
+    zlib on top — the counts' own information, without JSON's digits and bounds."""
+    out = bytearray()
+    for metric in doc["metrics"]:
+        buckets = metric["histogram"]["buckets"]
+        numbers = windows.bucket_index(np.array([lower for lower, _, _ in buckets]))
+        last_number, last_count = -1, 0
+        for number, (_, _, count) in zip(numbers, buckets, strict=True):
+            change = count - last_count
+            out += varint(int(number) - last_number - 1) + varint(2 * change if change >= 0 else -2 * change - 1)
+            last_number, last_count = int(number), count
+    return len(zlib.compress(bytes(out), 9))
+
+
+def main() -> None:
+    days = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    rng = np.random.default_rng(2026)
+    shape = windows.Shape()
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "board.sqlite"
+        Store.open(path, create=True).close()
+        empty = disk_bytes(path)
+        count = days * 24 * 12
+        began = time.monotonic()
+        with Store.open(path) as store:
+            for n in range(count):
+                at = START + n * WINDOW
+                doc = windows.drawn_window_doc(rng, shape, f"{n + 1:016x}", "rpi4", n + 1, at, metrics=METRICS)
+                store.add(result.Result(doc, windows.probe_text(doc) + "\n"))
+                if at.minute == 55:  # the monitor compacts every hour: nothing is old enough yet
+                    retention.compact(store, MONITOR, RetentionPolicy(), at + WINDOW)
+            sample = store.documents([f"{1:016x}"])[0]
+        print(f"{count} windows of {METRICS} metrics stored in {time.monotonic() - began:.0f} s")
+        raw = (disk_bytes(path) - empty) / count
+        with Store.open(path) as store:
+            began = time.monotonic()
+            summary = retention.compact(store, MONITOR, RetentionPolicy(), START + timedelta(days=days + 31))
+            print(f"compact 31 days on: {summary.text()} in {time.monotonic() - began:.0f} s")
+            hourly_doc = store.documents([store.monitor_windows(MONITOR)[0].id])[0]
+            hours = len(store.monitor_windows(MONITOR))
+        hourly = (disk_bytes(path) - empty) / hours
+        with Store.open(path) as store:
+            summary = retention.compact(store, MONITOR, RetentionPolicy(), START + timedelta(days=days + 366))
+            print(f"compact 366 days on: {summary.text()}")
+            merged_days = len(store.monitor_windows(MONITOR))
+            worst = max(doc["metrics"][0]["stats"]["max"] for doc in documents(store))
+        daily = (disk_bytes(path) - empty) / merged_days
+        print(f"the merged days' worst lat.wakeup: {worst:.0f} ns")
+
+    print(f"\nbytes on disk per document: window {raw:,.0f}, hourly {hourly:,.0f}, daily {daily:,.0f}")
+    year_windows = 365 * 24 * 12
+    print(f"a board-year without retention: {year_windows:,} windows = {year_windows * raw / MB:,.0f} MB")
+    for full, hourly_days in ((30, 365), (30, 30), (7, 30), (7, 7), (1, 7)):
+        policy = RetentionPolicy(full, hourly_days)
+        total = full * 288 * raw + (hourly_days - full) * 24 * hourly + (365 - hourly_days) * daily
+        default = " (the default)" if policy == RetentionPolicy() else ""
+        print(f"a board-year keeping windows {full} d, hourly {hourly_days} d{default}: {total / MB:,.0f} MB")
+    print(f"each further year, per day merged: {365 * daily / MB:,.1f} MB")
+    for name, (doc, text) in (("window", (sample.doc, sample.text)), ("hourly", (hourly_doc.doc, hourly_doc.text))):
+        parts = compressed(doc, text)
+        print(
+            f"a {name} document, {len(text):,} bytes of JSON, {parts['whole']:,} compressed: histograms "
+            f"{parts['histogram']:,}, series {parts['series']:,}, the rest {parts['rest']:,} "
+            f"({sum(len(m['histogram']['buckets']) for m in doc['metrics'])} buckets; "
+            f"{histograms_encoded(doc):,} bytes in a binary encoding)"
+        )
+    print(f"\n.venv/bin/python evaluation/retention.py {days}")
+
+
+if __name__ == "__main__":
+    main()
