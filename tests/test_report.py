@@ -357,7 +357,7 @@ def test_no_verdict_for_one_run_nor_for_repetitions_of_one_cell_but_one_beyond_c
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["report", "-o", "x.html"], "the following arguments are required: RUN|CAMPAIGN"),
+        (["report", "-o", "x.html"], "report needs runs, or --monitor NAME"),
         (["report", "last"], "the following arguments are required: -o/--output"),
         (["report", "missing.json", "-o", "{tmp}/r.html"], "missing.json: no such file"),
         (["report", "{golden}", "-o", "/nonexistent/dir/r.html"], "cannot write /nonexistent/dir/r.html"),

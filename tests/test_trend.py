@@ -127,8 +127,10 @@ def test_the_page_has_a_dot_per_run_and_a_median_per_group(rtscope, store, tmp_p
     outcome = rtscope("trend", "lat.wakeup", "-o", page)
     assert outcome.status == 0, outcome.err
     assert outcome.out == f"wrote {page}\n"
-    html = page.read_text(encoding="utf-8")
-    assert html.startswith("<!DOCTYPE html>") and html.count("<svg") == 1
+    whole = page.read_text(encoding="utf-8")
+    # The trend's chart, then the long-term picture of its runs (tests/test_longterm.py).
+    html, picture = whole.split('id="longterm"')
+    assert whole.startswith("<!DOCTYPE html>") and html.count("<svg") == 1 and picture.count("<svg") == 2
     assert html.count("<circle") == len(RUNS)
     assert html.count("median 22.8 µs") == 1 and html.count("median 30.7 µs") == 1
     assert "<script" not in html

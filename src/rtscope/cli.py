@@ -96,6 +96,7 @@ EXAMPLES: dict[str | None, tuple[tuple[str, str], ...]] = {
     "report": (
         ("rtscope report last -o run.html", "the newest run as one page"),
         ("rtscope report campaign:quick -o quick.html", "a campaign: verdict, tables, plots"),
+        ("rtscope report --monitor lab -o lab.html", "a monitor's boards over months: histograms, worst per window"),
     ),
     "push": (
         ("rtscope push campaign:quick --to postgresql://db.lab.example/rtscope", "a campaign to the lab's store"),

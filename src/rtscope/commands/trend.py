@@ -4,18 +4,21 @@ label or week — as a text table, CSV or JSON, or one HTML page with a point pe
 The figures come from the store's metrics table in one query (rtscope.store.series), so a store of
 thousands of runs answers at once; only the newest run's document is read, for the metric's unit, and the
 two either side of each change point (rtscope changes), for what changed. That table keeps p50, p99, max and
-mean of each run; any other statistic is in the documents (compare).
+mean of each run; any other statistic is in the documents (compare). The HTML page adds the long-term
+picture per board (rtscope.analysis.longterm), which reads every run's document for its histogram.
 """
 
 import argparse
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from rtscope.analysis import changes, trend
+from rtscope.analysis import changes, longterm, trend
 from rtscope.commands.context import Context, add_output_option
 from rtscope.errors import RtscopeError
 from rtscope.exporters.trend import TREND_EXPORTERS
 from rtscope.model import units, values
 from rtscope.render import page, text
+from rtscope.render.sections import longterm as longterm_section
 from rtscope.render.sections import trend as trend_section
 from rtscope.store.database import Store
 from rtscope.store.series import STORED_STATISTICS, histories
@@ -116,6 +119,13 @@ def history(
     return [trend.Point(*row) for row in rows[stat]], unit
 
 
+def pictures(store: Store, run_ids: Sequence[str], metrics: Sequence[str] | None = None) -> dict[str, longterm.Picture]:
+    """The long-term pictures of ``metrics`` (every metric of samples, when None) over the stored runs of
+    ``run_ids``, their documents read one query's worth at a time, with each series' change points."""
+    collector = longterm.collect_texts(store.each_text(run_ids), metrics)
+    return collector.pictures(lambda run_id: store.get(run_id).doc)
+
+
 def _render(args: argparse.Namespace, context: Context, chosen: str) -> str:
     store = context.store()
     points, unit = history(
@@ -127,5 +137,8 @@ def _render(args: argparse.Namespace, context: Context, chosen: str) -> str:
     found = changes.explained(changes.find(args.metric, args.stat, points), lambda run_id: store.get(run_id).doc)
     section = trend_section.build(made, figure=chosen == "html", changes=found)
     if chosen == "html":
-        return page.render(f"rtscope trend: {args.metric}", (), [section])
+        # The page's long-term picture needs the windows' histograms: the only documents read whole.
+        picture = pictures(store, [point.run_id for point in points], [args.metric]).get(args.metric)
+        picture_section = None if picture is None else longterm_section.build(picture)
+        return page.render(f"rtscope trend: {args.metric}", (), [section, *filter(None, [picture_section])])
     return "\n".join(text.render([section], context.style)) + "\n"

@@ -4,7 +4,8 @@ Sections, in order: the verdict (per factor of the runs, which level is better a
 others, per metric and statistic, by how much, and whether really; rtscope.analysis.factors), square
 waves' envelopes and the application workload's tables when runs hold them (with a study's published
 figures beside them when asked), the runs and the benches they skipped (with the reasons), per metric
-of samples its distribution, its runs' tails with their intervals, worst samples over time, its probabilistic worst case and spread across groups, Thread-Metric, compare's
+of samples its distribution, its runs' tails with their intervals, worst samples over time, the long-term
+picture of the runs that are a monitor's windows, its probabilistic worst case and spread across groups, Thread-Metric, compare's
 table (and a study's published Thread-Metric or per-operation figures beside the groups' when asked),
 then each run as `show` tells it. Groups are compare's (the one
 grouping rule). Tables show times overhead-adjusted unless asked otherwise, as `show` does; plots show
@@ -12,13 +13,15 @@ them as measured, because that is what the probe's histograms and series hold.
 """
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from rtscope import __version__
 from rtscope.analysis import evidence
+from rtscope.analysis.longterm import Picture
 from rtscope.analysis.published import Study
 from rtscope.analysis.worst_case import DEFAULT_PROBABILITY
 from rtscope.model import result
-from rtscope.render import page, subjects, summary
+from rtscope.render import fmt, page, subjects, summary
 from rtscope.render.document import Paragraph, Section, heading
 from rtscope.render.sections import (
     campaign,
@@ -26,6 +29,7 @@ from rtscope.render.sections import (
     distribution,
     envelope,
     kernel,
+    longterm,
     os_config,
     overview,
     published,
@@ -54,7 +58,14 @@ CLOSING = (
     published.build_operations,
 )
 # Per metric of samples.
-PER_METRIC = (distribution.build, tails.build_metric, worst_over_time.build, worst_case.build_report, spread.build)
+PER_METRIC = (
+    distribution.build,
+    tails.build_metric,
+    worst_over_time.build,
+    longterm.build_report,
+    worst_case.build_report,
+    spread.build,
+)
 # A section on one run.
 RunSection = Callable[[OneRun], Section | None]
 # Per run: what `show` tells (summary.SECTIONS), with the run's campaign cell after the run and its kernel
@@ -132,3 +143,31 @@ def _run(report: Report, one: Run) -> Section:
         anchor=one.anchor,
         subsections=tuple(filter(None, (build(subject) for build in PER_RUN))),
     )
+
+
+def render_monitor(name: str, monitor_id: str, pictures: dict[str, Picture], latest: dict[str, dict[str, Any]]) -> str:
+    """The page of a monitor (`rtscope report --monitor NAME`): per metric of samples its long-term
+    picture, then each board's latest window as `show` tells it (``latest``: its document by board). No
+    verdict and no run-by-run sections: a board-year holds some 20,000 windows."""
+    shown = [p for p in pictures.values() if p.series]
+    boards = list(dict.fromkeys(board.name for p in shown for board in p.boards))
+    first, last = min(p.first for p in shown), max(p.last for p in shown)
+    intro = Paragraph(
+        (
+            (
+                f"Monitor {name} ({monitor_id}): {len(boards)} board{'s' if len(boards) != 1 else ''} "
+                f"({', '.join(boards)}) from {fmt.local_time(first)} to {fmt.local_time(last)}; made by rtscope "
+                f"{__version__}. Times as measured (the probe's histograms)."
+            ),
+        )
+    )
+    sections = [longterm.build(p, anchor=f"longterm-{metric}") for metric, p in pictures.items()]
+    sections += [
+        Section(
+            heading(f"Latest window of {board}"),
+            anchor=f"latest-{index}",
+            subsections=tuple(filter(None, (build(OneRun(doc)) for build in PER_RUN))),
+        )
+        for index, (board, doc) in enumerate((board, latest[board]) for board in boards if board in latest)
+    ]
+    return page.render(f"rtscope report: monitor {name}", (intro,), [s for s in sections if s])

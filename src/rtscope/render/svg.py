@@ -17,6 +17,7 @@ HEIGHT = 280
 BAND_HEIGHT = 34  # per category of a chart whose categories run down the y axis
 _CHAR_PX = 7  # about the width of one character of the 12 px labels: margins are sized with it
 _TOP, _RIGHT, _BOTTOM = 14, 18, 46
+_ROW = 13  # px between the lines of labels stacked at a plot's top
 _LONGEST_NAME = 36  # characters of a category name; a longer one is cut, whole in its tooltip
 Point = tuple[float, float]
 
@@ -139,12 +140,15 @@ class Chart:
             f'<rect x="{_px(at - 4)}" y="{_px(middle - 4)}" width="8" height="8" fill="{colour}"/></g>'
         )
 
-    def vertical(self, value: float, text: str, *, title: str | None = None) -> None:
-        """A dashed line down the plot at ``value`` of the x axis, labelled ``text`` at its top (with
-        ``title``, the line and label in a group whose tooltip it is)."""
+    def vertical(
+        self, value: float, text: str, *, title: str | None = None, colour: str = "#444", row: int = 0
+    ) -> None:
+        """A dashed line down the plot at ``value`` of the x axis, labelled ``text`` at its top, ``row``
+        lines down (marks close together stagger their labels); with ``title``, the line and label in a
+        group whose tooltip it is."""
         x = self._x(value)
-        mark = _line(x, x, _TOP, self.bottom, 'stroke="#444" stroke-dasharray="5 4"') + (
-            f'<text x="{_px(x + 4)}" y="{_TOP + 10}" class="note">{html.escape(text)}</text>'
+        mark = _line(x, x, _TOP, self.bottom, f'stroke="{colour}" stroke-dasharray="5 4"') + (
+            f'<text x="{_px(x + 4)}" y="{_TOP + 10 + _ROW * row}" class="note">{html.escape(text)}</text>'
         )
         self._marks.append(mark if title is None else f"<g>{_title(title)}{mark}</g>")
 

@@ -11,7 +11,7 @@ import json
 import os
 import re
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -466,6 +466,20 @@ class Store:
             )
         # Validated when stored: parsing is enough.
         return [result.Result(json.loads(found[run_id]), found[run_id]) for run_id in run_ids]
+
+    def each_text(self, run_ids: Sequence[str]) -> Iterator[str]:
+        """The document texts of the runs of ``run_ids`` (whole ids), in that order, unparsed, read a query's
+        worth at a time: a board-year of windows (rtscope.analysis.longterm) is gone through, never held at
+        once, and its reader parses only what it needs of each."""
+        for start in range(0, len(run_ids), _QUERY_IDS):
+            chunk = list(run_ids[start : start + _QUERY_IDS])
+            found = dict(
+                self._db.execute(
+                    f"SELECT id, document_zlib FROM runs WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+                ).fetchall()
+            )
+            for run_id in chunk:
+                yield schema.decompress(bytes(found[run_id]))
 
     @classmethod
     def _open_postgres(cls, url: str, *, create: bool) -> "Store":

@@ -26,8 +26,8 @@ def build(report: Report, metric_id: str) -> Section | None:
     # Runs whose every sample lies beyond the histogram have no bucket (the notes say so).
     bucketed = [buckets for _, m in measured if (buckets := plots.buckets(m))]
     low = max(step, min((buckets[0][0] for buckets in bucketed), default=step))
-    edges = _bin_edges(low, max((buckets[-1][0] + buckets[-1][1] for buckets in bucketed), default=2 * low), step)
-    counts = {run.index: _rebin(plots.buckets(m), edges) for run, m in measured}
+    edges = bin_edges(low, max((buckets[-1][0] + buckets[-1][1] for buckets in bucketed), default=2 * low), step)
+    counts = {run.index: rebin(plots.buckets(m), edges) for run, m in measured}
     bin_width = 100 * (edges[-1] / edges[0]) ** (1 / (len(edges) - 1)) - 100
     notes = [f"Samples per bin; bins about {units.significant(bin_width, 2)} % wide, evenly spaced on the log axis."]
     notes += [
@@ -52,7 +52,7 @@ def build(report: Report, metric_id: str) -> Section | None:
         )
         for run, m in chart_runs:
             chart.line(
-                [(scale(x), y) for x, y in _outline(edges, counts[run.index])],
+                [(scale(x), y) for x, y in outline(edges, counts[run.index])],
                 run.colour,
                 title=f"{run.caption}: {fmt.count(plots.samples(m))} samples",
             )
@@ -60,7 +60,7 @@ def build(report: Report, metric_id: str) -> Section | None:
     return Section(heading("Distribution"), tuple(figures))
 
 
-def _bin_edges(low: float, high: float, step: float) -> list[float]:
+def bin_edges(low: float, high: float, step: float) -> list[float]:
     """Bin edges from ``low`` to past ``high``, evenly spaced on a log scale but at least one histogram
     ``step`` apart: samples are whole steps, and narrower bins would leave every other one empty."""
     ratio = max(FINEST_BIN, (high / low) ** (1 / HISTOGRAM_BINS))
@@ -71,7 +71,7 @@ def _bin_edges(low: float, high: float, step: float) -> list[float]:
     return [edge * step for edge in edges]
 
 
-def _rebin(buckets: Sequence[tuple[float, float, int]], edges: Sequence[float]) -> list[int]:
+def rebin(buckets: Sequence[tuple[float, float, int]], edges: Sequence[float]) -> list[int]:
     """The samples of ``buckets`` per bin of ``edges``, each bucket in the bin of its middle."""
     counts = [0] * (len(edges) - 1)
     for lower, width, count in buckets:
@@ -80,7 +80,7 @@ def _rebin(buckets: Sequence[tuple[float, float, int]], edges: Sequence[float]) 
     return counts
 
 
-def _outline(edges: Sequence[float], counts: Sequence[int]) -> list[svg.Point]:
+def outline(edges: Sequence[float], counts: Sequence[int]) -> list[svg.Point]:
     """The outline of a histogram: a corner wherever the count changes, so that a run of equal (often
     empty) bins is one stretch. An empty bin lies on the x axis: a log axis has no 0, the chart puts it
     at its bottom."""
