@@ -219,6 +219,16 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "data" / "results.sqlite"
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def store_location(request: pytest.FixtureRequest, db_path: Path) -> str:
+    """Where a new store goes, once on each kind (the test runs twice): this test's SQLite file, or a new
+    database of the test cluster (its writer's URL)."""
+    if request.param == "sqlite":
+        return str(db_path)
+    cluster = request.getfixturevalue("postgres")
+    return str(cluster.url(cluster.new_database()))
+
+
 @pytest.fixture
 def rtscope(
     db_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

@@ -56,12 +56,9 @@ def history(store: Store, windows: int, *, board: str = "rpi4", seed: int = 1, s
         store.add(window(n, value, board=board, kernel="6.1.0" if after else "6.1.0-rt"))
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
-def location(request, db_path):
-    if request.param == "sqlite":
-        return db_path
-    cluster = request.getfixturevalue("postgres")
-    return cluster.url(cluster.new_database())
+@pytest.fixture
+def location(store_location):
+    return store_location
 
 
 @pytest.fixture

@@ -266,12 +266,8 @@ def test_a_window_the_store_refuses_ends_the_loop(tmp_path, db_path, recorded_di
         assert len(store.runs()) == 1
 
 
-@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
-def test_several_boards_store_their_series_at_once(backend, tmp_path, db_path, recorded_dir, request):
-    location = str(db_path)
-    if backend == "postgresql":
-        cluster = request.getfixturevalue("postgres")
-        location = cluster.url(cluster.new_database())
+def test_several_boards_store_their_series_at_once(store_location, tmp_path, db_path, recorded_dir):
+    location = store_location
     boards = "".join(f'\n[[board]]\nname = "b{n}"\ntarget = "fake:{recorded_dir}"\n' for n in range(3))
     text = textwrap.dedent(SPEC.format(target=f"fake:{recorded_dir}")).replace("windows = 5", "windows = 4")
     spec = spec_file(tmp_path, text.replace("\n[[step]]", boards + "\n[[step]]", 1))

@@ -183,14 +183,9 @@ def test_retention_tables():
 # --- compact ------------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
-def store(request, db_path):
-    if request.param == "sqlite":
-        location = db_path
-    else:
-        cluster = request.getfixturevalue("postgres")
-        location = cluster.url(cluster.new_database())
-    with Store.open(location, create=True) as opened:
+@pytest.fixture
+def store(store_location):
+    with Store.open(store_location, create=True) as opened:
         yield opened
 
 

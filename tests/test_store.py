@@ -21,13 +21,9 @@ def stored(run_id: str, **fields) -> result.Result:
     return result.from_doc(builders.result_doc(run_id=run_id, **fields), "test")
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
-def location(request, db_path):
-    """Where a new store goes: a SQLite file, or a new database of the test cluster (its writer's URL)."""
-    if request.param == "sqlite":
-        return db_path
-    cluster = request.getfixturevalue("postgres")
-    return cluster.url(cluster.new_database())
+@pytest.fixture
+def location(store_location):
+    return store_location
 
 
 @pytest.fixture

@@ -17,15 +17,12 @@ from support import postgres as pg
 from test_campaign import FAKE_SPEC, REAL_SPEC, _await, _campaign_process, spec_file
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
-def store_url(request, db_path, monkeypatch):
+@pytest.fixture
+def store_url(store_location, db_path, monkeypatch):
     """This test's store for rtscope ($RTSCOPE_DB): the SQLite file, or a new database's writer URL."""
-    if request.param == "sqlite":
-        return str(db_path)
-    cluster = request.getfixturevalue("postgres")
-    url = cluster.url(cluster.new_database())
-    monkeypatch.setenv("RTSCOPE_DB", url)
-    return url
+    if store_location != str(db_path):
+        monkeypatch.setenv("RTSCOPE_DB", store_location)
+    return store_location
 
 
 def test_every_command_works_the_same_on_both_stores(fake, store_url, tmp_path):
