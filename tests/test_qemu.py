@@ -45,7 +45,7 @@ def _frame(name: str, content: bytes) -> bytes:
         ("qemu:riscv64:rt", "unknown architecture 'riscv64' (expected qemu:x86_64|aarch64:stock|rt["),
         ("qemu:aarch64:lowlatency", "unknown flavour 'lowlatency' (expected qemu:x86_64|aarch64:stock|rt["),
         ("qemu:aarch64", "no ARCH:FLAVOUR (expected qemu:"),
-        ("qemu:aarch64:rt:cpus=99", "cpus=99: expected a whole number from 1 to 8"),
+        ("qemu:aarch64:rt:cpus=99", "cpus=99 is not a whole number from 1 to 8"),
         ("qemu:aarch64:rt:cpus=2:cpus=1", "cpus is given twice"),
         ("qemu:aarch64:rt:colour=red", "no option 'colour'"),
         ("qemu:x86_64:rt:cpus=2", "x86_64 guests have at most 1 CPU under -icount"),
