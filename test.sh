@@ -18,8 +18,9 @@ for arg in "$@"; do
     fi
 done
 ./setup.sh
-# The probe's checks (one CPU: make's builds and its simulators' runs) beside the gate (mypy, one CPU).
-make -s -C probe "$probe_tests" &
+# The probe's checks (make's builds and its simulators' runs) beside the gate (mypy, one CPU): make takes
+# every CPU, so that once mypy is done the builds go on on both.
+make -s -j"$(nproc)" -C probe "$probe_tests" &
 probe_checks=$!
 trap 'kill "$probe_checks" 2>/dev/null || true' EXIT
 .venv/bin/ruff check --quiet
