@@ -56,11 +56,10 @@ BOOT_ALLOWANCE_S = 60
 # 140 million instructions a second on this shared 2-CPU machine; this is a bound, not an estimate.
 WALL_S_PER_GIGA_INSTRUCTION = 60
 
-
 EMULATOR = "qemu-system-arm"
 
 
-# The CPU of each QEMU machine above, which QEMU's -M implies.
+# The CPU of each QEMU machine of the registry's BOARDS, which QEMU's -M implies.
 MACHINE_CPUS = {"mps2-an385": "Cortex-M3"}
 _SAFE_ARG_BYTES = re.compile(rb"[A-Za-z0-9_./:=+@^-]")
 # What a request leaves to the defaults, sized to instruction time: Thread-Metric's period and periods
