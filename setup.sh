@@ -104,9 +104,12 @@ if ((${#missing[@]})); then
 fi
 
 # The launcher prepares .venv/ (requirements.txt); the probe is built here, so that a fresh machine is
-# ready (rtscope itself brings it up to date when a command runs it).
+# ready (rtscope itself brings it up to date when a command runs it). The build needs nothing of .venv/:
+# it takes one CPU while pip takes the other.
+make -s -C "$repo/probe" >&2 &
+probe_build=$!
+trap 'kill "$probe_build" 2>/dev/null || true' EXIT
 "$repo/rtscope" --version >/dev/null
-make -s -C "$repo/probe" >&2
 # What the tests need beside it, installed again when a requirements file changes: requirements-dev.txt
 # (pytest, selenium, the pinned lint and type gate) and labgrid (--target labgrid:ENV.yaml, optional for
 # rtscope's users), resolved together so that labgrid's own wish for pytest stays within the pins.
@@ -120,6 +123,8 @@ for requirements in "$repo"/requirements*.txt; do
         break
     fi
 done
+wait "$probe_build" || { echo "setup: the probe did not build (make -C probe)" >&2; exit 1; }
+trap - EXIT
 if [[ -n $kernels_dir ]]; then
     for port in freertos threadx; do
         settings=$repo/probe/port/$port/port.mk

@@ -8,9 +8,9 @@ repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 cd "$repo"
 probe_tests=test
 # The full suite on two workers, one per CPU of the machine it is timed on (tests/conftest.py groups the
-# tests that share a boot, or need the CPUs to themselves); the fast tier's tests take less than the
-# workers' start-up.
-workers=(-n 2 --dist loadgroup)
+# tests that share a boot, or need the CPUs to themselves, and orders what xdist hands out: hence no
+# reordering by xdist); the fast tier's tests take less than the workers' start-up.
+workers=(-n 2 --dist loadgroup --no-loadscope-reorder)
 for arg in "$@"; do
     if [[ $arg == --fast ]]; then
         probe_tests=test-unit
@@ -18,8 +18,9 @@ for arg in "$@"; do
     fi
 done
 ./setup.sh
-# The probe's checks (one CPU: make's builds and its simulators' runs) beside the gate (mypy, one CPU).
-make -s -C probe "$probe_tests" &
+# The probe's checks (make's builds and its simulators' runs) beside the gate (mypy, one CPU): make takes
+# every CPU, so that once mypy is done the builds go on on both.
+make -s -j"$(nproc)" -C probe "$probe_tests" &
 probe_checks=$!
 trap 'kill "$probe_checks" 2>/dev/null || true' EXIT
 .venv/bin/ruff check --quiet

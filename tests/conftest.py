@@ -54,6 +54,12 @@ ALONE = frozenset(
     }
 )
 ALONE_GROUP = "alone"
+# The files whose slow tests each boot or build what they need (no module fixture shares it): a slow test of
+# theirs that uses no module-scoped fixture goes to whichever worker is free, so that one file's boots do
+# not queue on one worker while the other has nothing left (test_qemu.py's alone were some 300 s). The
+# tests of theirs that share a module fixture keep one worker, the file's.
+SPREAD = frozenset({"test_qemu.py"})
+ONE = "one:"
 # What a test of the fast tier must not start: the probe (through RTSCOPE_PROBE) and the emulators (on PATH).
 STUBBED_EMULATORS = ("qemu-system-x86_64", "qemu-system-aarch64", "qemu-system-arm")
 STUB = """#!/bin/sh
@@ -98,7 +104,7 @@ def pytest_configure(config: pytest.Config) -> None:
 # First: xdist's own hook reads the groups given here.
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
+    for position, item in enumerate(items):
         assert isinstance(item, pytest.Function)
         # name2fixturedefs holds the fixtures a test uses through other fixtures too; the last one of a name
         # is the one it gets.
@@ -109,11 +115,53 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # for all of ALONE's; the fast tests spread one by one.
         if item.get_closest_marker(SLOW) and not item.get_closest_marker("xdist_group"):
             group = ALONE_GROUP if item.path.name in ALONE else item.path.name
+            if item.path.name in SPREAD and not _shares_a_module_fixture(item):
+                # A group of its own (xdist reads a name with "]" as none: no test id in it).
+                group = f"{ONE}{item.path.name}:{position}"
             item.add_marker(pytest.mark.xdist_group(group))
     if config.getoption("fast"):
         slow = [item for item in items if item.get_closest_marker(SLOW)]
         config.hook.pytest_deselected(items=slow)
         items[:] = [item for item in items if not item.get_closest_marker(SLOW)]
+    elif os.environ.get("PYTEST_XDIST_WORKER"):
+        items[:] = _scheduled(items)
+
+
+def _scheduled(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` in the order xdist hands them out (test.sh's --no-loadscope-reorder: in collection order, a
+    group at its first test): ALONE's group first, so that while its tests keep every other slow test out,
+    the other worker has the fast tests to run; then the files' groups, the most tests first, so that no
+    long one starts last; then the slow tests spread one by one, which fill what the groups leave."""
+    groups: dict[str, int] = {}
+    for item in items:
+        group = _group(item)
+        if group is not None:
+            groups[group] = groups.get(group, 0) + 1
+
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        group = _group(item)
+        if group == ALONE_GROUP:
+            return (0, 0)
+        if group is None:
+            return (1, 0)
+        if group.startswith(ONE):
+            return (3, 0)
+        return (2, -groups[group])
+
+    return sorted(items, key=rank)
+
+
+def _group(item: pytest.Item) -> str | None:
+    marker = item.get_closest_marker("xdist_group")
+    return str(marker.args[0]) if marker is not None and marker.args else None
+
+
+def _shares_a_module_fixture(item: pytest.Function) -> bool:
+    """Whether ``item`` uses, directly or through another, a fixture made once for several tests of its file."""
+    return any(
+        definitions[-1].scope in ("module", "class", "package")
+        for definitions in item._fixtureinfo.name2fixturedefs.values()
+    )
 
 
 class _FastTier:

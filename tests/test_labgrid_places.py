@@ -231,7 +231,9 @@ def test_ctrl_c_and_sigterm_release_the_place(db_path, fleet, stop):
     )
     try:
         _until("board-a acquired", lambda: "board-a" in lab.acquired())
-        time.sleep(3)  # the probe runs by now, most likely; the place is released either way
+        # Stopped once the probe runs on the board (seconds after the place is taken, a minute on a busy
+        # machine): a fixed 3 s sent the signal before it on a loaded one.
+        _until("the board's probe started", lambda: probes_labelled("stopped"), timeout_s=120)
         if stop == "ctrl-c":
             err, took = _stopped(process, lambda: os.killpg(process.pid, signal.SIGINT))  # to the group, as a terminal
         else:
@@ -290,7 +292,7 @@ def test_ctrl_c_on_a_campaign_on_two_places_releases_both_and_ends_it_as_interru
     process = _start(db_path, fleet, "campaign", str(spec))
     try:
         _until("both places acquired", lambda: {"board-a", "board-b"} <= lab.acquired().keys())
-        time.sleep(3)
+        _until("both boards' probes started", lambda: len(probes_labelled("stopped")) >= 2, timeout_s=120)
         err, took = _stopped(process, lambda: os.killpg(process.pid, signal.SIGINT))
     finally:
         process.kill()

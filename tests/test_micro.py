@@ -48,10 +48,20 @@ def run_probe(probe: Path, *args: str) -> dict[str, Any]:
     return doc
 
 
+# What the probe says when RT throttling stopped a bench's real-time threads: the machine's other work kept
+# them from the CPU, not the bench (the probe's own check; tests/test_rt_throttling.py).
+THROTTLED = "throttled: "
+
+
 @pytest.fixture(scope="module")
 def brief(probe: Path) -> dict[str, Any]:
-    """One brief run of every micro bench."""
-    return run_probe(probe, "--duration", "0.3")
+    """One brief run of every micro bench; run again, up to three runs in all, while RT throttling stopped a
+    bench's threads (on a busy machine), so that every metric is judged on a run it was not stopped in."""
+    for _ in range(3):
+        doc = run_probe(probe, "--duration", "0.3")
+        if not any((metric["invalid_reason"] or "").startswith(THROTTLED) for metric in doc["metrics"]):
+            break
+    return doc
 
 
 def metrics_of(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:

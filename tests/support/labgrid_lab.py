@@ -29,7 +29,8 @@ class Lab:
             [str(BIN / "labgrid-client"), "-x", self.address, *args],
             capture_output=True,
             text=True,
-            timeout=30,
+            # A client starting on a loaded machine (stress-ng --cpu 2 beside the suite) took over 30 s.
+            timeout=120,
             check=check,
         )
 

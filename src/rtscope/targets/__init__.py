@@ -110,7 +110,7 @@ def make_target(spec: str, probe: Path, options: TargetOptions | None = None) ->
     """The target the ``--target`` value ``spec`` names, by its kind (rtscope.targets.registry: every kind
     there is); ``probe`` is the probe a local target runs, ``options`` the command line's --coordinator
     and --wait."""
-    # Imported here: the registry imports every kind's module, and each of those imports this one.
+    # Imported here: the registry imports this module (and each kind's module, when it makes one, imports both).
     from rtscope.targets import registry
 
     return registry.make_target(spec, probe, options)

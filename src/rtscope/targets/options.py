@@ -91,7 +91,8 @@ def parse(spec: str, words: Sequence[str], options: Sequence[Option], usage: str
         try:
             values[key] = option.convert(value)
         except ValueError as error:
-            raise refuse(spec, f"{key}={value}: expected {error}", usage) from None
+            # "is not": the message ends "(expected USAGE)", and says "expected" once.
+            raise refuse(spec, f"{key}={value} is not {error}", usage) from None
     return values
 
 

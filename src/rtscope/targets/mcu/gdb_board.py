@@ -22,26 +22,18 @@ from rtscope.errors import RtscopeError
 from rtscope.targets import options, worker
 from rtscope.targets.mcu import qemu_board, serial_board
 from rtscope.targets.mcu.serial_board import LinkedBoard
+from rtscope.targets.registry import BOARDS
+from rtscope.targets.registry import GDB as PREFIX
+from rtscope.targets.registry import GDB_OPTIONS as OPTIONS
+from rtscope.targets.registry import GDB_USAGE as USAGE
 
-PREFIX = "gdb://"
 GDB = "gdb-multiarch"
 # Loading an image of a few hundred KiB: seconds over a probe's SWD link, well under one on QEMU.
 LOAD_TIMEOUT_S = 120
 # How long gdb keeps asking a GDB server that does not take the connection.
 CONNECT_TIMEOUT_S = 5
 # The boards whose image rtscope builds, and their RTOSes: (board, rtos).
-IMAGES = set(qemu_board.BOARDS)
-# The server's command that resets the board and holds it (OpenOCD's, pyOCD's, J-Link's).
-DEFAULT_RESET = "reset halt"
-_BEFORE_SERIAL = (
-    options.text("board", "NAME", "mps2-an385", "the board, whose image rtscope builds"),
-    options.text("rtos", "NAME", "freertos", "the RTOS of that image"),
-    options.text("reset", "COMMAND", DEFAULT_RESET, "the server's command that resets and holds the board"),
-)
-# The options of a gdb:// target (rtscope.targets.options): baud after serial=DEVICE, since a device may hold
-# colons; the others before it, in any order; each at most once.
-OPTIONS = (*_BEFORE_SERIAL, serial_board.BAUD)
-USAGE = options.usage("gdb://HOST:PORT", _BEFORE_SERIAL) + options.usage(":serial=DEVICE", (serial_board.BAUD,))
+IMAGES = set(BOARDS)
 
 
 class GdbBoardTarget(LinkedBoard):

@@ -43,11 +43,11 @@ from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting, exact
 from rtscope.targets import Nowhere, facts, kernels, local, options, probes, worker
 from rtscope.targets.qemu import machine as qemu_machine
+from rtscope.targets.registry import BOARD_OPTIONS as OPTIONS
+from rtscope.targets.registry import BOARD_USAGE as USAGE
+from rtscope.targets.registry import BOARDS, BUILD_CONFIGS
 from rtscope.targets.transport import Completed, Process
 
-# One instruction a nanosecond, as the Linux guests count (rtscope.targets.qemu.debian); at most QEMU's 10.
-DEFAULT_ICOUNT_SHIFT = 0
-MAX_ICOUNT_SHIFT = 10
 # The status the image exits with when the guest faults (board.c): neither the probe's nor QEMU's own.
 GUEST_FAULT_STATUS = 3
 # QEMU's bound beyond the request's own time.
@@ -56,19 +56,10 @@ BOOT_ALLOWANCE_S = 60
 # 140 million instructions a second on this shared 2-CPU machine; this is a bound, not an estimate.
 WALL_S_PER_GIGA_INSTRUCTION = 60
 
-# The kernels' configurations (probe/port/*/port.mk's CONFIG), the default first: dev, as developed
-# (assertions, stack checking), and bench, as benchmarks are run (docs/rtos.md).
-BUILD_CONFIGS = ("dev", "bench")
-# The probe's microcontroller builds (mcu=…, make MCU=…: 128 KiB of flash, 48 KiB of RAM; docs/rtos.md).
-MCU_BUILDS = ("small",)
-
 EMULATOR = "qemu-system-arm"
 
 
-# The boards rtscope can boot, their OS and QEMU machine: (board, os) -> QEMU's -M. One board layer serves
-# every kernel (probe/boards/).
-BOARDS = {("mps2-an385", "freertos"): "mps2-an385", ("mps2-an385", "threadx"): "mps2-an385"}
-# The CPU of each QEMU machine above, which QEMU's -M implies.
+# The CPU of each QEMU machine of the registry's BOARDS, which QEMU's -M implies.
 MACHINE_CPUS = {"mps2-an385": "Cortex-M3"}
 _SAFE_ARG_BYTES = re.compile(rb"[A-Za-z0-9_./:=+@^-]")
 # What a request leaves to the defaults, sized to instruction time: Thread-Metric's period and periods
@@ -293,31 +284,6 @@ def encode_arg(arg: str) -> str:
     """``arg`` percent-encoded for the board's command line (board.c decodes it): QEMU joins arguments
     with spaces and reads commas as its own separators, so every byte outside a plain set is %XX."""
     return "".join(chr(byte) if _SAFE_ARG_BYTES.fullmatch(bytes([byte])) else f"%{byte:02X}" for byte in arg.encode())
-
-
-def names_a_board(spec: str) -> bool:
-    """Whether the --target value ``spec`` ("qemu:NAME:…") names one of these boards rather than a Linux
-    guest's architecture."""
-    parts = spec.split(":")
-    return len(parts) > 1 and parts[1] in {board for board, _ in BOARDS}
-
-
-# The options after "qemu:BOARD:OS", each at most once, in any order (rtscope.targets.options).
-OPTIONS = (
-    options.integer(
-        "shift", 0, MAX_ICOUNT_SHIFT, DEFAULT_ICOUNT_SHIFT, "one instruction every 2^N ns (5: near the AN385's 25 MHz)"
-    ),
-    options.choice("config", BUILD_CONFIGS, BUILD_CONFIGS[0], "the kernel's configuration: dev (checks on) or bench"),
-    # "": the full build.
-    options.choice("mcu", MCU_BUILDS, "", "the microcontroller build: 128 KiB of flash, 48 KiB of RAM"),
-)
-USAGE = options.usage(
-    "qemu:"
-    + "|".join(dict.fromkeys(board for board, _ in BOARDS))
-    + ":"
-    + "|".join(dict.fromkeys(os_name for _, os_name in BOARDS)),
-    OPTIONS,
-)
 
 
 @dataclasses.dataclass(frozen=True)

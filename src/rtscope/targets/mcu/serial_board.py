@@ -29,10 +29,11 @@ from rtscope.targets import Nowhere, facts, local, options
 from rtscope.targets.mcu import framing
 from rtscope.targets.mcu.qemu_board import BoardTransport
 from rtscope.targets.qemu import machine as qemu_machine
+from rtscope.targets.registry import SERIAL as PREFIX
+from rtscope.targets.registry import SERIAL_OPTIONS as OPTIONS
+from rtscope.targets.registry import SERIAL_USAGE as USAGE
 from rtscope.targets.transport import Completed
 
-PREFIX = "serial:"
-DEFAULT_BAUD = 115200
 # How long a board may take to accept a request: it may be finishing a run of a host that went away, or
 # starting again after one.
 ANSWER_S = 10.0
@@ -257,14 +258,6 @@ class LinkedBoard:
 
 # The status the board's image ends with when it faults (its board layer): neither the probe's nor the link's.
 GUEST_FAULT_STATUS = 3
-BAUD = options.integer("baud", 1, None, DEFAULT_BAUD, "the line's baud rate")
-# The options after "serial:DEVICE", each at most once, in any order (rtscope.targets.options).
-OPTIONS = (
-    BAUD,
-    options.text("board", "NAME", None, "the board the image must say it is (checked)"),
-    options.text("rtos", "NAME", None, "the RTOS the image must say it runs (checked)"),
-)
-USAGE = options.usage("serial:DEVICE", OPTIONS)
 
 
 class SerialBoardTarget(LinkedBoard):

@@ -44,16 +44,14 @@ from rtscope.targets import InGuest, facts, options, probes, worker
 from rtscope.targets.local import kept_catalogue, read_outcome
 from rtscope.targets.qemu import debian_packages, guest_modules
 from rtscope.targets.qemu import machine as qemu_machine
+from rtscope.targets.registry import DEFAULT_MEMORY_MIB, MAX_CPUS
+from rtscope.targets.registry import GUEST_OPTIONS as OPTIONS
+from rtscope.targets.registry import GUEST_USAGE as USAGE
 from rtscope.targets.transport import Completed, Process, glob_script, parse_globbed, read_with_cat
 
-# Each flavour's kernel metapackage, by Debian architecture.
+# Each flavour's kernel metapackage, by Debian architecture (the registry's GUEST_FLAVOURS, which the usage
+# names, and tests/test_targets.py holds to these).
 FLAVOURS = {"stock": "linux-image-{debarch}", "rt": "linux-image-rt-{debarch}"}
-TIME_MODES = ("icount", "host")
-MAX_CPUS = 8
-# The guest's RAM (QEMU takes from the host only what the guest touches). 256 MiB ran out in thread.ops on
-# the stock arm64 kernel: some 20,000 threads a second exit there while the probe's SCHED_FIFO threads keep
-# the CPUs, and their memory waits to be freed; the OOM killer ended the probe within a second.
-DEFAULT_MEMORY_MIB = 1024
 # The guest's wall clock starts here in every boot: a fixed date, so that nothing depends on today's.
 RTC_BASE = "2026-01-01T00:00:00"
 GUEST_PROBE = "/rtscope/rtscope-probe"
@@ -110,6 +108,7 @@ class Arch:
     icount_max_cpus: int
 
 
+# The registry's GUEST_ARCHES, which the usage names (tests/test_targets.py holds them to these).
 ARCHES = {
     # QEMU 7.2's x86 TCG under -icount hangs bringing up a second CPU ("x86: Booting SMP configuration"
     # and nothing after, with qemu64, max, Nehalem or Haswell): one CPU there.
@@ -120,15 +119,6 @@ ARCHES = {
         "arm64", "qemu-system-aarch64", ("-M", "virt,dtb-randomness=off", "-cpu", "cortex-a57"), "ttyAMA0", 2, MAX_CPUS
     ),
 }
-
-
-# The options after "qemu:ARCH:FLAVOUR", each at most once, in any order (rtscope.targets.options).
-OPTIONS = (
-    options.integer("cpus", 1, MAX_CPUS, None, "the guest's CPUs (default: 1 on x86_64, 2 on aarch64)"),
-    options.integer("memory", 64, 4096, DEFAULT_MEMORY_MIB, "the guest's RAM in MiB", values="MIB"),
-    options.choice("time", TIME_MODES, TIME_MODES[0], "icount: instruction time, repeatable; host: the host's clock"),
-)
-USAGE = options.usage(f"qemu:{'|'.join(ARCHES)}:{'|'.join(FLAVOURS)}", OPTIONS)
 
 
 @dataclass(frozen=True)

@@ -22,20 +22,18 @@ from typing import TYPE_CHECKING, Any
 
 from rtscope.errors import RtscopeError
 from rtscope.targets import options
+from rtscope.targets.registry import LABGRID as PREFIX
+from rtscope.targets.registry import LABGRID_USAGE as USAGE
 from rtscope.targets.remote.ssh import SshTarget, SshTransport, connection_error
 
 if TYPE_CHECKING:
     from labgrid.driver import SSHDriver
 
-PREFIX = "labgrid:"
 DEFAULT_NAME = "main"
 _TARGET_REPR = re.compile(r"'?Target\(name='([^']*)', env=[^)]*\)\)'?")
 NOT_INSTALLED = (
     "labgrid is not installed: ./setup.sh installs it (or: .venv/bin/pip install -r requirements-labgrid.txt)"
 )
-
-
-USAGE = "labgrid:ENV.yaml[:NAME]"
 
 
 def parse_spec(spec: str) -> tuple[Path, str | None]:

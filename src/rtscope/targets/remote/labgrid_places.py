@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from rtscope.errors import RtscopeError
 from rtscope.targets import TargetOptions, options
+from rtscope.targets.registry import PLACE, PLACE_USAGE, TAG, TAG_OPTIONS, TAG_USAGE
 from rtscope.targets.remote.labgrid import NOT_INSTALLED
 from rtscope.targets.remote.ssh import SshTarget, SshTransport
 from rtscope.targets.transport import sigterm_interrupts, undisturbed
@@ -39,11 +40,6 @@ from rtscope.targets.transport import sigterm_interrupts, undisturbed
 if TYPE_CHECKING:
     from labgrid.remote.client import ClientSession
 
-PLACE = "labgrid-place:"
-TAG = "labgrid-tag:"
-PLACE_USAGE = "labgrid-place:NAME"
-TAG_OPTIONS = (options.integer("count", 1, None, 1, "how many places, each a board of its own (a campaign's targets)"),)
-TAG_USAGE = options.usage("labgrid-tag:KEY=VALUE[,KEY=VALUE]", TAG_OPTIONS)
 # How often a waiting reservation is polled (each poll keeps it from lapsing) and the wait reported.
 _POLL_S = 1.0
 _REPORT_EVERY_S = 10.0

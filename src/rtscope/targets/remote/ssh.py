@@ -41,6 +41,7 @@ from rtscope.model.catalogue import Catalogue
 from rtscope.model.request import RunRequest
 from rtscope.targets import OnTransport, facts, options, probes, worker
 from rtscope.targets.local import kept_catalogue, run_probe
+from rtscope.targets.registry import SSH_USAGE as USAGE
 from rtscope.targets.transport import (
     ASK_TIMEOUT_S,
     FETCH_TIMEOUT_S,
@@ -99,9 +100,6 @@ class TargetLost(RtscopeError):
     """The connection to the board went away mid-run: the run ends as interrupted."""
 
     exit_status = 130
-
-
-USAGE = "ssh://[user@]host[:port]"
 
 
 def parse_spec(spec: str) -> tuple[str | None, str, int | None]:
