@@ -8,10 +8,11 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, process_env
 from rtscope import cli
 from rtscope.errors import ProbeError, RtscopeError
 from rtscope.execution.parallel import Slot, slots
@@ -396,3 +397,31 @@ def test_a_campaigns_slots_split_its_runs_every_nth():
         "labgrid-tag:board=a:count=2 [1/2]",
         "labgrid-tag:board=a:count=2 [2/2]",
     ]
+
+
+@pytest.mark.parametrize("ends", ["killed", "writes"], ids=["before-its-handler", "after-writing"])
+def test_a_probe_stopped_before_it_could_catch_the_stop_is_the_run_stopped(ends, tmp_path, db_path):
+    # A stand-in probe: one that dies of SIGTERM as a process does before its handler is in place, or one
+    # that catches it and writes its result, as the probe does once running. It says it runs by a file.
+    started = tmp_path / "started"
+    script = {
+        "killed": f"touch {started}; exec sleep 60",
+        "writes": f"trap 'kill $!; echo {{}}; exit 143' TERM; touch {started}; sleep 60 & wait",
+    }[ends]
+    caller = (
+        "import sys\nfrom rtscope.targets import worker\n"
+        "try:\n    print(worker.run(['sh', '-c', sys.argv[1]]))\nexcept KeyboardInterrupt:\n    print('stopped')\n"
+    )
+    rtscope = subprocess.Popen(
+        [sys.executable, "-c", caller, script], stdout=subprocess.PIPE, text=True, env=process_env(db_path)
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        rtscope.send_signal(signal.SIGTERM)  # as a service manager stops rtscope
+        out, _ = rtscope.communicate(timeout=60)
+    finally:
+        rtscope.kill()
+    expected = "stopped" if ends == "killed" else "(143, '', b'{}\\n')"  # what it measured is rtscope's to report
+    assert out.strip() == expected

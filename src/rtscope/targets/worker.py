@@ -50,7 +50,11 @@ def run(command: list[str], *, remote: bool = False, cwd: str | None = None) -> 
     reader = threading.Thread(target=_collect, args=(process.stdout, output), daemon=True)
     reader.start()
 
+    stopped = False  # a stop request went to the probe
+
     def stop(name: str) -> None:
+        nonlocal stopped
+        stopped = True
         if not remote:
             process.terminate()
             return
@@ -66,13 +70,24 @@ def run(command: list[str], *, remote: bool = False, cwd: str | None = None) -> 
         except KeyboardInterrupt:
             # Ctrl-C reached the whole foreground process group, the probe included (a remote one
             # is told). Wait for it to finish writing; a second Ctrl-C still reaches the probe.
+            stopped = True
             with _signal_handler(signal.SIGINT, (lambda *_: stop("INT")) if remote else signal.SIG_IGN):
                 if remote:
                     stop("INT")
                 relay.copy(stderr)
                 process.wait()
         reader.join()  # before the pipes close with the block
+    if stopped and not output and process.returncode in _ENDED_BY_A_STOP:
+        # The stop came before the probe could catch it (in its first instants, which a loaded machine
+        # stretches): it ended as the signal ends a process, having measured nothing. That is the run
+        # stopped, as asked, not a probe that failed.
+        raise KeyboardInterrupt
     return process.returncode, relay.last_line(), bytes(output)
+
+
+# How a process ends that a stop request (SIGINT, SIGTERM) killed before it caught one: by the signal
+# (a local child's negative status), or as a remote shell reports it (128 + the signal).
+_ENDED_BY_A_STOP = {-signal.SIGINT, -signal.SIGTERM, 128 + signal.SIGINT, 128 + signal.SIGTERM}
 
 
 def _collect(stream: IO[bytes], into: bytearray) -> None:
