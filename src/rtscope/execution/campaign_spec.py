@@ -196,16 +196,21 @@ class SpecReader:
         for number, entry in enumerate(entries):
             where = ("configs", number)
             self._known_keys(entry, _CONFIG_KEYS, where)
-            name = self._optional(entry, "name", str, where)
-            if name is None:
-                if len(entries) > 1:
-                    self._fail(where, "name", "each of several configs needs a name", line_of_table=True)
-                name = "default"
-            config = self.config(entry, where, name)
-            if config.name in (c.name for c in configs):
-                self._fail(where, "name", f"config {name!r} is named twice")
-            configs.append(config)
+            name = self.block_name(entry, where, "config", len(entries), [c.name for c in configs])
+            configs.append(self.config(entry, where, name))
         return configs
+
+    def block_name(self, entry: dict[str, Any], where: Any, kind: str, blocks: int, taken: list[str]) -> str:
+        """The name of one of ``blocks`` [[kind]] blocks: its own, or "default" for the only one; a name
+        one of the blocks before it (``taken``) has is refused."""
+        name: str | None = self._optional(entry, "name", str, where)
+        if name is None:
+            if blocks > 1:
+                self._fail(where, "name", f"each of several {kind}s needs a name", line_of_table=True)
+            name = "default"
+        if name in taken:
+            self._fail(where, "name", f"{kind} {name!r} is named twice")
+        return name
 
     def config(self, entry: dict[str, Any], where: Any, name: str) -> Config:
         """The real-time keys of ``entry`` (policy, priority, cpus, mlock, cpu_latency, rt_throttling) as

@@ -197,13 +197,7 @@ class _Reader(SpecReader):
         for number, entry in enumerate(entries):
             where = ("step", number)
             self._known_keys(entry, _STEP_KEYS, where)
-            name = self._optional(entry, "name", str, where)
-            if name is None:
-                if len(entries) > 1:
-                    self._fail(where, "name", "each of several steps needs a name", line_of_table=True)
-                name = "default"
-            if name in (step.name for step in found):
-                self._fail(where, "name", f"step {name!r} is named twice")
+            name = self.block_name(entry, where, "step", len(entries), [step.name for step in found])
             load = self._optional(entry, "load", str, where) or "idle"
             try:
                 loads = kinds.parse([load])

@@ -28,7 +28,7 @@ def monitor_windows(
     if not rows:
         where = "".join(f" {what} {value}" for what, value in (("of board", board), ("since", since)) if value)
         raise RtscopeError(f"monitor {found.name} ({found.id}) has no stored window{where}")
-    windows = [store.get(row.id) for row in reversed(rows)]
+    windows = store.documents([row.id for row in reversed(rows)])
     if "monitor" not in windows[0].doc:
         raise RtscopeError(f"{found.name} is a campaign, not a monitor: rtscope export RUN exports its runs one by one")
     marked = []

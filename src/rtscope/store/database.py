@@ -344,9 +344,10 @@ class Store:
                 (_MARK + name, value),
             )
 
-    def documents(self, run_ids: list[str]) -> list[result.Result]:
-        """The stored runs of these whole ids, in that order (one query per thousand)."""
-        return self._documents(run_ids)
+    def documents(self, run_ids: Sequence[str]) -> list[result.Result]:
+        """The stored runs of these whole ids, in that order (one query per thousand: a round trip to a
+        server costs more than reading a document). Validated when stored: parsing is enough."""
+        return [result.Result(json.loads(text), text) for text in self.each_text(run_ids)]
 
     def campaign_runs(self, name_or_id: str) -> list[result.Result]:
         """The runs that count of the campaign :meth:`campaign` finds: cell by cell in the order the
@@ -364,7 +365,7 @@ class Store:
         ]
         if not ids:
             raise RtscopeError(f"campaign {campaign.name} ({campaign.id}) has no measured runs yet")
-        return self._documents(ids)
+        return self.documents(ids)
 
     def runs(self, limit: int | None = None, only: RunFilter = RunFilter()) -> list[RunRow]:
         """Stored runs that ``only`` lets through, newest first; at most ``limit`` of them when given."""
@@ -432,7 +433,7 @@ class Store:
             raise RtscopeError(f"no stored run has an id starting with {prefix} (rtscope runs lists them)")
         if len(ids) > 1:
             raise RtscopeError(f"run id prefix {prefix} is ambiguous: {len(ids)} stored runs start with it")
-        return self._documents(ids)[0]
+        return self.documents(ids)[0]
 
     def last_runs(self, campaign_id: str) -> dict[str, str]:
         """The id of each cell's run of the highest repetition that counts (not interrupted), by cell: the
@@ -451,21 +452,7 @@ class Store:
         row = self._db.execute(f"SELECT id FROM runs {self._newest_first} LIMIT 1").fetchone()
         if row is None:
             raise RtscopeError(f"no runs stored in {self.location} yet (rtscope run stores them)")
-        return self._documents([row[0]])[0]
-
-    def _documents(self, run_ids: list[str]) -> list[result.Result]:
-        # One query for them all: a round trip to a server costs more than reading a document.
-        found: dict[str, str] = {}
-        for start in range(0, len(run_ids), _QUERY_IDS):
-            chunk = run_ids[start : start + _QUERY_IDS]
-            found.update(
-                (run_id, schema.decompress(data))
-                for run_id, data in self._db.execute(
-                    f"SELECT id, document_zlib FROM runs WHERE id IN ({', '.join('?' * len(chunk))})", chunk
-                )
-            )
-        # Validated when stored: parsing is enough.
-        return [result.Result(json.loads(found[run_id]), found[run_id]) for run_id in run_ids]
+        return self.documents([row[0]])[0]
 
     def each_text(self, run_ids: Sequence[str]) -> Iterator[str]:
         """The document texts of the runs of ``run_ids`` (whole ids), in that order, unparsed, read a query's
