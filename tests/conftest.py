@@ -47,6 +47,7 @@ ALONE = frozenset(
         "test_loads.py",
         "test_micro.py",
         "test_rt_throttling.py",
+        "test_settings_restored.py",
         "test_threadmetric.py",
         "test_wave.py",
         "test_wave_capture.py",

@@ -4,7 +4,11 @@ while the probe's descriptor is open) and the spike trace's tracefs instance wit
 beside it. Each is read before and after a run that succeeds, one that fails (the watchdog ends a hung
 bench) and one stopped by SIGINT, once or twice (the second ends the process at once, from the signal
 handler). lat.timerlat's settings need a kernel with the timerlat tracer: test_qemu.py's guest run.
-Needs root; the machine is shared, so nothing here times anything."""
+Needs root; the machine is shared, so nothing here times anything. These settings are the whole
+machine's, and other tests' probes change them too (any probe holds a CPU latency limit while it runs):
+the suite runs this file's tests with no other slow test beside them (conftest's ALONE), and each
+reading is taken while no other probe runs (another suite's, on a shared machine), waiting for such a
+moment as long as a loaded machine may need."""
 
 import os
 import signal
@@ -15,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from support.processes import other_probes
 
 RUNTIME = Path("/proc/sys/kernel/sched_rt_runtime_us")
 CPU_LATENCY = Path("/dev/cpu_dma_latency")
@@ -40,6 +46,19 @@ def _cpu_latency() -> int | None:
 
 
 def _settings() -> dict[str, object]:
+    """Every setting a run may change, read at a moment no other probe runs, so the reading is ours."""
+    deadline = time.monotonic() + 300.0
+    while True:
+        others = other_probes(holding=CPU_LATENCY)
+        if not others:
+            read = _read_settings()
+            if not other_probes(holding=CPU_LATENCY):
+                return read
+        assert time.monotonic() < deadline, f"other probes still running after 300 s: pids {sorted(others)}"
+        time.sleep(0.1)
+
+
+def _read_settings() -> dict[str, object]:
     """Every setting a run may change, as read now."""
     read: dict[str, object] = {
         "sched_rt_runtime_us": RUNTIME.read_text() if RUNTIME.exists() else None,

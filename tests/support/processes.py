@@ -23,6 +23,23 @@ def probes_labelled(spec_name: str) -> list[int]:
     return found
 
 
+def other_probes(holding: Path) -> set[int]:
+    """Processes other than this one that are a probe (on this machine or under qemu-user) or hold the device
+    ``holding`` open (e.g. /dev/cpu_dma_latency, whose limit is the machine's while any holder runs)."""
+    found = set()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        if int(pid) == os.getpid():
+            continue
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:2]
+            probe = any(Path(os.fsdecode(arg)).name.startswith("rtscope-probe") for arg in argv if arg)
+            if probe or any(os.readlink(fd) == str(holding) for fd in Path(f"/proc/{pid}/fd").iterdir()):
+                found.add(int(pid))
+        except OSError:
+            continue  # gone meanwhile, or a descriptor closed while it was read
+    return found
+
+
 # What rtscope says when other work kept a load from its CPUs while it settled (src/rtscope/loads/session.py): the
 # run is refused on a busy machine, and a test that needed the load running ends with that reason.
 BUSY_MACHINE = "did not get its CPUs on a busy machine"
