@@ -15,7 +15,7 @@ a year leaves: 30 days of windows (8,640) and 335 days of hourly documents (8,04
 policy; 105,120 windows without retention. Then where the bytes go (histograms, series, the rest) and what
 other policies would take.
 
-Usage: .venv/bin/python evaluation/retention.py [DAYS]
+Usage: .venv/bin/python evaluation/retention.py [DAYS [SERIES_S]]
 """
 
 import json
@@ -34,6 +34,7 @@ sys.path.insert(0, str(REPO / "src"))
 from rtscope.execution import retention
 from rtscope.execution.retention import RetentionPolicy
 from rtscope.model import result
+from rtscope.store import encoding
 from rtscope.store.database import Store
 from support import windows
 
@@ -56,50 +57,24 @@ def documents(store: Store) -> list[dict]:
     return [run.doc for run in store.campaign_runs(MONITOR)]
 
 
-def compressed(doc: dict, text: str) -> dict[str, int]:
-    """Where a document's compressed bytes go: its histograms, its series, the rest."""
-    whole = len(zlib.compress(text.encode(), 6))
+def stored_parts(doc: dict) -> dict[str, int]:
+    """Where a document's bytes as the store keeps them go: its histograms, its series, the rest."""
+    whole = len(encoding.pack(result.text_of(doc)))
     parts = {}
     for name in ("histogram", "series"):
-        without = json.loads(text)
+        without = json.loads(json.dumps(doc))
         for metric in without["metrics"]:
             if name == "histogram":
                 metric["histogram"]["buckets"] = []
             else:
                 metric["series"] = None
-        # In the document's own layout: the probe's, or a merged document's (no indentation).
-        laid = windows.probe_text(without) if text.startswith("{\n") else json.dumps(without, separators=(",", ":"))
-        parts[name] = whole - len(zlib.compress(laid.encode(), 6))
+        parts[name] = whole - len(encoding.pack(result.text_of(without)))
     return {"whole": whole, **parts, "rest": whole - parts["histogram"] - parts["series"]}
-
-
-def varint(number: int) -> bytes:
-    out = bytearray()
-    while True:
-        low, number = number & 0x7F, number >> 7
-        out.append(low | 0x80 if number else low)
-        if not number:
-            return bytes(out)
-
-
-def histograms_encoded(doc: dict) -> int:
-    """What the document's histograms would take in a binary encoding no store has yet: per bucket the gap
-    in bucket numbers from the one before and its count's difference from the one before (zigzag varints),
-    zlib on top — the counts' own information, without JSON's digits and bounds."""
-    out = bytearray()
-    for metric in doc["metrics"]:
-        buckets = metric["histogram"]["buckets"]
-        numbers = windows.bucket_index(np.array([lower for lower, _, _ in buckets]))
-        last_number, last_count = -1, 0
-        for number, (_, _, count) in zip(numbers, buckets, strict=True):
-            change = count - last_count
-            out += varint(int(number) - last_number - 1) + varint(2 * change if change >= 0 else -2 * change - 1)
-            last_number, last_count = int(number), count
-    return len(zlib.compress(bytes(out), 9))
 
 
 def main() -> None:
     days = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    series_s = int(sys.argv[2]) if len(sys.argv) > 2 else 10
     rng = np.random.default_rng(2026)
     shape = windows.Shape()
     with tempfile.TemporaryDirectory() as directory:
@@ -111,8 +86,10 @@ def main() -> None:
         with Store.open(path) as store:
             for n in range(count):
                 at = START + n * WINDOW
-                doc = windows.drawn_window_doc(rng, shape, f"{n + 1:016x}", "rpi4", n + 1, at, metrics=METRICS)
-                store.add(result.Result(doc, windows.probe_text(doc) + "\n"))
+                doc = windows.drawn_window_doc(
+                    rng, shape, f"{n + 1:016x}", "rpi4", n + 1, at, metrics=METRICS, series_s=series_s
+                )
+                store.add(result.Result(doc, result.text_of(doc)))  # the text the monitor stores
                 if at.minute == 55:  # the monitor compacts every hour: nothing is old enough yet
                     retention.compact(store, MONITOR, RetentionPolicy(), at + WINDOW)
             sample = store.documents([f"{1:016x}"])[0]
@@ -136,21 +113,20 @@ def main() -> None:
     print(f"\nbytes on disk per document: window {raw:,.0f}, hourly {hourly:,.0f}, daily {daily:,.0f}")
     year_windows = 365 * 24 * 12
     print(f"a board-year without retention: {year_windows:,} windows = {year_windows * raw / MB:,.0f} MB")
-    for full, hourly_days in ((30, 365), (30, 30), (7, 30), (7, 7), (1, 7)):
+    for full, hourly_days in ((30, 42), (30, 60), (30, 365), (7, 30), (7, 7)):
         policy = RetentionPolicy(full, hourly_days)
         total = full * 288 * raw + (hourly_days - full) * 24 * hourly + (365 - hourly_days) * daily
         default = " (the default)" if policy == RetentionPolicy() else ""
         print(f"a board-year keeping windows {full} d, hourly {hourly_days} d{default}: {total / MB:,.0f} MB")
     print(f"each further year, per day merged: {365 * daily / MB:,.1f} MB")
     for name, (doc, text) in (("window", (sample.doc, sample.text)), ("hourly", (hourly_doc.doc, hourly_doc.text))):
-        parts = compressed(doc, text)
+        parts = stored_parts(doc)
         print(
-            f"a {name} document, {len(text):,} bytes of JSON, {parts['whole']:,} compressed: histograms "
-            f"{parts['histogram']:,}, series {parts['series']:,}, the rest {parts['rest']:,} "
-            f"({sum(len(m['histogram']['buckets']) for m in doc['metrics'])} buckets; "
-            f"{histograms_encoded(doc):,} bytes in a binary encoding)"
+            f"a {name} document, {len(text):,} bytes of JSON ({len(zlib.compress(text.encode(), 6)):,} under zlib),"
+            f" {parts['whole']:,} as stored: histograms {parts['histogram']:,}, series {parts['series']:,}, the"
+            f" rest {parts['rest']:,} ({sum(len(m['histogram']['buckets']) for m in doc['metrics'])} buckets)"
         )
-    print(f"\n.venv/bin/python evaluation/retention.py {days}")
+    print(f"\n.venv/bin/python evaluation/retention.py {days} {series_s}")
 
 
 if __name__ == "__main__":

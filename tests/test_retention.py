@@ -165,7 +165,7 @@ def test_a_bucket_of_another_width_and_a_run_that_is_no_window_are_refused():
 
 
 def test_retention_tables():
-    assert retention.parse_retention({}, "spec.toml [retention]") == RetentionPolicy(30, 365)
+    assert retention.parse_retention({}, "spec.toml [retention]") == RetentionPolicy(30, 42)
     assert retention.parse_retention({"keep_full": "8w", "keep_hourly": "2y"}, "x") == RetentionPolicy(56, 730)
     for table, message in (
         ({"keep": "30d"}, "spec.toml: unknown key 'keep' (retention takes keep_full, keep_hourly)"),

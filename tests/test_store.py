@@ -10,7 +10,7 @@ import pytest
 
 from rtscope.errors import RtscopeError
 from rtscope.model import result
-from rtscope.store import schema
+from rtscope.store import encoding, schema
 from rtscope.store.database import Campaign, Provenance, RunFilter, Store, copy_runs
 from rtscope.store.postgres import PostgresConnection
 from support import builders
@@ -241,8 +241,8 @@ def test_a_version_1_database_is_upgraded_keeping_its_runs(db_path):
         assert [r.id for r in upgraded.runs()] == ["2000000000000000", "1000000000000000"]
     with sqlite3.connect(db_path) as connection:
         assert connection.execute("SELECT value FROM meta").fetchone() == (str(schema.SCHEMA_VERSION),)
-        (compressed,) = connection.execute("SELECT document_zlib FROM runs WHERE id = ?", (old.run_id,)).fetchone()
-    assert schema.decompress(compressed) == old.text
+        (packed,) = connection.execute("SELECT document_packed FROM runs WHERE id = ?", (old.run_id,)).fetchone()
+    assert encoding.unpack(packed) == old.text
 
 
 def test_a_run_records_who_stored_it_and_runs_filter_by_it(store):
@@ -269,7 +269,7 @@ def test_raw_samples_are_stored_compactly(store):
     run = result.from_doc(doc, "test")
     store.add(run)
     assert store.get("1000").text == run.text
-    assert len(schema.compress(run.text)) < len(run.text) / 3
+    assert len(encoding.pack(run.text)) < len(run.text) / 5
 
 
 def _writer(location: str, first: int, count: int) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import process_env
 from rtscope.errors import RtscopeError
-from rtscope.store import schema
+from rtscope.store import encoding
 from rtscope.store.database import Store
 from rtscope.store.postgres import masked
 from support import postgres as pg
@@ -136,9 +136,9 @@ def _whole_and_orphans(admin) -> tuple[dict[str, bool], int]:
     """Each stored run: whether the metrics rows its document lists are all there; and how many metrics rows
     belong to no run."""
     whole = {
-        run_id: len(json.loads(schema.decompress(document))["metrics"]) == metrics > 0
+        run_id: len(json.loads(encoding.unpack(document))["metrics"]) == metrics > 0
         for run_id, document, metrics in admin.execute(
-            "SELECT id, document_zlib, (SELECT COUNT(*) FROM metrics WHERE run_id = runs.id) FROM runs"
+            "SELECT id, document_packed, (SELECT COUNT(*) FROM metrics WHERE run_id = runs.id) FROM runs"
         )
     }
     (orphans,) = admin.execute("SELECT COUNT(*) FROM metrics WHERE run_id NOT IN (SELECT id FROM runs)").fetchone()

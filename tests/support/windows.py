@@ -104,6 +104,7 @@ def _metric(
     figures: tuple[int, float, float, float, float],
     series: list[int],
     over: int,
+    series_s: int = 1,
 ) -> dict[str, Any]:
     count, smallest, largest, mean, stddev = figures
     summary: dict[str, Any] = {"count": count, "min": smallest, "max": largest, "mean": round(mean, 4),
@@ -131,7 +132,7 @@ def _metric(
             "overflow_above": LIMIT,
         },
         "threshold": {"ns": THRESHOLD_NS, "over": over},
-        "series": {"window_s": 1, "max": series, "dropped": 0},
+        "series": {"window_s": series_s, "max": series, "dropped": 0},
     }
 
 
@@ -217,11 +218,13 @@ def drawn_window_doc(
     metrics: int = 10,
     per_second: int = 1000,
     length_s: int = 300,
+    series_s: int = 1,
     **monitor: Any,
 ) -> dict[str, Any]:
     """A window drawn from ``shape``'s bucket probabilities: counts as ``per_second`` × ``length_s`` samples
     give them, each second's worst drawn as the largest of ``per_second``, the maximum the worst of those
-    (its bucket made to hold it and nothing above); mean and spread from the buckets' middles."""
+    (its bucket made to hold it and nothing above); mean and spread from the buckets' middles. The series
+    holds the worst of every ``series_s`` seconds (the probe's --series-window)."""
     doc = skeleton(run_id, board, window, started, length_s, **monitor)
     count = per_second * length_s
     for metric_id, labels in metric_ids(metrics):
@@ -248,8 +251,9 @@ def drawn_window_doc(
                 buckets,
                 overflow=0,
                 figures=(count, smallest, largest, mean, stddev),
-                series=[int(s) for s in seconds],
+                series=[int(seconds[at : at + series_s].max()) for at in range(0, length_s, series_s)],
                 over=over,
+                series_s=series_s,
             )
         )
     return doc

@@ -43,7 +43,7 @@ class RetentionPolicy:
     (``hourly_days``, counted from the window's start too); after that, merged per day."""
 
     full_days: int = 30
-    hourly_days: int = 365
+    hourly_days: int = 42  # six weeks: the defaults keep a board-year of 10 metrics under 100 MB (docs/retention.md)
 
 
 def parse_retention(table: dict[str, object], where: str) -> RetentionPolicy:

@@ -88,8 +88,40 @@ def parse(text: str, source: str) -> Result:
 
 
 def from_doc(doc: dict[str, Any], source: str) -> Result:
-    """Validate a document built in memory and give it its canonical text (2-space indented JSON)."""
-    return Result(validate(doc, source), json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    """Validate a document built in memory and give it its canonical text (:func:`text_of`)."""
+    return Result(validate(doc, source), text_of(doc))
+
+
+# What stands for an array of numbers while the rest of a document is indented (json.dumps escapes the NUL).
+_INLINE = "\0"
+
+
+def text_of(doc: dict[str, Any]) -> str:
+    """A document's canonical text: JSON indented by 2 spaces, as the probe writes it, with each array of
+    numbers, or of arrays of numbers (a histogram's buckets), on one line, as the probe writes those too:
+    a histogram is one line, not five per bucket, to read and to store (rtscope.store.encoding keeps such
+    arrays as numbers)."""
+    arrays: list[str] = []
+
+    def marked(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: marked(item) for key, item in value.items()}
+        if isinstance(value, list):
+            if value and all(_scalar(item) or (isinstance(item, list) and all(map(_scalar, item))) for item in value):
+                arrays.append(json.dumps(value))
+                return _INLINE
+            return [marked(item) for item in value]
+        return value
+
+    indented = json.dumps(marked(doc), indent=2, ensure_ascii=False)
+    parts = indented.split(json.dumps(_INLINE))
+    if len(parts) != len(arrays) + 1:  # the document has a string of its own that is a NUL alone
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return "".join(part + array for part, array in zip(parts, arrays + [""], strict=True)) + "\n"
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (int, float))
 
 
 def tagged(run: Result, key: str, value: dict[str, Any], source: str) -> Result:
@@ -106,7 +138,7 @@ def tagged(run: Result, key: str, value: dict[str, Any], source: str) -> Result:
     if error is not None:
         raise RtscopeError(f"{source}: invalid result at $.{key}{error.json_path[1:]}: {error.message}")
     doc = dict(run.doc, **{key: value})
-    return Result(doc, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    return Result(doc, text_of(doc))
 
 
 def validate(doc: Any, source: str) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any, Self
 from rtscope import __version__
 from rtscope.errors import RtscopeError
 from rtscope.model import result
-from rtscope.store import schema
+from rtscope.store import encoding, schema
 from rtscope.store.connection import Connection, SqliteConnection
 
 _ID = re.compile(r"[0-9a-fA-F]{1,16}")
@@ -183,7 +183,7 @@ class Store:
                     )
                 self._db.execute(
                     "INSERT INTO runs (id, started, finished, label, hostname, kernel, status, benches, warnings,"
-                    " stored_at, document_zlib, campaign_id, cell, repetition, target, measured_by, analyzer_host,"
+                    " stored_at, document_packed, campaign_id, cell, repetition, target, measured_by, analyzer_host,"
                     " rtscope_version, time_base) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         run.run_id,
@@ -196,7 +196,7 @@ class Store:
                         " ".join(b["id"] for b in doc["benches"]),
                         len(doc["config"]["warnings"]),
                         utc_now(),
-                        schema.compress(run.text),
+                        encoding.pack(run.text),
                         campaign.get("id"),
                         campaign.get("cell"),
                         campaign.get("repetition"),
@@ -462,11 +462,11 @@ class Store:
             chunk = list(run_ids[start : start + _QUERY_IDS])
             found = dict(
                 self._db.execute(
-                    f"SELECT id, document_zlib FROM runs WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+                    f"SELECT id, document_packed FROM runs WHERE id IN ({', '.join('?' * len(chunk))})", chunk
                 ).fetchall()
             )
             for run_id in chunk:
-                yield schema.decompress(bytes(found[run_id]))
+                yield encoding.unpack(bytes(found[run_id]))
 
     @classmethod
     def _open_postgres(cls, url: str, *, create: bool) -> "Store":

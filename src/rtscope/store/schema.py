@@ -2,7 +2,7 @@
 store of version N into version N + 1, and a new store is made by all of them in turn (step 0 makes the
 tables). ``{blob}``, ``{real}`` and ``{order_column}`` are spelled by the database's dialect.
 
-``runs`` keeps each document whole, zlib-compressed (so what is shown or exported is exactly what the probe
+``runs`` keeps each document whole, packed (store/encoding.py: so what is shown or exported is exactly what the probe
 wrote, raw samples and histograms included, in a third of the bytes or less), next to the columns that
 listing and filtering need and who stored it (provenance); ``metrics`` keeps a few figures per metric for
 listing and queries; ``campaigns`` the plan of each campaign, whose runs carry its id, cell and repetition;
@@ -10,11 +10,11 @@ listing and queries; ``campaigns`` the plan of each campaign, whose runs carry i
 """
 
 import json
-import zlib
 from collections.abc import Callable
 
 from rtscope.errors import RtscopeError
 from rtscope.model import result
+from rtscope.store import encoding
 from rtscope.store.connection import Connection, StoreError
 
 _CREATE = """
@@ -76,16 +76,6 @@ CREATE INDEX runs_by_campaign ON runs (campaign_id)
 """
 
 
-def compress(text: str) -> bytes:
-    """A result document as the store keeps it."""
-    return zlib.compress(text.encode(), 6)
-
-
-def decompress(data: bytes) -> str:
-    """A result document as :func:`compress` kept it."""
-    return zlib.decompress(data).decode()
-
-
 def target_name(document: str) -> str | None:
     """The --target a result document was measured on (None: the document does not say)."""
     target: dict[str, str] | None = json.loads(document).get("target")
@@ -98,7 +88,7 @@ def _compress_documents(db: Connection) -> None:
             target = target_name(text)
         except (ValueError, TypeError, KeyError, AttributeError):  # changed by hand since rtscope stored it
             raise RtscopeError(f"cannot upgrade {db.name}: the document of run {run_id} is not a result") from None
-        db.execute("UPDATE runs SET document_zlib = ?, target = ? WHERE id = ?", (compress(text), target, run_id))
+        db.execute("UPDATE runs SET document_zlib = ?, target = ? WHERE id = ?", (encoding.pack(text), target, run_id))
 
 
 # The time base of each run (result.time_base_text), so that a trend or a baseline read from the tables
@@ -114,7 +104,7 @@ def time_base(document: str) -> str:
 def _record_time_bases(db: Connection) -> None:
     for run_id, data in db.execute("SELECT id, document_zlib FROM runs").fetchall():
         try:
-            base = time_base(decompress(bytes(data)))
+            base = time_base(encoding.unpack(bytes(data)))
         except (ValueError, TypeError, KeyError, AttributeError):  # changed by hand since rtscope stored it
             raise RtscopeError(f"cannot upgrade {db.name}: the document of run {run_id} is not a result") from None
         db.execute("UPDATE runs SET time_base = ? WHERE id = ?", (base, run_id))
@@ -138,6 +128,11 @@ CREATE TABLE alerts (
 )
 """
 
+# The document kept by store/encoding.py: its long arrays of numbers as numbers. The rows of earlier versions
+# keep their zlib streams, which it reads as they are; the new name tells an older rtscope, which reads zlib
+# streams alone, that this store is not one it reads.
+_PACKED = "ALTER TABLE runs RENAME COLUMN document_zlib TO document_packed"
+
 Step = tuple[str | Callable[[Connection], None], ...]
 _STEPS: list[Step] = [
     (_CREATE,),
@@ -145,6 +140,7 @@ _STEPS: list[Step] = [
     (_PROVENANCE, _compress_documents, _PROVENANCE_DONE),
     (_TIME_BASE, _record_time_bases),
     (_ALERTS,),
+    (_PACKED,),
 ]
 SCHEMA_VERSION = len(_STEPS)
 
