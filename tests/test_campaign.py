@@ -127,6 +127,34 @@ def test_a_bad_spec_names_the_line_and_the_key(tmp_path, change, message):
         campaign_spec.load(spec_file(tmp_path, MATRIX.replace(change, replacement)))
 
 
+def test_a_series_window_is_passed_to_every_run_and_kept_in_the_plan_when_given(tmp_path):
+    plain = campaign_spec.load(spec_file(tmp_path, MATRIX))
+    assert plain.series_window_s is None and "series_window_s" not in plain.plan("local")
+    assert "--series-window" not in campaign.RequestFor(plain, plain.cells[0], plain.benches)(1).probe_args()
+    spec = campaign_spec.load(spec_file(tmp_path, MATRIX.replace('"500ms"', '"500ms"\nseries_window = "250ms"')))
+    assert spec.series_window_s == 0.25 and spec.plan("local")["series_window_s"] == 0.25
+    args = campaign.RequestFor(spec, spec.cells[0], spec.benches)(1).probe_args()
+    assert args[args.index("--series-window") + 1] == "0.25"
+    # A resume that drops the key says what it was.
+    assert campaign.plan_change(spec.plan("local"), plain.plan("local")) == "series_window_s was 0.25"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('"1s"', r"spec.toml:6: series_window: 1 s is longer than duration \(0.5 s\)"),
+        ('"0"', r"spec.toml:6: series_window: duration must be more than zero, not '0'"),
+        ('"-1s"', r"spec.toml:6: series_window: duration must be more than zero"),
+        ('"500us"', r"spec.toml:6: series_window: bad duration '500us'"),
+        ('"0.5ms"', r"spec.toml:6: series_window: a series window is at least 1 ms, not '0.5ms'"),
+        ("true", r"spec.toml:6: series_window: must be a number or a string, not 'true'"),
+    ],
+)
+def test_a_bad_series_window_names_its_line(tmp_path, value, message):
+    with pytest.raises(RtscopeError, match=message):
+        campaign_spec.load(spec_file(tmp_path, MATRIX.replace('"500ms"', f'"500ms"\nseries_window = {value}')))
+
+
 def test_a_spec_without_a_name_or_benches_or_file(tmp_path):
     with pytest.raises(RtscopeError, match=r"spec.toml:1: name: missing"):
         campaign_spec.load(spec_file(tmp_path, 'benches = ["ctxsw.sem"]\n'))

@@ -30,6 +30,12 @@ def assert_one_line_error(outcome, message):
         (["show", "last"], "no results database at"),
         (["compare", "last", "abcd"], "no results database at"),
         (["run", "--duration", "soon"], "bad duration 'soon'"),
+        (["run", "--series-window", "0"], "--series-window: duration must be more than zero, not '0'"),
+        (["run", "--series-window", "-1"], "--series-window: duration must be more than zero, not '-1'"),
+        (["run", "--series-window", "x"], "--series-window: bad duration 'x'"),
+        (["run", "--series-window", "0.5ms"], "--series-window: a series window is at least 1 ms, not '0.5ms'"),
+        (["run", "--series-window", "10"], "--series-window 10 s is longer than the run (--duration 5 s)"),
+        (["run", "--duration", "2", "--series-window", "3s"], "--series-window 3 s is longer than the run (--duration"),
         (["frobnicate"], "unknown command 'frobnicate' (commands: list, run,"),
         ([], "the following arguments are required: COMMAND"),
         (

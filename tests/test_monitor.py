@@ -82,6 +82,22 @@ def test_the_example_spec_reads():
         ("cpu", "cpu", 10.0),
     ]
     assert (spec.window_s, spec.windows, [board.target for board in spec.boards]) == (60.0, None, ["local"])
+    assert spec.series_window_s == monitor_spec.DEFAULT_SERIES_WINDOW_S == 10.0
+
+
+def test_a_windows_series_window_is_the_monitors_and_reaches_the_probe(tmp_path):
+    """10 s by default (the window when shorter), else the spec's; each window's request passes it on."""
+
+    def args(text: str) -> list[str]:
+        spec = monitor_spec.load(spec_file(tmp_path, text))
+        step = spec.steps[0]
+        return monitor.request_for(spec, spec.boards[0], step, 1, step.benches).probe_args()
+
+    five_minutes = SPEC.format(target="local").replace('"1s"', '"5m"')
+    assert args(five_minutes)[args(five_minutes).index("--series-window") + 1] == "10"
+    given = five_minutes.replace('"5m"', '"5m"\n    series_window = "30s"')
+    assert args(given)[args(given).index("--series-window") + 1] == "30"
+    assert monitor_spec.load(spec_file(tmp_path, SPEC.format(target="local"))).series_window_s == 1.0
 
 
 @pytest.mark.parametrize(
@@ -100,6 +116,19 @@ def test_the_example_spec_reads():
         ('benches = ["clock.read"]\n\n[[step]]', "benches = []\n\n[[step]]", r"step\[0\].benches: must name at least"),
         ('window = "1s"', 'window = "1s"\nbackoff = "1m"\nbackoff_max = "10s"', r"backoff_max: must be at least"),
         ('window = "1s"', "window = 1s", r"monitor.toml:2: not TOML"),
+        ('window = "1s"', 'window = "1s"\nseries_window = "2s"', r"monitor.toml:3: series_window: 2 s is longer than"),
+        (
+            'window = "1s"',
+            'window = "1s"\nseries_window = "0"',
+            r"monitor.toml:3: series_window: duration must be more",
+        ),
+        ('window = "1s"', 'window = "1s"\nseries_window = "-5s"', r"monitor.toml:3: series_window: duration must be"),
+        ('window = "1s"', 'window = "1s"\nseries_window = "x"', r"monitor.toml:3: series_window: bad duration 'x'"),
+        (
+            'window = "1s"',
+            'window = "1s"\nseries_window = "0.1ms"',
+            r"monitor.toml:3: series_window: a series window is",
+        ),
     ],
 )
 def test_a_bad_spec_names_the_line_and_the_key(tmp_path, change, replacement, message):
@@ -308,6 +337,28 @@ def test_a_changed_spec_keeps_its_series_or_is_refused(tmp_path, db_path):
         )
         with pytest.raises(RtscopeError, match=r"step busy's load was 'idle', is 'cpu'"):
             open_monitor(store, loaded)
+        # The series window is part of what a window measures.
+        finer = monitor_spec.load(
+            spec_file(tmp_path, SPEC.format(target="local").replace('"1s"', '"1s"\nseries_window = "0.5s"'))
+        )
+        with pytest.raises(RtscopeError, match=r"series_window_s was 1.0, is 0.5.* series_window = \"1s\" in the spec"):
+            open_monitor(store, finer)
+
+
+def test_a_monitor_started_before_series_windows_measured_one_second(tmp_path, db_path):
+    """A plan stored without the key (rtscope 1.0.0) had the probe's 1 s series window: the new default of a
+    long window is refused, naming how to go on; the spec saying 1 s goes on with the series."""
+    minutes = SPEC.format(target="local").replace('"1s"', '"1m"')
+    spec = monitor_spec.load(spec_file(tmp_path, minutes))
+    with Store.open(db_path, create=True) as store:
+        this, _ = open_monitor(store, spec)
+        old_plan = {key: value for key, value in this.plan.items() if key != "series_window_s"}
+        store.set_campaign_plan(this.id, old_plan)
+        with pytest.raises(RtscopeError, match=r"series_window_s was 1.0, is 10.0\).*series_window = \"1s\""):
+            open_monitor(store, spec)
+        kept = monitor_spec.load(spec_file(tmp_path, minutes.replace('"1m"', '"1m"\nseries_window = "1s"')))
+        again, notes = open_monitor(store, kept)
+        assert (again.id, notes) == (this.id, [])
 
 
 def test_the_next_window_follows_a_merged_window(db_path):
@@ -440,6 +491,22 @@ def test_a_monitor_stores_its_windows_and_stops_on_sigterm(tmp_path, db_path, rt
     # The window in flight is kept as interrupted (or, stopped between windows, there was none).
     assert [window for _, window, status in windows if status == "interrupted"] in ([], [len(counted) + 1])
     assert f"here: stored windows 4..{len(counted)} ({len(counted) - 3})" in out
+
+
+@pytest.mark.usefixtures("probe")
+def test_a_monitors_series_window_reaches_its_windows(tmp_path, db_path, rtscope_process):
+    """A window shorter than the monitor's default series window (10 s) keeps a series of its own length,
+    not the probe's 1 s: the monitor's series window reached the probe."""
+    text = REAL.format(name="series", window="0.4s", windows="windows = 1", more="").replace(
+        '["clock.read"]', '["lat.wakeup"]'
+    )
+    ended = rtscope_process("monitor", spec_file(tmp_path, text))
+    assert ended.status == 0, ended.err
+    with Store.open(db_path) as store:
+        [window] = [store.get(row.id) for row in store.runs()]
+    [metric] = [m for m in window.doc["metrics"] if m["id"] == "lat.wakeup"]
+    assert metric["series"]["window_s"] == 0.4
+    assert max(v for v in metric["series"]["max"] if v is not None) == metric["stats"]["max"]
 
 
 @pytest.mark.usefixtures("probe")

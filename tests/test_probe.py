@@ -167,6 +167,42 @@ def test_a_seed_draws_each_benchs_phase_and_one_seed_draws_it_again(probe, tmp_p
     assert "seed" not in doc["run"] and "phase_ns" not in doc["benches"][0]
 
 
+def test_a_series_window_sets_the_latency_series_and_bad_ones_are_one_line(probe, tmp_path):
+    """--series-window 0.25 on a 1 s lat.wakeup: four or five windows (the bench ends a little past its
+    second), whose worst is the metric's maximum. Out of range (below 1 ms, above --duration) or not a
+    number is one line, exit 2."""
+    out = tmp_path / "series.json"
+    ran = subprocess.run(
+        [str(probe), "run", "lat.wakeup", "--duration", "1", "--series-window", "0.25", "--policy", "other"]
+        + ["--quiet", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    [metric] = [m for m in result.load(out).doc["metrics"] if m["id"] == "lat.wakeup"]
+    series = metric["series"]
+    assert series["window_s"] == 0.25 and len(series["max"]) in (4, 5), series
+    assert max(v for v in series["max"] if v is not None) == metric["stats"]["max"]
+    for bad in ("0", "-1", "x", "0.0009", "nan", "1e8"):
+        refused = subprocess.run(
+            [str(probe), "run", "lat.wakeup", "--series-window", bad], capture_output=True, text=True, check=False
+        )
+        assert refused.returncode == 2
+        assert refused.stderr == (
+            f"rtscope-probe: --series-window: '{bad}' is not a number of seconds from 0.001 to --duration\n"
+        )
+    longer = subprocess.run(
+        [str(probe), "run", "lat.wakeup", "--series-window", "6", "--duration", "5"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert longer.returncode == 2
+    assert longer.stderr == "rtscope-probe: --series-window: 6 s is longer than the run's --duration (5 s)\n"
+
+
 def test_the_live_table_has_the_summarys_form_and_announces_real_lengths(probe, tmp_path):
     """The probe's table has rtscope show's columns and unit spelling; a Thread-Metric test announces its
     periods and calibration (0.02 + 2 × 0.2 s), not its deadline (1.42 s); the counter says what it counts."""

@@ -534,6 +534,28 @@ def test_a_run_at_defaults_is_sized_to_instruction_time_and_says_so(rtscope, tmp
     assert "sized" not in outcome.err
 
 
+def test_a_sized_duration_is_never_shorter_than_the_series_window():
+    """The probe refuses a series window longer than the run: a duration left to the sizing keeps the one
+    given."""
+    at_defaults = dataclasses.replace(request("lat.wakeup", duration_s=5.0), duration_given=False)
+    sized, _ = qemu_board.sized_for_instruction_time(at_defaults, [], [])
+    assert sized.duration_s == qemu_board.SIZED_DURATION_S
+    longer = dataclasses.replace(at_defaults, series_window_s=2.0)
+    sized, said = qemu_board.sized_for_instruction_time(longer, [], [])
+    assert (sized.duration_s, sized.series_window_s) == (2.0, 2.0) and "--duration 2 s" in said
+
+
+@pytest.mark.usefixtures("board_tools")
+def test_the_series_window_reaches_the_boards_probe(rtscope, tmp_path: Path):
+    outcome = rtscope(
+        "--target", FAST, "run", "lat.wakeup", "--series-window", "0.8", "--no-store", "--json", tmp_path / "w.json"
+    )
+    assert outcome.status == 0, outcome.err
+    [metric] = [m for m in json.loads((tmp_path / "w.json").read_text())["metrics"] if m["id"] == "lat.wakeup"]
+    assert metric["series"]["window_s"] == 0.8  # not the probe's 1 s; the duration sized to it
+    assert max(v for v in metric["series"]["max"] if v is not None) == metric["stats"]["max"]
+
+
 @pytest.mark.usefixtures("board_tools")
 def test_a_run_longer_than_a_few_seconds_shows_its_progress(rtscope, monkeypatch: pytest.MonkeyPatch):
     # A second of guest time at one instruction a nanosecond is several seconds of emulation; the line is

@@ -88,6 +88,7 @@ def test_request_becomes_probe_arguments():
         cpu_latency=False,
         rt_throttling_off=True,
         refuse_privilege=True,
+        series_window_s=0.25,
     )
     assert request.probe_args() == [
         "ctxsw.sem",
@@ -111,6 +112,8 @@ def test_request_becomes_probe_arguments():
         "--rt-throttling",
         "off",
         "--refuse-privilege",
+        "--series-window",
+        "0.25",
     ]
 
 

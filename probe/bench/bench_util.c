@@ -9,17 +9,13 @@ rts_metric *bench_stamp_metric(rts_ctx *ctx, const char *id, const char *descrip
     return m;
 }
 
-/* The series window of the latency benches: one second, the resolution of
- * long-term latency monitoring plots. */
-#define LATENCY_SERIES_WINDOW_NS 1000000000u
-
 rts_metric *bench_latency_metric(rts_ctx *ctx, const char *id, const char *description, uint64_t origin_ns)
 {
     rts_metric *m = rts_ctx_metric(ctx, id, description, false);
     if (!m)
         return NULL;
     m->overhead_ns = 0.0;
-    return rts_ctx_metric_series(ctx, m, origin_ns, LATENCY_SERIES_WINDOW_NS) ? m : NULL;
+    return rts_ctx_metric_series(ctx, m, origin_ns) ? m : NULL;
 }
 
 bool bench_more(const rts_ctx *ctx, uint64_t i, uint64_t warmup, uint64_t count)

@@ -273,8 +273,9 @@ rts_metric *rts_ctx_metric_unit(rts_ctx *ctx, const char *id, const char *descri
     return adopt(ctx, m, why);
 }
 
-bool rts_ctx_metric_series(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns, uint64_t window_ns)
+bool rts_ctx_metric_series(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns)
 {
+    uint64_t window_ns = ctx->run->req->series_window_ns;
     if (m->unit != RTS_UNIT_NS) {
         rts_ctx_fail(ctx, "metric %s: a series is kept for time metrics (ns) only", m->id);
         return false;

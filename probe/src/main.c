@@ -53,6 +53,8 @@ static const char usage[] =
     "  --raw N                    keep the first N samples of each metric\n"
     "  --grace SECONDS            how long a bench may take to stop before the watchdog\n"
     "                             ends the run (default 10)\n"
+    "  --series-window SECONDS    window of the latency benches' series of worst samples,\n"
+    "                             0.001 to --duration (default 1)\n"
     "  --label TEXT               a label stored with the result\n"
     "  --run-id HEX               the run's id, 16 hex digits (default: random); rtscope\n"
     "                             gives one where the target's randomness repeats\n"
@@ -335,6 +337,12 @@ static int parse_option(int argc, char **argv, int *i, rts_run_request *req)
     } else if (strcmp(opt, "--grace") == 0) {
         if (!parse_double(val, &req->grace_s) || req->grace_s <= 0 || req->grace_s > 1e6)
             return fail_usage("--grace: '%s' is not a positive number of seconds", val);
+    } else if (strcmp(opt, "--series-window") == 0) {
+        /* Against --duration, which may come after it, once all are read (parse_run_args). */
+        double s;
+        if (!parse_double(val, &s) || s * 1e9 < (double)RTS_SERIES_WINDOW_MIN_NS || s > 1e7)
+            return fail_usage("--series-window: '%s' is not a number of seconds from 0.001 to --duration", val);
+        req->series_window_ns = (uint64_t)(s * 1e9 + 0.5);
     } else if (strcmp(opt, "--rt-throttling") == 0) {
         if (strcmp(val, "off") != 0 && strcmp(val, "on") != 0)
             return fail_usage("--rt-throttling: '%s' is not off or on (on: as the system has it)", val);
@@ -352,7 +360,7 @@ static int parse_option(int argc, char **argv, int *i, rts_run_request *req)
     } else if (strcmp(opt, "--raw") == 0) {
         if (!parse_long(val, &n) || n < 0 || n > 100000000)
             return fail_usage("--raw: '%s' is not a sample count from 0 to 100000000", val);
-        req->raw_cap = (uint64_t)n;
+        req->raw_cap = (uint32_t)n;
     } else if (strcmp(opt, "--label") == 0)
         req->label = val;
     else if (strcmp(opt, "--run-id") == 0) {
@@ -430,6 +438,14 @@ static int parse_run_args(int argc, char **argv, rts_run_request *req)
     }
     if (req->nbenches == 0)
         return fail_usage("run: name at least one bench (rtscope-probe list shows them)");
+    /* Longer than the run, a series is one window: the metric's maximum, placed nowhere. The default
+     * stays one second whatever the duration, as a run without the option always had it. */
+    uint64_t duration_ns = (uint64_t)(req->duration_s * 1e9 + 0.5);
+    if (!req->series_window_ns)
+        req->series_window_ns = RTS_SERIES_WINDOW_DEFAULT_NS;
+    else if (req->series_window_ns > duration_ns)
+        return fail_usage("--series-window: %g s is longer than the run's --duration (%g s)",
+                          (double)req->series_window_ns / 1e9, req->duration_s);
     /* SCHED_OTHER has only priority 0; the real-time policies RTS_PRIORITY_MIN..MAX. */
     if (req->requested.policy == RTS_POLICY_OTHER)
         req->requested.priority = 0;

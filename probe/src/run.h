@@ -25,15 +25,17 @@ typedef struct {
     double duration_s;
     double grace_s;           /* the watchdog's patience with a bench asked to stop */
     rts_rtconfig requested;
-    bool refuse_privilege;    /* behave as if unprivileged (tests, comparison) */
-    uint32_t seed;            /* with has_seed: each bench starts after a phase drawn from it
-                               * (here, in raw_cap's alignment: a small board's RAM is counted) */
-    uint64_t raw_cap;         /* raw samples kept per metric */
+    /* seed and raw_cap share 8 bytes, and the bools sit together below, so that the series window
+     * costs a small board's RAM nothing: the request is the 1424 bytes it was (32-bit ARM). */
+    uint32_t seed;            /* with has_seed: each bench starts after a phase drawn from it */
+    uint32_t raw_cap;         /* raw samples kept per metric (--raw: at most 10^8) */
+    uint64_t series_window_ns; /* the window of each series a bench keeps (--series-window) */
     const char *label;        /* NULL: none */
     const char *run_id;       /* 16 hex digits given (--run-id); NULL: a random one */
     const char *json_path;    /* NULL: none; RTS_SINK_CONSOLE ("-"): the console */
     bool quiet;
     bool has_seed;            /* --seed given */
+    bool refuse_privilege;    /* behave as if unprivileged (tests, comparison) */
     int argc;
     char **argv;
 } rts_run_request;
@@ -94,6 +96,13 @@ struct rts_run {
     bool (*publish)(rts_run *run, void *arg);
     void *output_arg;
 };
+
+/* The series window of a run without --series-window: one second, the
+ * resolution of long-term latency plots. The shortest a run takes is a
+ * millisecond, lat.wakeup's default period: shorter, most windows would
+ * hold no sample; the longest is the run's --duration (one window). */
+#define RTS_SERIES_WINDOW_DEFAULT_NS UINT64_C(1000000000)
+#define RTS_SERIES_WINDOW_MIN_NS UINT64_C(1000000)
 
 /* The longest wait before a bench starts that a seed draws: 10 ms, beyond
  * a Linux tick (4 ms at 250 Hz), an RTOS tick and lat.wakeup's default

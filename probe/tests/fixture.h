@@ -41,6 +41,7 @@ static inline void fixture_run(rts_run *run, rts_run_request *req)
     req->argc = 3;
     req->argv = fixture_argv;
     req->duration_s = 1;
+    req->series_window_ns = RTS_SERIES_WINDOW_DEFAULT_NS;
     req->requested = (rts_rtconfig){ .policy = RTS_POLICY_OTHER, .cpu_latency_us = -1 };
     run->req = req;
     char err[64];

@@ -151,10 +151,32 @@ static void test_context_refuses(void)
     CHECK(count && !count->per_period && run.results[0].status == RTS_BENCH_OK, "a count of samples");
     rts_metric *m = rts_ctx_metric_unit(&ctx, "x.ratio", "d", RTS_UNIT_RATIO, 0.01);
     CHECK(m && run.results[0].nmetrics == 2 && m->unit == RTS_UNIT_RATIO, "a ratio metric");
-    CHECK(m && !rts_ctx_metric_series(&ctx, m, 0, 1000000) && strstr(run.results[0].error, "time metrics"),
+    CHECK(m && !rts_ctx_metric_series(&ctx, m, 0) && strstr(run.results[0].error, "time metrics"),
           "no series of a ratio: %s", run.results[0].error);
     for (unsigned i = 0; i < run.results[0].nmetrics; i++)
         rts_metric_free(run.results[0].metrics[i]);
+}
+
+/* A series made through the context has the run's window (--series-window):
+ * a 1 s bench in 250 ms windows has room for 5 (the planned end's, plus
+ * one), and a sample lands in the window of its time. */
+static void test_context_series_window(void)
+{
+    static rts_run_request req;
+    static rts_run run;
+    fixture_run(&run, &req);
+    req.series_window_ns = 250000000;
+    rts_ctx ctx = { .run = &run, .result = &run.results[0], .deadline_ns = 1000000000 };
+    rts_metric *m = rts_ctx_metric(&ctx, "x.lat", "d", false);
+    CHECK(m && rts_ctx_metric_series(&ctx, m, 1000), "a series of a time metric");
+    if (m && m->series.max) {
+        CHECK(m->series.window_ns == 250000000 && m->series.cap == 5, "window %llu ns, %llu windows",
+              (unsigned long long)m->series.window_ns, (unsigned long long)m->series.cap);
+        rts_metric_add_at(m, 7, 1000 + 600000000);
+        CHECK(m->series.len == 3 && m->series.max[2] == 7 && m->series.max[0] == RTS_SERIES_EMPTY,
+              "0.6 s in: the third window (%llu)", (unsigned long long)m->series.len);
+    }
+    rts_metric_free(m);
 }
 
 /* Throttle notes as RT throttling leaves them: 50 ms of every 1000 ms. */
@@ -214,6 +236,7 @@ int main(void)
     test_labels_refused();
     test_merge();
     test_context_refuses();
+    test_context_series_window();
     test_throttling();
     return check_report("test_metrics");
 }

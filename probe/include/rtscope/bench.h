@@ -315,11 +315,11 @@ rts_metric *rts_ctx_count_metric(rts_ctx *ctx, const char *id, const char *descr
 rts_metric *rts_ctx_metric_unit(rts_ctx *ctx, const char *id, const char *description, rts_unit unit,
                                 double resolution);
 
-/* Keep the worst sample of each window_ns window from origin_ns in m's
- * series (a time metric's), for windows up to the bench's planned end
- * (plus one); samples then come with rts_metric_add_at. False after
- * rts_ctx_fail. */
-bool rts_ctx_metric_series(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns, uint64_t window_ns);
+/* Keep the worst sample of each window from origin_ns in m's series (a
+ * time metric's), the run's series window long (--series-window), for
+ * windows up to the bench's planned end (plus one); samples then come
+ * with rts_metric_add_at. False after rts_ctx_fail. */
+bool rts_ctx_metric_series(rts_ctx *ctx, rts_metric *m, uint64_t origin_ns);
 
 /* Record one sample: stamp ticks, or a value in the unit, as the metric was made. */
 void rts_metric_add(rts_metric *m, double value);

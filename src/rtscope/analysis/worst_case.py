@@ -4,9 +4,9 @@ its 95 % interval — only once the tests the method rests on pass, refused with
 otherwise. The method and why it was chosen: docs/worst-case.md.
 
 - Blocks: a metric's raw samples in time order (the probe's ``--raw``, when it kept every sample), cut
-  into blocks of equal count; otherwise its ``series``, the worst sample of each one-second window,
-  whose windows a periodic bench fills with equal counts (one per planned activation; the last,
-  partial window is left out).
+  into blocks of equal count; otherwise its ``series``, the worst sample of each series window (1 s by
+  default, ``run --series-window``), whose windows a periodic bench fills with equal counts (one per
+  planned activation; the last, partial window is left out).
 - Fit: the generalised extreme value distribution (GEV) by maximum likelihood on the block maxima.
   The per-activation probability p is the block's 1 − (1 − p)^B for blocks of B samples.
 - Interval: the profile likelihood of the quantile itself (Coles 2001, §3.3.3): every value whose

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rtscope.commands.context import Context
 from rtscope.commands.show import add_raw_times_option
+from rtscope.errors import RtscopeError
 from rtscope.execution.measure import (
     DEFAULT_RT_PRIORITY,
     FAILED,
@@ -135,6 +136,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "a target that repeats to the bit (an emulator counting instructions draws one when none is given); "
         "the same seed repeats such a run exactly",
     )
+    parser.add_argument(
+        "--series-window",
+        type=values.series_window,
+        metavar="S",
+        help="the window of the latency benches' series of worst samples, which places a spike in the run "
+        "(show, the report's worst over time): 1 ms to --duration (default 1 s); a coarser one makes a long "
+        "run's result smaller, its maximum and histogram exact all the same",
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the result document to FILE")
     parser.add_argument(
         "--no-store", dest="store", action="store_false", help="do not store the result in the database"
@@ -150,6 +159,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     the probe and are always stopped; the result records them. Exits 0 when the run completed, 1 when
     a bench failed, 130 when it was interrupted (what was measured is stored and shown all the same).
     """
+    _duration_s(args)  # checked before a target is reached
     one_board(context.target_spec)
     target = context.target()
     load_specs = kinds.parse(args.load)
@@ -176,10 +186,22 @@ def note(line: str) -> None:
     print(f"rtscope: {line}", file=sys.stderr)
 
 
+def _duration_s(args: argparse.Namespace) -> float:
+    """The run's duration; RtscopeError when --series-window is longer (the probe would refuse it: a series
+    of one window places nothing)."""
+    duration_s = DEFAULT_DURATION_S if args.duration is None else args.duration
+    if args.series_window is not None and args.series_window > duration_s:
+        raise RtscopeError(
+            f"--series-window {values.exact(args.series_window)} s is longer than the run "
+            f"(--duration {values.exact(duration_s)} s)"
+        )
+    return duration_s
+
+
 def _request(args: argparse.Namespace, benches: tuple[str, ...]) -> RunRequest:
     return RunRequest(
         benches=benches,
-        duration_s=DEFAULT_DURATION_S if args.duration is None else args.duration,
+        duration_s=_duration_s(args),
         duration_given=args.duration is not None,
         policy=args.policy,
         priority=priority_for(args.policy, args.priority),
@@ -193,4 +215,5 @@ def _request(args: argparse.Namespace, benches: tuple[str, ...]) -> RunRequest:
         refuse_privilege=args.refuse_privilege,
         grace_s=args.grace,
         seed=args.seed,
+        series_window_s=args.series_window,
     )

@@ -73,6 +73,7 @@ class RequestFor:
             mlock=config.mlock,
             cpu_latency=config.cpu_latency,
             rt_throttling_off=config.rt_throttling_off,
+            series_window_s=self.spec.series_window_s,
         )
 
 
@@ -120,7 +121,8 @@ def plan_change(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
     """What differs between two plans, in words ("repetitions was 3, target was 'local'")."""
     if old is None:
         return "its plan was not stored"
-    return ", ".join(f"{key} was {old.get(key)!r}" for key in new if old.get(key) != new[key])
+    # Over both plans' keys: an optional key (series_window_s) may be in either alone.
+    return ", ".join(f"{key} was {old.get(key)!r}" for key in {**old, **new} if old.get(key) != new.get(key))
 
 
 def measure_all(

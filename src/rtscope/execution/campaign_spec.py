@@ -40,6 +40,7 @@ _TOP_KEYS = (
     "loads",
     "label",
     "raw",
+    "series_window",
     "params",
     "configs",
     "targets",
@@ -90,6 +91,7 @@ class CampaignSpec:
     raw: int | None
     cells: tuple[CampaignCell, ...]
     targets: tuple[str, ...] = ()  # the spec's targets; none: the command's --target
+    series_window_s: float | None = None  # None: the probe's (1 s)
 
     def plan(self, target: str) -> dict[str, Any]:
         """What the campaign measures on ``target`` (the command's, when the spec names none), as stored
@@ -103,6 +105,8 @@ class CampaignSpec:
             "raw": self.raw,
             "cells": [cell.text for cell in self.cells],
             **({"targets": list(self.targets)} if self.targets else {"target": target}),
+            # Only when given: a campaign stored before the key existed resumes with the same plan.
+            **({"series_window_s": self.series_window_s} if self.series_window_s is not None else {}),
         }
 
     def on(self, target: str) -> "CampaignSpec":
@@ -169,17 +173,27 @@ class SpecReader:
                 if len(axis) > 1
             ]
             cells.append(CampaignCell(tuple(axes), self._loads(load_text), config, tuple(params), target))
+        duration_s = self._checked(table, "duration", values.duration, None, default=DEFAULT_DURATION_S)
         return CampaignSpec(
             name=name,
             benches=tuple(benches),
             repetitions=self._checked(table, "repetitions", values.positive, None, default=DEFAULT_REPETITIONS),
-            duration_s=self._checked(table, "duration", values.duration, None, default=DEFAULT_DURATION_S),
+            duration_s=duration_s,
             settle_s=self._checked(table, "settle", values.duration, None, default=DEFAULT_SETTLE_S),
             label=self._optional(table, "label", str, None),
             raw=self._checked(table, "raw", values.non_negative, None, default=None),
             cells=tuple(cells),
             targets=tuple(targets),
+            series_window_s=self.series_window(table, duration_s, "duration", default=None),
         )
+
+    def series_window(self, table: dict[str, Any], run_s: float, run_key: str, *, default: float | None) -> Any:
+        """The ``series_window`` key of ``table``: a duration of at least 1 ms and at most ``run_s``, the
+        length of a run that ``run_key`` gave (the probe refuses a window longer than the run)."""
+        window_s = self._checked(table, "series_window", values.series_window, None, default=default)
+        if window_s is not None and window_s > run_s:
+            self._fail(None, "series_window", f"{window_s:g} s is longer than {run_key} ({run_s:g} s)")
+        return window_s
 
     def _loads(self, text: str) -> tuple[kinds.LoadSpec, ...]:
         try:

@@ -46,6 +46,10 @@ from rtscope.targets import Target
 HOUSEKEEPING_EVERY_S = 3600.0
 # The plan key that tells a monitor's campaigns row from a campaign's.
 _KIND = "monitor"
+# What a plan stored without a key measured: before series_window, the probe's 1 s series window.
+_STORED_BEFORE = {"series_window_s": 1.0}
+# The plan's keys that say what a window measures: a restarted monitor must keep them.
+_MEASURING = ("window_s", "series_window_s", "settle_s", "raw", "steps")
 
 
 @dataclass(frozen=True)
@@ -73,10 +77,10 @@ class Stopped(Exception):
 def open_monitor(store: Store, spec: MonitorSpec) -> tuple[Campaign, list[str]]:
     """The stored monitor of ``spec``'s name — made, the first time — and what changed since it was last
     started, in words. A restarted monitor keeps its id and each board's series goes on, so the series'
-    part of the plan (window length, settle time, raw samples, the steps: what a window measures) must be
-    the same: a change there is refused, naming it (a new name starts a new monitor). Boards may be added
-    or removed, and a board's target changed (its series goes on across the change, which is what
-    ``rtscope changes`` then finds and names); the stored plan is updated."""
+    part of the plan (window length, series window, settle time, raw samples, the steps: what a window
+    measures) must be the same: a change there is refused, naming it (a new name starts a new monitor).
+    Boards may be added or removed, and a board's target changed (its series goes on across the change,
+    which is what ``rtscope changes`` then finds and names); the stored plan is updated."""
     plan = {"kind": _KIND, **spec.plan()}
     try:
         previous = store.campaign(spec.name)
@@ -84,17 +88,23 @@ def open_monitor(store: Store, spec: MonitorSpec) -> tuple[Campaign, list[str]]:
         new = Campaign(secrets.token_hex(8), spec.name, utc_now(), plan)
         store.add_campaign(new)
         return new, []
-    stored = previous.plan or {}
+    stored = {**_STORED_BEFORE, **(previous.plan or {})}
     if stored.get("kind") != _KIND:
         raise RtscopeError(
             f"{spec.name!r} names a campaign in {store.location}, not a monitor: give the monitor another name"
         )
-    changed = [key for key in ("window_s", "settle_s", "raw", "steps") if stored.get(key) != plan[key]]
+    changed = [key for key in _MEASURING if stored.get(key) != plan[key]]
     if changed:
+        # A series window's change has a way to keep the series: the spec says the stored one.
+        keep = (
+            f' (or series_window = "{stored["series_window_s"]:g}s" in the spec to go on)'
+            if changed == ["series_window_s"]
+            else ""
+        )
         raise RtscopeError(
             f"the spec of monitor {spec.name} changed what a window measures since {previous.id} started "
             f"({_what_changed(stored, plan, changed)}): its windows would not be one series; give the spec "
-            "another name to start a new monitor"
+            f"another name to start a new monitor{keep}"
         )
     notes = _board_changes(stored.get("boards", {}), plan["boards"])
     if notes:
@@ -162,6 +172,7 @@ def request_for(
         mlock=step.config.mlock,
         cpu_latency=step.config.cpu_latency,
         rt_throttling_off=step.config.rt_throttling_off,
+        series_window_s=spec.series_window_s,
     )
 
 

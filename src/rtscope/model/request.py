@@ -10,7 +10,9 @@ class RunRequest:
     """A validated request to run benches; ``probe_args`` turns it into the probe's arguments.
     ``duration_given``: whether the user gave the duration; one left to the default a target may size to
     what it delivers (an emulated board in instruction time). ``seed``: the probe starts each bench after
-    a wait drawn from it (``--seed``), what a rerun varies on a target that otherwise repeats to the bit."""
+    a wait drawn from it (``--seed``), what a rerun varies on a target that otherwise repeats to the bit.
+    ``series_window_s``: the window of the latency benches' series of worst samples (``--series-window``,
+    at most ``duration_s``); None: the probe's (1 s)."""
 
     benches: tuple[str, ...]
     duration_s: float
@@ -27,6 +29,7 @@ class RunRequest:
     grace_s: float | None = None
     duration_given: bool = True
     seed: int | None = None
+    series_window_s: float | None = None
 
     def probe_args(self) -> list[str]:
         """The arguments of ``rtscope-probe run`` for this request, output options excepted."""
@@ -59,4 +62,6 @@ class RunRequest:
             args += ["--grace", exact(self.grace_s)]
         if self.seed is not None:
             args += ["--seed", str(self.seed)]
+        if self.series_window_s is not None:
+            args += ["--series-window", exact(self.series_window_s)]
         return args

@@ -57,6 +57,19 @@ def duration(text: str) -> float:
     return seconds
 
 
+# The shortest series window the probe takes (rtscope-probe run --series-window): lat.wakeup's default
+# period; shorter, most windows would hold no sample.
+SERIES_WINDOW_MIN_S = 0.001
+
+
+def series_window(text: str) -> float:
+    """A series window: a duration (as ``duration`` takes it) of at least SERIES_WINDOW_MIN_S."""
+    seconds = duration(text)
+    if seconds < SERIES_WINDOW_MIN_S:
+        raise argparse.ArgumentTypeError(f"a series window is at least 1 ms, not {text!r}")
+    return seconds
+
+
 _DAYS = re.compile(r"(?P<number>[0-9]+)\s*(?P<unit>d|w|y)")
 _DAYS_PER_UNIT = {"d": 1, "w": 7, "y": 365}
 

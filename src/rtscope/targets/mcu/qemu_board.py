@@ -225,7 +225,8 @@ def sized_for_instruction_time(
     said, params = [], list(request.params)
     duration_s = request.duration_s
     if not request.duration_given and len(reporting) < len(bench_ids):
-        duration_s = SIZED_DURATION_S
+        # Never shorter than a series window given: the probe refuses a window longer than the run.
+        duration_s = max(SIZED_DURATION_S, request.series_window_s or 0.0)
         said.append(f"--duration {exact(duration_s)} s")
     open_keys: dict[str, list[str]] = {}  # bench: its period settings left open
     for bench_id in reporting:
