@@ -2,18 +2,19 @@
 
 One board, 10 lat.wakeup-like metrics (all CPUs and nine single ones), a five-minute window every five
 minutes: windows as the probe writes them (tests/support/windows.py: 1,000 wake-ups a second per metric,
-300,000 per window, in the probe's log-linear histogram, its per-second worst series and threshold count;
-a log-normal body, σ 0.25 around 12 µs, and a 0.1 % Pareto tail), in the probe's JSON layout, stored in a
-SQLite store as the monitor stores them, then compacted as the monitor compacts them (rtscope.execution.
-retention.compact, every simulated hour).
+300,000 per window, in the probe's log-linear histogram, the worst of every SERIES_S seconds as its series
+(default 10, a monitor's series_window) and its threshold count; a log-normal body, σ 0.25 around 12 µs, and
+a 0.1 % Pareto tail), in the canonical text a monitor stores (result.text_of), stored in a SQLite store as
+the monitor stores them (packed: rtscope.store.encoding), then compacted as the monitor compacts them
+(rtscope.execution.retention.compact, every simulated hour).
 
 DAYS days of windows are simulated in full (default 7; 365 takes hours on a 2-vCPU machine): stored, then
 compacted 31 days later (hourly documents) and 366 days later (daily ones). Each kind's bytes on disk (the
-SQLite file after VACUUM, less an empty store's, per document: the document compressed, its metrics rows and
+SQLite file after VACUUM, less an empty store's, per document: the packed document, its metrics rows and
 index entries) are measured there, and a board-year is those figures times how many documents of each kind
-a year leaves: 30 days of windows (8,640) and 335 days of hourly documents (8,040) under the default
-policy; 105,120 windows without retention. Then where the bytes go (histograms, series, the rest) and what
-other policies would take.
+a year leaves: under the default policy 30 days of windows (8,640), 12 days of hourly documents (288) and
+323 daily ones; 105,120 windows without retention. Then where a document's bytes go (histograms, series,
+the rest) and what other policies would take.
 
 Usage: .venv/bin/python evaluation/retention.py [DAYS [SERIES_S]]
 """

@@ -35,7 +35,10 @@ WINDOW_TEXT = windows.probe_text(
     ids=["probe", "canonical", "compact", "indented", "small", "nul"],
 )
 def test_a_document_reads_back_byte_for_byte(text):
-    assert encoding.unpack(encoding.pack(text)) == text
+    packed = encoding.pack(text)
+    assert encoding.unpack(packed) == text
+    if "\0" not in text:  # JSON: parsed straight from the packed form as from the text
+        assert encoding.document(packed) == json.loads(text)
 
 
 @pytest.mark.parametrize(
@@ -55,6 +58,7 @@ def test_a_document_reads_back_byte_for_byte(text):
 def test_any_array_reads_back_byte_for_byte(array):
     text = json.dumps({"a": "x", "inside": f"a string holding {array}"})[:-1] + f', "b": {array}}}'
     assert encoding.unpack(encoding.pack(text)) == text
+    assert encoding.document(encoding.pack(text)) == json.loads(text)
 
 
 def test_random_documents_read_back_byte_for_byte():
@@ -77,6 +81,7 @@ def test_random_documents_read_back_byte_for_byte():
         doc = value(0)
         for text in (json.dumps(doc), json.dumps(doc, separators=(",", ":")), json.dumps(doc, indent=2)):
             assert encoding.unpack(encoding.pack(text)) == text
+            assert encoding.document(encoding.pack(text)) == doc
 
 
 def test_a_monitored_window_takes_under_half_of_zlibs_bytes():
@@ -85,6 +90,18 @@ def test_a_monitored_window_takes_under_half_of_zlibs_bytes():
 
 def test_a_document_stored_before_the_encoding_is_read_as_it_was():
     assert encoding.unpack(zlib.compress(WINDOW_TEXT.encode(), 6)) == WINDOW_TEXT
+    assert encoding.document(zlib.compress(WINDOW_TEXT.encode(), 6)) == json.loads(WINDOW_TEXT)
+
+
+def test_a_string_of_the_documents_own_that_looks_like_a_place_is_read_as_text():
+    """A NUL string of its own, a repeated key holding an array: the parsed skeleton would misplace
+    the arrays, so the document is parsed from its text."""
+    numbers = "[" + ", ".join(map(str, range(30))) + "]"
+    for text in (
+        json.dumps({"a": "\u0000", "b": list(range(30))}),
+        '{"a": ' + numbers + ', "a": ' + numbers + ', "c": [' + numbers + "]}",
+    ):
+        assert encoding.document(encoding.pack(text)) == json.loads(text)
 
 
 def test_the_canonical_text_is_the_document_with_its_arrays_of_numbers_on_one_line():

@@ -4,7 +4,6 @@ the per-board table; on `rtscope trend -o page.html` and `rtscope report --monit
 
 import hashlib
 import html.parser
-import json
 import re
 import shutil
 from collections import Counter
@@ -12,7 +11,6 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from conftest import GOLDEN
 from rtscope.analysis import longterm
 from rtscope.model import result
 from rtscope.render import text
@@ -272,10 +270,10 @@ def test_the_trend_page_shows_the_picture_per_board(rtscope, stored, tmp_path):
 
 
 def test_the_text_trend_reads_no_document_for_the_picture(rtscope, stored, monkeypatch):
-    monkeypatch.setattr(longterm, "collect_texts", lambda *_: pytest.fail("text needs no histogram"))
+    monkeypatch.setattr(Store, "each_document", lambda *_: pytest.fail("text needs no histogram"))
     read: list[str] = []
-    each_text = Store.each_text
-    monkeypatch.setattr(Store, "each_text", lambda store, run_ids: (read.extend(run_ids), each_text(store, run_ids))[1])
+    documents = Store.documents
+    monkeypatch.setattr(Store, "documents", lambda store, run_ids: (read.extend(run_ids), documents(store, run_ids))[1])
     outcome = rtscope("trend", "lat.wakeup")
     assert outcome.status == 0, outcome.err and "Long-term" not in outcome.out
     # Of the 100 windows, a few: the newest (the metric's unit) and those around each change (what changed).
@@ -335,37 +333,6 @@ def test_a_campaign_is_not_a_monitor(rtscope, db_path):
         rtscope("report", "--monitor", "study", "-o", db_path.parent / "x.html"),
         "study is a campaign, not a monitor: rtscope report campaign:study",
     )
-
-
-def parts(doc, metrics):
-    return {
-        "run": doc["run"],
-        "system": doc["system"],
-        "target": doc.get("target"),
-        "monitor": doc.get("monitor"),
-        "metrics": [m for m in doc["metrics"] if m["id"] in metrics],
-    }
-
-
-@pytest.mark.parametrize("path", GOLDEN, ids=lambda path: path.name)
-def test_reading_part_of_a_document_gives_what_the_whole_does(path):
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    for metric in [m["id"] for m in doc["metrics"]]:
-        for written in (path.read_text(encoding="utf-8"), json.dumps(doc), json.dumps(doc, indent=2)):
-            assert parts(longterm.read(written, [metric]), [metric]) == parts(doc, [metric])
-
-
-def test_what_is_not_certain_is_read_whole():
-    doc = window(1)
-    metric = doc["metrics"][0]
-    # "id" not the metric's first key; a parameter named like a part; a metric the run did not measure.
-    reordered = {**doc, "metrics": [{"unit": metric["unit"], **metric}]}
-    named = {**doc, "benches": [{**doc["benches"][0], "params": {"monitor": {"board": "x"}}}]}
-    for case, metrics in ((reordered, ["lat.wakeup"]), (named, ["lat.wakeup"]), (doc, ["lat.irq"])):
-        read = longterm.read(json.dumps(case), metrics)
-        assert read == case  # the whole document, parsed
-    light = longterm.read(json.dumps(doc), ["lat.wakeup"])
-    assert light != doc and parts(light, ["lat.wakeup"]) == parts(doc, ["lat.wakeup"])
 
 
 def test_the_monitor_page_in_a_browser(rtscope, stored, tmp_path, chromium):  # noqa: F811 (test_report.py's fixture)

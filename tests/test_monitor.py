@@ -4,7 +4,9 @@ windows of the probe, SIGTERM, SIGKILL and a restart, a board that cannot be rea
 and the systemd unit."""
 
 import contextlib
+import copy
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -200,6 +202,40 @@ def _loop(spec, store, make, **kwargs) -> BoardLoop:
     return BoardLoop(spec, spec.boards[0], this, store, make, **kwargs)
 
 
+def test_a_warning_is_said_by_the_window_that_brings_it_not_by_every_window(tmp_path, db_path, recorded_dir):
+    warnings = {1: ["A"], 2: ["A"], 3: ["A", "B"], 4: [], 5: ["A"]}
+
+    class Warned(FakeTarget):
+        def run(self, request):
+            assert "--quiet" in request.probe_args()  # the probe's own table and warnings: not in the log
+            doc = copy.deepcopy(super().run(request).doc)
+            doc["config"]["warnings"] = warnings[int(request.label.rsplit("#", 1)[1])]
+            return result.from_doc(doc, "a replayed window")
+
+    spec = monitor_spec.load(spec_file(tmp_path, SPEC.format(target="fake")))
+    said: list[str] = []
+    with Store.open(db_path, create=True) as store:
+        _loop(spec, store, lambda _: Warned(recorded_dir), say=said.append).run()
+    assert [line if line.startswith("warning") else line.split(" as run")[0] for line in said] == [
+        "warning: A",
+        "stored window 1 (idle)",
+        "stored window 2 (busy)",
+        "warning: B",
+        "stored window 3 (idle)",
+        "stored window 4 (busy)",
+        "warning: A",
+        "stored window 5 (idle)",
+    ]
+
+
+def test_a_window_line_names_each_benchs_headline_and_the_invalid_metrics():
+    doc = builders.result_doc(benches={"ctxsw.sem": 2_000.0, "clock.read": 20.0}, invalid=("ctxsw.sem",))
+    assert monitor.window_summary(doc) == (
+        "ctxsw.sem p99 2.98 µs, max 14.0 µs; clock.read p99 10 ns, max 120 ns; "
+        "1 invalid (ctxsw.sem: the partner thread did not run on the same CPU)"
+    )
+
+
 def test_windows_are_numbered_stored_as_they_end_and_a_restart_goes_on(tmp_path, db_path, recorded_dir):
     spec = monitor_spec.load(spec_file(tmp_path, SPEC.format(target="fake")))
     said, after = [], []
@@ -220,7 +256,8 @@ def test_windows_are_numbered_stored_as_they_end_and_a_restart_goes_on(tmp_path,
         ]
         # After each window, with that window already stored.
         assert after == [(first.monitor.id, "here", n) for n in range(1, 6)]
-        assert said[0].startswith("stored window 1 (idle) as run ")
+        # One line a window: its headline figures, not the probe's table (the probe runs --quiet).
+        assert re.fullmatch(r"stored window 1 \(idle\) as run [0-9a-f]{8}: clock\.read p99 \S+ ns, max \S+ ns", said[0])
         assert "after window 2: the alert's URL did not answer" in said  # said, and the board goes on
         assert "alert: checked after window 3" in said  # what a hook returns is said
         # The same spec with more windows: the same monitor, going on at window 6.

@@ -89,6 +89,7 @@ def test_request_becomes_probe_arguments():
         rt_throttling_off=True,
         refuse_privilege=True,
         series_window_s=0.25,
+        quiet=True,
     )
     assert request.probe_args() == [
         "ctxsw.sem",
@@ -114,6 +115,7 @@ def test_request_becomes_probe_arguments():
         "--refuse-privilege",
         "--series-window",
         "0.25",
+        "--quiet",
     ]
 
 

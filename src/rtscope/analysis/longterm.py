@@ -21,9 +21,7 @@ where that is not certain.
 from __future__ import annotations
 
 import itertools
-import json
 import math
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -339,65 +337,6 @@ def collect(docs: Iterable[dict[str, Any]], metrics: Iterable[str] | None = None
     for doc in docs:
         collector.add(doc)
     return collector
-
-
-def collect_texts(texts: Iterable[str], metrics: Iterable[str] | None = None) -> Collector:
-    """A :class:`Collector` that has read the documents of ``texts`` (stored result documents), each as
-    :func:`read` parses it."""
-    wanted = None if metrics is None else list(metrics)
-    return collect((read(text, wanted) for text in texts), wanted)
-
-
-_DECODER = json.JSONDecoder()
-# What the picture reads of a document besides its metrics: each a top-level object of a result, with the
-# keys that tell it apart from any object of that name a bench's parameters might hold.
-_PARTS = {
-    "run": ("id", "started", "finished", "status", "label"),
-    "system": ("kernel_release", "hostname"),
-    "target": ("name", "time_base"),
-    "monitor": ("name", "id", "board", "step", "window", "windows"),
-}
-_REQUIRED = ("run", "system")
-_PART_KEYS = re.compile(r'"(run|system|target|monitor)"\s*:\s*')  # one pass over the text for all four
-_METRIC_KEYS = ("unit", "valid", "stats", "histogram")
-
-
-def read(text: str, metrics: Iterable[str] | None) -> dict[str, Any]:
-    """The document of ``text`` as far as the picture of ``metrics`` reads it: its run, system, target
-    and monitor objects and those metrics, each parsed alone where its key occurs once in the text and
-    its object has the shape of one (a metric's "id" its first key); else, and for every metric (None),
-    the whole document. The objects are equal to the whole document's (tests/test_longterm.py)."""
-    if metrics is None:
-        whole: dict[str, Any] = json.loads(text)
-        return whole
-    doc: dict[str, Any] = {"metrics": []}
-    found: dict[str, list[int]] = {name: [] for name in _PARTS}
-    for match in _PART_KEYS.finditer(text):
-        found[match[1]].append(match.end())
-    for name, keys in _PARTS.items():
-        if len(found[name]) > 1 or (not found[name] and name in _REQUIRED):
-            return _whole(text)
-        if found[name]:
-            value = _DECODER.raw_decode(text, found[name][0])[0]
-            if value is not None and not (isinstance(value, dict) and all(key in value for key in keys)):
-                return _whole(text)
-            doc[name] = value
-    for metric in metrics:
-        objects = [
-            value
-            for match in re.finditer(rf'\{{\s*"id"\s*:\s*{re.escape(json.dumps(metric))}', text)
-            if isinstance(value := _DECODER.raw_decode(text, match.start())[0], dict)
-            and all(key in value for key in _METRIC_KEYS)
-        ]
-        if len(objects) != 1:  # not measured, or an "id" not first: the whole document says which
-            return _whole(text)
-        doc["metrics"].append(objects[0])
-    return doc
-
-
-def _whole(text: str) -> dict[str, Any]:
-    whole: dict[str, Any] = json.loads(text)
-    return whole
 
 
 def board_of(doc: dict[str, Any]) -> str:

@@ -122,7 +122,7 @@ def history(
 def pictures(store: Store, run_ids: Sequence[str], metrics: Sequence[str] | None = None) -> dict[str, longterm.Picture]:
     """The long-term pictures of ``metrics`` (every metric of samples, when None) over the stored runs of
     ``run_ids``, their documents read one query's worth at a time, with each series' change points."""
-    collector = longterm.collect_texts(store.each_text(run_ids), metrics)
+    collector = longterm.collect(store.each_document(run_ids), metrics)
     return collector.pictures(lambda run_id: store.get(run_id).doc)
 
 

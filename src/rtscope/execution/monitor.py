@@ -173,7 +173,28 @@ def request_for(
         cpu_latency=step.config.cpu_latency,
         rt_throttling_off=step.config.rt_throttling_off,
         series_window_s=spec.series_window_s,
+        quiet=True,
     )
+
+
+def window_summary(doc: dict[str, Any]) -> str:
+    """A window in a line of the monitor's log: each bench's first metric (its headline: all CPUs of a
+    latency bench) by its p99 and maximum, overhead-adjusted as rtscope shows them, and the invalid ones."""
+    parts = []
+    for bench in doc["benches"]:
+        metric = next((m for m in doc["metrics"] if m["bench"] == bench["id"]), None)
+        if metric is None:
+            parts.append(f"{bench['id']} {bench['status']}")
+            continue
+        figures = metric.get("adjusted") or metric["stats"]
+        parts.append(
+            f"{metric['id']} p99 {fmt.figure(figures['p99'], metric['unit'])}, "
+            f"max {fmt.figure(figures['max'], metric['unit'])}"
+        )
+    invalid = [metric for metric in doc["metrics"] if not metric["valid"]]
+    if invalid:
+        parts.append(f"{len(invalid)} invalid ({invalid[0]['id']}: {invalid[0]['invalid_reason']})")
+    return "; ".join(parts)
 
 
 def tagged(
@@ -230,6 +251,8 @@ class BoardLoop:
         self.window = next_window(store, monitor.id, board.name)
         self.failures = 0  # in the current streak
         self.delay = spec.backoff_s  # before the next try, in a streak
+        # The warnings of the board's last window: a window says those it adds, not each one every 5 minutes.
+        self.warned: set[str] = set()
 
     def run(self) -> None:
         """Measure windows until every one the spec asks for is stored (returns) or the process is stopped
@@ -286,7 +309,14 @@ class BoardLoop:
                 if self.failures:
                     self.say(f"back after {self.failures} failed {'try' if self.failures == 1 else 'tries'}")
                     self.failures, self.delay = 0, self.spec.backoff_s
-                self.say(f"stored window {self.window} ({step.name}) as run {run_result.run_id[:8]}")
+                for warning in run_result.doc["config"]["warnings"]:
+                    if warning not in self.warned:
+                        self.say(f"warning: {warning}")
+                self.warned = set(run_result.doc["config"]["warnings"])
+                self.say(
+                    f"stored window {self.window} ({step.name}) as run {run_result.run_id[:8]}: "
+                    f"{window_summary(run_result.doc)}"
+                )
                 self.window += 1
                 self._after_window()
                 if self.stopped():  # asked while the window's probe was ending: it ended whole

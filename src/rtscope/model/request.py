@@ -29,6 +29,9 @@ class RunRequest:
     grace_s: float | None = None
     duration_given: bool = True
     seed: int | None = None
+    # No progress, summary or warnings on the probe's stderr (its --quiet): the document has them all, and a
+    # monitor says what it needs of each window in one line.
+    quiet: bool = False
     series_window_s: float | None = None
 
     def probe_args(self) -> list[str]:
@@ -64,4 +67,6 @@ class RunRequest:
             args += ["--seed", str(self.seed)]
         if self.series_window_s is not None:
             args += ["--series-window", exact(self.series_window_s)]
+        if self.quiet:
+            args.append("--quiet")
         return args

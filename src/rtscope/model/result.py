@@ -17,7 +17,6 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -54,12 +53,22 @@ STATISTICS = {
 }
 
 
-@dataclass(frozen=True)
 class Result:
-    """A validated result document and the exact text it was read from."""
+    """A validated result document and the exact text it was read from. ``text`` may be given as what makes
+    it, made when first asked for: a stored document is parsed from its packed form faster than its text is
+    written back (rtscope.store.encoding), and most readers want the document alone."""
 
-    doc: dict[str, Any]
-    text: str
+    __slots__ = ("_text", "doc")
+
+    def __init__(self, doc: dict[str, Any], text: str | Callable[[], str]) -> None:
+        self.doc = doc
+        self._text = text
+
+    @property
+    def text(self) -> str:
+        if not isinstance(self._text, str):
+            self._text = self._text()
+        return self._text
 
     @property
     def run_id(self) -> str:

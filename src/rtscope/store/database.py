@@ -6,6 +6,7 @@ is refused.
 """
 
 import contextlib
+import functools
 import getpass
 import json
 import os
@@ -346,8 +347,17 @@ class Store:
 
     def documents(self, run_ids: Sequence[str]) -> list[result.Result]:
         """The stored runs of these whole ids, in that order (one query per thousand: a round trip to a
-        server costs more than reading a document). Validated when stored: parsing is enough."""
-        return [result.Result(json.loads(text), text) for text in self.each_text(run_ids)]
+        server costs more than reading a document). Validated when stored: parsing is enough; each text is
+        written back from its packed form when asked for."""
+        return [
+            result.Result(encoding.document(packed), functools.partial(encoding.unpack, packed))
+            for packed in self._each_packed(run_ids)
+        ]
+
+    def each_document(self, run_ids: Sequence[str]) -> Iterator[dict[str, Any]]:
+        """The documents of the runs of ``run_ids`` (whole ids), in that order, read a query's worth at a
+        time: a board-year of windows (rtscope.analysis.longterm) is gone through, never held at once."""
+        return map(encoding.document, self._each_packed(run_ids))
 
     def campaign_runs(self, name_or_id: str) -> list[result.Result]:
         """The runs that count of the campaign :meth:`campaign` finds: cell by cell in the order the
@@ -454,10 +464,8 @@ class Store:
             raise RtscopeError(f"no runs stored in {self.location} yet (rtscope run stores them)")
         return self.documents([row[0]])[0]
 
-    def each_text(self, run_ids: Sequence[str]) -> Iterator[str]:
-        """The document texts of the runs of ``run_ids`` (whole ids), in that order, unparsed, read a query's
-        worth at a time: a board-year of windows (rtscope.analysis.longterm) is gone through, never held at
-        once, and its reader parses only what it needs of each."""
+    def _each_packed(self, run_ids: Sequence[str]) -> Iterator[bytes]:
+        """The packed documents of the runs of ``run_ids`` (whole ids), in that order, a query's worth at a time."""
         for start in range(0, len(run_ids), _QUERY_IDS):
             chunk = list(run_ids[start : start + _QUERY_IDS])
             found = dict(
@@ -466,7 +474,7 @@ class Store:
                 ).fetchall()
             )
             for run_id in chunk:
-                yield encoding.unpack(bytes(found[run_id]))
+                yield bytes(found[run_id])
 
     @classmethod
     def _open_postgres(cls, url: str, *, create: bool) -> "Store":
