@@ -301,6 +301,24 @@ def test_change_points_are_found_across_merged_windows(db_path):
     assert found[0].changed == ("kernel 6.1.0-test → 6.2.0",)
 
 
+def test_where_merged_windows_meet_measured_ones_the_merge_is_what_changed(db_path):
+    """An hour's document holds the worst of its 12 windows: the maximum of a series steps down where
+    retention's merged documents end, with nothing changed on the board, and `changes` says so."""
+    rng = np.random.default_rng(26)
+    with Store.open(db_path, create=True) as store:
+        for number in range(1, 24 * 12 + 1):
+            doc, _ = windows.window_doc(rng, f"{number:016x}", "rpi4", number,
+                                        START + timedelta(minutes=5 * (number - 1)), per_second=10)  # fmt: skip
+            store.add(result.from_doc(doc, "window"))
+        retention.compact(store, "a000000000000001", RetentionPolicy(), START + timedelta(days=30, hours=12))
+        rows = store.metric_history("lat.wakeup", "max")
+        found = changes.explained(changes.find_in_rows("lat.wakeup", "max", rows), lambda i: store.get(i).doc)
+    assert len(rows) == 12 + 12 * 12
+    [step] = found
+    assert step.first_after.started == builders_time(START + timedelta(hours=12)) and step.step.ratio < 1
+    assert step.changed == ("windows merged 12 → 1",)
+
+
 def builders_time(moment):
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 

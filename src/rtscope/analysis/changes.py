@@ -356,7 +356,8 @@ def explained(found: Sequence[ChangePoint], document: Callable[[str], dict[str, 
 def explain(before: dict[str, Any], after: dict[str, Any], metric: str) -> tuple[str, ...]:
     """What differs between two result documents in what shapes a measurement: the kernel (release,
     version, command line), the RTOS configuration, the probe's version, the loads, the bench's
-    parameters, the host and the target; each one short line ("kernel 6.1.0-rt → 6.1.0")."""
+    parameters, the host, the target and how many monitored windows a document holds (retention's
+    merge); each one short line ("kernel 6.1.0-rt → 6.1.0")."""
     system_a, system_b = before.get("system", {}), after.get("system", {})
     lines = _changed("OS", system_a.get("os"), system_b.get("os"))
     lines += _changed("kernel", system_a.get("kernel_release"), system_b.get("kernel_release"))
@@ -369,7 +370,15 @@ def explain(before: dict[str, Any], after: dict[str, Any], metric: str) -> tuple
     lines += _settings(f"{metric}'s parameters", _params(before, metric), _params(after, metric))
     lines += _changed("host", system_a.get("hostname"), system_b.get("hostname"))
     lines += _changed("target", _target(before), _target(after))
+    # Retention's merge: an hour's document holds the worst of its 12 windows, so a series' maximum steps
+    # where merged documents meet windows as measured, with nothing changed on the board.
+    lines += _changed("windows merged", _windows(before), _windows(after))
     return tuple(lines)
+
+
+def _windows(doc: dict[str, Any]) -> int:
+    """How many monitored windows a document holds (1: as measured; a run of no monitor: 1)."""
+    return int((doc.get("monitor") or {}).get("windows", 1))
 
 
 # "What changed" stays one line: longer values are cut, and a long list of differences ends in "…".
