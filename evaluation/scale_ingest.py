@@ -37,7 +37,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "src"), str(REPO / "tests")]
 from rtscope.model import result
-from rtscope.store import schema
+from rtscope.store import encoding
 from rtscope.store.database import Store, _metric_row
 from support import postgres as pg
 
@@ -87,13 +87,12 @@ RUN_MARKS = {key: f"@run.{key}@" for key in ("id", "started", "finished", "label
 
 def marked_text(template: dict[str, Any]) -> str:
     """``template``'s text as result.from_doc makes it, with MARKS and RUN_MARKS for each window's fields."""
-    marked = dict(template, run=template["run"] | RUN_MARKS, monitor=MARKS)
-    return json.dumps(marked, indent=2, ensure_ascii=False) + "\n"
+    return result.text_of(dict(template, run=template["run"] | RUN_MARKS, monitor=MARKS))
 
 
 def filled(marked: str, doc: dict[str, Any]) -> str:
     """``marked`` with ``doc``'s own run and monitor fields in place of the marks: the text from_doc would
-    make, in microseconds rather than its validation's and indented JSON's milliseconds."""
+    make, in microseconds rather than its validation's and its text's milliseconds."""
     for part, marks in (("run", RUN_MARKS), ("monitor", MARKS)):
         for key, mark in marks.items():
             marked = marked.replace(json.dumps(mark), json.dumps(doc[part][key], ensure_ascii=False), 1)
@@ -175,8 +174,8 @@ def parts(url: str, window: dict[str, Any], count: int) -> None:
         return made
 
     runs = timed("tag: result.from_doc (schema validation + JSON text)", docs, lambda doc: result.from_doc(doc, "w"))
-    timed("  of which the JSON text (json.dumps, indent 2)", docs, lambda doc: json.dumps(doc, indent=2))
-    timed("in add: zlib of the text", runs, lambda run: schema.compress(run.text))
+    timed("  of which the JSON text (result.text_of)", docs, lambda doc: result.text_of(doc))
+    timed("in add: the text packed", runs, lambda run: encoding.pack(run.text))
     timed("in add: the metrics rows", docs, lambda doc: [_metric_row("x", m) for m in doc["metrics"]])
     with Store.open(url) as store:
         started, cpu = time.perf_counter(), time.process_time()
@@ -208,12 +207,12 @@ def main() -> None:
     ):
         window = json.loads(args.window.read_text()) if args.window else measured_window(Path(directory))
         window.pop("monitor", None)
-        text = json.dumps(window, indent=2)
+        text = result.text_of(window)
         lat = next(metric for metric in window["metrics"] if metric["id"] == "lat.wakeup")
         print(
             f"one window: lat.wakeup {lat['stats']['count']:,} samples, {len(lat['histogram']['buckets'])} histogram"
-            f" buckets, {len(window['metrics'])} metrics; document {len(text):,} B, stored (zlib) "
-            f"{len(schema.compress(text)):,} B"
+            f" buckets, {len(window['metrics'])} metrics; document {len(text):,} B, stored (packed) "
+            f"{len(encoding.pack(text)):,} B"
         )
         with cluster.admin() as admin:
             settings = [admin.execute(f"SHOW {name}").fetchone() for name in ("fsync", "synchronous_commit")]

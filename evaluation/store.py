@@ -30,7 +30,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "src"), str(REPO / "tests")]
 from rtscope.model import result
-from rtscope.store import schema
+from rtscope.store import encoding
 from rtscope.store.database import RunFilter, Store
 from support import postgres as pg
 
@@ -77,7 +77,7 @@ def fill_fast(location: str, doc: dict[str, Any], numbers: range) -> None:
         metric_rows = [dict(zip(metric_names, row)) for row in found.fetchall()]
         runs, metrics = [], []
         for run in others:
-            own = {"id": run.run_id, "started": run.doc["run"]["started"], "document_zlib": schema.compress(run.text)}
+            own = {"id": run.run_id, "started": run.doc["run"]["started"], "document_packed": encoding.pack(run.text)}
             runs.append([own.get(name, seed[name]) for name in names])
             metrics += [[run.run_id if name == "run_id" else row[name] for name in metric_names] for row in metric_rows]
         with db.transaction():
@@ -158,7 +158,7 @@ def main() -> None:
         text = json.dumps(raw)
         samples = sum(len(metric.get("raw", [])) for metric in raw["metrics"])
         print(f"one run with raw samples ({samples:,} in all, up to 10^5 per metric):")
-        print(f"  document {len(text):,} B, as stored (zlib) {len(schema.compress(text)):,} B")
+        print(f"  document {len(text):,} B, as stored (packed) {len(encoding.pack(text)):,} B")
         stores = {"sqlite": str(work / "results.sqlite"), "postgresql": cluster.url(cluster.new_database())}
         compared = [copy(raw, 10**6 + number) for number in range(COMPARED)]
         ids = [run.run_id for run in compared]
