@@ -112,7 +112,9 @@ def _unpacked(data: bytes) -> tuple[str, list[tuple[dict[str, Any], np.ndarray]]
     planes = np.frombuffer(zlib.decompress(data[start + head_length :]), dtype=np.uint8)
     zigzag = np.ascontiguousarray(planes.reshape(8, -1).T).view("<u8").ravel()
     steps = (zigzag >> np.uint64(1)).view(np.int64) ^ -(zigzag & np.uint64(1)).view(np.int64)
-    # Each column's numbers are its steps summed from its own start.
+    # Each column's numbers are its steps summed from its own start: the running sum over every column less
+    # its value where the column starts (exact even where that sum wraps past 64 bits: the difference
+    # of two wrapped sums is the true one).
     lengths = [layout["rows"] for layout in layouts for _ in range(layout["columns"])]
     sums = np.cumsum(steps)
     ends = np.cumsum(lengths)
