@@ -117,3 +117,11 @@ def test_a_document_with_a_nul_string_of_its_own_is_indented_whole():
     doc["label"] = "\u0000"
     text = result.text_of(doc)
     assert json.loads(text) == doc and text == json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_columns_whose_running_sum_passes_64_bits_read_back():
+    largest = 10**18 - 1  # the largest number packed: twelve columns of it sum past 2^63
+    doc = {f"k{n}": [largest] * 16 for n in range(12)}
+    text = json.dumps(doc)
+    assert encoding.pack(text).startswith(encoding.MAGIC)
+    assert encoding.unpack(encoding.pack(text)) == text and encoding.document(encoding.pack(text)) == doc
