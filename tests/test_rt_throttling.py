@@ -63,8 +63,14 @@ def test_a_busy_real_time_thread_is_throttled_and_its_tail_flagged(probe: Path) 
 @needs_throttling
 @needs_root
 def test_resting_keeps_the_same_bench_under_throttling(probe: Path) -> None:
-    doc = probe_result(probe, *BUSY[:1], *BUSY[3:], "--duration", "3.5")
-    [metric] = doc["metrics"]
+    # Run again, up to three runs in all, while a stop was flagged: the fair server of newer kernels stops a
+    # real-time thread when normal tasks wait on its CPU, whatever its rests, as they do on a busy machine
+    # (beside stress-ng --cpu 2, one stop in 3.5 s): the rests are judged on a run no one else wanted the CPU in.
+    for _ in range(3):
+        doc = probe_result(probe, *BUSY[:1], *BUSY[3:], "--duration", "3.5")
+        [metric] = doc["metrics"]
+        if metric["throttled"]["samples"] == 0:
+            break
     assert metric["checks"]["rests"] > 1000 and metric["throttled"]["samples"] == 0, metric
     assert metric["valid"], metric["invalid_reason"]
 

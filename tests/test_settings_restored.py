@@ -114,6 +114,19 @@ def test_a_run_that_fails_puts_every_setting_back(probe: Path, tmp_path: Path) -
 
 @pytest.mark.parametrize("signals", [(signal.SIGINT,), (signal.SIGINT, signal.SIGINT)], ids=["once", "twice"])
 def test_a_run_stopped_by_sigint_puts_every_setting_back(probe: Path, signals: tuple[int, ...]) -> None:
+    # Twice: the second signal, 50 ms after the first, ends the process from the signal handler, unless the
+    # run's clean stop ended first, as it may on a loaded machine where this process waits longer than 50 ms
+    # to send it: then the run is stopped again, up to three times in all, so that the handler's path is taken.
+    for _ in range(3):
+        status = _stopped_by(probe, signals)
+        if status == (130 if len(signals) == 1 else -signal.SIGINT):
+            break
+    assert status == (130 if len(signals) == 1 else -signal.SIGINT)
+
+
+def _stopped_by(probe: Path, signals: tuple[int, ...]) -> int:
+    """A traced run stopped by ``signals``, 50 ms apart, once it changed what it changes: its exit status,
+    every setting checked to be put back."""
     before = _settings()
     assert not before["instance"], f"{INSTANCE} is left from another run"
     run = subprocess.Popen(
@@ -133,5 +146,6 @@ def test_a_run_stopped_by_sigint_puts_every_setting_back(probe: Path, signals: t
         if run.poll() is None:
             run.kill()
             run.wait()
-    assert run.returncode == (130 if len(signals) == 1 else -signal.SIGINT)
+    assert run.returncode in (130, -signal.SIGINT)
     assert _settings() == before
+    return run.returncode

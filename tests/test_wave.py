@@ -101,10 +101,10 @@ def test_each_model_makes_a_wave_the_observer_sees(rtscope_process, probe, tmp_p
         assert 0.95 * nominal <= period["stats"]["p50"]
     # On a busy machine a generator without a real-time policy toggles when it gets its turn (two CPU hogs made
     # bash's and c-busy's typical period 2-3 × nominal, and c-busy's catching up on its absolute times a duty of
-    # 13 %): then most periods judged were missed, as the result says, or cut short. A wave kept in time is a
-    # square wave.
-    if checks["missed_periods"] < checks["periods_judged"] / 2 and period["stats"]["p50"] >= 0.95 * nominal:
-        assert period["stats"]["p50"] <= 2 * nominal and 30 <= duty["stats"]["p50"] <= 70
+    # 13 %; beside stress-ng --cpu 2, c-busy's period 1.28 × nominal with a duty of 23 %): then most periods
+    # judged were missed, as the result says, or late. A wave kept in time is a square wave.
+    if checks["missed_periods"] < checks["periods_judged"] / 2 and 0.95 <= period["stats"]["p50"] / nominal <= 1.1:
+        assert 30 <= duty["stats"]["p50"] <= 70
     # The largest error is the period furthest from nominal, and it is the envelope's cell (when valid: a run
     # the observer was blind in for more than 10 % of it is not).
     furthest = max(period["stats"]["max"] - nominal, nominal - period["stats"]["min"]) / nominal
