@@ -21,6 +21,7 @@ from rtscope.execution import campaign, campaign_spec
 from rtscope.store.database import Store
 from rtscope.targets.fake import FakeTarget
 from support.processes import probes_labelled
+from support.waiting import until
 
 
 def spec_file(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:
@@ -327,22 +328,15 @@ def _stored(db_path: Path) -> int:
         return len(store.runs())
 
 
-def _await(condition, timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
 @pytest.mark.usefixtures("probe")
 def test_a_campaign_killed_hard_resumes_with_nothing_lost_and_nothing_twice(tmp_path, db_path):
     spec = spec_file(tmp_path, REAL_SPEC.format(duration="1s"))
     killed = _campaign_process(db_path, spec)
-    _await(lambda: _stored(db_path) >= 1)
+    until("a run stored", lambda: _stored(db_path) >= 1)
     os.kill(killed.pid, signal.SIGKILL)
     killed.communicate()
     # The probe of the run in progress finishes by itself; nothing of it is stored.
-    _await(lambda: not probes_labelled("killed"), timeout_s=30)
+    until("the probe ended", lambda: not probes_labelled("killed"), timeout_s=30)
     before = _stored(db_path)
     assert 1 <= before < 4
     resumed = _campaign_process(db_path, spec, "--resume")
@@ -365,7 +359,7 @@ def test_ctrl_c_keeps_the_interrupted_run_and_resume_measures_it_again(tmp_path,
     # A name with a space: the command echoed to resume is pasted back as it reads.
     spec = spec_file(tmp_path, REAL_SPEC.format(duration="3s"), "my spec.toml")
     interrupted = _campaign_process(db_path, spec)
-    _await(lambda: bool(probes_labelled("killed")))
+    until("a probe started", lambda: bool(probes_labelled("killed")))
     time.sleep(0.5)  # the probe is measuring
     os.killpg(interrupted.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
     _, err = interrupted.communicate(timeout=60)

@@ -2,6 +2,7 @@
 places reserved, waited for, acquired, measured over SSH and always released; two runs on one place take
 turns; a campaign on count=2 measures both places at once; every bad input is one line."""
 
+import functools
 import json
 import os
 import signal
@@ -20,6 +21,7 @@ from rtscope.store.database import Store
 from support import labgrid_lab, sshd
 from support.loopback import free_port
 from support.processes import probes_labelled
+from support.waiting import until
 
 Fleet = tuple[sshd.Server, labgrid_lab.Lab]
 
@@ -61,11 +63,8 @@ def _span(doc: dict[str, Any]) -> tuple[datetime, datetime]:
     return datetime.fromisoformat(run["started"]), datetime.fromisoformat(run["finished"])
 
 
-def _until(what: str, done: Any, timeout_s: float = 60) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not done():
-        assert time.monotonic() < deadline, f"not within {timeout_s} s: {what}"
-        time.sleep(0.2)
+# Each poll runs a labgrid client: one every 0.2 s.
+_until = functools.partial(until, poll_s=0.2)
 
 
 def test_a_run_on_a_place_is_measured_on_its_board_and_the_place_released(db_path, fleet, tmp_path):

@@ -36,6 +36,7 @@ from rtscope.targets.fake import FakeTarget
 from support import builders, sshd
 from support.loopback import free_port
 from support.processes import probes_labelled
+from support.waiting import until
 
 SPEC = """\
     name = "lab"
@@ -494,13 +495,6 @@ def _windows(db_path: Path, name: str) -> list[tuple[str, int, str]]:
         )
 
 
-def _await(condition, timeout_s: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
-
-
 @pytest.mark.usefixtures("probe")
 def test_a_monitor_stores_its_windows_and_stops_on_sigterm(tmp_path, db_path, rtscope_process):
     spec = spec_file(tmp_path, REAL.format(name="real", window="1s", windows="windows = 3", more=""))
@@ -514,8 +508,8 @@ def test_a_monitor_stores_its_windows_and_stops_on_sigterm(tmp_path, db_path, rt
     assert refused.status == 2 and "window_s was 1.0, is 2.0" in refused.err
     spec.write_text(textwrap.dedent(REAL.format(name="real", window="1s", windows="", more="")), encoding="utf-8")
     running = start_rtscope(db_path, "monitor", spec)
-    _await(lambda: len(_windows(db_path, "real")) >= 5)
-    _await(lambda: bool(probes_labelled("real")))  # window 6 in flight
+    until("5 windows stored", lambda: len(_windows(db_path, "real")) >= 5, timeout_s=90)
+    until("window 6 started", lambda: bool(probes_labelled("real")), timeout_s=90)  # window 6 in flight
     stopped_at = time.monotonic()
     running.send_signal(signal.SIGTERM)
     out, err = running.communicate(timeout=60)
@@ -550,15 +544,15 @@ def test_a_monitors_series_window_reaches_its_windows(tmp_path, db_path, rtscope
 def test_a_monitor_killed_hard_loses_no_window_and_stores_none_twice(tmp_path, db_path):
     spec = spec_file(tmp_path, REAL.format(name="killed", window="1s", windows="", more=""))
     killed = start_rtscope(db_path, "monitor", spec)
-    _await(lambda: len(_windows(db_path, "killed")) >= 2)
-    _await(lambda: bool(probes_labelled("killed")))  # mid-window
+    until("2 windows stored", lambda: len(_windows(db_path, "killed")) >= 2, timeout_s=90)
+    until("a window started", lambda: bool(probes_labelled("killed")), timeout_s=90)  # mid-window
     os.killpg(killed.pid, signal.SIGKILL)
     killed.communicate()
-    _await(lambda: not probes_labelled("killed"), timeout_s=30)  # the window in flight ends by itself, unstored
+    until("the window in flight ended", lambda: not probes_labelled("killed"), timeout_s=30)  # by itself, unstored
     before = _windows(db_path, "killed")
     assert [window for _, window, _ in before] == list(range(1, len(before) + 1))
     restarted = start_rtscope(db_path, "monitor", spec)
-    _await(lambda: len(_windows(db_path, "killed")) >= len(before) + 2)
+    until("2 more windows stored", lambda: len(_windows(db_path, "killed")) >= len(before) + 2, timeout_s=90)
     restarted.send_signal(signal.SIGTERM)
     _, err = restarted.communicate(timeout=60)
     assert restarted.returncode == 0, err
@@ -574,7 +568,7 @@ def test_a_board_that_cannot_be_reached_is_retried_while_the_other_goes_on(tmp_p
     board = f'\n    [[board]]\n    name = "gone"\n    target = "ssh://nobody@127.0.0.1:{closed}"\n'
     spec = spec_file(tmp_path, REAL.format(name="two", window="1s", windows="", more=board))
     running = start_rtscope(db_path, "monitor", spec)
-    _await(lambda: len(_windows(db_path, "two")) >= 4)
+    until("4 windows stored", lambda: len(_windows(db_path, "two")) >= 4, timeout_s=90)
     time.sleep(3)  # a few more tries of the gone board (1 s, then every 2 s)
     running.send_signal(signal.SIGTERM)
     out, err = running.communicate(timeout=60)
@@ -608,7 +602,7 @@ def test_a_board_that_drops_out_is_retried_and_goes_on_when_back(tmp_path, db_pa
             def pi() -> list[int]:
                 return [window for board, window, _ in _windows(db_path, "drops") if board == "pi"]
 
-            _await(lambda: len(pi()) >= 2, timeout_s=180)
+            until("2 windows of pi stored", lambda: len(pi()) >= 2, timeout_s=180)
             # The board goes down: its sshd (new connections are refused) and every connection to it, the
             # master one that carries the window in flight included.
             sessions = server.sessions()
@@ -617,7 +611,11 @@ def test_a_board_that_drops_out_is_retried_and_goes_on_when_back(tmp_path, db_pa
             for session in sessions:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(session, signal.SIGKILL)
-            _await(lambda: "rtscope: pi: window" in log.read_text() and "failed" in log.read_text())
+            until(
+                "pi's failure said",
+                lambda: "rtscope: pi: window" in log.read_text() and "failed" in log.read_text(),
+                timeout_s=90,
+            )
             down = len(pi())
             # The board comes back: its sshd again, on its port with its keys.
             back = subprocess.Popen(
@@ -626,8 +624,8 @@ def test_a_board_that_drops_out_is_retried_and_goes_on_when_back(tmp_path, db_pa
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-            _await(lambda: "rtscope: pi: back after " in log.read_text(), timeout_s=120)
-            _await(lambda: len(pi()) >= down + 2, timeout_s=120)
+            until("pi back", lambda: "rtscope: pi: back after " in log.read_text(), timeout_s=120)
+            until("2 more windows of pi stored", lambda: len(pi()) >= down + 2, timeout_s=120)
         finally:
             running.send_signal(signal.SIGTERM)
             out, _ = running.communicate(timeout=60)

@@ -15,12 +15,12 @@ import signal
 import struct
 import subprocess
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from support.processes import other_probes
+from support.waiting import until
 
 RUNTIME = Path("/proc/sys/kernel/sched_rt_runtime_us")
 CPU_LATENCY = Path("/dev/cpu_dma_latency")
@@ -69,14 +69,6 @@ def _read_settings() -> dict[str, object]:
         path = TRACEFS / name
         read[name] = path.read_text() if path.exists() else None
     return read
-
-
-def _wait_for(condition: Callable[[], bool], what: str, bound_s: float = 60.0) -> None:
-    """Until condition() holds: the bound is generous, for a loaded machine."""
-    deadline = time.monotonic() + bound_s
-    while not condition():
-        assert time.monotonic() < deadline, f"{what} within {bound_s:.0f} s"
-        time.sleep(0.05)
 
 
 def _changed() -> bool:
@@ -135,7 +127,7 @@ def _stopped_by(probe: Path, signals: tuple[int, ...]) -> int:
         stderr=subprocess.DEVNULL,
     )
     try:
-        _wait_for(_changed, "RT throttling lifted and the trace instance made")
+        until("RT throttling lifted and the trace instance made", _changed)
         during = _cpu_latency()
         assert during is not None and during < 1000, f"the probe's CPU latency limit in force: {during}"
         for sig in signals:
