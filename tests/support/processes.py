@@ -4,7 +4,7 @@ busy machine keeps a load from its CPUs."""
 
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -12,32 +12,32 @@ import pytest
 
 def probes_labelled(spec_name: str) -> list[int]:
     """Probe processes still running for campaign ``spec_name`` (their label names it)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if any(arg.startswith(f"{spec_name}: ".encode()) for arg in argv):
-            found.append(int(pid))
-    return found
+    return [pid for pid, argv in _command_lines() if any(arg.startswith(f"{spec_name}: ".encode()) for arg in argv)]
 
 
 def other_probes(holding: Path) -> set[int]:
     """Processes other than this one that are a probe (on this machine or under qemu-user) or hold the device
     ``holding`` open (e.g. /dev/cpu_dma_latency, whose limit is the machine's while any holder runs)."""
     found = set()
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        if int(pid) == os.getpid():
+    for pid, argv in _command_lines():
+        if pid == os.getpid():
             continue
         try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:2]
-            probe = any(Path(os.fsdecode(arg)).name.startswith("rtscope-probe") for arg in argv if arg)
+            probe = any(Path(os.fsdecode(arg)).name.startswith("rtscope-probe") for arg in argv[:2] if arg)
             if probe or any(os.readlink(fd) == str(holding) for fd in Path(f"/proc/{pid}/fd").iterdir()):
-                found.add(int(pid))
+                found.add(pid)
         except OSError:
             continue  # gone meanwhile, or a descriptor closed while it was read
     return found
+
+
+def _command_lines() -> Iterator[tuple[int, list[bytes]]]:
+    """Each process now, by pid, with its arguments (those gone while read are left out)."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            yield int(pid), Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
 
 
 # What rtscope says when other work kept a load from its CPUs while it settled (src/rtscope/loads/session.py): the
