@@ -14,7 +14,8 @@ from rtscope.store import encoding
 from rtscope.store.database import Store
 from rtscope.store.postgres import masked
 from support import postgres as pg
-from test_campaign import FAKE_SPEC, REAL_SPEC, _await, _campaign_process, spec_file
+from support.waiting import until
+from test_campaign import FAKE_SPEC, REAL_SPEC, _campaign_process, spec_file
 
 
 @pytest.fixture
@@ -160,7 +161,7 @@ def test_a_connection_lost_mid_campaign_keeps_the_runs_stored_and_resume_continu
         except RtscopeError:  # not made yet
             return set()
 
-    _await(lambda: bool(stored()))
+    until("a run stored", lambda: bool(stored()))
     before = stored()
     with postgres.admin() as admin:
         cut = admin.execute(
