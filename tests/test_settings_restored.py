@@ -2,8 +2,9 @@
 (sched_rt_runtime_us, lifted by --rt-throttling off), the CPU latency limit (/dev/cpu_dma_latency, held
 while the probe's descriptor is open) and the spike trace's tracefs instance with the tracer settings
 beside it. Each is read before and after a run that succeeds, one that fails (the watchdog ends a hung
-bench) and one stopped by SIGINT, once or twice (the second ends the process at once, from the signal
-handler). lat.timerlat's settings need a kernel with the timerlat tracer: test_qemu.py's guest run.
+bench), one stopped by SIGINT, and one given a second stop request before it saw the first (which ends
+the process at once, from the signal handler). lat.timerlat's settings need a kernel with the timerlat
+tracer: test_qemu.py's guest run.
 Needs root; the machine is shared, so nothing here times anything. These settings are the whole
 machine's, and other tests' probes change them too (any probe holds a CPU latency limit while it runs):
 the suite runs this file's tests with no other slow test beside them (conftest's ALONE), and each
@@ -104,21 +105,39 @@ def test_a_run_that_fails_puts_every_setting_back(probe: Path, tmp_path: Path) -
     assert _settings() == before
 
 
-@pytest.mark.parametrize("signals", [(signal.SIGINT,), (signal.SIGINT, signal.SIGINT)], ids=["once", "twice"])
-def test_a_run_stopped_by_sigint_puts_every_setting_back(probe: Path, signals: tuple[int, ...]) -> None:
-    # Twice: the second signal, 50 ms after the first, ends the process from the signal handler, unless the
-    # run's clean stop ended first, as it may on a loaded machine where this process waits longer than 50 ms
-    # to send it: then the run is stopped again, up to three times in all, so that the handler's path is taken.
-    for _ in range(3):
-        status = _stopped_by(probe, signals)
-        if status == (130 if len(signals) == 1 else -signal.SIGINT):
-            break
-    assert status == (130 if len(signals) == 1 else -signal.SIGINT)
+def test_a_run_stopped_by_sigint_puts_every_setting_back(probe: Path) -> None:
+    run, before = _traced_run(probe)
+    try:
+        run.send_signal(signal.SIGINT)
+        run.wait(timeout=60)
+    finally:
+        _reap(run)
+    assert run.returncode == 130
+    assert _settings() == before
 
 
-def _stopped_by(probe: Path, signals: tuple[int, ...]) -> int:
-    """A traced run stopped by ``signals``, 50 ms apart, once it changed what it changes: its exit status,
-    every setting checked to be put back."""
+def test_a_second_stop_request_ends_the_run_at_once_and_puts_every_setting_back(probe: Path) -> None:
+    # The second request must reach the handler before the run loop sees the first, or the clean stop
+    # (a few ms on a quiet machine) ends the run first. So both are sent while the process is stopped:
+    # on SIGCONT the main thread takes both before it runs a line of the run, whatever the machine's load.
+    run, before = _traced_run(probe)
+    try:
+        run.send_signal(signal.SIGSTOP)
+        until("the probe stopped by SIGSTOP", lambda: _state(run.pid) == "T")
+        run.send_signal(signal.SIGINT)
+        run.send_signal(signal.SIGTERM)
+        run.send_signal(signal.SIGCONT)
+        run.wait(timeout=60)
+    finally:
+        _reap(run)
+    # Ended by the second handler's signal (the kernel's order of the two is its own), not the clean stop.
+    assert run.returncode in (-signal.SIGINT, -signal.SIGTERM)
+    assert _settings() == before
+
+
+def _traced_run(probe: Path) -> tuple["subprocess.Popen[bytes]", dict[str, object]]:
+    """A traced run, once it changed what it changes (its CPU latency limit checked to be in force), and
+    every setting as read before it started."""
     before = _settings()
     assert not before["instance"], f"{INSTANCE} is left from another run"
     run = subprocess.Popen(
@@ -130,14 +149,18 @@ def _stopped_by(probe: Path, signals: tuple[int, ...]) -> int:
         until("RT throttling lifted and the trace instance made", _changed)
         during = _cpu_latency()
         assert during is not None and during < 1000, f"the probe's CPU latency limit in force: {during}"
-        for sig in signals:
-            run.send_signal(sig)
-            time.sleep(0.05)
-        run.wait(timeout=60)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
-    assert run.returncode in (130, -signal.SIGINT)
-    assert _settings() == before
-    return run.returncode
+    except BaseException:
+        _reap(run)
+        raise
+    return run, before
+
+
+def _reap(run: "subprocess.Popen[bytes]") -> None:
+    if run.poll() is None:
+        run.kill()
+        run.wait()
+
+
+def _state(pid: int) -> str:
+    """The process's state letter in /proc (R, S, T, …); after its name, which may hold spaces."""
+    return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]

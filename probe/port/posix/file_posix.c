@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,60 @@ struct rts_file {
  * a file is let go, so that a directory it is in can be removed. */
 bool rts_posix_ending(void);
 
+/* The files this thread holds open, as descriptor + 1 (0: a free slot). A
+ * signal that ends the process runs on the thread it interrupted, which may
+ * be in the middle of writing a file in the tracefs instance: that thread
+ * never gets back to close it, and the instance could not be removed. So the
+ * handler closes them first (rts_posix_files_let_go_here). A slot is freed
+ * after its close: a handler in between closes a number closed already,
+ * harmless as the process ends, where one before it would miss an open file. */
+#define FILES_HELD_MAX 4
+static __thread volatile sig_atomic_t files_held[FILES_HELD_MAX];
+
+void rts_posix_stop_signals(sigset_t *set); /* port_posix.c */
+
+/* open(), the file held. A stop request that comes during the call waits
+ * until the descriptor is held: its handler runs as the call returns, before
+ * the caller has the descriptor. */
+static int open_held(const char *path, int flags)
+{
+    sigset_t stops, before;
+    rts_posix_stop_signals(&stops);
+    pthread_sigmask(SIG_BLOCK, &stops, &before);
+    int fd;
+    do
+        fd = open(path, flags);
+    while (fd < 0 && errno == EINTR);
+    int error = errno;
+    for (int i = 0; fd >= 0 && i < FILES_HELD_MAX; i++)
+        if (files_held[i] == 0) {
+            files_held[i] = fd + 1;
+            break;
+        }
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+    errno = error;
+    return fd;
+}
+
+static void close_held(int fd)
+{
+    close(fd);
+    for (int i = 0; i < FILES_HELD_MAX; i++)
+        if (files_held[i] == fd + 1) {
+            files_held[i] = 0;
+            return;
+        }
+}
+
+void rts_posix_files_let_go_here(void)
+{
+    for (int i = 0; i < FILES_HELD_MAX; i++)
+        if (files_held[i] != 0) {
+            close(files_held[i] - 1);
+            files_held[i] = 0;
+        }
+}
+
 rts_status rts_file_open(rts_file **out, const char *path, char *why, size_t whysize)
 {
     *out = NULL;
@@ -34,9 +89,7 @@ rts_status rts_file_open(rts_file **out, const char *path, char *why, size_t why
         snprintf(why, whysize, "out of memory opening %s", path);
         return RTS_ENOMEM;
     }
-    do
-        f->fd = open(path, O_RDONLY | O_CLOEXEC);
-    while (f->fd < 0 && errno == EINTR);
+    f->fd = open_held(path, O_RDONLY | O_CLOEXEC);
     if (f->fd < 0) {
         int error = errno;
         snprintf(why, whysize, "cannot open %s: %s", path, strerror(error));
@@ -76,16 +129,13 @@ void rts_file_close(rts_file *f)
 {
     if (!f)
         return;
-    close(f->fd);
+    close_held(f->fd);
     rts_heap_free(f);
 }
 
 rts_status rts_file_write_text(const char *path, const char *text, char *why, size_t whysize)
 {
-    int fd;
-    do
-        fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
+    int fd = open_held(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
     size_t len = strlen(text);
     ssize_t wrote = -1;
     if (fd >= 0) {
@@ -95,7 +145,7 @@ rts_status rts_file_write_text(const char *path, const char *text, char *why, si
     }
     int error = errno;
     if (fd >= 0)
-        close(fd);
+        close_held(fd);
     if (wrote != (ssize_t)len) {
         snprintf(why, whysize, "cannot write %s to %s: %s", len ? text : "nothing", path,
                  wrote >= 0 ? "short write" : strerror(error));

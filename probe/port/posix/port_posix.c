@@ -223,6 +223,15 @@ struct rts_thread {
     bool resume_pending;
 };
 
+/* The signals that are stop requests (rts_stop_requests_catch). */
+void rts_posix_stop_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
 static __thread rts_thread *current_thread;
 
 static void *thread_trampoline(void *p)
@@ -233,10 +242,7 @@ static void *thread_trampoline(void *p)
      * thread holding a tracefs file open could never remove the instance
      * the file is in. One call here, none in the creation thread.create times. */
     sigset_t stops;
-    sigemptyset(&stops);
-    sigaddset(&stops, SIGINT);
-    sigaddset(&stops, SIGTERM);
-    sigaddset(&stops, SIGHUP);
+    rts_posix_stop_signals(&stops);
     pthread_sigmask(SIG_BLOCK, &stops, NULL);
 #ifndef __GLIBC__ /* glibc pinned it at creation (thread_attr_init) */
     if (t->cpu >= 0)

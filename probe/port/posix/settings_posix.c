@@ -22,6 +22,7 @@
 #include "rtscope/port.h"
 
 void rts_posix_settings_restore_now(void); /* output_posix.c, port_posix.c */
+void rts_posix_files_let_go_here(void);    /* file_posix.c */
 
 /* A run changes a few: RT throttling, lat.timerlat's eight, an instance. */
 #define SETTINGS_MAX 24
@@ -81,6 +82,7 @@ static bool put_back(const saved_setting *s)
 void rts_posix_settings_restore_now(void)
 {
     ending = 1;
+    rts_posix_files_let_go_here();
     for (int i = saved_count - 1; i >= 0; i--) {
         saved_count = i;
         put_back(&saved[i]);
@@ -206,17 +208,15 @@ rts_status rts_setting_write(const char *path, const char *text, char *why, size
 
 rts_status rts_setting_dir_make(const char *path, char *why, size_t whysize)
 {
-    rts_status made = rts_dir_make(path, why, whysize);
-    if (made != RTS_OK)
-        return made;
+    /* Saved before it is made, so that a signal ending the process in
+     * between finds it to remove (a directory not made yet is no error). */
     pthread_mutex_lock(&saving);
-    bool ok = save(path, true, why, whysize);
+    int count_before = saved_count;
+    rts_status made = save(path, true, why, whysize) ? rts_dir_make(path, why, whysize) : RTS_EFAIL;
+    if (made != RTS_OK)
+        saved_count = count_before;
     pthread_mutex_unlock(&saving);
-    if (!ok) {
-        char ignored[160];
-        rts_dir_remove(path, ignored, sizeof ignored);
-    }
-    return ok ? RTS_OK : RTS_EFAIL;
+    return made;
 }
 
 unsigned rts_settings_mark(void) { return (unsigned)saved_count; }
