@@ -80,6 +80,9 @@ def server(directory: Path) -> Iterator[Server]:
     authorized.chmod(0o644)
     port = free_port()
     sshd_config = directory / "sshd_config"
+    # SHLVL=1: bash, the login shell of root here, reads ~/.bashrc for a command sshd starts it with, unless
+    # it is a nested shell. This machine's ~/.bashrc is the developer's, not a board's, and took some 1.5 s
+    # a command (pyenv's init), many times what the tests measure.
     sshd_config.write_text(f"""Port {port}
 ListenAddress 127.0.0.1
 HostKey {host_key}
@@ -90,6 +93,7 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 UsePAM no
 StrictModes no
+SetEnv SHLVL=1
 LogLevel ERROR
 """)
     known_hosts = directory / "known_hosts"
