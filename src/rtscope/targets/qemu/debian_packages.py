@@ -10,12 +10,14 @@ fetched once (about 14 MB per architecture) and again only when a package is not
 
 A package is named by what it provides (``linux-image-rt-arm64``); :func:`fetch` resolves it to the
 concrete package behind it (``linux-image-6.1.0-56-rt-arm64``) and that package's exact version, which
-the result records. Its ``.deb`` is kept in ``debs/``; what a guest needs of it is extracted next to
+the result records. A resolution is kept (``resolved.json`` in the state) until the lists or this
+machine's apt preferences change: apt-cache takes some 2 s of CPU to answer, on every boot of a guest. Its ``.deb`` is kept in ``debs/``; what a guest needs of it is extracted next to
 it, once, by :func:`extract`.
 """
 
 import contextlib
 import fcntl
+import json
 import os
 import re
 import shutil
@@ -30,6 +32,7 @@ from rtscope.errors import RtscopeError
 _APT_TIMEOUT_S = 600
 # Debian's kernel metapackages (linux-image-rt-arm64): no kernel of their own, one dependency that has it.
 _METAPACKAGE = re.compile(r"linux-(image|headers)-(rt-)?[a-z0-9]+")
+_RESOLVED = "resolved.json"
 _INDEX_TARGETS_OFF = ("DEP-11", "DEP-11-icons", "DEP-11-icons-small", "DEP-11-icons-hidpi", "CNF")
 
 
@@ -140,6 +143,15 @@ class _Apt:
     def resolve(self, wanted: str) -> tuple[str, str]:
         """(the concrete package, its candidate version): ``wanted`` itself, or for a metapackage whose
         name has no version the package of its first dependency."""
+        kept = self._kept()
+        if wanted in kept:
+            name, version = kept[wanted]
+            return name, version
+        resolved = self._resolve_now(wanted)
+        self._keep(wanted, resolved)
+        return resolved
+
+    def _resolve_now(self, wanted: str) -> tuple[str, str]:
         if not any((self.state / "lists").glob("*Packages*")):
             self.update()
         version = self._candidate(wanted)
@@ -155,6 +167,33 @@ class _Apt:
             if concrete:
                 return self.resolve(concrete)
         return wanted, version
+
+    def _stamp(self) -> str:
+        """What a resolution depends on besides the name: the lists (each update replaces them, so their
+        folder changes) and this machine's apt preferences (pins)."""
+        preferences = Path("/etc/apt/preferences.d")
+        paths = [self.state / "lists", Path("/etc/apt/preferences"), preferences]
+        paths += sorted(preferences.glob("*")) if preferences.is_dir() else []
+        return " ".join(str(path.stat().st_mtime_ns) if path.exists() else "-" for path in paths)
+
+    def _kept(self) -> dict[str, list[str]]:
+        """The resolutions kept under the present stamp (none when it changed or the file is unreadable)."""
+        try:
+            kept = json.loads((self.state / _RESOLVED).read_text())
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(kept, dict) or kept.get("stamp") != self._stamp():
+            return {}
+        packages = kept.get("packages")
+        return packages if isinstance(packages, dict) else {}
+
+    def _keep(self, wanted: str, resolved: tuple[str, str]) -> None:
+        """``wanted``'s resolution kept with the others of the present stamp; written whole (the callers
+        hold the architecture's lock)."""
+        kept = {"stamp": self._stamp(), "packages": {**self._kept(), wanted: list(resolved)}}
+        scratch = self.state / f".{_RESOLVED}.tmp"
+        scratch.write_text(json.dumps(kept, indent=1))
+        scratch.replace(self.state / _RESOLVED)
 
     def _candidate(self, name: str) -> str | None:
         policy = self._apt("apt-cache", "policy", name).stdout
