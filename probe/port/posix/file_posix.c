@@ -33,7 +33,8 @@ bool rts_posix_ending(void);
  * never gets back to close it, and the instance could not be removed. So the
  * handler closes them first (rts_posix_files_let_go_here). A slot is freed
  * after its close: a handler in between closes a number closed already,
- * harmless as the process ends, where one before it would miss an open file. */
+ * harmless as the process ends, where one before it would miss an open file.
+ * Four: a thread holds one or two at once (a trace read, a setting written). */
 #define FILES_HELD_MAX 4
 static __thread volatile sig_atomic_t files_held[FILES_HELD_MAX];
 
