@@ -11,8 +11,9 @@ fetched once (about 14 MB per architecture) and again only when a package is not
 A package is named by what it provides (``linux-image-rt-arm64``); :func:`fetch` resolves it to the
 concrete package behind it (``linux-image-6.1.0-56-rt-arm64``) and that package's exact version, which
 the result records. A resolution is kept (``resolved.json`` in the state) until the lists or this
-machine's apt preferences change: apt-cache takes some 2 s of CPU to answer, on every boot of a guest. Its ``.deb`` is kept in ``debs/``; what a guest needs of it is extracted next to
-it, once, by :func:`extract`.
+machine's apt preferences change: apt-cache takes some 2 s of CPU to answer, on every boot of a guest.
+Its ``.deb`` is kept in ``debs/``; what a guest needs of it is extracted next to it, once, by
+:func:`extract`.
 """
 
 import contextlib
