@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -96,6 +97,11 @@ def pytest_configure(config: pytest.Config) -> None:
         named = kernels.named(key)
         if named is not None and named.origin == kernels.CONFIG:
             os.environ[kernel.env] = str(named.path)
+    # A suite started in the background by a non-interactive shell (`./test.sh &` in a script) inherits
+    # Ctrl-C ignored, and so would every rtscope and probe a test starts: the tests of Ctrl-C would see it
+    # ignored. A signal Python handles is back to its default in a child; an ignored one stays ignored.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if config.getoption("fast"):
         config.pluginmanager.register(_FastTier(), "rtscope-fast-tier")
     if os.environ.get("PYTEST_XDIST_WORKER"):

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -430,3 +431,30 @@ def test_a_probe_stopped_before_it_could_catch_the_stop_is_the_run_stopped(ends,
         rtscope.kill()
     expected = "stopped" if ends == "killed" else "(143, '', b'{}\\n')"  # what it measured is rtscope's to report
     assert out.strip() == expected
+
+
+def test_a_stop_that_comes_as_the_probe_starts_stops_it_and_leaves_nothing_running(tmp_path, db_path):
+    # rtscope gets SIGTERM between starting the probe and anything after: in the caller, Popen sends it
+    # the signal as it returns. The stand-in probe says its pid, then sleeps; it must not outlive rtscope.
+    pid_file = tmp_path / "pid"
+    caller = (
+        "import os, signal, subprocess, sys\nfrom rtscope.targets import worker\n"
+        "class StoppedAsItStarts(subprocess.Popen):\n"
+        "    def __init__(self, *args, **kwargs):\n"
+        "        super().__init__(*args, **kwargs)\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "subprocess.Popen = StoppedAsItStarts\n"
+        "try:\n    print(worker.run(['sh', '-c', sys.argv[1]]))\nexcept KeyboardInterrupt:\n    print('stopped')\n"
+    )
+    rtscope = subprocess.run(
+        [sys.executable, "-c", caller, f"echo $$ > {pid_file}.new && mv {pid_file}.new {pid_file}; exec sleep 60"],
+        capture_output=True,
+        text=True,
+        env=process_env(db_path),
+        timeout=60,
+        check=False,
+    )
+    left = pid_file.exists() and Path(f"/proc/{pid_file.read_text().strip()}").exists()
+    if left:
+        os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    assert (rtscope.returncode, rtscope.stdout.strip(), left) == (0, "stopped", False), rtscope.stderr

@@ -32,29 +32,14 @@ def run(command: list[str], *, remote: bool = False, cwd: str | None = None) -> 
     ``cwd``: the directory it runs in (default: rtscope's).
     """
     relay = _Relay(sys.stderr)
-    try:
-        process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE if remote else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=remote,
-            cwd=cwd,
-        )
-    except OSError as error:
-        raise RtscopeError(f"cannot run the probe {command[0]}: {error.strerror}") from None
-    stderr = process.stderr
-    assert stderr is not None and process.stdout is not None  # PIPE
-    # stdout is read beside the relay of stderr: either pipe filling up would stall the probe.
-    output = bytearray()
-    reader = threading.Thread(target=_collect, args=(process.stdout, output), daemon=True)
-    reader.start()
-
-    stopped = False  # a stop request went to the probe
+    process: subprocess.Popen[bytes] | None = None
+    stopped = False  # a stop request came, and went to the probe once it runs
 
     def stop(name: str) -> None:
         nonlocal stopped
         stopped = True
+        if process is None:  # still starting: told as soon as it runs
+            return
         if not remote:
             process.terminate()
             return
@@ -63,20 +48,42 @@ def run(command: list[str], *, remote: bool = False, cwd: str | None = None) -> 
             process.stdin.write(f"{name}\n".encode())
             process.stdin.flush()
 
-    with process, _signal_handler(signal.SIGTERM, lambda *_: stop("TERM")):
+    # SIGTERM is taken before the probe starts: one that came between its start and the handler would end
+    # rtscope and leave the probe running, unwatched.
+    with _signal_handler(signal.SIGTERM, lambda *_: stop("TERM")):
         try:
-            relay.copy(stderr)
-            process.wait()
-        except KeyboardInterrupt:
-            # Ctrl-C reached the whole foreground process group, the probe included (a remote one
-            # is told). Wait for it to finish writing; a second Ctrl-C still reaches the probe.
-            stopped = True
-            with _signal_handler(signal.SIGINT, (lambda *_: stop("INT")) if remote else signal.SIG_IGN):
-                if remote:
-                    stop("INT")
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE if remote else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=remote,
+                cwd=cwd,
+            )
+        except OSError as error:
+            raise RtscopeError(f"cannot run the probe {command[0]}: {error.strerror}") from None
+        if stopped:
+            stop("TERM")
+        stderr = process.stderr
+        assert stderr is not None and process.stdout is not None  # PIPE
+        # stdout is read beside the relay of stderr: either pipe filling up would stall the probe.
+        output = bytearray()
+        reader = threading.Thread(target=_collect, args=(process.stdout, output), daemon=True)
+        reader.start()
+        with process:
+            try:
                 relay.copy(stderr)
                 process.wait()
-        reader.join()  # before the pipes close with the block
+            except KeyboardInterrupt:
+                # Ctrl-C reached the whole foreground process group, the probe included (a remote one
+                # is told). Wait for it to finish writing; a second Ctrl-C still reaches the probe.
+                stopped = True
+                with _signal_handler(signal.SIGINT, (lambda *_: stop("INT")) if remote else signal.SIG_IGN):
+                    if remote:
+                        stop("INT")
+                    relay.copy(stderr)
+                    process.wait()
+            reader.join()  # before the pipes close with the block
     if stopped and not output and process.returncode in _ENDED_BY_A_STOP:
         # The stop came before the probe could catch it (in its first instants, which a loaded machine
         # stretches): it ended as the signal ends a process, having measured nothing. That is the run
