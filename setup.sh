@@ -6,16 +6,25 @@
 #                              user's and never fetched otherwise: each from its official repository at the
 #                              release the port was tested with (probe/port/*/port.mk's _REPOSITORY and
 #                              _RELEASE), into DIR/<repository> (kept when there), named with rtscope kernels add
+#   ./setup.sh --only STEP     one step: packages (the system's), python (.venv/ and the test tools) or
+#                              probe (its build); test.sh builds and checks the probe while pip runs
 set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+usage="setup.sh [--kernels DIR] [--only packages|python|probe]"
 kernels_dir=
+steps=" packages python probe "
 while (($#)); do
     case $1 in
         --kernels)
-            [[ $# -ge 2 && -n $2 ]] || { echo "setup: --kernels needs a folder (setup.sh [--kernels DIR])" >&2; exit 2; }
+            [[ $# -ge 2 && -n $2 ]] || { echo "setup: --kernels needs a folder ($usage)" >&2; exit 2; }
             kernels_dir=$2
             shift 2;;
-        *) echo "setup: unknown argument $1 (setup.sh [--kernels DIR])" >&2; exit 2;;
+        --only)
+            [[ $# -ge 2 && " packages python probe " == *" $2 "* ]] ||
+                { echo "setup: --only needs one of packages, python, probe ($usage)" >&2; exit 2; }
+            steps=" $2 "
+            shift 2;;
+        *) echo "setup: unknown argument $1 ($usage)" >&2; exit 2;;
     esac
 done
 if [[ -n $kernels_dir ]]; then
@@ -74,6 +83,7 @@ for debarch in "${!cross_triplets[@]}"; do
 done
 
 missing=()
+[[ $steps == *" packages "* ]] || packages=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
@@ -106,25 +116,33 @@ fi
 # The launcher prepares .venv/ (requirements.txt); the probe is built here, so that a fresh machine is
 # ready (rtscope itself brings it up to date when a command runs it). The build needs nothing of .venv/:
 # it takes one CPU while pip takes the other.
-make -s -C "$repo/probe" >&2 &
-probe_build=$!
-trap 'kill "$probe_build" 2>/dev/null || true' EXIT
-"$repo/rtscope" --version >/dev/null
-# What the tests need beside it, installed again when a requirements file changes: requirements-dev.txt
-# (pytest, selenium, the pinned lint and type gate) and labgrid (--target labgrid:ENV.yaml, optional for
-# rtscope's users), resolved together so that labgrid's own wish for pytest stays within the pins.
-stamp=$repo/.venv/.dev.stamp
-for requirements in "$repo"/requirements*.txt; do
-    if [[ $requirements -nt $stamp ]]; then
-        echo "setup: installing the test tools and labgrid into .venv/" >&2
-        "$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check -r "$repo/requirements.txt" \
-            -r "$repo/requirements-dev.txt" -r "$repo/requirements-labgrid.txt" >&2
-        touch "$stamp"
-        break
-    fi
-done
-wait "$probe_build" || { echo "setup: the probe did not build (make -C probe)" >&2; exit 1; }
-trap - EXIT
+probe_build=
+if [[ $steps == *" probe "* ]]; then
+    make -s -C "$repo/probe" >&2 &
+    probe_build=$!
+    trap 'kill "$probe_build" 2>/dev/null || true' EXIT
+fi
+if [[ $steps == *" python "* ]]; then
+    "$repo/rtscope" --version >/dev/null
+    # What the tests need beside it, installed again when a requirements file changes: requirements-dev.txt
+    # (pytest, selenium, the pinned lint and type gate) and labgrid (--target labgrid:ENV.yaml, optional
+    # for rtscope's users), resolved together so that labgrid's own wish for pytest stays within the pins.
+    # --no-compile, as the launcher: Python compiles what is imported when it is first imported.
+    stamp=$repo/.venv/.dev.stamp
+    for requirements in "$repo"/requirements*.txt; do
+        if [[ $requirements -nt $stamp ]]; then
+            echo "setup: installing the test tools and labgrid into .venv/" >&2
+            "$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check --no-compile \
+                -r "$repo/requirements.txt" -r "$repo/requirements-dev.txt" -r "$repo/requirements-labgrid.txt" >&2
+            touch "$stamp"
+            break
+        fi
+    done
+fi
+if [[ -n $probe_build ]]; then
+    wait "$probe_build" || { echo "setup: the probe did not build (make -C probe)" >&2; exit 1; }
+    trap - EXIT
+fi
 if [[ -n $kernels_dir ]]; then
     for port in freertos threadx; do
         settings=$repo/probe/port/$port/port.mk
@@ -138,4 +156,8 @@ if [[ -n $kernels_dir ]]; then
         "$repo/rtscope" kernels add "$port" "$checkout" >&2
     done
 fi
-echo "setup: ready ($("$repo/probe/build/rtscope-probe" version))" >&2
+if [[ $steps == *" probe "* ]]; then
+    echo "setup: ready ($("$repo/probe/build/rtscope-probe" version))" >&2
+else
+    echo "setup: ready (${steps// /} only)" >&2
+fi

@@ -17,12 +17,14 @@ for arg in "$@"; do
         workers=()
     fi
 done
-./setup.sh
-# The probe's checks (make's builds and its simulators' runs) beside the gate (mypy, one CPU): make takes
-# every CPU, so that once mypy is done the builds go on on both.
-make -s -j"$(nproc)" -C probe "$probe_tests" &
+./setup.sh --only packages
+# The probe and its checks (make's builds and its simulators' runs) beside the Python environment (pip, one
+# CPU) and then the gate (mypy, one CPU): make takes every CPU, so that the builds go on on both once
+# those are done.
+make -s -j"$(nproc)" -C probe all "$probe_tests" &
 probe_checks=$!
 trap 'kill "$probe_checks" 2>/dev/null || true' EXIT
+./setup.sh --only python
 .venv/bin/ruff check --quiet
 .venv/bin/ruff format --check --quiet
 .venv/bin/mypy
