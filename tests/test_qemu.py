@@ -7,9 +7,11 @@ import base64
 import dataclasses
 import hashlib
 import json
+import lzma
 import os
 import re
 import shutil
+import struct
 import subprocess
 import tempfile
 import time
@@ -28,7 +30,7 @@ from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
 from rtscope.targets import make_target
 from rtscope.targets.qemu import machine as qemu_machine
-from rtscope.targets.qemu.debian import QemuTarget, frames, initramfs, parse_spec
+from rtscope.targets.qemu.debian import QemuTarget, frames, initramfs, parse_spec, pvh_vmlinux
 from rtscope.targets.transport import LocalTransport, read_with_cat
 from support import builders
 
@@ -88,6 +90,55 @@ def test_initramfs_is_a_reproducible_newc_archive(tmp_path: Path) -> None:
     assert listed.splitlines()[1].startswith("crw-------")
     subprocess.run(["cpio", "-id", "--quiet"], input=archive, cwd=tmp_path, check=True)
     assert (tmp_path / "rtscope" / "job").read_bytes() == b"exec true\n"
+
+
+def _elf_with_a_note(owner: bytes, kind: int) -> bytes:
+    """A 64-bit ELF of one PT_NOTE segment holding one note."""
+    note = struct.pack("<III", len(owner) + 1, 4, kind) + owner + b"\0" * (4 - len(owner) % 4) + b"\1\0\0\0"
+    header = (
+        b"\x7fELF\x02\x01\x01" + bytes(9) + struct.pack("<HHIQQQIHHHHHH", 2, 62, 1, 0, 64, 0, 0, 64, 56, 1, 0, 0, 0)
+    )
+    segment = struct.pack("<IIQQQQQQ", 4, 4, 64 + 56, 0, 0, len(note), len(note), 4)
+    return header + segment + note
+
+
+def _bzimage(payload: bytes) -> bytes:
+    """An x86 boot image of one setup sector, boot protocol 2.15, whose payload is ``payload``."""
+    setup = bytearray(1024)
+    setup[0x1F1] = 1
+    setup[0x202:0x208] = b"HdrS" + struct.pack("<H", 0x20F)
+    struct.pack_into("<II", setup, 0x248, 16, len(payload))
+    return bytes(setup) + bytes(16) + payload + bytes(32)
+
+
+def test_an_x86_kernel_boots_by_the_pvh_entry_of_the_vmlinux_inside_its_bzimage(tmp_path: Path) -> None:
+    vmlinux = _elf_with_a_note(b"Xen", 18)
+    bzimage = tmp_path / "vmlinuz-6.1.0-x"
+    # The kernel's build puts the decompressed size after the xz stream.
+    bzimage.write_bytes(_bzimage(lzma.compress(vmlinux, format=lzma.FORMAT_XZ) + struct.pack("<I", len(vmlinux))))
+    kept = pvh_vmlinux(bzimage)
+    assert kept == tmp_path / "vmlinuz-6.1.0-x.pvh" and kept.read_bytes() == vmlinux
+    bzimage.write_bytes(b"changed")  # kept: not decompressed again
+    assert pvh_vmlinux(bzimage) == kept
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["vmlinuz-6.1.0-x", "vmlinuz-6.1.0-x.pvh"]
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        _bzimage(lzma.compress(_elf_with_a_note(b"Linux", 18), format=lzma.FORMAT_XZ)),  # no Xen entry note
+        _bzimage(lzma.compress(_elf_with_a_note(b"Xen", 17), format=lzma.FORMAT_XZ)),  # another Xen note
+        _bzimage(b"\x1f\x8b" + bytes(100)),  # a gzip payload
+        _bzimage(b"\xfd7zXZ\x00" + bytes(100)),  # a damaged xz stream
+        b"MZ" + bytes(2000),  # not a bzImage
+    ],
+    ids=["no-entry-note", "other-note", "gzip", "damaged", "not-a-bzimage"],
+)
+def test_a_kernel_without_a_pvh_vmlinux_boots_as_its_image(tmp_path: Path, image: bytes) -> None:
+    bzimage = tmp_path / "vmlinuz"
+    bzimage.write_bytes(image)
+    assert pvh_vmlinux(bzimage) is None
+    assert [path.name for path in tmp_path.iterdir()] == ["vmlinuz"]
 
 
 def test_frames_keep_only_whole_blocks() -> None:
@@ -174,6 +225,9 @@ def test_each_kernel_boots_and_measures(short_runs: dict[str, dict], spec: str) 
     flavour = spec.split(":")[2]
     wakeup = next(metric for metric in doc["metrics"] if metric["id"] == "lat.wakeup")
     assert wakeup["valid"] and wakeup["stats"]["count"] > 100
+    # The job started with the guest's high-resolution timers running (x86: after the TSC's calibration),
+    # not on the tick.
+    assert doc["timing"]["sleep_granularity_ns"] is None
     assert doc["system"]["realtime_kernel"] is (flavour == "rt")
     assert ("-rt-" in doc["system"]["kernel_release"]) is (flavour == "rt")
     target = QemuTarget(spec).record()
