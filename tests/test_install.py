@@ -78,7 +78,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     subprocess.run([sys.executable, *pip, "wheel", "--no-deps", source, "-w", root / "wheels"], check=True, timeout=300)
     [wheel] = (root / "wheels").glob("*.whl")
     subprocess.run([sys.executable, "-m", "venv", root / "venv"], check=True, timeout=120)
-    subprocess.run([root / "venv" / "bin" / "python", *pip, "install", wheel], check=True, timeout=600)
+    # --no-compile, as setup.sh installs: compiling every file of numpy and scipy was most of the install.
+    subprocess.run([root / "venv" / "bin" / "python", *pip, "install", "--no-compile", wheel], check=True, timeout=600)
     (root / "work").mkdir()
     return Installed(wheel, root / "venv" / "bin", root / "work")
 
