@@ -110,3 +110,18 @@ def test_without_a_c_compiler_the_installed_rtscope_says_so(installed):
         "",
         "rtscope: building the probe needs a C compiler: no /nonexistent/cc (Debian: apt-get install build-essential)\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--only", "kernels"], "setup: --only needs one of packages, python, probe"),
+        (["--only"], "setup: --only needs one of packages, python, probe"),
+        (["--kernels"], "setup: --kernels needs a folder"),
+        (["--fast"], "setup: unknown argument --fast"),
+    ],
+)
+def test_setup_refuses_bad_arguments_in_one_line_before_doing_anything(arguments, message):
+    refused = subprocess.run([REPO / "setup.sh", *arguments], capture_output=True, text=True, timeout=60, check=False)
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == f"{message} (setup.sh [--kernels DIR] [--only packages|python|probe])\n"
