@@ -56,11 +56,6 @@ ALONE = frozenset(
     }
 )
 ALONE_GROUP = "alone"
-# The files whose slow tests only take CPU time, in an emulator (QEMU's guests and boards, their probes
-# inside): to ALONE's tests no more than the load of a busy machine, which they bear (./test.sh passes
-# beside stress-ng --cpu 2), and nothing of theirs is what ALONE's tests count or change. They run beside
-# ALONE's tests (and first, so that both CPUs work while those run).
-BESIDE_ALONE = frozenset({"test_qemu.py", "test_qemu_board.py", "test_monitor_qemu.py", "test_serial_board.py"})
 # The files whose slow tests each boot or build what they need (no module fixture shares it): a slow test of
 # theirs that uses no module-scoped fixture goes to whichever worker is free, so that one file's boots do
 # not queue on one worker while the other has nothing left (test_qemu.py's alone were some 300 s). The
@@ -141,10 +136,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def _scheduled(items: list[pytest.Item]) -> list[pytest.Item]:
     """``items`` in the order xdist hands them out (test.sh's --no-loadscope-reorder: in collection order, a
-    group at its first test): ALONE's group first, and BESIDE_ALONE's groups for the other worker while its
-    tests keep every other slow test out; then the fast tests; then the other files' groups, the most tests
-    first, so that no long one starts last; then the slow tests spread one by one, which fill what the
-    groups leave."""
+    group at its first test): ALONE's group first, so that while its tests keep every other slow test out,
+    the other worker has the fast tests to run; then the files' groups, the most tests first, so that no
+    long one starts last; then the slow tests spread one by one, which fill what the groups leave."""
     groups: dict[str, int] = {}
     for item in items:
         group = _group(item)
@@ -153,15 +147,13 @@ def _scheduled(items: list[pytest.Item]) -> list[pytest.Item]:
 
     def rank(item: pytest.Item) -> tuple[int, int]:
         group = _group(item)
-        if group is None:
-            return (2, 0)
         if group == ALONE_GROUP:
             return (0, 0)
+        if group is None:
+            return (1, 0)
         if group.startswith(ONE):
-            return (4, 0)
-        if item.path.name in BESIDE_ALONE:
-            return (1, -groups[group])
-        return (3, -groups[group])
+            return (3, 0)
+        return (2, -groups[group])
 
     return sorted(items, key=rank)
 
@@ -217,11 +209,10 @@ class _FastTier:
 
 
 class _Alone:
-    """On an xdist worker: a test of ALONE's group runs with no slow test running on another worker but
-    BESIDE_ALONE's, and the other slow tests wait while one of them runs, through a lock every worker of
-    the session shares (a readers' and writer's lock: flock's shared and exclusive modes, behind a
-    turnstile so that a waiting writer is not passed by readers forever). Fast tests and BESIDE_ALONE's run
-    beside anything, as the fast tier runs beside other work."""
+    """On an xdist worker: a test of ALONE's group runs with no slow test running on another worker, and a
+    slow test waits while one of them runs, through a lock every worker of the session shares (a readers'
+    and writer's lock: flock's shared and exclusive modes, behind a turnstile so that a waiting writer is not
+    passed by readers forever). Fast tests run beside anything, as the fast tier runs beside other work."""
 
     def __init__(self) -> None:
         # Named by the session's run id, which every worker of one run shares and no other run has.
@@ -233,7 +224,7 @@ class _Alone:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
         group = item.get_closest_marker("xdist_group")
-        if not item.get_closest_marker(SLOW) or group is None or item.path.name in BESIDE_ALONE:
+        if not item.get_closest_marker(SLOW) or group is None:
             yield
             return
         mode = fcntl.LOCK_EX if group.args == (ALONE_GROUP,) else fcntl.LOCK_SH
