@@ -586,4 +586,6 @@ def test_on_a_terminal_the_progress_line_redraws_itself_around_the_console(monke
     # The console's lines stay whole: the line is taken away before each and drawn again after it.
     assert "rtscope-probe: sem.ops for 0.50 s\r\n" in text and "sem.signal " in text
     assert re.search(r"so far\)(?!\r\x1b\[K)", text) is None, text
-    assert text.endswith("\r\x1b[K")  # and taken away at the end
+    # Nothing of it is left at the end: its last drawing is taken away (at the end, or before the console's
+    # last line when no redraw came after it).
+    assert text.rfind("\r\x1b[K") > text.rfind("\r\x1b[Krtscope: "), text

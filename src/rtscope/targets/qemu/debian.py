@@ -121,7 +121,7 @@ class Arch:
 ARCHES = {
     # QEMU 7.2's x86 TCG under -icount hangs bringing up a second CPU ("x86: Booting SMP configuration"
     # and nothing after, with qemu64, max, Nehalem or Haswell): one CPU there.
-    # pvh: a bzImage decompresses itself in the guest, 6 s of a 14 s boot under TCG; the kernel inside it
+    # pvh: a bzImage decompresses itself in the guest, some 6 s of a 17 s boot under TCG; the kernel inside it
     # boots straight by its PVH entry (pvh_vmlinux), with the same code from there on.
     "x86_64": Arch("amd64", "qemu-system-x86_64", ("-M", "pc", "-cpu", "qemu64"), "ttyS0", 1, 1, pvh=True),
     # dtb-randomness=off: the virt machine otherwise hands the kernel a new random seed in its device tree
