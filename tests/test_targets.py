@@ -405,6 +405,14 @@ def test_a_campaigns_slots_split_its_runs_every_nth():
     ]
 
 
+# rtscope's run of a stand-in probe (the script in argv[1]), as a process of its own: what worker.run
+# returned, or "stopped" for the run stopped.
+_RUN_THE_STAND_IN = (
+    "from rtscope.targets import worker\n"
+    "try:\n    print(worker.run(['sh', '-c', sys.argv[1]]))\nexcept KeyboardInterrupt:\n    print('stopped')\n"
+)
+
+
 @pytest.mark.parametrize("ends", ["killed", "writes"], ids=["before-its-handler", "after-writing"])
 def test_a_probe_stopped_before_it_could_catch_the_stop_is_the_run_stopped(ends, tmp_path, db_path):
     # A stand-in probe: one that dies of SIGTERM as a process does before its handler is in place, or one
@@ -414,10 +422,7 @@ def test_a_probe_stopped_before_it_could_catch_the_stop_is_the_run_stopped(ends,
         "killed": f"touch {started}; exec sleep 60",
         "writes": f"trap 'kill $!; echo {{}}; exit 143' TERM; touch {started}; sleep 60 & wait",
     }[ends]
-    caller = (
-        "import sys\nfrom rtscope.targets import worker\n"
-        "try:\n    print(worker.run(['sh', '-c', sys.argv[1]]))\nexcept KeyboardInterrupt:\n    print('stopped')\n"
-    )
+    caller = f"import sys\n{_RUN_THE_STAND_IN}"
     rtscope = subprocess.Popen(
         [sys.executable, "-c", caller, script], stdout=subprocess.PIPE, text=True, env=process_env(db_path)
     )
@@ -438,13 +443,12 @@ def test_a_stop_that_comes_as_the_probe_starts_stops_it_and_leaves_nothing_runni
     # the signal as it returns. The stand-in probe says its pid, then sleeps; it must not outlive rtscope.
     pid_file = tmp_path / "pid"
     caller = (
-        "import os, signal, subprocess, sys\nfrom rtscope.targets import worker\n"
+        "import os, signal, subprocess, sys\n"
         "class StoppedAsItStarts(subprocess.Popen):\n"
         "    def __init__(self, *args, **kwargs):\n"
         "        super().__init__(*args, **kwargs)\n"
         "        os.kill(os.getpid(), signal.SIGTERM)\n"
-        "subprocess.Popen = StoppedAsItStarts\n"
-        "try:\n    print(worker.run(['sh', '-c', sys.argv[1]]))\nexcept KeyboardInterrupt:\n    print('stopped')\n"
+        f"subprocess.Popen = StoppedAsItStarts\n{_RUN_THE_STAND_IN}"
     )
     rtscope = subprocess.run(
         [sys.executable, "-c", caller, f"echo $$ > {pid_file}.new && mv {pid_file}.new {pid_file}; exec sleep 60"],
@@ -454,7 +458,8 @@ def test_a_stop_that_comes_as_the_probe_starts_stops_it_and_leaves_nothing_runni
         timeout=60,
         check=False,
     )
-    left = pid_file.exists() and Path(f"/proc/{pid_file.read_text().strip()}").exists()
+    pid = int(pid_file.read_text()) if pid_file.exists() else None
+    left = pid is not None and Path(f"/proc/{pid}").exists()
     if left:
-        os.kill(int(pid_file.read_text()), signal.SIGKILL)
+        os.kill(pid, signal.SIGKILL)
     assert (rtscope.returncode, rtscope.stdout.strip(), left) == (0, "stopped", False), rtscope.stderr
