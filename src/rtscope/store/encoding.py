@@ -13,15 +13,22 @@ The text read back is the text stored, byte for byte: an array is written back i
 writing it back gives its text exactly; any other array stays in the text. A document kept before this
 encoding (a plain zlib stream, schema version 5 and earlier) is read as it was. ``document`` parses the
 packed form straight, each array put in as a list, without writing its text to parse it again.
+
+numpy is imported by the functions that pack and unpack, not with this module (as rtscope.analysis.stats
+explains): every command opens the store, and one that never reads a packed document need not pay numpy's
+start-up.
 """
+
+from __future__ import annotations
 
 import json
 import re
 import struct
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 MAGIC = b"rtsd1"  # a zlib stream from Python starts 0x78, never "r"
 PLACE = "\0"
@@ -40,6 +47,8 @@ def pack(text: str) -> bytes:
     """``text`` as the store keeps it."""
     if PLACE in text:  # not JSON text: kept whole
         return zlib.compress(text.encode(), _LEVEL)
+    import numpy as np
+
     layouts: list[dict[str, Any]] = []
     steps: list[np.ndarray] = []
 
@@ -105,6 +114,8 @@ def document(data: bytes) -> Any:
 
 def _unpacked(data: bytes) -> tuple[str, list[tuple[dict[str, Any], np.ndarray]]]:
     """The skeleton of packed ``data`` and each array taken out of it, in order: its layout and numbers."""
+    import numpy as np
+
     (head_length,) = struct.unpack_from("<I", data, len(MAGIC))
     start = len(MAGIC) + 4
     described, skeleton = zlib.decompress(data[start : start + head_length]).decode().split("\n", 1)
@@ -139,6 +150,8 @@ def _array(text: str) -> tuple[dict[str, Any], np.ndarray] | None:
         return None
     for index in nulls:
         parsed[index] = 0
+    import numpy as np
+
     try:
         values = np.array(parsed, dtype=np.int64).reshape(-1, per_row)
     except OverflowError:
