@@ -2,7 +2,6 @@
 places reserved, waited for, acquired, measured over SSH and always released; two runs on one place take
 turns; a campaign on count=2 measures both places at once; every bad input is one line."""
 
-import functools
 import json
 import os
 import signal
@@ -32,7 +31,7 @@ def fleet(labgrid_fleet: Fleet) -> Iterator[Fleet]:
     yield labgrid_fleet
     _, lab = labgrid_fleet
     assert lab.acquired() == {}
-    assert lab.reservations().strip() == ""
+    assert lab.reservations() == []
 
 
 def _env(db_path: Path, fleet: Fleet, **more: str) -> dict[str, str]:
@@ -61,10 +60,6 @@ def _rtscope(db_path: Path, fleet: Fleet, *args: str, timeout: float = 120) -> O
 def _span(doc: dict[str, Any]) -> tuple[datetime, datetime]:
     run = doc["run"]
     return datetime.fromisoformat(run["started"]), datetime.fromisoformat(run["finished"])
-
-
-# Each poll runs a labgrid client: one every 0.2 s.
-_until = functools.partial(until, poll_s=0.2)
 
 
 def test_a_run_on_a_place_is_measured_on_its_board_and_the_place_released(db_path, fleet, tmp_path):
@@ -199,7 +194,7 @@ def test_two_runs_on_one_place_take_turns(db_path, fleet, tmp_path):
 
 def test_a_busy_place_is_waited_for_at_most_wait_and_the_reservation_cancelled(db_path, fleet):
     _, lab = fleet
-    lab.client("-p", "board-b", "acquire")
+    lab.acquire("board-b")
     try:
         started = time.monotonic()
         ran = _rtscope(db_path, fleet, "--wait", "2", "--target", "labgrid-place:board-b", "run", timeout=60)
@@ -210,7 +205,7 @@ def test_a_busy_place_is_waited_for_at_most_wait_and_the_reservation_cancelled(d
         assert 2 <= waited < 30
         assert not db_path.exists()
     finally:
-        lab.client("-p", "board-b", "release")
+        lab.release("board-b")
 
 
 @pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
@@ -229,10 +224,10 @@ def test_ctrl_c_and_sigterm_release_the_place(db_path, fleet, stop):
         "stopped: run",
     )
     try:
-        _until("board-a acquired", lambda: "board-a" in lab.acquired())
+        until("board-a acquired", lambda: "board-a" in lab.acquired())
         # Stopped once the probe runs on the board (seconds after the place is taken, a minute on a busy
         # machine): a fixed 3 s sent the signal before it on a loaded one.
-        _until("the board's probe started", lambda: probes_labelled("stopped"), timeout_s=120)
+        until("the board's probe started", lambda: probes_labelled("stopped"), timeout_s=120)
         if stop == "ctrl-c":
             err, took = _stopped(process, lambda: os.killpg(process.pid, signal.SIGINT))  # to the group, as a terminal
         else:
@@ -240,7 +235,7 @@ def test_ctrl_c_and_sigterm_release_the_place(db_path, fleet, stop):
     finally:
         process.kill()
         # A busy FIFO probe left on the board (this machine) would starve the tests after this one.
-        _until("the board's probe stopped", lambda: not probes_labelled("stopped"), timeout_s=70)
+        until("the board's probe stopped", lambda: not probes_labelled("stopped"), timeout_s=70)
     assert process.returncode == 130, err
     assert lab.acquired() == {}
     assert took < 30
@@ -290,8 +285,8 @@ def test_ctrl_c_on_a_campaign_on_two_places_releases_both_and_ends_it_as_interru
     spec = _spec(tmp_path, "stopped", ["labgrid-tag:kind=test:count=2"], repetitions=2, duration=60)
     process = _start(db_path, fleet, "campaign", str(spec))
     try:
-        _until("both places acquired", lambda: {"board-a", "board-b"} <= lab.acquired().keys())
-        _until("both boards' probes started", lambda: len(probes_labelled("stopped")) >= 2, timeout_s=120)
+        until("both places acquired", lambda: {"board-a", "board-b"} <= lab.acquired().keys())
+        until("both boards' probes started", lambda: len(probes_labelled("stopped")) >= 2, timeout_s=120)
         err, took = _stopped(process, lambda: os.killpg(process.pid, signal.SIGINT))
     finally:
         process.kill()
@@ -306,33 +301,33 @@ def test_a_killed_campaign_s_place_is_freed_by_its_guard_for_the_next_one(db_pat
     spec = _spec(tmp_path, "killed", ["labgrid-place:board-a", "labgrid-place:board-b"], repetitions=1, duration=60)
     process = _start(db_path, fleet, "campaign", str(spec))
     try:
-        _until("both places acquired", lambda: {"board-a", "board-b"} <= lab.acquired().keys())
+        until("both places acquired", lambda: {"board-a", "board-b"} <= lab.acquired().keys())
     finally:
         process.kill()  # its workers die with it (SIGKILL): none can give back its place
         process.communicate()
     killed = time.monotonic()
-    _until(
+    until(
         "the places released and the reservations cancelled",
-        lambda: not lab.acquired() and not lab.reservations().strip(),
+        lambda: not lab.acquired() and not lab.reservations(),
     )
     print(f"the guards freed both places {time.monotonic() - killed:.2f} s after the SIGKILL")
     # The probes started on the boards end with their connections (the lifeline: TERM, then KILL); a
     # busy one left running at SCHED_FIFO would starve the tests after this one.
-    _until("the boards' probes stopped", lambda: not probes_labelled("killed"), timeout_s=30)
+    until("the boards' probes stopped", lambda: not probes_labelled("killed"), timeout_s=30)
     again = _rtscope(db_path, fleet, "campaign", str(_spec(tmp_path, "next", ["labgrid-place:board-a"], 1, 0.3)))
     assert again.status == 0, again.err
 
 
 def test_a_killed_run_waiting_for_a_place_leaves_no_reservation(db_path, fleet):
     _, lab = fleet
-    lab.client("-p", "board-b", "acquire")
+    lab.acquire("board-b")
     try:
         process = _start(db_path, fleet, "--target", "labgrid-place:board-b", "run")
         try:
-            _until("a reservation waiting", lambda: "waiting" in lab.reservations())
+            until("a reservation waiting", lambda: "waiting" in lab.reservations())
         finally:
             process.kill()
             process.communicate()
-        _until("the reservation cancelled", lambda: not lab.reservations().strip(), timeout_s=30)
+        until("the reservation cancelled", lambda: not lab.reservations(), timeout_s=30)
     finally:
-        lab.client("-p", "board-b", "release")
+        lab.release("board-b")

@@ -1,52 +1,120 @@
 """A labgrid lab on 127.0.0.1 for the labgrid-place: and labgrid-tag: targets' tests: a real coordinator
 and exporter on free ports, the exporter offering tests/support/sshd.py's server as the NetworkService of each
-place, the places made and tagged with labgrid's own client."""
+place. The places are made, tagged, taken by "another user" and watched through one session of labgrid's own
+client library (labgrid.remote.client, what labgrid-client runs), kept open on a thread of its own: a
+labgrid-client process per look costs a second of CPU to start, and the tests look often."""
 
+import asyncio
 import contextlib
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
+from typing import Any
 
 from support.loopback import free_port
 
 BIN = Path(sys.executable).parent
 EXPORTER = "rtscope-test"
+# A coordinator answers on loopback within milliseconds; this is for a machine loaded to a standstill.
+_ANSWER_S = 60
 
 
-@dataclass
 class Lab:
-    address: str  # the coordinator's HOST:PORT
-    places: dict[str, dict[str, str]]  # each place's tags
+    """The coordinator at ``address`` (HOST:PORT) with ``places`` (each place's tags), seen through a
+    client session of its own."""
 
-    def client(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        """labgrid-client against this lab's coordinator."""
-        return subprocess.run(
-            [str(BIN / "labgrid-client"), "-x", self.address, *args],
-            capture_output=True,
-            text=True,
-            # A client starting on a loaded machine (stress-ng --cpu 2 beside the suite) took over 30 s.
-            timeout=120,
-            check=check,
-        )
+    def __init__(self, address: str, places: dict[str, dict[str, str]]):
+        from labgrid.remote.client import ClientSession
+
+        self.address = address
+        self.places = places
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="labgrid-lab", daemon=True)
+        self._thread.start()
+
+        async def started() -> ClientSession:
+            # gRPC's channel is made on the loop it is used from.
+            session = ClientSession(address, self._loop)
+            await session.start()
+            return session
+
+        self._session = self._call(started())
+
+    def _call(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(_ANSWER_S)
+
+    def _request(self, method: str, **fields: Any) -> Any:
+        """One request to the coordinator: ``method`` of its service, with the request's ``fields``."""
+        from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
+
+        request = getattr(pb2, f"{method}Request")(**fields)
+
+        async def answered() -> Any:
+            # A gRPC call is made on the loop that awaits it.
+            return await getattr(self._session.stub, method)(request)
+
+        return self._call(answered())
+
+    def resources(self) -> list[str]:
+        """The resources the exporters offer now, as EXPORTER/GROUP/NAME (a resource's name is its class's
+        unless the exporter names it)."""
+
+        async def synced() -> list[str]:
+            await self._session.sync_with_coordinator()
+            return [
+                f"{exporter}/{group}/{name}"
+                for exporter, groups in self._session.resources.items()
+                for group, named in groups.items()
+                for name, entry in named.items()
+                if entry.data  # a resource the exporter withdrew stays, emptied
+            ]
+
+        return self._call(synced())
+
+    def make_place(self, name: str, tags: dict[str, str]) -> None:
+        """A place whose resource is the exporter's NetworkService of group ``name``, with ``tags``."""
+        self._request("AddPlace", name=name)
+        self._request("AddPlaceMatch", placename=name, pattern=f"{EXPORTER}/{name}/NetworkService")
+        self._request("SetPlaceTags", placename=name, tags=tags)
+
+    def acquire(self, place: str) -> None:
+        """Take ``place`` as another user of the lab would."""
+        self._request("AcquirePlace", placename=place)
+
+    def release(self, place: str) -> None:
+        self._request("ReleasePlace", placename=place)
 
     def acquired(self) -> dict[str, str]:
-        """The places acquired now, by whom (labgrid-client's own view)."""
-        shown = self.client("-v", "places").stdout
-        holders, place = {}, ""
-        for line in shown.splitlines():
-            if line.startswith("Place '"):
-                place = line.split("'")[1]
-            elif line.strip().startswith("acquired:") and line.split(":", 1)[1].strip() not in ("", "None"):
-                holders[place] = line.split(":", 1)[1].strip()
-        return holders
+        """The places acquired now, by whom."""
 
-    def reservations(self) -> str:
-        return self.client("reservations").stdout
+        async def synced() -> dict[str, str]:
+            await self._session.sync_with_coordinator()
+            return {name: place.acquired for name, place in self._session.places.items() if place.acquired}
+
+        return self._call(synced())
+
+    def reservations(self) -> list[str]:
+        """The state of each reservation the coordinator holds now ("waiting", "allocated", …)."""
+        from labgrid.remote.common import Reservation
+
+        found = self._request("GetReservations").reservations
+        return [Reservation.from_pb2(reservation).state.name for reservation in found]
+
+    def close(self) -> None:
+        async def closed() -> None:
+            await self._session.stop()
+            await self._session.close()
+
+        with contextlib.suppress(Exception):
+            self._call(closed())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(_ANSWER_S)
+        self._loop.close()
 
 
 def _wait_for(what: str, ready: Callable[[], bool], process: subprocess.Popen[bytes], log: Path) -> None:
@@ -79,6 +147,7 @@ def lab(directory: Path, ssh_port: int, places: dict[str, dict[str, str]]) -> It
         )
     )
     started: list[subprocess.Popen[bytes]] = []
+    watching: list[Lab] = []
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     try:
         with open(directory / "coordinator.log", "wb") as log:
@@ -113,18 +182,15 @@ def lab(directory: Path, ssh_port: int, places: dict[str, dict[str, str]]) -> It
             )
         started.append(exporter)
         running = Lab(address, places)
-        _wait_for(
-            "labgrid-exporter",
-            lambda: all(f"/{name}/NetworkService" in running.client("resources").stdout for name in places),
-            exporter,
-            directory / "exporter.log",
-        )
+        watching.append(running)
+        offered = {f"{EXPORTER}/{name}/NetworkService" for name in places}
+        _wait_for("labgrid-exporter", lambda: offered <= set(running.resources()), exporter, directory / "exporter.log")
         for name, tags in places.items():
-            running.client("-p", name, "create")
-            running.client("-p", name, "add-match", f"{EXPORTER}/{name}/NetworkService")
-            running.client("-p", name, "set-tags", *(f"{key}={value}" for key, value in tags.items()))
+            running.make_place(name, tags)
         yield running
     finally:
+        for session in watching:
+            session.close()
         for process in reversed(started):
             process.terminate()
             try:
