@@ -211,10 +211,13 @@ SPECS = ("qemu:x86_64:stock", "qemu:x86_64:rt", "qemu:aarch64:stock", "qemu:aarc
 
 @slow_fixture(scope="module")
 def short_runs() -> dict[str, dict]:
-    """One short run per architecture and flavour (lat.timerlat too on aarch64), and a second on
-    aarch64 stock."""
-    runs = {spec: QemuTarget(spec).run(WITH_TIMERLAT if "aarch64" in spec else SHORT).doc for spec in SPECS}
-    runs["again"] = QemuTarget("qemu:aarch64:stock").run(WITH_TIMERLAT).doc
+    """One short run per architecture and flavour (on aarch64 with lat.timerlat too, at seed 1), and on
+    aarch64 stock a second at seed 1 ("again") and one at seed 2 ("seed 2")."""
+    seeded = dataclasses.replace(WITH_TIMERLAT, seed=1)
+    runs = {spec: QemuTarget(spec).run(seeded if "aarch64" in spec else SHORT).doc for spec in SPECS}
+    stock = QemuTarget("qemu:aarch64:stock")
+    runs["again"] = stock.run(seeded).doc
+    runs["seed 2"] = stock.run(dataclasses.replace(seeded, seed=2)).doc
     return runs
 
 
@@ -249,14 +252,12 @@ def test_two_runs_give_identical_metrics(short_runs: dict[str, dict]) -> None:
 
 
 @pytest.mark.kernels
-def test_a_seed_moves_the_wake_ups_against_the_tick_and_one_seed_repeats_the_run() -> None:
+def test_a_seed_moves_the_wake_ups_against_the_tick(short_runs: dict[str, dict]) -> None:
     """Seeds 1 and 2 start lat.wakeup at other phases, and its figures differ (the tail: where a wake-up
-    meets the tick); seed 1 twice gives the same metrics to the bit."""
-    target = QemuTarget("qemu:aarch64:stock")
-    first, other, again = (target.run(dataclasses.replace(SHORT, seed=seed)).doc for seed in (1, 2, 1))
+    meets the tick); seed 1 twice gives the same metrics to the bit (test_two_runs_give_identical_metrics)."""
+    first, other = short_runs["qemu:aarch64:stock"], short_runs["seed 2"]
     assert [doc["benches"][0]["phase_ns"] for doc in (first, other)] == [8_000_056, 2_495_282]
     assert json.dumps(first["metrics"]) != json.dumps(other["metrics"])
-    assert json.dumps(first["metrics"]) == json.dumps(again["metrics"])
 
 
 @pytest.mark.kernels
@@ -416,8 +417,10 @@ def test_a_guest_that_panics_is_one_line_and_leaves_nothing() -> None:
 @pytest.mark.kernels
 def test_a_guest_that_hangs_is_stopped_at_its_deadline() -> None:
     target = QemuTarget("qemu:aarch64:stock")
-    with pytest.raises(RtscopeError, match=r"did not finish within 12 s \(hung\?\): QEMU stopped"):
-        target.guest.boot(["sh", "-c", "while :; do :; done"], 12)
+    # The deadline is wall time, and the guest never ends however fast it boots: 3 s of a spinning emulator
+    # show the stop as well as a minute would.
+    with pytest.raises(RtscopeError, match=r"did not finish within 3 s \(hung\?\): QEMU stopped"):
+        target.guest.boot(["sh", "-c", "while :; do :; done"], 3)
 
 
 class _RecordedGuest:
