@@ -77,9 +77,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     pip = ["-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run([sys.executable, *pip, "wheel", "--no-deps", source, "-w", root / "wheels"], check=True, timeout=300)
     [wheel] = (root / "wheels").glob("*.whl")
-    subprocess.run([sys.executable, "-m", "venv", root / "venv"], check=True, timeout=120)
+    # Without a pip of its own (ensurepip's install of one took 6 s of CPU): this pip installs into it.
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", root / "venv"], check=True, timeout=120)
     # --no-compile, as setup.sh installs: compiling every file of numpy and scipy was most of the install.
-    subprocess.run([root / "venv" / "bin" / "python", *pip, "install", "--no-compile", wheel], check=True, timeout=600)
+    subprocess.run(
+        [sys.executable, *pip, "--python", root / "venv" / "bin" / "python", "install", "--no-compile", wheel],
+        check=True,
+        timeout=600,
+    )
     (root / "work").mkdir()
     return Installed(wheel, root / "venv" / "bin", root / "work")
 
