@@ -135,22 +135,42 @@ def test_a_cross_built_probe_measures_a_valid_result(built: tuple[str, Path], tm
     assert metrics["ctxsw.sem"]["stats"]["count"] > 0
 
 
-@pytest.mark.usefixtures("probe")
-def test_a_missing_or_stale_probe_is_built_and_an_up_to_date_one_is_not(tmp_path: Path):
-    if NATIVE_ARCH is None:
-        pytest.skip(f"no probe build for this machine ({platform.machine()})")
-    arch = NATIVE_ARCH
-    _require_compiler(arch)
-    probe = probes.probe_for(arch, build_dir=tmp_path)
-    assert probe == tmp_path / f"rtscope-probe-{arch}"
+# A cross compiler's stand-in: it answers probe/Makefile's question for the static C library, and builds by
+# writing a line to -o's file, counting its builds in CALLS beside it. Whether a real build runs is
+# test_a_cross_built_probe_is_static_and_lists_its_benches's and test_ssh's; this is when one is made.
+STAND_IN_GCC = """#!/bin/sh
+case "$1" in -print-file-name=*) echo /stand-in/libc.a; exit 0;; esac
+echo build >> "$(dirname "$0")/CALLS"
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+echo "a stand-in for a probe" > "$out"
+"""
+
+
+def test_a_missing_or_stale_probe_is_built_and_an_up_to_date_one_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    compiler = tmp_path / "tools" / "stand-in-gcc"
+    compiler.parent.mkdir()
+    compiler.write_text(STAND_IN_GCC)
+    compiler.chmod(0o755)
+    monkeypatch.setenv("MAKEFLAGS", f"TRIPLET_aarch64={compiler.parent / 'stand-in'}")
+    build = tmp_path / "build"
+
+    def builds() -> int:
+        calls = compiler.parent / "CALLS"
+        return len(calls.read_text().splitlines()) if calls.exists() else 0
+
+    probe = probes.probe_for("aarch64", build_dir=build)
+    assert probe == build / "rtscope-probe-aarch64" and builds() == 1
     built_at = probe.stat().st_mtime_ns
-    assert probes.probe_for(arch, build_dir=tmp_path) == probe and probe.stat().st_mtime_ns == built_at
+    assert probes.probe_for("aarch64", build_dir=build) == probe and builds() == 1
+    assert probe.stat().st_mtime_ns == built_at
 
     os.utime(probe, (0, 0))  # older than every probe source: stale
-    probes.probe_for(arch, build_dir=tmp_path)
-    assert probe.stat().st_mtime_ns > built_at
+    probes.probe_for("aarch64", build_dir=build)
+    assert builds() == 2 and probe.stat().st_mtime_ns > built_at
     assert probes.identity(probe) == hashlib.sha256(probe.read_bytes()).hexdigest()
-    assert not list(tmp_path.glob("*.tmp"))
+    assert not list(build.glob("*.tmp"))
 
 
 def test_a_missing_cross_compiler_is_named_with_its_debian_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
