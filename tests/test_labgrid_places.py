@@ -176,7 +176,7 @@ def test_two_runs_on_one_place_take_turns(db_path, fleet, tmp_path):
             "--target",
             "labgrid-place:board-a",
             "run",
-            "clock.read",
+            "lat.wakeup",
             "--duration",
             "2",
             "--json",
@@ -217,7 +217,7 @@ def test_ctrl_c_and_sigterm_release_the_place(db_path, fleet, stop):
         "--target",
         "labgrid-place:board-a",
         "run",
-        "clock.read",
+        "lat.wakeup",
         "--duration",
         "60",
         "--label",
@@ -251,9 +251,10 @@ def _stopped(process: subprocess.Popen[str], stop: Callable[[], None]) -> tuple[
 
 
 def _spec(tmp_path: Path, name: str, targets: list[str], repetitions: int, duration: float) -> Path:
+    """A campaign measuring wake-ups: a sleeping bench (clock.read would keep a CPU busy per place)."""
     spec = tmp_path / f"{name}.toml"
     spec.write_text(
-        f'name = "{name}"\nbenches = ["clock.read"]\nduration = {duration}\nrepetitions = {repetitions}\n'
+        f'name = "{name}"\nbenches = ["lat.wakeup"]\nduration = {duration}\nrepetitions = {repetitions}\n'
         f"targets = {json.dumps(targets)}\n"
     )
     return spec
