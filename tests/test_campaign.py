@@ -295,9 +295,11 @@ def test_readers_are_served_while_a_campaign_writes(tmp_path, db_path, recorded_
     assert len(seen) > 2  # the reader saw the store grow
 
 
+# A campaign of real runs to stop, kill and resume: of wake-ups, which sleep between them (ctxsw.sem's two
+# threads kept the CPUs busy for every run).
 REAL_SPEC = """\
     name = "killed"
-    benches = ["ctxsw.sem"]
+    benches = ["lat.wakeup"]
     repetitions = 2
     duration = "{duration}"
 
