@@ -1,11 +1,13 @@
 """A labgrid lab on 127.0.0.1 for the labgrid-place: and labgrid-tag: targets' tests: a real coordinator
 and exporter on free ports, the exporter offering tests/support/sshd.py's server as the NetworkService of each
 place. The places are made, tagged, taken by "another user" and watched through one session of labgrid's own
-client library (labgrid.remote.client, what labgrid-client runs), kept open on a thread of its own: a
-labgrid-client process per look costs a second of CPU to start, and the tests look often."""
+client library (labgrid.remote.client, what labgrid-client runs) in a helper process of its own: a
+labgrid-client process per look cost a second of CPU to start, and the tests look often; and gRPC is kept
+out of the test's process, whose later forks (subprocess's preexec_fn) it crashed."""
 
 import asyncio
 import contextlib
+import json
 import os
 import socket
 import subprocess
@@ -20,19 +22,86 @@ from support.loopback import free_port
 
 BIN = Path(sys.executable).parent
 EXPORTER = "rtscope-test"
+TESTS = Path(__file__).resolve().parent.parent
 # A coordinator answers on loopback within milliseconds; this is for a machine loaded to a standstill.
 _ANSWER_S = 60
 
 
 class Lab:
-    """The coordinator at ``address`` (HOST:PORT) with ``places`` (each place's tags), seen through a
-    client session of its own."""
+    """The coordinator at ``address`` (HOST:PORT) with ``places`` (each place's tags), seen through the
+    helper process's session: each method is one request to it, a JSON line each way."""
 
     def __init__(self, address: str, places: dict[str, dict[str, str]]):
-        from labgrid.remote.client import ClientSession
-
         self.address = address
         self.places = places
+        self._helper = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                (
+                    f"import sys; sys.path.insert(0, {str(TESTS)!r}); from support import labgrid_lab; "
+                    "labgrid_lab.serve(sys.argv[1])"
+                ),
+                address,
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def _ask(self, what: str, *args: Any) -> Any:
+        assert self._helper.stdin is not None and self._helper.stdout is not None
+        self._helper.stdin.write(json.dumps([what, *args]) + "\n")
+        self._helper.stdin.flush()
+        answer = self._helper.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the lab's client session ended (status {self._helper.wait(_ANSWER_S)})")
+        said = json.loads(answer)
+        if "error" in said:
+            raise RuntimeError(f"the lab's client session: {what}: {said['error']}")
+        return said["value"]
+
+    def resources(self) -> list[str]:
+        """The resources the exporters offer now, as EXPORTER/GROUP/NAME (a resource's name is its class's
+        unless the exporter names it)."""
+        return list(self._ask("resources"))
+
+    def make_place(self, name: str, tags: dict[str, str]) -> None:
+        """A place whose resource is the exporter's NetworkService of group ``name``, with ``tags``."""
+        self._ask("make_place", name, tags)
+
+    def acquire(self, place: str) -> None:
+        """Take ``place`` as another user of the lab would."""
+        self._ask("acquire", place)
+
+    def release(self, place: str) -> None:
+        self._ask("release", place)
+
+    def acquired(self) -> dict[str, str]:
+        """The places acquired now, by whom."""
+        return dict(self._ask("acquired"))
+
+    def reservations(self) -> list[str]:
+        """The state of each reservation the coordinator holds now ("waiting", "allocated", …)."""
+        return list(self._ask("reservations"))
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            if self._helper.stdin is not None:
+                self._helper.stdin.close()  # the helper's end of input: it closes its session and ends
+        try:
+            self._helper.wait(_ANSWER_S)
+        except subprocess.TimeoutExpired:
+            self._helper.kill()
+            self._helper.wait()
+
+
+class _Session:
+    """The helper's session with the coordinator, on an event loop running on a thread of its own."""
+
+    def __init__(self, address: str):
+        from labgrid.remote.client import ClientSession
+
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="labgrid-lab", daemon=True)
         self._thread.start()
@@ -61,9 +130,6 @@ class Lab:
         return self._call(answered())
 
     def resources(self) -> list[str]:
-        """The resources the exporters offer now, as EXPORTER/GROUP/NAME (a resource's name is its class's
-        unless the exporter names it)."""
-
         async def synced() -> list[str]:
             await self._session.sync_with_coordinator()
             return [
@@ -77,21 +143,17 @@ class Lab:
         return self._call(synced())
 
     def make_place(self, name: str, tags: dict[str, str]) -> None:
-        """A place whose resource is the exporter's NetworkService of group ``name``, with ``tags``."""
         self._request("AddPlace", name=name)
         self._request("AddPlaceMatch", placename=name, pattern=f"{EXPORTER}/{name}/NetworkService")
         self._request("SetPlaceTags", placename=name, tags=tags)
 
     def acquire(self, place: str) -> None:
-        """Take ``place`` as another user of the lab would."""
         self._request("AcquirePlace", placename=place)
 
     def release(self, place: str) -> None:
         self._request("ReleasePlace", placename=place)
 
     def acquired(self) -> dict[str, str]:
-        """The places acquired now, by whom."""
-
         async def synced() -> dict[str, str]:
             await self._session.sync_with_coordinator()
             return {name: place.acquired for name, place in self._session.places.items() if place.acquired}
@@ -99,7 +161,6 @@ class Lab:
         return self._call(synced())
 
     def reservations(self) -> list[str]:
-        """The state of each reservation the coordinator holds now ("waiting", "allocated", …)."""
         from labgrid.remote.common import Reservation
 
         found = self._request("GetReservations").reservations
@@ -114,7 +175,23 @@ class Lab:
             self._call(closed())
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(_ANSWER_S)
-        self._loop.close()
+
+
+def serve(address: str) -> None:
+    """The helper process: a session with the coordinator at ``address``, answering each request line on
+    stdin (a JSON list: the method and its arguments) with a JSON line (its value, or the error), until
+    stdin ends."""
+    session = _Session(address)
+    try:
+        for line in sys.stdin:
+            what, *args = json.loads(line)
+            try:
+                said = {"value": getattr(session, what)(*args)}
+            except Exception as error:  # noqa: BLE001 (whatever failed is said to the test, which fails naming it)
+                said = {"error": f"{type(error).__name__}: {error}"}
+            print(json.dumps(said), flush=True)
+    finally:
+        session.close()
 
 
 def _wait_for(what: str, ready: Callable[[], bool], process: subprocess.Popen[bytes], log: Path) -> None:
