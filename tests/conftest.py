@@ -366,10 +366,11 @@ def probe_result(
 
 def make_probe(*args: str | Path) -> subprocess.CompletedProcess[str]:
     """``make -s -C probe ARGS``, its output kept for the test to judge; one at a time among the suite's
-    workers and rtscope's own builds in probe/build (rtscope.targets.probes.make's lock), whose rules share
-    the generated files."""
-    build = REPO / "probe" / "build"
-    build.mkdir(exist_ok=True)
+    workers and rtscope's own builds in its folder (rtscope.targets.probes.make's lock), whose rules share
+    the generated files: the BUILD=DIR it names, else probe/build (a port's default folders are under it)."""
+    named = [str(arg).split("=", 1)[1] for arg in args if str(arg).startswith("BUILD=")]
+    build = REPO / "probe" / (named[-1] if named else "build")  # an absolute DIR stays itself
+    build.mkdir(parents=True, exist_ok=True)
     with open(build / ".probes.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         return subprocess.run(

@@ -6,12 +6,14 @@ add), and skip saying which is missing."""
 
 import contextlib
 import dataclasses
+import fcntl
 import json
 import os
 import re
 import struct
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model.request import RunRequest
 from rtscope.model.values import ParamSetting
 from rtscope.render.sections.run import measured_on
-from rtscope.targets import kernels, make_target
+from rtscope.targets import kernels, make_target, probes
 from rtscope.targets.mcu import qemu_board
 from rtscope.targets.mcu.qemu_board import QemuBoardTarget
 from rtscope.targets.qemu import machine as qemu_machine
@@ -223,6 +225,22 @@ def test_the_bench_configuration_builds_apart_runs_and_says_what_it_is():
     metrics = {metric["id"]: metric for metric in doc["metrics"]}
     for metric_id in ("tm.preempt", "tm.irq_preempt", "mutex.lock"):
         assert metrics[metric_id]["valid"], metrics[metric_id].get("invalid_reason")
+
+
+@pytest.mark.usefixtures("board_tools")
+def test_an_image_is_built_while_another_build_holds_the_probes_folder():
+    """An image's build takes its own folder's lock, not probe/build's: the native probe's build, or a
+    board's, holding that one does not hold it up."""
+    image = qemu_board.build_image("freertos", "mps2-an385")
+    built: list[Path] = []
+    with open(probes.BUILD_DIR / ".probes.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        again = threading.Thread(target=lambda: built.append(qemu_board.build_image("freertos", "mps2-an385")))
+        again.start()
+        again.join(120)
+        while_held = list(built)
+    again.join()
+    assert while_held == [image]
 
 
 @slow_fixture(scope="module")

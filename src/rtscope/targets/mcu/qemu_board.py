@@ -348,6 +348,9 @@ def build_image(
         f"the {kernel.name} image for {board} ({config} configuration"
         + (f", MCU={mcu}" if mcu else "")
         + (f", {link} link)" if link != "semihosting" else ")"),
+        # Its folder's lock: an image's build writes nothing outside its folder, so that it need not wait for
+        # the builds of other images or of the native probe, nor they for it.
+        image.parent,
     )
     if not image.is_file():
         raise RtscopeError(f"building the {board} image left no {image}")
