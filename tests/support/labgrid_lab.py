@@ -1,29 +1,29 @@
 """A labgrid lab on 127.0.0.1 for the labgrid-place: and labgrid-tag: targets' tests: a real coordinator
 and exporter on free ports, the exporter offering tests/support/sshd.py's server as the NetworkService of each
 place. The places are made, tagged, taken by "another user" and watched through one session of labgrid's own
-client library (labgrid.remote.client, what labgrid-client runs) in a helper process of its own: a
+client library (what labgrid-client runs, opened as rtscope opens it) in a helper process of its own: a
 labgrid-client process per look cost a second of CPU to start, and the tests look often; and gRPC is kept
 out of the test's process, whose later forks (subprocess's preexec_fn) it crashed."""
 
-import asyncio
 import contextlib
 import json
 import os
 import socket
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from rtscope.targets.remote import labgrid_places
 from support.loopback import free_port
 
 BIN = Path(sys.executable).parent
 EXPORTER = "rtscope-test"
 TESTS = Path(__file__).resolve().parent.parent
-# A coordinator answers on loopback within milliseconds; this is for a machine loaded to a standstill.
+# A helper's answer (rtscope's Coordinator bounds each call to the coordinator itself); this is for a machine
+# loaded to a standstill.
 _ANSWER_S = 60
 
 
@@ -39,7 +39,8 @@ class Lab:
                 sys.executable,
                 "-c",
                 (
-                    f"import sys; sys.path.insert(0, {str(TESTS)!r}); from support import labgrid_lab; "
+                    f"import sys; sys.path[:0] = [{str(TESTS)!r}, {str(TESTS.parent / 'src')!r}]; "
+                    "from support import labgrid_lab; "
                     "labgrid_lab.serve(sys.argv[1])"
                 ),
                 address,
@@ -97,50 +98,32 @@ class Lab:
 
 
 class _Session:
-    """The helper's session with the coordinator, on an event loop running on a thread of its own."""
+    """The helper's session with the coordinator: rtscope's own (rtscope.targets.remote.labgrid_places'
+    Coordinator, each call bounded), which it takes and releases places through."""
 
     def __init__(self, address: str):
-        from labgrid.remote.client import ClientSession
-
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="labgrid-lab", daemon=True)
-        self._thread.start()
-
-        async def started() -> ClientSession:
-            # gRPC's channel is made on the loop it is used from.
-            session = ClientSession(address, self._loop)
-            await session.start()
-            return session
-
-        self._session = self._call(started())
-
-    def _call(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
-        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(_ANSWER_S)
+        self._coordinator = labgrid_places.Coordinator("the test lab", address)
 
     def _request(self, method: str, **fields: Any) -> Any:
         """One request to the coordinator: ``method`` of its service, with the request's ``fields``."""
         from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
 
         request = getattr(pb2, f"{method}Request")(**fields)
+        return self._coordinator.call(getattr(self._coordinator.session.stub, method)(request))
 
-        async def answered() -> Any:
-            # A gRPC call is made on the loop that awaits it.
-            return await getattr(self._session.stub, method)(request)
-
-        return self._call(answered())
+    def _synced(self) -> Any:
+        """The session, once it has seen every update the coordinator sent before now."""
+        self._coordinator.call(self._coordinator.session.sync_with_coordinator())
+        return self._coordinator.session
 
     def resources(self) -> list[str]:
-        async def synced() -> list[str]:
-            await self._session.sync_with_coordinator()
-            return [
-                f"{exporter}/{group}/{name}"
-                for exporter, groups in self._session.resources.items()
-                for group, named in groups.items()
-                for name, entry in named.items()
-                if entry.data  # a resource the exporter withdrew stays, emptied
-            ]
-
-        return self._call(synced())
+        return [
+            f"{exporter}/{group}/{name}"
+            for exporter, groups in self._synced().resources.items()
+            for group, named in groups.items()
+            for name, entry in named.items()
+            if entry.data  # a resource the exporter withdrew stays, emptied
+        ]
 
     def make_place(self, name: str, tags: dict[str, str]) -> None:
         self._request("AddPlace", name=name)
@@ -154,11 +137,7 @@ class _Session:
         self._request("ReleasePlace", placename=place)
 
     def acquired(self) -> dict[str, str]:
-        async def synced() -> dict[str, str]:
-            await self._session.sync_with_coordinator()
-            return {name: place.acquired for name, place in self._session.places.items() if place.acquired}
-
-        return self._call(synced())
+        return {name: place.acquired for name, place in self._synced().places.items() if place.acquired}
 
     def reservations(self) -> list[str]:
         from labgrid.remote.common import Reservation
@@ -167,14 +146,7 @@ class _Session:
         return [Reservation.from_pb2(reservation).state.name for reservation in found]
 
     def close(self) -> None:
-        async def closed() -> None:
-            await self._session.stop()
-            await self._session.close()
-
-        with contextlib.suppress(Exception):
-            self._call(closed())
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(_ANSWER_S)
+        self._coordinator.close()
 
 
 def serve(address: str) -> None:
