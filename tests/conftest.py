@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import jsonschema
 import pytest
@@ -224,7 +224,7 @@ class _Alone:
         directory.mkdir(exist_ok=True)
         self.turnstile = directory / "turnstile.lock"
         self.lock = directory / "alone.lock"
-        self.held: tuple[Any, int] | None = None  # the lock's file and mode while held across tests
+        self.held: TextIO | None = None  # the lock's file while this worker holds it
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
@@ -240,7 +240,7 @@ class _Alone:
                     fcntl.flock(lock, mode)
                 finally:
                     fcntl.flock(turnstile, fcntl.LOCK_UN)
-            self.held = (lock, mode)
+            self.held = lock
         try:
             yield
         finally:
@@ -251,9 +251,8 @@ class _Alone:
 
     def _release(self) -> None:
         if self.held is not None:
-            lock, _ = self.held
-            fcntl.flock(lock, fcntl.LOCK_UN)
-            lock.close()
+            fcntl.flock(self.held, fcntl.LOCK_UN)
+            self.held.close()
             self.held = None
 
 

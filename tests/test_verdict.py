@@ -381,19 +381,14 @@ def test_a_real_campaign_finds_the_factor_that_matters_and_not_the_one_that_cann
     the same code. Holm's method keeps calling b "real" anywhere below 5 % of campaigns: once may happen,
     so a campaign that does is run again, and twice in a row (1 in 400) fails. So is one whose runs of a
     config were all invalid (a busy machine: the execution's duel in that config has no figure)."""
-    invalid: list[str] = []
 
-    def verdict_of(name: str) -> factors.FactorVerdict:
+    def campaign(name: str) -> list[dict[str, Any]]:
         spec = tmp_path / f"{name}.toml"
         spec.write_text(textwrap.dedent(KNOWN_CAMPAIGN.format(name=name)), encoding="utf-8")
         ran = rtscope("campaign", spec)
         assert ran.status == 0, ran.err
         with Store.open(db_path) as store:
-            docs = [run.doc for run in store.campaign_runs(name)]
-        invalid[:] = sorted(
-            {f"{m['id']}: {m['invalid_reason']}" for doc in docs for m in doc["metrics"] if not m["valid"]}
-        )
-        return factors.verdict(docs)
+            return [run.doc for run in store.campaign_runs(name)]
 
     def real(result: factors.FactorVerdict, factor: str) -> list[factors.Duel]:
         return [d for a in result.answers if a.factor.name == factor for d in a.duels if d.winner is not None]
@@ -401,8 +396,11 @@ def test_a_real_campaign_finds_the_factor_that_matters_and_not_the_one_that_cann
     def execution(result: factors.FactorVerdict) -> factors.Answer:
         return answer(result, "op", "app.exec{threads=2,processes=1}", "p50")
 
-    result = verdict_of("known")
+    docs = campaign("known")
+    result = factors.verdict(docs)
     if real(result, "config") or len(execution(result).duels) < 2:
-        result = verdict_of("known-again")
+        docs = campaign("known-again")
+        result = factors.verdict(docs)
     assert not real(result, "config")
+    invalid = sorted({f"{m['id']}: {m['invalid_reason']}" for doc in docs for m in doc["metrics"] if not m["valid"]})
     assert [d.winner for d in execution(result).duels] == ["quick", "quick"], invalid
