@@ -61,6 +61,15 @@ class AtomicFile:
             self._temporary = None
 
 
+def keep(path: Path, content: bytes) -> None:
+    """Write ``content`` as the whole of ``path``, a file kept for later runs (a cache): through a file of
+    this process's own beside it, renamed onto it, so that another rtscope reading it or keeping it at
+    the same moment finds the old file or a whole new one, never a part. OSError as writing raises it."""
+    partial = path.with_name(f"{path.name}.{os.getpid()}.part")
+    partial.write_bytes(content)
+    partial.replace(path)
+
+
 def _umask() -> int:
     # The umask can only be read by setting it; set it straight back.
     mask = os.umask(0)

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rtscope import files
 from rtscope.errors import ProbeError, ProbeRejected, RtscopeError
 from rtscope.model import result
 from rtscope.model.catalogue import Catalogue, parse_bench_list
@@ -78,9 +79,7 @@ def kept_catalogue(transport: Transport, probe: str, build: str, who: str) -> Ca
     text = bench_list(transport, probe, f"{who}: the probe's")
     catalogue = parse_bench_list(text, f"{who}: rtscope-probe list --json")
     with contextlib.suppress(OSError):
-        partial = kept.with_suffix(f".{os.getpid()}.part")
-        partial.write_text(text, encoding="utf-8")
-        partial.replace(kept)
+        files.keep(kept, text.encode())
     return catalogue
 
 

@@ -28,7 +28,6 @@ import contextlib
 import functools
 import hashlib
 import lzma
-import os
 import re
 import secrets
 import shlex
@@ -39,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rtscope import files
 from rtscope.errors import RtscopeError, did_you_mean
 from rtscope.model import result
 from rtscope.model.catalogue import Catalogue
@@ -320,9 +320,7 @@ def pvh_vmlinux(bzimage: Path) -> Path | None:
         return None
     if not _has_pvh_entry(vmlinux):
         return None
-    partial = kept.with_name(f"{kept.name}.{os.getpid()}.partial")
-    partial.write_bytes(vmlinux)
-    partial.replace(kept)
+    files.keep(kept, vmlinux)
     return kept
 
 

@@ -81,9 +81,7 @@ def module_for(arch: str, kernel: debian_packages.Package) -> Path:
                 f"{said[0].strip() if said else f'make exited with {built.returncode}'}"
             )
         kept.parent.mkdir(parents=True, exist_ok=True)
-        partial = kept.with_suffix(".part")
-        shutil.copy(module, partial)
-        partial.replace(kept)
+        files.keep(kept, module.read_bytes())
     return kept
 
 
