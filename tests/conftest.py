@@ -62,6 +62,10 @@ ALONE_GROUP = "alone"
 # tests of theirs that share a module fixture keep one worker, the file's.
 SPREAD = frozenset({"test_qemu.py"})
 ONE = "one:"
+# A slow test marked one_cpu (one CPU at most: a build, an install, no timing judged, no global setting, none
+# of the loads' tools) runs beside ALONE's group as the fast tests do, after them: the other worker ran out
+# of fast tests some 30 s before ALONE's group ended, and waited.
+ONE_CPU = "one_cpu"
 # What a test of the fast tier must not start: the probe (through RTSCOPE_PROBE) and the emulators (on PATH).
 STUBBED_EMULATORS = ("qemu-system-x86_64", "qemu-system-aarch64", "qemu-system-arm")
 STUB = """#!/bin/sh
@@ -137,8 +141,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _scheduled(items: list[pytest.Item]) -> list[pytest.Item]:
     """``items`` in the order xdist hands them out (test.sh's --no-loadscope-reorder: in collection order, a
     group at its first test): ALONE's group first, so that while its tests keep every other slow test out,
-    the other worker has the fast tests to run; then the files' groups, the most tests first, so that no
-    long one starts last; then the slow tests spread one by one, which fill what the groups leave."""
+    the other worker has the fast tests to run, then the one_cpu tests; then the files' groups, the most
+    tests first, so that no long one starts last; then the slow tests spread one by one, which fill what
+    the groups leave."""
     groups: dict[str, int] = {}
     for item in items:
         group = _group(item)
@@ -151,6 +156,8 @@ def _scheduled(items: list[pytest.Item]) -> list[pytest.Item]:
             return (0, 0)
         if group is None:
             return (1, 0)
+        if item.get_closest_marker(ONE_CPU):
+            return (1, 1)
         if group.startswith(ONE):
             return (3, 0)
         return (2, -groups[group])
@@ -228,7 +235,7 @@ class _Alone:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-        if not item.get_closest_marker(SLOW) or _group(item) is None:
+        if not item.get_closest_marker(SLOW) or _group(item) is None or item.get_closest_marker(ONE_CPU):
             yield
             return
         mode = fcntl.LOCK_EX if _group(item) == ALONE_GROUP else fcntl.LOCK_SH

@@ -15,6 +15,9 @@ import rtscope
 from conftest import REPO, Outcome, slow_fixture
 from rtscope import paths
 
+# A wheel's build, pip and the probe's build: one CPU at a time, nothing ALONE's tests judge.
+pytestmark = pytest.mark.one_cpu
+
 
 def test_the_version_is_the_probes():
     header = (REPO / "probe" / "src" / "version.h").read_text(encoding="utf-8")
