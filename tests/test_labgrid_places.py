@@ -184,6 +184,11 @@ def test_two_runs_on_one_place_take_turns(db_path, fleet, tmp_path):
         )
         for out in outs
     ]
+    _, lab = fleet
+    until("one run to end", lambda: any(process.poll() is not None for process in processes), timeout_s=120)
+    # The other's reservation got the place as the first gave it back, not at the coordinator's next round
+    # of its own (every 15 s): it is no longer waiting.
+    assert "waiting" not in lab.reservations()
     ended = [process.communicate(timeout=120) for process in processes]
     assert [process.returncode for process in processes] == [0, 0], ended
     # One waited for the other, saying for what.

@@ -286,28 +286,35 @@ def release(claim: Claim, held: Held) -> None:
 
 
 def _give_back(coordinator: Coordinator, held: Held) -> None:
+    _cancel_and_release(coordinator, held.token, [held.place])
+    held.guard.stand_down()
+
+
+def _cancel_and_release(coordinator: Coordinator, token: str, places: list[str]) -> None:
+    """Reservation ``token`` cancelled, then the ``places`` it holds released: in that order, a reservation
+    waiting for one of them gets it at once. The coordinator hands out places at the end of each request
+    that changes them, but counts as free only the places the previous such round left without a
+    reservation: a place released first and its reservation cancelled after waited for the coordinator's
+    own round, every 15 s (labgrid 26's Coordinator.schedule_reservations), before a waiting run got it."""
     from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
 
     stub = coordinator.session.stub
     try:
-        coordinator.call(stub.ReleasePlace(pb2.ReleasePlaceRequest(placename=held.place)))
+        coordinator.call(stub.CancelReservation(pb2.CancelReservationRequest(token=token)))
     finally:
-        coordinator.call(stub.CancelReservation(pb2.CancelReservationRequest(token=held.token)))
-    held.guard.stand_down()
+        for place in places:
+            coordinator.call(stub.ReleasePlace(pb2.ReleasePlaceRequest(placename=place)))
 
 
 def _guard(spec: str, address: str, token: str) -> None:
-    """The guard's work (rtscope gone): release the place that reservation ``token`` holds, cancel it."""
+    """The guard's work (rtscope gone): cancel reservation ``token`` and release the places it holds."""
     if sys.stdin.buffer.read() == _GIVEN_BACK:
         return
-    from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
-
     with Coordinator(spec, address) as coordinator:
-        stub = coordinator.session.stub
-        for name, place in coordinator.session.places.items():
-            if place.reservation == token and place.acquired:
-                coordinator.call(stub.ReleasePlace(pb2.ReleasePlaceRequest(placename=name)))
-        coordinator.call(stub.CancelReservation(pb2.CancelReservationRequest(token=token)))
+        held = [
+            name for name, place in coordinator.session.places.items() if place.reservation == token and place.acquired
+        ]
+        _cancel_and_release(coordinator, token, held)
 
 
 def _check_matches(claim: Claim, session: "ClientSession") -> None:
