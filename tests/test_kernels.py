@@ -15,6 +15,9 @@ from conftest import REPO, make_probe, probe_result, slow_fixture
 from rtscope import paths
 from rtscope.targets import kernels
 
+# Builds, one CPU at a time, and runs on FreeRTOS's simulator, one host thread: nothing ALONE's tests judge.
+pytestmark = pytest.mark.one_cpu
+
 
 def fake_checkout(where: Path, os_name: str, version: str) -> Path:
     """A folder with what rtscope and make read of a checkout: the marker and the version header."""
