@@ -11,8 +11,13 @@ import pytest
 
 
 def probes_labelled(spec_name: str) -> list[int]:
-    """Probe processes still running for campaign ``spec_name`` (their label names it)."""
-    return [pid for pid, argv in _command_lines() if any(arg.startswith(f"{spec_name}: ".encode()) for arg in argv)]
+    """Probe processes still running for campaign ``spec_name`` (their label names it): the probes only, not
+    an rtscope given the label itself (``run --label``)."""
+    return [
+        pid
+        for pid, argv in _command_lines()
+        if _is_probe(argv) and any(arg.startswith(f"{spec_name}: ".encode()) for arg in argv)
+    ]
 
 
 def other_probes(holding: Path) -> set[int]:
@@ -23,12 +28,16 @@ def other_probes(holding: Path) -> set[int]:
         if pid == os.getpid():
             continue
         try:
-            probe = any(Path(os.fsdecode(arg)).name.startswith("rtscope-probe") for arg in argv[:2] if arg)
-            if probe or any(os.readlink(fd) == str(holding) for fd in Path(f"/proc/{pid}/fd").iterdir()):
+            if _is_probe(argv) or any(os.readlink(fd) == str(holding) for fd in Path(f"/proc/{pid}/fd").iterdir()):
                 found.add(pid)
         except OSError:
             continue  # gone meanwhile, or a descriptor closed while it was read
     return found
+
+
+def _is_probe(argv: list[bytes]) -> bool:
+    """A probe's command line, on this machine or under qemu-user (the probe then its second argument)."""
+    return any(Path(os.fsdecode(arg)).name.startswith("rtscope-probe") for arg in argv[:2] if arg)
 
 
 def _command_lines() -> Iterator[tuple[int, list[bytes]]]:
