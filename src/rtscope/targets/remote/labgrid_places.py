@@ -224,12 +224,18 @@ def take(claim: Claim, note: Callable[[str], None]) -> Held:
         # From here on there is something to give back.
         sigterm_interrupts()
         guard = Guard(claim.spec, claim.address, token)
+        place = None
         try:
             place = _allocated(coordinator, claim, token, note)
             coordinator.call(stub.AcquirePlace(pb2.AcquirePlaceRequest(placename=place)))
         except BaseException:
             with contextlib.suppress(RtscopeError):
                 coordinator.call(stub.CancelReservation(pb2.CancelReservationRequest(token=token)))
+                if place is not None:
+                    # A Ctrl-C in the acquire's call may come after the coordinator made it: released if this
+                    # session holds it (fromuser), left alone if another does or nobody.
+                    me = f"{coordinator.session.gethostname()}/{coordinator.session.getuser()}"
+                    coordinator.call(stub.ReleasePlace(pb2.ReleasePlaceRequest(placename=place, fromuser=me)))
                 guard.stand_down()
             raise
         held = Held(place, token, guard)
