@@ -7,10 +7,12 @@ set -euo pipefail
 repo=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 cd "$repo"
 probe_tests=test
-# The full suite on two workers, one per CPU of the machine it is timed on (tests/conftest.py groups the
-# tests that share a boot, or need the CPUs to themselves, and orders what xdist hands out: hence no
-# reordering by xdist); the fast tier's tests take less than the workers' start-up.
-workers=(-n 2 --dist loadgroup --no-loadscope-reorder)
+# The full suite on three workers for the two CPUs of the machine it is timed on: while ALONE's tests
+# have the CPUs, one worker runs the fast tests beside them and the third waits; after, the third runs
+# while the others' tests wait on their runs, boots and daemons (tests/conftest.py groups the tests that
+# share a boot, or need the CPUs to themselves, and orders what xdist hands out: hence no reordering by
+# xdist). The fast tier's tests take less than the workers' start-up.
+workers=(-n 3 --dist loadgroup --no-loadscope-reorder)
 for arg in "$@"; do
     if [[ $arg == --fast ]]; then
         probe_tests=test-unit

@@ -56,6 +56,9 @@ ALONE = frozenset(
     }
 )
 ALONE_GROUP = "alone"
+# What one worker runs beside ALONE's group, one test at a time, the fast tests then the one_cpu ones: the
+# other workers' slow tests wait for ALONE's group.
+BESIDE_ALONE_GROUP = "beside-alone"
 # The files whose slow tests each boot or build what they need (no module fixture shares it): a slow test of
 # theirs that uses no module-scoped fixture goes to whichever worker is free, so that one file's boots do
 # not queue on one worker while the other has nothing left (test_qemu.py's alone were some 300 s). The
@@ -63,8 +66,8 @@ ALONE_GROUP = "alone"
 SPREAD = frozenset({"test_qemu.py"})
 ONE = "one:"
 # A slow test marked one_cpu (one CPU at most: a build, an install, no timing judged, no global setting, none
-# of the loads' tools) runs beside ALONE's group as the fast tests do, after them: the other worker ran out
-# of fast tests some 30 s before ALONE's group ended, and waited.
+# of the loads' tools) runs beside ALONE's group as the fast tests do, after them: the fast tests alone
+# ended some 30 s before ALONE's group, and their worker waited.
 ONE_CPU = "one_cpu"
 # What a test of the fast tier must not start: the probe (through RTSCOPE_PROBE) and the emulators (on PATH).
 STUBBED_EMULATORS = ("qemu-system-x86_64", "qemu-system-aarch64", "qemu-system-arm")
@@ -122,9 +125,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         fixtures = (definitions[-1].func for definitions in item._fixtureinfo.name2fixturedefs.values())
         if item.get_closest_marker("kernels") or any(getattr(func, _SLOW_FIXTURE, False) for func in fixtures):
             item.add_marker(SLOW)
-        # One worker for a file's slow tests (their module fixtures' boots and builds are made once), and one
-        # for all of ALONE's; the fast tests spread one by one.
-        if item.get_closest_marker(SLOW) and not item.get_closest_marker("xdist_group"):
+        # One worker for a file's slow tests (their module fixtures' boots and builds are made once), one for
+        # all of ALONE's, and one for the tests that run beside them: the fast ones, then one_cpu's.
+        if not item.get_closest_marker(SLOW) or item.get_closest_marker(ONE_CPU):
+            item.add_marker(pytest.mark.xdist_group(BESIDE_ALONE_GROUP))
+        elif not item.get_closest_marker("xdist_group"):
             group = ALONE_GROUP if item.path.name in ALONE else item.path.name
             if item.path.name in SPREAD and not _shares_a_module_fixture(item):
                 # A group of its own (xdist reads a name with "]" as none: no test id in it).
@@ -140,10 +145,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def _scheduled(items: list[pytest.Item]) -> list[pytest.Item]:
     """``items`` in the order xdist hands them out (test.sh's --no-loadscope-reorder: in collection order, a
-    group at its first test): ALONE's group first, so that while its tests keep every other slow test out,
-    the other worker has the fast tests to run, then the one_cpu tests; then the files' groups, the most
-    tests first, so that no long one starts last; then the slow tests spread one by one, which fill what
-    the groups leave."""
+    group at its first test): ALONE's group first, then the group that runs beside it (the fast tests, then
+    the one_cpu ones), so that while ALONE's tests keep every other slow test out, one worker has those to
+    run; then the files' groups, the most tests first, so that no long one starts last; then the slow tests
+    spread one by one, which fill what the groups leave."""
     groups: dict[str, int] = {}
     for item in items:
         group = _group(item)
@@ -154,10 +159,8 @@ def _scheduled(items: list[pytest.Item]) -> list[pytest.Item]:
         group = _group(item)
         if group == ALONE_GROUP:
             return (0, 0)
-        if group is None:
-            return (1, 0)
-        if item.get_closest_marker(ONE_CPU):
-            return (1, 1)
+        if group == BESIDE_ALONE_GROUP:
+            return (1, 1 if item.get_closest_marker(SLOW) else 0)
         if group.startswith(ONE):
             return (3, 0)
         return (2, -groups[group])
@@ -219,11 +222,11 @@ class _Alone:
     """On an xdist worker: ALONE's group runs with no slow test running on another worker, and a slow test
     waits while it runs, through a lock every worker of the session shares (a readers' and writer's lock:
     flock's shared and exclusive modes, behind a turnstile so that a waiting writer is not passed by readers
-    forever). The group holds the lock from its first test to its last, not test by test: the other
-    worker runs the fast tests meanwhile, which run beside anything, as the fast tier runs beside other
-    work. Let in between ALONE's tests, the other worker's slow tests ran turn about with them, one CPU's
-    worth at a time: in a fresh clone, ALONE's phase took 316 s for 121 s of its own tests, with QEMU's
-    boards in between."""
+    forever). The group holds the lock from its first test to its last, not test by test: one worker runs
+    BESIDE_ALONE_GROUP meanwhile (the fast tests, which run beside anything, as the fast tier runs beside
+    other work, then the one_cpu tests) and the others wait. Let in between ALONE's tests, the other
+    worker's slow tests ran turn about with them, one CPU's worth at a time: in a fresh clone, ALONE's
+    phase took 316 s for 121 s of its own tests, with QEMU's boards in between."""
 
     def __init__(self) -> None:
         # Named by the session's run id, which every worker of one run shares and no other run has.
@@ -235,7 +238,7 @@ class _Alone:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-        if not item.get_closest_marker(SLOW) or _group(item) is None or item.get_closest_marker(ONE_CPU):
+        if not item.get_closest_marker(SLOW) or item.get_closest_marker(ONE_CPU):
             yield
             return
         mode = fcntl.LOCK_EX if _group(item) == ALONE_GROUP else fcntl.LOCK_SH
