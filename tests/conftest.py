@@ -126,9 +126,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if item.get_closest_marker("kernels") or any(getattr(func, _SLOW_FIXTURE, False) for func in fixtures):
             item.add_marker(SLOW)
         # One worker for a file's slow tests (their module fixtures' boots and builds are made once), one for
-        # all of ALONE's, and one for the tests that run beside them: the fast ones, then one_cpu's.
+        # all of ALONE's, and one for the tests that run beside them in the full suite: the fast ones, then
+        # one_cpu's (the fast tier's spread one by one).
         if not item.get_closest_marker(SLOW) or item.get_closest_marker(ONE_CPU):
-            item.add_marker(pytest.mark.xdist_group(BESIDE_ALONE_GROUP))
+            if not config.getoption("fast"):
+                item.add_marker(pytest.mark.xdist_group(BESIDE_ALONE_GROUP))
         elif not item.get_closest_marker("xdist_group"):
             group = ALONE_GROUP if item.path.name in ALONE else item.path.name
             if item.path.name in SPREAD and not _shares_a_module_fixture(item):
