@@ -20,11 +20,16 @@ pytestmark = pytest.mark.usefixtures("probe")
 
 def run_probe(*extra: str, user: list[str] | None = None) -> dict:
     """Run ctxsw.sem and lat.wakeup briefly at fifo 80 and return the validated result (read from stdout,
-    so that a dropped user needs no writable directory)."""
+    so that a dropped user needs no writable directory). What is judged here is what the run was granted;
+    a metric that a busy machine made invalid (another test's real-time threads on its CPU, RT throttling)
+    is measured again, up to three runs, and its reason shown if it stays so."""
     run = ("ctxsw.sem", "lat.wakeup", "--duration", "0.3", "--policy", "fifo", "--priority", "80", *extra)
-    doc = probe_result(PROBE, *run, as_user=user or (), timeout=60)
-    assert all(m["valid"] and m["stats"]["count"] > 0 for m in doc["metrics"])
-    return doc
+    for _ in range(3):
+        doc = probe_result(PROBE, *run, as_user=user or (), timeout=60)
+        invalid = {m["id"]: m["invalid_reason"] for m in doc["metrics"] if not (m["valid"] and m["stats"]["count"])}
+        if not invalid:
+            return doc
+    raise AssertionError(f"invalid in three runs: {invalid}")
 
 
 def accessible_to_nobody(path: Path) -> bool:
