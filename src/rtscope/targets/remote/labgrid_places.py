@@ -230,12 +230,9 @@ def take(claim: Claim, note: Callable[[str], None]) -> Held:
             coordinator.call(stub.AcquirePlace(pb2.AcquirePlaceRequest(placename=place)))
         except BaseException:
             with contextlib.suppress(RtscopeError):
-                coordinator.call(stub.CancelReservation(pb2.CancelReservationRequest(token=token)))
-                if place is not None:
-                    # A Ctrl-C in the acquire's call may come after the coordinator made it: released if this
-                    # session holds it (fromuser), left alone if another does or nobody.
-                    me = f"{coordinator.session.gethostname()}/{coordinator.session.getuser()}"
-                    coordinator.call(stub.ReleasePlace(pb2.ReleasePlaceRequest(placename=place, fromuser=me)))
+                # A Ctrl-C in the acquire's call may come after the coordinator made it: the place is released
+                # if this session holds it, left alone if another does or nobody.
+                _cancel_and_release(coordinator, token, [place] if place else [], only_mine=True)
                 guard.stand_down()
             raise
         held = Held(place, token, guard)
@@ -296,20 +293,22 @@ def _give_back(coordinator: Coordinator, held: Held) -> None:
     held.guard.stand_down()
 
 
-def _cancel_and_release(coordinator: Coordinator, token: str, places: list[str]) -> None:
-    """Reservation ``token`` cancelled, then the ``places`` it holds released: in that order, a reservation
-    waiting for one of them gets it at once. The coordinator hands out places at the end of each request
-    that changes them, but counts as free only the places the previous such round left without a
-    reservation: a place released first and its reservation cancelled after waited for the coordinator's
-    own round, every 15 s (labgrid 26's Coordinator.schedule_reservations), before a waiting run got it."""
+def _cancel_and_release(coordinator: Coordinator, token: str, places: list[str], only_mine: bool = False) -> None:
+    """Reservation ``token`` cancelled, then the ``places`` it holds released (``only_mine``: each only if
+    this session holds it, ReleasePlace's fromuser). In that order, a reservation waiting for one of them
+    gets it at once. The coordinator hands out places at the end of each request that changes them, but
+    counts as free only the places the previous such round left without a reservation: a place released
+    first and its reservation cancelled after waited for the coordinator's own round, every 15 s (labgrid
+    26's Coordinator.schedule_reservations), before a waiting run got it."""
     from labgrid.remote.generated import labgrid_coordinator_pb2 as pb2
 
     stub = coordinator.session.stub
+    me = f"{coordinator.session.gethostname()}/{coordinator.session.getuser()}" if only_mine else None
     try:
         coordinator.call(stub.CancelReservation(pb2.CancelReservationRequest(token=token)))
     finally:
         for place in places:
-            coordinator.call(stub.ReleasePlace(pb2.ReleasePlaceRequest(placename=place)))
+            coordinator.call(stub.ReleasePlace(pb2.ReleasePlaceRequest(placename=place, fromuser=me)))
 
 
 def _guard(spec: str, address: str, token: str) -> None:
