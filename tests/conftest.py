@@ -128,7 +128,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # One worker for a file's slow tests (their module fixtures' boots and builds are made once), one for
         # all of ALONE's, and one for the tests that run beside them in the full suite: the fast ones, then
         # one_cpu's (the fast tier's spread one by one).
-        if not item.get_closest_marker(SLOW) or item.get_closest_marker(ONE_CPU):
+        if _beside_alone(item):
             if not config.getoption("fast"):
                 item.add_marker(pytest.mark.xdist_group(BESIDE_ALONE_GROUP))
         elif not item.get_closest_marker("xdist_group"):
@@ -168,6 +168,11 @@ def _scheduled(items: list[pytest.Item]) -> list[pytest.Item]:
         return (2, -groups[group])
 
     return sorted(items, key=rank)
+
+
+def _beside_alone(item: pytest.Item) -> bool:
+    """Whether ``item`` may run beside ALONE's group: a fast test, or a slow one marked one_cpu."""
+    return not item.get_closest_marker(SLOW) or item.get_closest_marker(ONE_CPU) is not None
 
 
 def _group(item: pytest.Item) -> str | None:
@@ -240,7 +245,7 @@ class _Alone:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-        if not item.get_closest_marker(SLOW) or item.get_closest_marker(ONE_CPU):
+        if _beside_alone(item):
             yield
             return
         mode = fcntl.LOCK_EX if _group(item) == ALONE_GROUP else fcntl.LOCK_SH
