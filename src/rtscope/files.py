@@ -64,10 +64,15 @@ class AtomicFile:
 def keep(path: Path, content: bytes) -> None:
     """Write ``content`` as the whole of ``path``, a file kept for later runs (a cache): through a file of
     this process's own beside it, renamed onto it, so that another rtscope reading it or keeping it at
-    the same moment finds the old file or a whole new one, never a part. OSError as writing raises it."""
+    the same moment finds the old file or a whole new one, never a part. OSError as writing raises it,
+    with no part left behind (as AtomicFile discards its temporary file)."""
     partial = path.with_name(f"{path.name}.{os.getpid()}.part")
-    partial.write_bytes(content)
-    partial.replace(path)
+    try:
+        partial.write_bytes(content)
+        partial.replace(path)
+    except OSError:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def _umask() -> int:
